@@ -1,0 +1,35 @@
+# LRO: Large Result Offloading. `make help` lists the targets.
+# `make demo` runs the main job; `make test` installs what it needs and runs every suite (CI runs it).
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+CARGO ?= cargo
+# Each component's mk/*.mk adds its suite to TEST_TARGETS.
+TEST_TARGETS := test-rust
+
+.DEFAULT_GOAL := help
+
+help: ## List the targets with what they do
+	@grep -hE '^[a-zA-Z0-9_-]+:.*## ' $(MAKEFILE_LIST) | sort | awk -F ':.*## ' '{printf "  \033[36m%-18s\033[0m %s\n", $$1, $$2}'
+
+demo: ## The main job: offload a 500-memory recall, show the descriptor, run two recipes
+	$(CARGO) run --quiet --release -p lro-cli -- demo
+
+setup-base: ## Install system tools the tests need (jq)
+	@command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends jq; }
+
+test-rust: setup-base ## Rust unit, vector, jq-recipe and CLI tests
+	$(CARGO) test -p lro-core -p lro-cli
+
+bench: ## Criterion benchmarks of the core (figures in target/criterion)
+	$(CARGO) bench -p lro-core
+
+lint: ## rustfmt and clippy, warnings as errors
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy -p lro-core -p lro-cli --all-targets -- -D warnings
+
+include $(wildcard mk/*.mk)
+
+test: setup-base $(TEST_TARGETS) ## Install what is needed and run every test suite (what CI runs)
+
+.PHONY: help demo setup-base test test-rust bench lint

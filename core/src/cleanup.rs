@@ -1,0 +1,91 @@
+//! Custodial cleanup: delete offload files whose `created_at + ttl` has passed.
+//!
+//! Only regular files in `output_dir` whose names are offload file names of the configured
+//! prefix are candidates; `created_at` is read from the ULID in the name. Symbolic links,
+//! directories and every other file are left alone, and nothing outside `output_dir` is
+//! ever looked at.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{LroError, Result};
+use crate::events::OffloadEvent;
+use crate::files::parse_offload_file_name;
+use crate::host::{EntryKind, Host};
+use crate::offload::Offloader;
+use crate::time::iso8601;
+
+/// One file cleanup removed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RemovedFile {
+    /// Absolute path of the removed file.
+    pub file_path: String,
+    /// When it was created, ISO 8601.
+    pub created_at: String,
+    /// Its age when removed, in seconds.
+    pub age_seconds: u64,
+}
+
+/// What a cleanup pass did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CleanupReport {
+    /// Files removed, oldest first.
+    pub removed: Vec<RemovedFile>,
+    /// Offload files still within their time-to-live.
+    pub kept: usize,
+    /// Files that could not be removed, with the reason.
+    pub errors: Vec<String>,
+}
+
+impl<H: Host> Offloader<H> {
+    /// Deletes expired offload files in the output directory. A missing directory is an
+    /// empty report, not an error.
+    pub fn cleanup(&self) -> Result<CleanupReport> {
+        let dir = self.output_dir();
+        let entries = match self.host.list_dir(&dir) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(CleanupReport::default()),
+            Err(err) => return Err(LroError::from_io(&err, &format!("cannot list {}", dir.display()))),
+        };
+        let now = self.host.now_millis();
+        let ttl_millis = self.config.ttl_seconds.saturating_mul(1000);
+        let mut expired = Vec::new();
+        let mut report = CleanupReport::default();
+        for entry in entries {
+            if entry.kind != EntryKind::File {
+                continue;
+            }
+            let Some(parsed) = parse_offload_file_name(&entry.name, &self.config.file_prefix) else { continue };
+            let created = parsed.ulid.timestamp_ms();
+            if created.saturating_add(ttl_millis) <= now {
+                expired.push((created, entry.name));
+            } else {
+                report.kept += 1;
+            }
+        }
+        expired.sort();
+        for (created, name) in expired {
+            let path = dir.join(&name);
+            // Re-check right before deleting: the entry must still be a regular file.
+            if self.host.entry_kind(&path).ok() != Some(EntryKind::File) {
+                continue;
+            }
+            match self.host.remove_file(&path) {
+                Ok(()) => {
+                    let removed = RemovedFile {
+                        file_path: path.to_string_lossy().into_owned(),
+                        created_at: iso8601(created),
+                        age_seconds: now.saturating_sub(created) / 1000,
+                    };
+                    self.emit(OffloadEvent::OffloadFileExpired {
+                        file_path: removed.file_path.clone(),
+                        created_at: removed.created_at.clone(),
+                        age_seconds: removed.age_seconds,
+                    });
+                    report.removed.push(removed);
+                }
+                Err(err) => report.errors.push(format!("{}: {err}", path.display())),
+            }
+        }
+        Ok(report)
+    }
+}

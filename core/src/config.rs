@@ -1,0 +1,295 @@
+//! Configuration: the specification's `[prompt.offload]` section, plus extraction limits.
+//!
+//! Sources, lowest precedence first: [`OffloadConfig::default`], a TOML file's
+//! `[prompt.offload]` section ([`OffloadConfig::from_toml_str`]), then the
+//! `ATLATL_PROMPT__OFFLOAD__*` environment ([`OffloadConfig::apply_env`]). Every bad value is
+//! an [`ErrorCode::InvalidConfig`] error that names the key and the value.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorCode, LroError, Result};
+
+/// The specification's default threshold: about 10 records of 155 tokens.
+pub const DEFAULT_OFFLOAD_THRESHOLD_TOKENS: u32 = 1600;
+/// Default file time-to-live: one hour.
+pub const DEFAULT_TTL_SECONDS: u64 = 3600;
+/// Default file name prefix (`atlatl-{operation}-{ulid}.jsonl`).
+pub const DEFAULT_FILE_PREFIX: &str = "atlatl";
+/// Prefix of the environment variables that configure LRO.
+pub const ENV_PREFIX: &str = "ATLATL_PROMPT__OFFLOAD__";
+
+/// Which guidance template descriptors carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum GuidanceMode {
+    /// The specification's shell template: `tail -n +2 FILE | jq ...`.
+    #[default]
+    Shell,
+    /// The native template: the host offers the `lro_extract` tool.
+    Native,
+}
+
+/// Bounds on one native extraction (`lro_extract`), so an agent's filter cannot exhaust the
+/// host. A result cut by a limit says so; it is never cut silently.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExtractLimits {
+    /// Most bytes read from the file (default 1 GiB).
+    pub max_read_bytes: u64,
+    /// Most output values returned (default 10,000).
+    pub max_output_records: u64,
+    /// Most output bytes, as compact JSON (default 1 MiB).
+    pub max_output_bytes: u64,
+    /// Most wall time, in milliseconds (default 10,000).
+    pub timeout_ms: u64,
+}
+
+impl Default for ExtractLimits {
+    fn default() -> Self {
+        Self {
+            max_read_bytes: 1 << 30,
+            max_output_records: 10_000,
+            max_output_bytes: 1 << 20,
+            timeout_ms: 10_000,
+        }
+    }
+}
+
+/// LRO configuration (`[prompt.offload]`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct OffloadConfig {
+    /// Enable or disable LRO globally.
+    pub enabled: bool,
+    /// Offload when the estimated tokens are strictly greater than this.
+    pub threshold_tokens: u32,
+    /// Seconds before cleanup may delete a file.
+    pub ttl_seconds: u64,
+    /// Directory for JSONL files; empty means the host's temporary directory.
+    pub output_dir: String,
+    /// File name prefix: `{prefix}-{operation}-{ulid}.jsonl`.
+    pub file_prefix: String,
+    /// Which guidance template descriptors carry.
+    pub guidance: GuidanceMode,
+    /// Limits on native extraction.
+    pub extract: ExtractLimits,
+}
+
+impl Default for OffloadConfig {
+    fn default() -> Self {
+        Self {
+            enabled: true,
+            threshold_tokens: DEFAULT_OFFLOAD_THRESHOLD_TOKENS,
+            ttl_seconds: DEFAULT_TTL_SECONDS,
+            output_dir: String::new(),
+            file_prefix: DEFAULT_FILE_PREFIX.to_owned(),
+            guidance: GuidanceMode::Shell,
+            extract: ExtractLimits::default(),
+        }
+    }
+}
+
+/// A raw configuration value, from TOML (typed) or the environment (text).
+enum RawValue<'a> {
+    Toml(&'a toml::Value),
+    Text(&'a str),
+}
+
+impl RawValue<'_> {
+    fn display(&self) -> String {
+        match self {
+            Self::Toml(v) => v.to_string(),
+            Self::Text(s) => format!("{s:?}"),
+        }
+    }
+}
+
+fn invalid(key: &str, value: &RawValue<'_>, expected: &str) -> LroError {
+    LroError::new(
+        ErrorCode::InvalidConfig,
+        format!("invalid value for prompt.offload.{key}: {} (expected {expected})", value.display()),
+    )
+}
+
+fn as_bool(key: &str, value: &RawValue<'_>) -> Result<bool> {
+    match value {
+        RawValue::Toml(toml::Value::Boolean(b)) => Ok(*b),
+        RawValue::Text(s) => match s.trim().to_ascii_lowercase().as_str() {
+            "true" | "1" | "yes" | "on" => Ok(true),
+            "false" | "0" | "no" | "off" => Ok(false),
+            _ => Err(invalid(key, value, "true or false")),
+        },
+        RawValue::Toml(_) => Err(invalid(key, value, "true or false")),
+    }
+}
+
+fn as_u64(key: &str, value: &RawValue<'_>, max: u64) -> Result<u64> {
+    let parsed = match value {
+        RawValue::Toml(toml::Value::Integer(i)) => u64::try_from(*i).ok(),
+        RawValue::Text(s) => s.trim().parse::<u64>().ok(),
+        RawValue::Toml(_) => None,
+    };
+    parsed
+        .filter(|n| *n <= max)
+        .ok_or_else(|| invalid(key, value, &format!("an integer from 0 to {max}")))
+}
+
+fn as_string<'a>(key: &str, value: &'a RawValue<'a>) -> Result<&'a str> {
+    match value {
+        RawValue::Toml(toml::Value::String(s)) => Ok(s),
+        RawValue::Text(s) => Ok(s),
+        RawValue::Toml(_) => Err(invalid(key, value, "a string")),
+    }
+}
+
+/// A file prefix goes into file names and the cleanup pattern: keep it to a safe alphabet.
+pub(crate) fn is_safe_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 64
+        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+        && !name.starts_with('.')
+}
+
+impl OffloadConfig {
+    /// Reads the `[prompt.offload]` section of a TOML document over the defaults. A document
+    /// without the section gives the defaults; other sections are ignored.
+    pub fn from_toml_str(text: &str) -> Result<Self> {
+        let mut config = Self::default();
+        config.apply_toml_str(text)?;
+        Ok(config)
+    }
+
+    /// Applies the `[prompt.offload]` section of a TOML document over this configuration.
+    pub fn apply_toml_str(&mut self, text: &str) -> Result<()> {
+        let doc: toml::Table = text
+            .parse()
+            .map_err(|e| LroError::new(ErrorCode::InvalidConfig, format!("invalid TOML: {e}")))?;
+        let section = doc.get("prompt").and_then(|p| p.get("offload"));
+        let Some(section) = section else { return Ok(()) };
+        let toml::Value::Table(table) = section else {
+            return Err(LroError::new(ErrorCode::InvalidConfig, "prompt.offload must be a table"));
+        };
+        for (key, value) in table {
+            if key == "extract" {
+                let toml::Value::Table(limits) = value else {
+                    return Err(LroError::new(ErrorCode::InvalidConfig, "prompt.offload.extract must be a table"));
+                };
+                for (sub, v) in limits {
+                    self.set(&format!("extract.{sub}"), &RawValue::Toml(v))?;
+                }
+            } else {
+                self.set(key, &RawValue::Toml(value))?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Applies `ATLATL_PROMPT__OFFLOAD__*` variables from `vars` (pass `std::env::vars()`).
+    /// Variables without the prefix are ignored; an unknown key under it is an error, so a
+    /// typo does not go unnoticed. `__EXTRACT__MAX_OUTPUT_BYTES` sets `extract.max_output_bytes`.
+    pub fn apply_env<K: AsRef<str>, V: AsRef<str>>(&mut self, vars: impl IntoIterator<Item = (K, V)>) -> Result<()> {
+        for (name, value) in vars {
+            let Some(suffix) = name.as_ref().strip_prefix(ENV_PREFIX) else { continue };
+            let key = suffix.to_ascii_lowercase().replace("__", ".");
+            self.set(&key, &RawValue::Text(value.as_ref()))?;
+        }
+        Ok(())
+    }
+
+    /// Sets one key from its textual form, as the environment and command lines give it
+    /// (`threshold_tokens`, `extract.timeout_ms`, ...).
+    pub fn set_str(&mut self, key: &str, value: &str) -> Result<()> {
+        self.set(key, &RawValue::Text(value))
+    }
+
+    fn set(&mut self, key: &str, value: &RawValue<'_>) -> Result<()> {
+        match key {
+            "enabled" => self.enabled = as_bool(key, value)?,
+            "threshold_tokens" => self.threshold_tokens = as_u64(key, value, u64::from(u32::MAX))? as u32,
+            "ttl_seconds" => self.ttl_seconds = as_u64(key, value, u64::MAX >> 1)?,
+            "output_dir" => self.output_dir = as_string(key, value)?.to_owned(),
+            "file_prefix" => {
+                let prefix = as_string(key, value)?;
+                if !is_safe_name(prefix) {
+                    return Err(invalid(key, value, "1-64 characters from A-Z a-z 0-9 _ - ."));
+                }
+                self.file_prefix = prefix.to_owned();
+            }
+            "guidance" => {
+                self.guidance = match as_string(key, value)? {
+                    "shell" => GuidanceMode::Shell,
+                    "native" => GuidanceMode::Native,
+                    _ => return Err(invalid(key, value, "\"shell\" or \"native\"")),
+                }
+            }
+            "extract.max_read_bytes" => self.extract.max_read_bytes = as_u64(key, value, u64::MAX >> 1)?,
+            "extract.max_output_records" => self.extract.max_output_records = as_u64(key, value, u64::MAX >> 1)?,
+            "extract.max_output_bytes" => self.extract.max_output_bytes = as_u64(key, value, u64::MAX >> 1)?,
+            "extract.timeout_ms" => self.extract.timeout_ms = as_u64(key, value, u64::MAX >> 1)?,
+            _ => {
+                return Err(LroError::new(
+                    ErrorCode::InvalidConfig,
+                    format!("unknown configuration key prompt.offload.{key} (value {})", value.display()),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the invariants a configuration built field by field (from a binding's options)
+    /// may have broken.
+    pub fn validate(&self) -> Result<()> {
+        if !is_safe_name(&self.file_prefix) {
+            return Err(invalid(
+                "file_prefix",
+                &RawValue::Text(&self.file_prefix),
+                "1-64 characters from A-Z a-z 0-9 _ - .",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_match_the_specification() {
+        let c = OffloadConfig::default();
+        assert!(c.enabled);
+        assert_eq!(c.threshold_tokens, 1600);
+        assert_eq!(c.ttl_seconds, 3600);
+        assert_eq!(c.output_dir, "");
+        assert_eq!(c.file_prefix, "atlatl");
+    }
+
+    #[test]
+    fn toml_section_then_env_wins() {
+        let mut c = OffloadConfig::from_toml_str(
+            "[server]\nport = 1\n[prompt.offload]\nenabled = false\nthreshold_tokens = 10\noutput_dir = \"/x\"\n[prompt.offload.extract]\ntimeout_ms = 5\n",
+        )
+        .unwrap();
+        assert!(!c.enabled);
+        assert_eq!(c.threshold_tokens, 10);
+        assert_eq!(c.extract.timeout_ms, 5);
+        c.apply_env([("ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", "20"), ("PATH", "/bin")]).unwrap();
+        assert_eq!(c.threshold_tokens, 20);
+        c.apply_env([("ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_OUTPUT_BYTES", "7")]).unwrap();
+        assert_eq!(c.extract.max_output_bytes, 7);
+    }
+
+    #[test]
+    fn bad_values_name_key_and_value() {
+        let err = OffloadConfig::from_toml_str("[prompt.offload]\nthreshold_tokens = \"many\"").unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidConfig);
+        assert!(err.message().contains("threshold_tokens") && err.message().contains("many"), "{err}");
+        let err = OffloadConfig::default().apply_env([("ATLATL_PROMPT__OFFLOAD__ENABLED", "maybe")]).unwrap_err();
+        assert!(err.message().contains("enabled") && err.message().contains("maybe"), "{err}");
+        let err = OffloadConfig::from_toml_str("[prompt.offload]\nthreshold = 3").unwrap_err();
+        assert!(err.message().contains("unknown configuration key"), "{err}");
+        let err = OffloadConfig::from_toml_str("[prompt.offload]\nfile_prefix = \"../x\"").unwrap_err();
+        assert!(err.message().contains("file_prefix"), "{err}");
+        assert!(OffloadConfig::from_toml_str("[prompt.offload]\nthreshold_tokens = -1").is_err());
+    }
+}

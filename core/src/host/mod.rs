@@ -1,0 +1,142 @@
+//! The host: every file, clock and randomness access the core makes goes through [`Host`].
+//!
+//! The core never touches `std::fs`, the system clock or the OS random source itself, so the
+//! same code runs natively ([`StdHost`]), in WebAssembly (a JS- or WASI-backed host) and in
+//! tests ([`MemoryHost`]).
+
+#[cfg(feature = "std-host")]
+mod std_host;
+mod memory;
+
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+pub use memory::MemoryHost;
+#[cfg(feature = "std-host")]
+pub use std_host::StdHost;
+
+/// What a directory entry is, seen without following symbolic links.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EntryKind {
+    /// A regular file.
+    File,
+    /// A directory.
+    Dir,
+    /// A symbolic link (never followed by cleanup or extraction).
+    Symlink,
+    /// Anything else (socket, device, ...).
+    Other,
+}
+
+/// One entry of [`Host::list_dir`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DirEntry {
+    /// The entry's file name (no directory part).
+    pub name: String,
+    /// Its kind, not following symbolic links.
+    pub kind: EntryKind,
+}
+
+/// The capabilities LRO needs from its environment.
+///
+/// Implementations must be safe to call from several threads when the host type is shared
+/// (bindings wrap it as they need). Paths handed in are absolute.
+pub trait Host {
+    /// Writes the concatenation of `parts` to `path` atomically: readers see the whole file or nothing.
+    /// New files are private to the user (mode 0600 where the platform has modes), and an
+    /// existing file at `path` is never silently overwritten by a different offload.
+    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()>;
+
+    /// Creates `dir` and any missing parents; directories it creates are 0700.
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()>;
+
+    /// Opens `path` for streaming reads.
+    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>>;
+
+    /// Lists the entries of `dir` (any order).
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>>;
+
+    /// Removes the file at `path` (never a directory).
+    fn remove_file(&self, path: &Path) -> io::Result<()>;
+
+    /// Resolves `path` to an absolute path with every symbolic link and `..` resolved.
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf>;
+
+    /// The kind of `path`, not following a final symbolic link.
+    fn entry_kind(&self, path: &Path) -> io::Result<EntryKind>;
+
+    /// Milliseconds since the Unix epoch.
+    fn now_millis(&self) -> u64;
+
+    /// Fills `buf` with unpredictable bytes (ULIDs).
+    fn fill_random(&self, buf: &mut [u8]);
+
+    /// The directory used when `output_dir` is empty.
+    fn temp_dir(&self) -> PathBuf;
+}
+
+impl<H: Host + ?Sized> Host for &H {
+    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+        (**self).write_atomic(path, parts)
+    }
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        (**self).create_dir_all(dir)
+    }
+    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
+        (**self).open(path)
+    }
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        (**self).list_dir(dir)
+    }
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        (**self).remove_file(path)
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        (**self).canonicalize(path)
+    }
+    fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
+        (**self).entry_kind(path)
+    }
+    fn now_millis(&self) -> u64 {
+        (**self).now_millis()
+    }
+    fn fill_random(&self, buf: &mut [u8]) {
+        (**self).fill_random(buf)
+    }
+    fn temp_dir(&self) -> PathBuf {
+        (**self).temp_dir()
+    }
+}
+
+impl<H: Host + ?Sized> Host for Box<H> {
+    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+        (**self).write_atomic(path, parts)
+    }
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        (**self).create_dir_all(dir)
+    }
+    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
+        (**self).open(path)
+    }
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        (**self).list_dir(dir)
+    }
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        (**self).remove_file(path)
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        (**self).canonicalize(path)
+    }
+    fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
+        (**self).entry_kind(path)
+    }
+    fn now_millis(&self) -> u64 {
+        (**self).now_millis()
+    }
+    fn fill_random(&self, buf: &mut [u8]) {
+        (**self).fill_random(buf)
+    }
+    fn temp_dir(&self) -> PathBuf {
+        (**self).temp_dir()
+    }
+}

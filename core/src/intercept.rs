@@ -1,0 +1,164 @@
+//! The MCP side: decide on a `tools/call` result and rewrite it.
+//!
+//! The interceptor works on the serialized `CallToolResult` (never on service types):
+//! - its data is `structuredContent` when present, else the text content parsed as JSON when
+//!   it parses, else the text itself;
+//! - above the threshold the data is offloaded and the result becomes a valid
+//!   `CallToolResult` whose `content` holds the descriptor as text and `structuredContent`
+//!   the descriptor object; `isError`, `_meta` and non-text content are kept;
+//! - a client that announced `clientInfo.proxy: true` gets the result untouched (its own
+//!   proxy offloads locally), and so does a tool that declared an `outputSchema` (the
+//!   descriptor would violate it; the `lro proxy` removes `outputSchema` from `tools/list`
+//!   on purpose so that it may offload those tools too);
+//! - a failed write gives the inline truncated result plus a warning text item.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value, json};
+
+use crate::descriptor::OffloadResponse;
+use crate::error::Result;
+use crate::host::Host;
+use crate::offload::{OffloadRequest, Offloader, Outcome};
+
+/// What is known about the call whose result is intercepted.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ToolCallContext {
+    /// The tool's name (gives the operation: `recall_memories` -> `recall`, ...).
+    pub tool_name: String,
+    /// The call's arguments (`detail` and `query` are read from them).
+    pub arguments: Option<Value>,
+    /// The client announced `clientInfo.proxy: true`.
+    pub client_is_proxy: bool,
+    /// The tool declared an `outputSchema`.
+    pub output_schema_declared: bool,
+}
+
+/// What the interceptor did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InterceptAction {
+    /// Offloaded: the result now carries the descriptor.
+    Offloaded,
+    /// Below the threshold or LRO disabled: untouched.
+    Inline,
+    /// Skipped on purpose (proxy client, declared output schema, no content).
+    Bypassed,
+    /// The write failed: truncated inline result with a warning.
+    Truncated,
+}
+
+/// The rewritten result and what happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Intercepted {
+    /// The `CallToolResult` to send to the client.
+    pub result: Value,
+    /// What the interceptor did.
+    pub action: InterceptAction,
+    /// The descriptor, when offloaded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response: Option<OffloadResponse>,
+}
+
+/// The LRO operation name for a tool: the specification's names for memory tools, the
+/// tool name (made file-name safe) otherwise.
+pub fn operation_for_tool(tool_name: &str) -> String {
+    match tool_name {
+        "recall_memories" | "recall" => "recall".to_owned(),
+        "inject_context" | "inject" => "inject".to_owned(),
+        "list_memories" | "list" => "list".to_owned(),
+        "search_memories" | "search" => "search".to_owned(),
+        other => {
+            let safe: String = other
+                .chars()
+                .take(64)
+                .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+                .collect();
+            if safe.is_empty() { "tool".to_owned() } else { safe }
+        }
+    }
+}
+
+fn untouched(result: &Value, action: InterceptAction) -> Intercepted {
+    Intercepted { result: result.clone(), action, response: None }
+}
+
+fn text_item(text: String) -> Value {
+    json!({"type": "text", "text": text})
+}
+
+impl<H: Host> Offloader<H> {
+    /// Decides on a `tools/call` result and returns the result to send on.
+    pub fn intercept_tool_result(&self, result: &Value, context: &ToolCallContext) -> Result<Intercepted> {
+        let Value::Object(fields) = result else { return Ok(untouched(result, InterceptAction::Bypassed)) };
+        if context.client_is_proxy || context.output_schema_declared {
+            return Ok(untouched(result, InterceptAction::Bypassed));
+        }
+        if !self.config.enabled {
+            return Ok(untouched(result, InterceptAction::Inline));
+        }
+        let content: &[Value] = fields.get("content").and_then(Value::as_array).map_or(&[], Vec::as_slice);
+        let is_text = |item: &&Value| item.get("type").and_then(Value::as_str) == Some("text");
+        let texts: Vec<&str> = content.iter().filter(is_text).filter_map(|i| i.get("text")?.as_str()).collect();
+        let data = match fields.get("structuredContent") {
+            Some(structured) if !structured.is_null() => structured.clone(),
+            _ if texts.is_empty() => return Ok(untouched(result, InterceptAction::Bypassed)),
+            _ => {
+                let joined = texts.join("\n");
+                match serde_json::from_str::<Value>(&joined) {
+                    Ok(v @ (Value::Array(_) | Value::Object(_))) => v,
+                    _ => Value::String(joined),
+                }
+            }
+        };
+        let args = context.arguments.as_ref();
+        let request = OffloadRequest {
+            operation: operation_for_tool(&context.tool_name),
+            detail: args.and_then(|a| a.get("detail")?.as_str()?.parse().ok()),
+            query: args.and_then(|a| a.get("query")?.as_str()).map(str::to_owned),
+            ..OffloadRequest::default()
+        };
+        let others: Vec<Value> = content.iter().filter(|i| !is_text(i)).cloned().collect();
+        let mut rewritten = Map::new();
+        match self.offload(&data, &request)? {
+            Outcome::Inline(inline) if !inline.truncated => Ok(untouched(result, InterceptAction::Inline)),
+            Outcome::Inline(inline) => {
+                let text = match &inline.results {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let mut items = vec![text_item(text), text_item(inline.warning.clone().unwrap_or_default())];
+                items.extend(others);
+                rewritten.insert("content".into(), Value::Array(items));
+                if fields.contains_key("structuredContent") {
+                    rewritten.insert("structuredContent".into(), inline.results);
+                }
+                Ok(self.finish(fields, rewritten, InterceptAction::Truncated, None))
+            }
+            Outcome::Offloaded(response) => {
+                let descriptor = serde_json::to_value(&*response).unwrap_or(Value::Null);
+                let text = serde_json::to_string_pretty(&descriptor).unwrap_or_default();
+                let mut items = vec![text_item(text)];
+                items.extend(others);
+                rewritten.insert("content".into(), Value::Array(items));
+                rewritten.insert("structuredContent".into(), descriptor);
+                Ok(self.finish(fields, rewritten, InterceptAction::Offloaded, Some(*response)))
+            }
+        }
+    }
+
+    fn finish(
+        &self,
+        original: &Map<String, Value>,
+        mut rewritten: Map<String, Value>,
+        action: InterceptAction,
+        response: Option<OffloadResponse>,
+    ) -> Intercepted {
+        for key in ["isError", "_meta"] {
+            if let Some(v) = original.get(key) {
+                rewritten.insert(key.into(), v.clone());
+            }
+        }
+        Intercepted { result: Value::Object(rewritten), action, response }
+    }
+}

@@ -1,0 +1,58 @@
+//! # lro-core: Large Result Offloading
+//!
+//! Agents call tools whose results can run to tens of thousands of tokens. LRO writes a
+//! result set above a token threshold to a JSONL file and returns a compact descriptor
+//! (summary, file path, line schema, ten jq recipes, guidance); the agent then extracts only
+//! what it needs with `jq` or with native extraction ([`Offloader::extract`]).
+//!
+//! ```
+//! use lro_core::{MemoryHost, OffloadConfig, OffloadRequest, Offloader, Outcome};
+//! use serde_json::json;
+//!
+//! let memories: Vec<_> = (0..200)
+//!     .map(|i| json!({"id": format!("m{i}"), "memory_type": "semantic", "namespace": "_semantic/decisions",
+//!                     "title": format!("Decision number {i} about caching and storage layout")}))
+//!     .collect();
+//! let lro = Offloader::new(OffloadConfig::default(), MemoryHost::new()).unwrap();
+//! let outcome = lro.offload(&json!(memories), &OffloadRequest::new("recall")).unwrap();
+//! let Outcome::Offloaded(descriptor) = outcome else { panic!("200 memories exceed 1600 tokens") };
+//! assert_eq!(descriptor.summary.count, 200);
+//! assert_eq!(descriptor.jq_recipes.len(), 10);
+//! assert!(descriptor.file_path.starts_with("/tmp/atlatl-recall-"));
+//! ```
+//!
+//! All I/O goes through [`Host`]: [`StdHost`] natively, [`MemoryHost`] in tests, a JS- or
+//! WASI-backed host in WebAssembly. Time and randomness are handed in the same way.
+#![forbid(unsafe_code)]
+
+pub mod cleanup;
+pub mod config;
+pub mod descriptor;
+pub mod detail;
+pub mod error;
+pub mod estimate;
+pub mod events;
+pub mod files;
+pub mod host;
+pub mod intercept;
+pub mod jsonl;
+pub mod offload;
+pub mod payload;
+pub mod profile;
+pub mod recipes;
+pub mod schema;
+pub mod time;
+pub mod ulid_gen;
+
+pub use cleanup::{CleanupReport, RemovedFile};
+pub use config::{ExtractLimits, GuidanceMode, OffloadConfig};
+pub use descriptor::{JqRecipe, OffloadHeader, OffloadResponse, OffloadSummary};
+pub use detail::Detail;
+pub use error::{ErrorCode, LroError, Result};
+pub use estimate::{HeuristicEstimator, TokenEstimator};
+pub use events::{EventSink, OffloadEvent};
+#[cfg(feature = "std-host")]
+pub use host::StdHost;
+pub use host::{DirEntry, EntryKind, Host, MemoryHost};
+pub use intercept::{InterceptAction, Intercepted, ToolCallContext};
+pub use offload::{InlineResult, OffloadRequest, Offloader, Outcome};

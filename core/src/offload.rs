@@ -1,0 +1,431 @@
+//! The offloader: decide inline vs offload, write the JSONL file, build the descriptor,
+//! fall back to an inline truncated result when the write fails.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::{OffloadConfig, is_safe_name};
+use crate::descriptor::{self, JqRecipe, MIF_SCHEMA_VERSION, OffloadHeader, OffloadResponse, OffloadSummary, RAW_SCHEMA_VERSION};
+use crate::detail::Detail;
+use crate::error::{ErrorCode, LroError, Result};
+use crate::estimate::{HeuristicEstimator, TokenEstimator};
+use crate::events::{EventSink, OffloadEvent};
+use crate::host::Host;
+use crate::jsonl::{self, Body};
+use crate::payload::{Payload, RecordKind};
+use crate::profile::Profile;
+use crate::recipes::{self, MifExamples, Recipe};
+use crate::schema;
+use crate::time::iso8601;
+use crate::ulid_gen::UlidGenerator;
+
+/// `Send + Sync` on native targets; nothing on wasm, where JS callbacks are single-threaded.
+#[cfg(not(target_family = "wasm"))]
+pub trait MaybeShared: Send + Sync {}
+#[cfg(not(target_family = "wasm"))]
+impl<T: Send + Sync + ?Sized> MaybeShared for T {}
+/// `Send + Sync` on native targets; nothing on wasm, where JS callbacks are single-threaded.
+#[cfg(target_family = "wasm")]
+pub trait MaybeShared {}
+#[cfg(target_family = "wasm")]
+impl<T: ?Sized> MaybeShared for T {}
+
+/// A token estimator the offloader can hold.
+pub trait SharedEstimator: TokenEstimator + MaybeShared {}
+impl<T: TokenEstimator + MaybeShared> SharedEstimator for T {}
+/// An event sink the offloader can hold.
+pub trait SharedEventSink: EventSink + MaybeShared {}
+impl<T: EventSink + MaybeShared> SharedEventSink for T {}
+
+/// What the caller asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct OffloadRequest {
+    /// The operation (`recall`, `search`, `inject`, `list`, or a tool name); goes into the
+    /// file name, so it is limited to `A-Z a-z 0-9 _ - .`.
+    pub operation: String,
+    /// Detail level for MIF memories; `None` takes the operation's default.
+    pub detail: Option<Detail>,
+    /// The query string, recorded in the header.
+    pub query: Option<String>,
+    /// Search scores of the records, for `summary.score_range` (never written to the file).
+    pub scores: Option<Vec<f64>>,
+    /// A pagination cursor: returned with inline results, dropped when offloaded (the file
+    /// holds the complete set).
+    pub next_cursor: Option<String>,
+}
+
+impl Default for OffloadRequest {
+    fn default() -> Self {
+        Self { operation: "recall".to_owned(), detail: None, query: None, scores: None, next_cursor: None }
+    }
+}
+
+impl OffloadRequest {
+    /// A request for `operation` with everything else defaulted.
+    pub fn new(operation: impl Into<String>) -> Self {
+        Self { operation: operation.into(), ..Self::default() }
+    }
+}
+
+/// A result returned inline (below the threshold, LRO disabled, or the write failed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InlineResult {
+    /// Always `false`.
+    pub offloaded: bool,
+    /// Estimated tokens of the whole result set.
+    pub estimated_tokens: usize,
+    /// Records in `results`.
+    pub count: usize,
+    /// The records (MIF memories at the detail level; other data as given).
+    pub results: Value,
+    /// The pagination cursor of the request, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Set when the write failed and `results` were cut to fit the threshold.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub truncated: bool,
+    /// Records in the full result set, when truncated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total_count: Option<usize>,
+    /// Why the result is truncated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
+}
+
+/// The outcome of an offload decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Outcome {
+    /// Written to a file; here is the descriptor.
+    Offloaded(Box<OffloadResponse>),
+    /// Returned inline.
+    Inline(InlineResult),
+}
+
+impl Outcome {
+    /// The descriptor, when offloaded.
+    pub fn offloaded(&self) -> Option<&OffloadResponse> {
+        match self {
+            Self::Offloaded(r) => Some(r),
+            Self::Inline(_) => None,
+        }
+    }
+
+    /// The JSON form every binding returns.
+    pub fn to_value(&self) -> Value {
+        serde_json::to_value(self).unwrap_or(Value::Null)
+    }
+}
+
+/// The LRO engine: configuration, host, estimator and event sink.
+pub struct Offloader<H: Host> {
+    pub(crate) config: OffloadConfig,
+    pub(crate) host: H,
+    estimator: Box<dyn SharedEstimator>,
+    events: Option<Box<dyn SharedEventSink>>,
+    ulids: Mutex<UlidGenerator>,
+}
+
+impl<H: Host> std::fmt::Debug for Offloader<H> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Offloader").field("config", &self.config).finish_non_exhaustive()
+    }
+}
+
+/// A finished, serialized result set (shared by offload and the inject rule).
+struct Prepared<'a> {
+    payload: Payload<'a>,
+    body: Body,
+    tokens: usize,
+}
+
+impl<H: Host> Offloader<H> {
+    /// An offloader over `host`; fails on an invalid configuration.
+    pub fn new(config: OffloadConfig, host: H) -> Result<Self> {
+        config.validate()?;
+        Ok(Self {
+            config,
+            host,
+            estimator: Box::new(HeuristicEstimator),
+            events: None,
+            ulids: Mutex::new(UlidGenerator::new()),
+        })
+    }
+
+    /// Replaces the token estimator (e.g. with an exact tokenizer).
+    #[must_use]
+    pub fn with_estimator(mut self, estimator: impl SharedEstimator + 'static) -> Self {
+        self.estimator = Box::new(estimator);
+        self
+    }
+
+    /// Sends events to `sink`.
+    #[must_use]
+    pub fn with_event_sink(mut self, sink: impl SharedEventSink + 'static) -> Self {
+        self.events = Some(Box::new(sink));
+        self
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &OffloadConfig {
+        &self.config
+    }
+
+    /// The host.
+    pub fn host(&self) -> &H {
+        &self.host
+    }
+
+    pub(crate) fn emit(&self, event: OffloadEvent) {
+        if let Some(sink) = &self.events {
+            sink.emit(&event);
+        }
+    }
+
+    /// The configured output directory, or the host's temp dir when it is empty.
+    pub fn output_dir(&self) -> PathBuf {
+        if self.config.output_dir.is_empty() { self.host.temp_dir() } else { PathBuf::from(&self.config.output_dir) }
+    }
+
+    /// Estimated tokens of a text, with this offloader's estimator.
+    pub fn estimate(&self, text: &str) -> usize {
+        self.estimator.estimate(text)
+    }
+
+    fn prepare<'a>(&self, value: &'a Value, request: &OffloadRequest) -> Result<Prepared<'a>> {
+        if !is_safe_name(&request.operation) {
+            return Err(LroError::new(
+                ErrorCode::InvalidOperation,
+                format!("invalid operation {:?}: use 1-64 characters from A-Z a-z 0-9 _ - .", request.operation),
+            ));
+        }
+        let payload = Payload::classify(value, &request.operation, request.detail);
+        let body = jsonl::serialize_records(&payload.records, payload.kind)?;
+        let tokens = self.estimator.estimate(body.as_str());
+        Ok(Prepared { payload, body, tokens })
+    }
+
+    /// Offloads `value` (an array, an object holding an array, text, ...) when its estimated
+    /// tokens exceed the threshold; otherwise returns it inline.
+    pub fn offload(&self, value: &Value, request: &OffloadRequest) -> Result<Outcome> {
+        let prepared = self.prepare(value, request)?;
+        if !self.config.enabled || prepared.tokens <= self.config.threshold_tokens as usize {
+            return Ok(Outcome::Inline(self.inline(value, &prepared, request)));
+        }
+        Ok(self.materialize(prepared, request, value))
+    }
+
+    /// [`Offloader::offload`] on serialized JSON (the bindings' fast path).
+    pub fn offload_json(&self, json: &[u8], request: &OffloadRequest) -> Result<Outcome> {
+        let value: Value = serde_json::from_slice(json)
+            .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("input is not valid JSON: {e}")))?;
+        self.offload(&value, request)
+    }
+
+    /// The `inject_context` rule: the *pre-budget* result set decides. Above the threshold
+    /// the full set is offloaded and `formatted` is discarded; otherwise `formatted` (the
+    /// budgeted prompt text) is returned inline as `results`.
+    pub fn offload_inject(&self, formatted: &str, pre_budget: &Value, request: &OffloadRequest) -> Result<Outcome> {
+        let prepared = self.prepare(pre_budget, request)?;
+        if !self.config.enabled || prepared.tokens <= self.config.threshold_tokens as usize {
+            return Ok(Outcome::Inline(InlineResult {
+                offloaded: false,
+                estimated_tokens: prepared.tokens,
+                count: prepared.payload.records.len(),
+                results: Value::from(formatted),
+                next_cursor: request.next_cursor.clone(),
+                truncated: false,
+                total_count: None,
+                warning: None,
+            }));
+        }
+        Ok(self.materialize(prepared, request, pre_budget))
+    }
+
+    fn inline(&self, original: &Value, prepared: &Prepared<'_>, request: &OffloadRequest) -> InlineResult {
+        let results = match prepared.payload.kind {
+            RecordKind::Mif(_) if original.is_array() => Value::Array(
+                (0..prepared.body.line_ends.len())
+                    .map(|i| serde_json::from_str(prepared.body.line(i)).unwrap_or(Value::Null))
+                    .collect(),
+            ),
+            _ => original.clone(),
+        };
+        InlineResult {
+            offloaded: false,
+            estimated_tokens: prepared.tokens,
+            count: prepared.payload.records.len(),
+            results,
+            next_cursor: request.next_cursor.clone(),
+            truncated: false,
+            total_count: None,
+            warning: None,
+        }
+    }
+
+    /// Writes the file and builds the descriptor; on a write failure, the truncated fallback.
+    fn materialize(&self, prepared: Prepared<'_>, request: &OffloadRequest, original: &Value) -> Outcome {
+        let Prepared { payload, body, tokens } = prepared;
+        let now = self.host.now_millis();
+        let ulid = self.ulids.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next(&self.host);
+        let dir = self.output_dir();
+        let file_name = format!("{}-{}-{}.jsonl", self.config.file_prefix, request.operation, ulid);
+        let header = OffloadHeader {
+            header_type: descriptor::HEADER_TYPE.to_owned(),
+            operation: request.operation.clone(),
+            query: request.query.clone(),
+            count: payload.records.len(),
+            schema_version: match payload.kind {
+                RecordKind::Mif(_) => MIF_SCHEMA_VERSION,
+                RecordKind::Raw => RAW_SCHEMA_VERSION,
+            }
+            .to_owned(),
+            timestamp: iso8601(now),
+            estimated_tokens: tokens,
+            detail: payload.kind.detail_name().to_owned(),
+        };
+        let header_bytes = jsonl::header_line(&header);
+        let written = self.host.create_dir_all(&dir).and_then(|()| {
+            // Resolve symlinks in the directory so the descriptor names the real file.
+            let dir = self.host.canonicalize(&dir).unwrap_or(dir.clone());
+            let path = dir.join(&file_name);
+            self.host.write_atomic(&path, &[&header_bytes, &body.bytes]).map(|()| path)
+        });
+        match written {
+            Ok(path) => {
+                let file_path = path_string(&path);
+                self.emit(OffloadEvent::OffloadCreated {
+                    file_path: file_path.clone(),
+                    operation: request.operation.clone(),
+                    count: payload.records.len(),
+                    estimated_tokens: tokens,
+                    bytes: header_bytes.len() + body.bytes.len(),
+                    created_at: header.timestamp.clone(),
+                });
+                Outcome::Offloaded(Box::new(self.describe(&payload, tokens, request, file_path)))
+            }
+            Err(err) => {
+                let file_path = path_string(&dir.join(&file_name));
+                let fallback = self.truncated(&payload, &body, tokens, request, original, &err.to_string());
+                self.emit(OffloadEvent::OffloadWriteFailed {
+                    file_path,
+                    operation: request.operation.clone(),
+                    error: err.to_string(),
+                    count: payload.records.len(),
+                    returned: fallback.count,
+                });
+                Outcome::Inline(fallback)
+            }
+        }
+    }
+
+    /// The inline fallback: as many leading records as fit within the threshold.
+    fn truncated(
+        &self,
+        payload: &Payload<'_>,
+        body: &Body,
+        tokens: usize,
+        request: &OffloadRequest,
+        original: &Value,
+        error: &str,
+    ) -> InlineResult {
+        let budget = self.config.threshold_tokens as usize;
+        let mut used = 0;
+        let mut kept = 0;
+        for i in 0..body.line_ends.len() {
+            used += self.estimator.estimate(body.line(i));
+            if used > budget {
+                break;
+            }
+            kept += 1;
+        }
+        let lines = || (0..kept).map(|i| serde_json::from_str::<Value>(body.line(i)).unwrap_or(Value::Null));
+        let results = if payload.is_text {
+            let text: Vec<String> =
+                payload.records[..kept].iter().map(|r| r["text"].as_str().unwrap_or_default().to_owned()).collect();
+            Value::from(text.join("\n"))
+        } else if let (Some(env), Value::Object(obj)) = (&payload.envelope, original) {
+            let mut obj = obj.clone();
+            obj.insert(env.array_field.clone(), Value::Array(lines().collect()));
+            Value::Object(obj)
+        } else {
+            Value::Array(lines().collect())
+        };
+        InlineResult {
+            offloaded: false,
+            estimated_tokens: tokens,
+            count: kept,
+            results,
+            next_cursor: request.next_cursor.clone(),
+            truncated: true,
+            total_count: Some(payload.records.len()),
+            warning: Some(format!(
+                "LRO could not write the offload file ({error}); returning the first {kept} of {} records, truncated to fit {budget} tokens.",
+                payload.records.len()
+            )),
+        }
+    }
+
+    /// Builds the descriptor of a written file.
+    fn describe(&self, payload: &Payload<'_>, tokens: usize, request: &OffloadRequest, file_path: String) -> OffloadResponse {
+        let profile = Profile::of(payload.records.iter());
+        let (line_schema, recipes) = match payload.kind {
+            RecordKind::Mif(detail) => {
+                (schema::mif_schema(detail), recipes::mif_recipes(detail, &MifExamples::from_profile(&profile)))
+            }
+            RecordKind::Raw => (schema::inferred_schema(&profile), recipes::raw_recipes(&profile)),
+        };
+        let count = payload.records.len();
+        let guidance = descriptor::guidance(self.config.guidance, payload.kind, count, tokens, &file_path, &recipes);
+        OffloadResponse {
+            offloaded: true,
+            summary: OffloadSummary {
+                count,
+                estimated_tokens: tokens,
+                operation: request.operation.clone(),
+                top_namespaces: top_namespaces(&payload.records),
+                score_range: score_range(request.scores.as_deref()),
+                detail: payload.kind.detail_name().to_owned(),
+            },
+            jq_recipes: recipes.iter().map(|r| to_jq_recipe(r, &file_path)).collect(),
+            file_path,
+            line_schema,
+            guidance,
+            envelope: payload.envelope.clone(),
+        }
+    }
+}
+
+fn to_jq_recipe(recipe: &Recipe, file_path: &str) -> JqRecipe {
+    JqRecipe { description: recipe.description.clone(), command: recipe.shell_command(file_path) }
+}
+
+fn path_string(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// Up to five namespaces, most frequent first; ties keep first-seen order.
+pub fn top_namespaces(records: &[Value]) -> Vec<String> {
+    let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
+    for (i, record) in records.iter().enumerate() {
+        if let Some(ns) = record.get("namespace").and_then(Value::as_str) {
+            counts.entry(ns).or_insert((0, i)).0 += 1;
+        }
+    }
+    let mut ranked: Vec<(&str, (usize, usize))> = counts.into_iter().collect();
+    ranked.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.1.1.cmp(&b.1.1)));
+    ranked.into_iter().take(5).map(|(ns, _)| ns.to_owned()).collect()
+}
+
+/// `(min, max)` of the finite scores, if any.
+pub fn score_range(scores: Option<&[f64]>) -> Option<(f64, f64)> {
+    scores?.iter().copied().filter(|s| s.is_finite()).fold(None, |acc, s| match acc {
+        None => Some((s, s)),
+        Some((lo, hi)) => Some((lo.min(s), hi.max(s))),
+    })
+}

@@ -1,0 +1,156 @@
+//! What a tool result looks like to LRO: a list of records, and what kind they are.
+//!
+//! - A JSON array: one element per line.
+//! - An object holding arrays: the largest array (by element count) becomes the records;
+//!   the other fields are kept as the *envelope* and reported in the descriptor, so nothing
+//!   is lost.
+//! - Plain text: one record per line, `{"line": N, "text": "..."}` (N from 1).
+//! - Any other value: a single record.
+//!
+//! Records are *MIF memories* when every one is an object with an `id` and a `memory_type`
+//! or `namespace`; only then do detail levels apply. Everything else is *raw* data, written
+//! as given, with a line schema and recipes inferred from its fields.
+
+use std::borrow::Cow;
+
+use serde_json::{Map, Value};
+
+use crate::detail::Detail;
+
+/// The kind of records, which decides projection, schema and recipes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RecordKind {
+    /// MIF memories, serialized at this detail level.
+    Mif(Detail),
+    /// Any other data, serialized as given.
+    Raw,
+}
+
+impl RecordKind {
+    /// The header's `detail` value: the MIF level, or `raw`.
+    pub const fn detail_name(self) -> &'static str {
+        match self {
+            Self::Mif(d) => d.as_str(),
+            Self::Raw => "raw",
+        }
+    }
+
+    /// Reads a header's `detail` value back.
+    pub fn from_detail_name(name: &str) -> Option<Self> {
+        match name {
+            "raw" => Some(Self::Raw),
+            other => other.parse().ok().map(Self::Mif),
+        }
+    }
+}
+
+/// The fields around the offloaded array of an object result.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct Envelope {
+    /// The key of the array whose elements are the JSONL records.
+    pub array_field: String,
+    /// The object's other fields, unchanged.
+    pub fields: Map<String, Value>,
+}
+
+/// Records ready to serialize.
+#[derive(Debug)]
+pub struct Payload<'a> {
+    /// The records, borrowed from the input where possible.
+    pub records: Cow<'a, [Value]>,
+    /// MIF at a detail level, or raw.
+    pub kind: RecordKind,
+    /// Set when the records came out of an object.
+    pub envelope: Option<Envelope>,
+    /// The input was plain text (records are `{"line", "text"}`).
+    pub is_text: bool,
+}
+
+/// Whether `records` are MIF memories.
+pub fn looks_like_mif(records: &[Value]) -> bool {
+    !records.is_empty()
+        && records.iter().all(|r| {
+            r.as_object()
+                .is_some_and(|o| o.contains_key("id") && (o.contains_key("memory_type") || o.contains_key("namespace")))
+        })
+}
+
+/// Splits plain text into `{"line": N, "text": ...}` records. A final newline does not
+/// start an empty record; every other character is kept.
+pub fn text_records(text: &str) -> Vec<Value> {
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    if text.is_empty() {
+        return Vec::new();
+    }
+    body.split('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            let mut m = Map::with_capacity(2);
+            m.insert("line".to_owned(), Value::from(i + 1));
+            m.insert("text".to_owned(), Value::from(line));
+            Value::Object(m)
+        })
+        .collect()
+}
+
+impl<'a> Payload<'a> {
+    /// Classifies `value`. `detail` applies to MIF memories; `None` takes the operation's
+    /// default (see [`Detail::default_for`]).
+    pub fn classify(value: &'a Value, operation: &str, detail: Option<Detail>) -> Self {
+        let (records, envelope, is_text): (Cow<'a, [Value]>, _, _) = match value {
+            Value::Array(items) => (Cow::Borrowed(items.as_slice()), None, false),
+            Value::String(text) => (Cow::Owned(text_records(text)), None, true),
+            Value::Object(fields) => match largest_array(fields) {
+                Some((key, items)) => {
+                    let mut rest = fields.clone();
+                    rest.shift_remove(key);
+                    (Cow::Borrowed(items.as_slice()), Some(Envelope { array_field: key.clone(), fields: rest }), false)
+                }
+                None => (Cow::Borrowed(std::slice::from_ref(value)), None, false),
+            },
+            _ => (Cow::Borrowed(std::slice::from_ref(value)), None, false),
+        };
+        let kind = if looks_like_mif(&records) {
+            RecordKind::Mif(detail.unwrap_or_else(|| Detail::default_for(operation)))
+        } else {
+            RecordKind::Raw
+        };
+        Self { records, kind, envelope, is_text }
+    }
+}
+
+fn largest_array(fields: &Map<String, Value>) -> Option<(&String, &Vec<Value>)> {
+    let mut best: Option<(&String, &Vec<Value>)> = None;
+    for (key, value) in fields {
+        if let Value::Array(items) = value {
+            if best.is_none_or(|(_, b)| items.len() > b.len()) {
+                best = Some((key, items));
+            }
+        }
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn classifies_shapes() {
+        let mif = json!([{"id": "1", "namespace": "a"}]);
+        assert_eq!(Payload::classify(&mif, "recall", None).kind, RecordKind::Mif(Detail::Light));
+        assert_eq!(Payload::classify(&mif, "inject", None).kind, RecordKind::Mif(Detail::Medium));
+        let raw = json!({"entities": [{"name": "x"}, {"name": "y"}], "relations": [{"a": 1}], "total": 2});
+        let p = Payload::classify(&raw, "read_graph", Some(Detail::Full));
+        assert_eq!(p.kind, RecordKind::Raw);
+        assert_eq!(p.records.len(), 2);
+        let env = p.envelope.unwrap();
+        assert_eq!(env.array_field, "entities");
+        assert_eq!(Value::Object(env.fields), json!({"relations": [{"a": 1}], "total": 2}));
+        let text = json!("a\nb\n");
+        let p = Payload::classify(&text, "cat", None);
+        assert!(p.is_text);
+        assert_eq!(p.records.as_ref(), &[json!({"line": 1, "text": "a"}), json!({"line": 2, "text": "b"})]);
+    }
+}
