@@ -92,6 +92,7 @@ impl Default for OffloadConfig {
 /// A raw configuration value, from TOML (typed) or the environment (text).
 enum RawValue<'a> {
     Toml(&'a toml::Value),
+    Json(&'a serde_json::Value),
     Text(&'a str),
 }
 
@@ -99,6 +100,7 @@ impl RawValue<'_> {
     fn display(&self) -> String {
         match self {
             Self::Toml(v) => v.to_string(),
+            Self::Json(v) => v.to_string(),
             Self::Text(s) => format!("{s:?}"),
         }
     }
@@ -113,19 +115,20 @@ fn invalid(key: &str, value: &RawValue<'_>, expected: &str) -> LroError {
 
 fn as_bool(key: &str, value: &RawValue<'_>) -> Result<bool> {
     match value {
-        RawValue::Toml(toml::Value::Boolean(b)) => Ok(*b),
+        RawValue::Toml(toml::Value::Boolean(b)) | RawValue::Json(serde_json::Value::Bool(b)) => Ok(*b),
         RawValue::Text(s) => match s.trim().to_ascii_lowercase().as_str() {
             "true" | "1" | "yes" | "on" => Ok(true),
             "false" | "0" | "no" | "off" => Ok(false),
             _ => Err(invalid(key, value, "true or false")),
         },
-        RawValue::Toml(_) => Err(invalid(key, value, "true or false")),
+        RawValue::Toml(_) | RawValue::Json(_) => Err(invalid(key, value, "true or false")),
     }
 }
 
 fn as_u64(key: &str, value: &RawValue<'_>, max: u64) -> Result<u64> {
     let parsed = match value {
         RawValue::Toml(toml::Value::Integer(i)) => u64::try_from(*i).ok(),
+        RawValue::Json(v) => v.as_u64(),
         RawValue::Text(s) => s.trim().parse::<u64>().ok(),
         RawValue::Toml(_) => None,
     };
@@ -137,8 +140,9 @@ fn as_u64(key: &str, value: &RawValue<'_>, max: u64) -> Result<u64> {
 fn as_string<'a>(key: &str, value: &'a RawValue<'a>) -> Result<&'a str> {
     match value {
         RawValue::Toml(toml::Value::String(s)) => Ok(s),
+        RawValue::Json(serde_json::Value::String(s)) => Ok(s),
         RawValue::Text(s) => Ok(s),
-        RawValue::Toml(_) => Err(invalid(key, value, "a string")),
+        RawValue::Toml(_) | RawValue::Json(_) => Err(invalid(key, value, "a string")),
     }
 }
 
@@ -192,6 +196,34 @@ impl OffloadConfig {
             let Some(suffix) = name.as_ref().strip_prefix(ENV_PREFIX) else { continue };
             let key = suffix.to_ascii_lowercase().replace("__", ".");
             self.set(&key, &RawValue::Text(value.as_ref()))?;
+        }
+        Ok(())
+    }
+
+    /// Builds a configuration from a JSON object of `[prompt.offload]` keys over the
+    /// defaults (`{"threshold_tokens": 800, "extract": {"timeout_ms": 500}}`): what the
+    /// bindings' option objects become. `null` values keep the default.
+    pub fn from_json(value: &serde_json::Value) -> Result<Self> {
+        let mut config = Self::default();
+        config.apply_json(value)?;
+        Ok(config)
+    }
+
+    /// Applies a JSON object of keys over this configuration (see [`OffloadConfig::from_json`]).
+    pub fn apply_json(&mut self, value: &serde_json::Value) -> Result<()> {
+        let serde_json::Value::Object(map) = value else {
+            return Err(LroError::new(ErrorCode::InvalidConfig, format!("configuration must be an object, got {value}")));
+        };
+        for (key, v) in map {
+            match (key.as_str(), v) {
+                (_, serde_json::Value::Null) => {}
+                ("extract", serde_json::Value::Object(limits)) => {
+                    for (sub, lv) in limits.iter().filter(|(_, lv)| !lv.is_null()) {
+                        self.set(&format!("extract.{sub}"), &RawValue::Json(lv))?;
+                    }
+                }
+                _ => self.set(key, &RawValue::Json(v))?,
+            }
         }
         Ok(())
     }

@@ -85,7 +85,12 @@ pub struct OffloadResponse {
 
 /// Renders the guidance block for a descriptor.
 pub fn guidance(mode: GuidanceMode, kind: RecordKind, count: usize, tokens: usize, path: &str, recipes: &[Recipe]) -> String {
-    let noun = if matches!(kind, RecordKind::Mif(_)) { "memories" } else { "records" };
+    let noun = match (kind, count) {
+        (RecordKind::Mif(_), 1) => "memory",
+        (RecordKind::Mif(_), _) => "memories",
+        (RecordKind::Raw, 1) => "record",
+        (RecordKind::Raw, _) => "records",
+    };
     let detail = kind.detail_name();
     match (mode, kind) {
         (GuidanceMode::Shell, RecordKind::Mif(_)) => format!(

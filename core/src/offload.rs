@@ -66,6 +66,24 @@ impl Default for OffloadRequest {
 }
 
 impl OffloadRequest {
+    /// Reads a request from JSON (what the bindings receive), with typed errors: an unknown
+    /// detail level is `invalid_detail`, any other mistake `invalid_argument`.
+    pub fn from_json(value: &Value) -> Result<Self> {
+        if let Some(detail) = value.get("detail").filter(|d| !d.is_null()) {
+            match detail.as_str() {
+                Some(name) => {
+                    name.parse::<Detail>()?;
+                }
+                None => return Err(LroError::new(ErrorCode::InvalidDetail, format!("detail must be a string, got {detail}"))),
+            }
+        }
+        let mut request: Self = from_json_value(value, "offload request")?;
+        if let Some(Value::String(name)) = value.get("detail") {
+            request.detail = Some(name.parse()?);
+        }
+        Ok(request)
+    }
+
     /// A request for `operation` with everything else defaulted.
     pub fn new(operation: impl Into<String>) -> Self {
         Self { operation: operation.into(), ..Self::default() }
@@ -399,6 +417,11 @@ impl<H: Host> Offloader<H> {
             envelope: payload.envelope.clone(),
         }
     }
+}
+
+/// Deserializes `value` as `T`, mapping serde errors to `invalid_argument`.
+pub fn from_json_value<T: serde::de::DeserializeOwned>(value: &Value, what: &str) -> Result<T> {
+    T::deserialize(value).map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("invalid {what}: {e}")))
 }
 
 fn to_jq_recipe(recipe: &Recipe, file_path: &str) -> JqRecipe {

@@ -103,7 +103,8 @@ impl Recipe {
 
     /// The shell command: `tail -n +2 FILE | jq [-r|-s] 'PROGRAM'`.
     pub fn shell_command(&self, file: &str) -> String {
-        format!("tail -n +2 {} | jq{} {}", shell_quote(file), self.flags(), shell_quote(&self.filter_with_literals(&[])))
+        let program = self.filter_with_literals(&[]).replace('\'', r"'\''");
+        format!("tail -n +2 {} | jq{} '{program}'", shell_quote(file), self.flags())
     }
 }
 
@@ -187,12 +188,22 @@ const JQ_KEYWORDS: [&str; 19] = [
     "import", "include", "__loc__", "null",
 ];
 
-/// `.name` where that parses everywhere, else `.["name"]`.
-fn path(name: &str) -> String {
-    let ident = name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+/// Whether `.name` parses in every jq (jq 1.6 rejects keywords after a dot: `.and`).
+fn is_plain_identifier(name: &str) -> bool {
+    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
-        && !JQ_KEYWORDS.contains(&name);
-    if ident { format!(".{name}") } else { format!(".[{}]", Value::from(name)) }
+        && !JQ_KEYWORDS.contains(&name)
+}
+
+/// `.name`, or `.["name"]` where a plain identifier would not parse.
+fn path(name: &str) -> String {
+    if is_plain_identifier(name) { format!(".{name}") } else { format!(".[{}]", Value::from(name)) }
+}
+
+/// Field `name` of the value at `base` (`.[0]`): `.[0].name` or `.[0]["name"]`. jq 1.6 does
+/// not accept `.[0].["name"]`.
+fn path_after(base: &str, name: &str) -> String {
+    if is_plain_identifier(name) { format!("{base}.{name}") } else { format!("{base}[{}]", Value::from(name)) }
 }
 
 /// An object key in jq construction syntax.
@@ -230,12 +241,14 @@ impl<'p> Roles<'p> {
         let groups = |f: &FieldStats| {
             is_string(f) && !f.values_capped && f.values.len() >= 2 && f.values.len() * 2 <= profile.sampled.max(2)
         };
-        let label = pick(profile, &LABEL_NAMES, is_string);
         let group = GROUP_NAMES
             .iter()
             .filter_map(|n| profile.field(n))
             .find(|f| groups(f))
             .or_else(|| profile.fields.iter().filter(|f| groups(f)).min_by_key(|f| f.values.len()));
+        // The label names a record; prefer a field other than the grouping one.
+        let not_group = |f: &FieldStats| is_string(f) && group.is_none_or(|g| g.name != f.name);
+        let label = pick(profile, &LABEL_NAMES, not_group).or_else(|| pick(profile, &LABEL_NAMES, is_string));
         let list = profile.fields.iter().find(|f| f.only("array") && f.string_array);
         let number = profile.fields.iter().find(|f| f.only("integer") || f.only("number") || numeric(f));
         let date = profile
@@ -292,8 +305,8 @@ pub fn raw_recipes(profile: &Profile) -> Vec<Recipe> {
     );
     recipes.push(match group {
         Some(g) => {
-            let p = path(&g.name);
-            recipe(6, format!("Count by {}", g.name), format!("group_by({p}) | map({{{}: .[0]{p}, count: length}})", key(&g.name)))
+            let (p, first) = (path(&g.name), path_after(".[0]", &g.name));
+            recipe(6, format!("Count by {}", g.name), format!("group_by({p}) | map({{{}: {first}, count: length}})", key(&g.name)))
                 .slurp()
         }
         None => recipe(6, "Count records", "length").slurp(),

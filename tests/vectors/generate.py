@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Writes the conformance vectors' inputs (tests/vectors/*.json).
+
+The expected outputs are then produced by the Rust implementation and reviewed:
+    python3 tests/vectors/generate.py && LRO_BLESS=1 cargo test -p lro-core --test vectors
+Every corpus here is deterministic (no randomness, no clock).
+"""
+import json
+import math
+import pathlib
+
+HERE = pathlib.Path(__file__).parent
+
+TYPES = ["semantic", "episodic", "procedural"]
+NAMESPACES = ["_semantic/decisions", "_semantic/knowledge", "_episodic/sessions", "_procedural/runbooks", "projects/atlas", "projects/borealis", "_semantic/people"]
+TOPICS = ["caching", "storage layout", "retry policy", "auth tokens", "schema migration", "rate limits", "search ranking", "embedding refresh"]
+TAGS = ["architecture", "ops", "security", "performance", "api", "data", "incident", "design"]
+
+
+def memory(i, cjk=False):
+    topic = TOPICS[i % len(TOPICS)]
+    title = f"Decision {i}: {topic} for service {i % 7}"
+    content = (f"We decided to change {topic} after review {i}. The previous approach caused latency spikes "
+               f"under load; the new one keeps p99 under {100 + i % 50} ms and is documented in the runbook.")
+    if cjk:
+        title = f"決定 {i}: キャッシュ戦略と保存形式 {topic}"
+        content = f"レビュー {i} の後、{topic} を変更しました。以前の方式では負荷時に遅延が発生していました。新しい方式は文書化されています。"
+    return {
+        "id": f"mem-{i:05d}",
+        "memory_type": TYPES[i % 3],
+        "title": title,
+        "content": content,
+        "created": f"2026-0{1 + i % 9}-{10 + i % 18:02d}T0{i % 10}:00:00Z",
+        "modified": f"2026-10-{10 + i % 18:02d}T12:00:00Z",
+        "namespace": NAMESPACES[(i * 3) % len(NAMESPACES)] if i % 5 else NAMESPACES[0],
+        "tags": [TAGS[i % len(TAGS)], TAGS[(i + 3) % len(TAGS)]],
+        "status": "active" if i % 4 else "archived",
+        "summary": f"{topic} decision {i}",
+        "entities": [{"name": f"service-{i % 7}", "type": "service"}],
+        "relationships": [{"type": "supersedes", "target": f"mem-{max(i - 1, 0):05d}"}],
+        "provenance": {"confidence": round(0.5 + (i % 50) / 100, 2), "trust_level": "verified", "source_type": "conversation", "agent": "claude"},
+        "temporal": {"valid_from": "2026-01-01T00:00:00Z", "ttl": None},
+        "extensions": {"x-team": "platform"},
+    }
+
+
+def memories(n, **kw):
+    return [memory(i, **kw) for i in range(n)]
+
+
+def estimate(records):
+    """The core's estimator on the JSONL body, for boundary vectors (ASCII corpora only)."""
+    body = "".join(json.dumps(r, separators=(",", ":"), ensure_ascii=False) + "\n" for r in records)
+    assert body.isascii()
+    return math.ceil(len(body) / 4)
+
+
+def light(m):
+    return {k: m[k] for k in ["id", "memory_type", "title", "namespace", "tags", "status", "created", "modified"] if k in m}
+
+
+VECTORS = []
+
+
+def vector(name, description, call="offload", **fields):
+    VECTORS.append({"name": name, "description": description, "call": call, **fields})
+
+
+# --- offload: operations and detail levels -----------------------------------------------
+vector("recall-light", "recall of 60 memories at light detail is offloaded; 10 recipes, light schema",
+       input=memories(60), request={"operation": "recall", "detail": "light", "query": "caching"})
+vector("recall-default-detail", "recall without detail takes the spec's default (light)",
+       input=memories(60), request={"operation": "recall"})
+vector("recall-medium", "medium detail: content, summary and confidence flattened from provenance",
+       input=memories(40), request={"operation": "recall", "detail": "medium"})
+vector("recall-full-scores", "full detail keeps every field in order; scores give score_range and never reach the file",
+       input=memories(30), request={"operation": "recall", "detail": "full", "query": "retry", "scores": [0.42, 0.97, 0.31, 0.88]})
+vector("inject-default-medium", "inject without detail defaults to medium",
+       input=memories(40), request={"operation": "inject"})
+vector("search-with-query", "search operation records its query in the header",
+       input=memories(40), request={"operation": "search", "detail": "light", "query": "auth tokens", "scores": [0.5, 0.6]})
+vector("list-operation", "list operation at full detail",
+       input=memories(25), request={"operation": "list", "detail": "full"})
+vector("detail-case-insensitive", "detail names are case-insensitive",
+       input=memories(60), request={"operation": "recall", "detail": "LIGHT"})
+
+# --- threshold ---------------------------------------------------------------------------------
+small = [light(m) for m in memories(12)]
+t = estimate(small)
+vector("threshold-boundary-equal", "estimated tokens equal to the threshold stay inline (offload only when strictly greater)",
+       config={"threshold_tokens": t}, input=small, request={"operation": "recall", "detail": "light"})
+vector("threshold-boundary-over", "one token over the threshold is offloaded",
+       config={"threshold_tokens": t - 1}, input=small, request={"operation": "recall", "detail": "light"})
+vector("below-threshold-inline", "a small result set is returned inline at the requested detail",
+       input=memories(3), request={"operation": "recall", "detail": "medium"})
+vector("single-large-memory-inline", "a single memory below the threshold is inline even if large for one record",
+       input=[memory(1)], request={"operation": "recall", "detail": "full"})
+vector("single-huge-record", "one record alone above the threshold is offloaded as one line",
+       input=[{"id": "doc-1", "body": "lorem ipsum dolor sit amet " * 400}], request={"operation": "fetch_document"})
+vector("disabled-config", "enabled = false returns everything inline",
+       config={"enabled": False}, input=memories(60), request={"operation": "recall"})
+vector("threshold-zero", "threshold 0 offloads any non-empty result",
+       config={"threshold_tokens": 0}, input=memories(1), request={"operation": "recall"})
+vector("empty-array-inline", "an empty result is inline with count 0",
+       input=[], request={"operation": "recall"})
+
+# --- scripts and estimation --------------------------------------------------------------------
+vector("cjk-memories", "CJK titles and content are estimated at about one token per character",
+       input=memories(20, cjk=True), request={"operation": "recall", "detail": "medium"})
+cjk_text = "東京の天気は晴れです。" * 60
+vector("cjk-text-over-threshold", "600 CJK characters exceed a 500-token threshold that chars/4 would not",
+       config={"threshold_tokens": 500}, input=cjk_text, request={"operation": "read_notes"})
+
+# --- null and missing fields -----------------------------------------------------------------
+sparse = memories(50)
+for i, m in enumerate(sparse):
+    if i % 3 == 0:
+        m["title"] = None
+    if i % 4 == 0:
+        del m["namespace"]
+    if i % 5 == 0:
+        m.pop("tags")
+    if i % 6 == 0:
+        m["provenance"] = None
+    if i % 7 == 0:
+        m["content"] = None
+vector("null-and-missing-light", "memories with null and missing fields at light detail", input=sparse, request={"operation": "recall", "detail": "light"})
+vector("null-and-missing-medium", "... at medium (confidence missing where provenance is null)", input=sparse, request={"operation": "recall", "detail": "medium"})
+vector("null-and-missing-full", "... at full", input=sparse, request={"operation": "recall", "detail": "full"})
+
+# --- data that is not MIF ----------------------------------------------------------------------
+entities = [{"name": f"entity-{i}", "entityType": ["person", "service", "city", "team"][i % 4],
+             "observations": [f"observation {j} about entity {i}" for j in range(i % 4)]} for i in range(120)]
+vector("raw-array-entities", "a non-MIF array: schema and recipes inferred from the fields that exist",
+       input=entities, request={"operation": "read_graph"})
+graph = {"entities": entities, "relations": [{"from": "entity-1", "to": "entity-2", "relationType": "knows"}], "total": 120}
+vector("raw-object-envelope", "an object holding one large array: the array is offloaded, the rest kept in the envelope",
+       input=graph, request={"operation": "read_graph", "detail": "full"})
+log = "".join(f"2026-11-01T10:{i // 60:02d}:{i % 60:02d}Z INFO worker-{i % 3} processed batch {i} in {i % 97} ms\n" for i in range(300))
+vector("plain-text-lines", "plain text becomes one {line, text} record per line", input=log, request={"operation": "tail_logs"})
+vector("scalar-array", "an array of strings", input=[f"/srv/data/file-{i:04d}.parquet" for i in range(400)], request={"operation": "list_files"})
+vector("mixed-array", "objects mixed with scalars get the scalar recipes",
+       input=[{"k": i} if i % 2 else i for i in range(2000)], request={"operation": "mixed"})
+vector("raw-awkward-keys", "field names that are jq keywords or not identifiers are quoted in recipes",
+       input=[{"and": f"v{i % 3}", "first name": f"n{i}", "if": i, "tags-list": ["a", "b"]} for i in range(300)], request={"operation": "awkward"})
+
+# --- configuration of the output ---------------------------------------------------------------
+vector("custom-prefix", "file_prefix names the file", config={"file_prefix": "lro"}, input=memories(60), request={"operation": "recall"})
+vector("native-guidance", "guidance = native directs the model to lro_extract", config={"guidance": "native"},
+       input=memories(60), request={"operation": "recall", "detail": "medium"})
+vector("native-guidance-raw", "native guidance for raw data lists the inferred recipes", config={"guidance": "native"},
+       input=entities, request={"operation": "read_graph"})
+vector("pagination-cursor-inline", "an inline result keeps its pagination cursor",
+       input=memories(2), request={"operation": "recall", "next_cursor": "page-2"})
+vector("pagination-cursor-dropped", "an offloaded result never carries a cursor",
+       input=memories(60), request={"operation": "recall", "next_cursor": "page-2"})
+
+# --- write failure -------------------------------------------------------------------------
+vector("write-failure-fallback", "an unwritable output dir gives an inline result truncated to the threshold, with a warning",
+       config={"output_dir": "{dir}/blocked/sub"}, setup={"files": {"blocked": ""}}, input=memories(60), request={"operation": "recall"})
+vector("write-failure-text", "the text fallback is the leading lines that fit",
+       config={"output_dir": "{dir}/blocked/sub", "threshold_tokens": 200}, setup={"files": {"blocked": ""}}, input=log, request={"operation": "tail_logs"})
+vector("write-failure-envelope", "the object fallback keeps the envelope and truncates the array",
+       config={"output_dir": "{dir}/blocked/sub", "threshold_tokens": 300}, setup={"files": {"blocked": ""}}, input=graph, request={"operation": "read_graph"})
+
+# --- errors ------------------------------------------------------------------------------------
+vector("error-unknown-detail", "an unknown detail level is invalid_detail", input=memories(2), request={"operation": "recall", "detail": "huge"}, expect={"error": "invalid_detail"})
+vector("error-bad-operation", "an operation that is not file-name safe is invalid_operation", input=memories(2), request={"operation": "../etc/passwd"}, expect={"error": "invalid_operation"})
+vector("error-unknown-request-field", "an unknown request field is invalid_argument", input=memories(2), request={"operation": "recall", "detial": "full"}, expect={"error": "invalid_argument"})
+vector("error-invalid-json", "input that is not JSON is invalid_input", call="offload_json", input="[{\"id\": 1,", request={"operation": "recall"}, expect={"error": "invalid_input"})
+vector("offload-json-fast-path", "serialized JSON input gives the same result as parsed input", call="offload_json",
+       input=json.dumps(memories(60)), request={"operation": "recall"})
+vector("error-bad-config-value", "a bad config value is invalid_config", config={"threshold_tokens": "lots"}, input=memories(2), request={"operation": "recall"}, expect={"error": "invalid_config"})
+vector("error-bad-prefix", "a prefix with a path separator is invalid_config", config={"file_prefix": "../x"}, input=memories(2), request={"operation": "recall"}, expect={"error": "invalid_config"})
+
+# --- configuration loading ---------------------------------------------------------------------
+vector("config-toml", "the [prompt.offload] section over the defaults", call="config_toml",
+       input="[server]\nport = 8080\n\n[prompt.offload]\nenabled = true\nthreshold_tokens = 3200\nttl_seconds = 60\noutput_dir = \"/var/tmp/lro\"\n\n[prompt.offload.extract]\ntimeout_ms = 2500\n")
+vector("config-toml-missing-section", "a document without the section gives the defaults", call="config_toml", input="[other]\nx = 1\n")
+vector("config-toml-bad-type", "a wrong type names the key", call="config_toml", input="[prompt.offload]\nttl_seconds = \"soon\"\n", expect={"error": "invalid_config"})
+vector("config-toml-unknown-key", "a typo is an error, not ignored", call="config_toml", input="[prompt.offload]\nthreshold = 10\n", expect={"error": "invalid_config"})
+vector("config-env", "ATLATL_PROMPT__OFFLOAD__* variables", call="config_env",
+       input={"ATLATL_PROMPT__OFFLOAD__ENABLED": "false", "ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "900", "ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR": "/data/lro", "HOME": "/root"})
+vector("config-env-bad", "a bad environment value is invalid_config", call="config_env", input={"ATLATL_PROMPT__OFFLOAD__TTL_SECONDS": "-5"}, expect={"error": "invalid_config"})
+
+# --- inject_context ------------------------------------------------------------------------------
+vector("inject-below-threshold", "the budgeted prompt text is returned inline when the pre-budget set is small", call="offload_inject",
+       input={"formatted": "## Context\n- Decision 0\n- Decision 1", "pre_budget": memories(2)}, request={"operation": "inject"})
+vector("inject-pre-budget-over", "a large pre-budget set is offloaded whole and the formatted text discarded", call="offload_inject",
+       input={"formatted": "## Context\n- Decision 0", "pre_budget": memories(40)}, request={"operation": "inject"})
+
+# --- MCP tools/call results ------------------------------------------------------------------------
+def text_result(value, **extra):
+    return {"content": [{"type": "text", "text": value if isinstance(value, str) else json.dumps(value)}], **extra}
+
+vector("intercept-recall-text", "a recall_memories result whose text is a JSON array of memories", call="intercept",
+       input={"result": text_result(memories(60)), "context": {"tool_name": "recall_memories", "arguments": {"query": "cache", "detail": "medium"}}})
+vector("intercept-structured", "structuredContent is the data when present", call="intercept",
+       input={"result": {"content": [{"type": "text", "text": "see structured"}], "structuredContent": graph}, "context": {"tool_name": "read_graph"}})
+vector("intercept-small-inline", "a small result is untouched", call="intercept",
+       input={"result": text_result(memories(2)), "context": {"tool_name": "recall_memories"}})
+vector("intercept-proxy-bypass", "a proxy client gets results inline", call="intercept",
+       input={"result": text_result(memories(60)), "context": {"tool_name": "recall_memories", "client_is_proxy": True}})
+vector("intercept-output-schema", "a tool with an outputSchema is left inline on purpose", call="intercept",
+       input={"result": text_result(memories(60)), "context": {"tool_name": "recall_memories", "output_schema_declared": True}})
+vector("intercept-is-error-kept", "isError and _meta survive offloading", call="intercept",
+       input={"result": text_result(log, isError=True, _meta={"trace": "abc"}), "context": {"tool_name": "tail_logs"}})
+vector("intercept-text-and-image", "non-text content items are kept after the descriptor", call="intercept",
+       input={"result": {"content": [{"type": "text", "text": log}, {"type": "image", "data": "iVBORw0KGgo=", "mimeType": "image/png"}]}, "context": {"tool_name": "screenshot_logs"}})
+vector("intercept-disabled", "LRO disabled leaves results untouched", call="intercept", config={"enabled": False},
+       input={"result": text_result(memories(60)), "context": {"tool_name": "recall_memories"}})
+vector("intercept-write-failure", "a failed write gives truncated text plus a warning item", call="intercept",
+       config={"output_dir": "{dir}/blocked/sub"}, setup={"files": {"blocked": ""}},
+       input={"result": text_result(log), "context": {"tool_name": "tail_logs"}})
+vector("intercept-bad-context", "an unknown context field is invalid_argument", call="intercept",
+       input={"result": text_result("x"), "context": {"tool": "x"}}, expect={"error": "invalid_argument"})
+
+# --- cleanup ---------------------------------------------------------------------------------------
+old = "atlatl-recall-00000000000000000000000000.jsonl"      # created at the Unix epoch: expired
+future = "atlatl-recall-7ZZZZZZZZZZZZZZZZZZZZZZZZZ.jsonl"   # created in the far future: kept
+vector("cleanup-expired-only", "only expired offload files of the prefix are removed", call="cleanup",
+       setup={"files": {old: "{}\n", future: "{}\n", "notes.txt": "keep", "lro-recall-00000000000000000000000000.jsonl": "other prefix",
+                         "atlatl-recall-00000000000000000000000000.jsonl.tmp-1": "temp", "atlatl-bad.jsonl": "not ours"}},
+       expect={"remaining": sorted([future, "notes.txt", "lro-recall-00000000000000000000000000.jsonl", "atlatl-recall-00000000000000000000000000.jsonl.tmp-1", "atlatl-bad.jsonl"])})
+vector("cleanup-empty-dir", "an empty directory is an empty report", call="cleanup", setup={"files": {}}, expect={"remaining": []})
+
+if __name__ == "__main__":
+    names = set()
+    for v in VECTORS:
+        assert v["name"] not in names, v["name"]
+        names.add(v["name"])
+        v.setdefault("config", {})
+        v.setdefault("expect", {})
+        path = HERE / f"{v['name']}.json"
+        old_expect = {}
+        if path.exists():
+            old_expect = json.loads(path.read_text()).get("expect", {})
+        # Keep blessed expectations unless the generator sets them itself.
+        v["expect"] = {**old_expect, **v["expect"]}
+        path.write_text(json.dumps(v, indent=1, ensure_ascii=False) + "\n")
+    print(f"{len(VECTORS)} vectors in {HERE}")
