@@ -17,7 +17,7 @@ use crate::events::{EventSink, OffloadEvent};
 use crate::host::Host;
 use crate::jsonl::{self, Body};
 use crate::payload::{Payload, RecordKind};
-use crate::profile::Profile;
+use crate::profile::{Profile, SAMPLE_SIZE};
 use crate::recipes::{self, MifExamples, Recipe};
 use crate::schema;
 use crate::time::iso8601;
@@ -391,12 +391,14 @@ impl<H: Host> Offloader<H> {
 
     /// Builds the descriptor of a written file.
     fn describe(&self, payload: &Payload<'_>, tokens: usize, request: &OffloadRequest, file_path: String) -> OffloadResponse {
-        let profile = Profile::of(payload.records.iter());
         let (line_schema, recipes) = match payload.kind {
             RecordKind::Mif(detail) => {
-                (schema::mif_schema(detail), recipes::mif_recipes(detail, &MifExamples::from_profile(&profile)))
+                (schema::mif_schema(detail), recipes::mif_recipes(detail, &MifExamples::from_records(sample(&payload.records))))
             }
-            RecordKind::Raw => (schema::inferred_schema(&profile), recipes::raw_recipes(&profile)),
+            RecordKind::Raw => {
+                let profile = Profile::of(payload.records.iter());
+                (schema::inferred_schema(&profile), recipes::raw_recipes(&profile))
+            }
         };
         let count = payload.records.len();
         let guidance = descriptor::guidance(self.config.guidance, payload.kind, count, tokens, &file_path, &recipes);
@@ -422,6 +424,12 @@ impl<H: Host> Offloader<H> {
 /// Deserializes `value` as `T`, mapping serde errors to `invalid_argument`.
 pub fn from_json_value<T: serde::de::DeserializeOwned>(value: &Value, what: &str) -> Result<T> {
     T::deserialize(value).map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("invalid {what}: {e}")))
+}
+
+/// The records recipes' examples are drawn from: the first [`SAMPLE_SIZE`] (native
+/// extraction rebuilds the recipes from the file the same way, cheaply).
+pub fn sample(records: &[Value]) -> &[Value] {
+    &records[..records.len().min(SAMPLE_SIZE)]
 }
 
 fn to_jq_recipe(recipe: &Recipe, file_path: &str) -> JqRecipe {
