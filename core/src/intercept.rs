@@ -147,7 +147,14 @@ impl<H: Host> Offloader<H> {
                     Value::String(s) => s.clone(),
                     other => other.to_string(),
                 };
-                let mut items = vec![text_item(text), text_item(inline.warning.clone().unwrap_or_default())];
+                // The host's error text differs between platforms (and may name local paths):
+                // it goes to the OffloadWriteFailed event, not into what the model reads.
+                let warning = format!(
+                    "LRO could not write the offload file; this result is truncated to the first {} of {} records.",
+                    inline.count,
+                    inline.total_count.unwrap_or(inline.count)
+                );
+                let mut items = vec![text_item(text), text_item(warning)];
                 items.extend(others);
                 rewritten.insert("content".into(), Value::Array(items));
                 if fields.contains_key("structuredContent") {

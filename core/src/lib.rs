@@ -32,6 +32,7 @@ pub mod detail;
 pub mod error;
 pub mod estimate;
 pub mod events;
+pub mod extract;
 pub mod files;
 pub mod host;
 pub mod intercept;
@@ -41,6 +42,7 @@ pub mod payload;
 pub mod profile;
 pub mod recipes;
 pub mod schema;
+pub mod tally;
 pub mod time;
 pub mod ulid_gen;
 
@@ -51,6 +53,7 @@ pub use detail::Detail;
 pub use error::{ErrorCode, LroError, Result};
 pub use estimate::{HeuristicEstimator, TokenEstimator};
 pub use events::{EventSink, OffloadEvent};
+pub use extract::{ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSpec};
 #[cfg(feature = "std-host")]
 pub use host::StdHost;
 pub use host::{DirEntry, EntryKind, Host, MemoryHost};

@@ -18,7 +18,8 @@ use crate::host::Host;
 use crate::jsonl::{self, Body};
 use crate::payload::{Payload, RecordKind};
 use crate::profile::{Profile, SAMPLE_SIZE};
-use crate::recipes::{self, MifExamples, Recipe};
+use crate::recipes::{self, Recipe};
+use crate::tally::MifTally;
 use crate::schema;
 use crate::time::iso8601;
 use crate::ulid_gen::UlidGenerator;
@@ -391,13 +392,14 @@ impl<H: Host> Offloader<H> {
 
     /// Builds the descriptor of a written file.
     fn describe(&self, payload: &Payload<'_>, tokens: usize, request: &OffloadRequest, file_path: String) -> OffloadResponse {
-        let (line_schema, recipes) = match payload.kind {
+        let (line_schema, recipes, top_namespaces) = match payload.kind {
             RecordKind::Mif(detail) => {
-                (schema::mif_schema(detail), recipes::mif_recipes(detail, &MifExamples::from_records(sample(&payload.records))))
+                let tally = MifTally::of(&payload.records);
+                (schema::mif_schema(detail), recipes::mif_recipes(detail, &tally.examples), tally.namespaces.top(5))
             }
             RecordKind::Raw => {
                 let profile = Profile::of(payload.records.iter());
-                (schema::inferred_schema(&profile), recipes::raw_recipes(&profile))
+                (schema::inferred_schema(&profile), recipes::raw_recipes(&profile), top_namespaces(&payload.records))
             }
         };
         let count = payload.records.len();
@@ -408,7 +410,7 @@ impl<H: Host> Offloader<H> {
                 count,
                 estimated_tokens: tokens,
                 operation: request.operation.clone(),
-                top_namespaces: top_namespaces(&payload.records),
+                top_namespaces,
                 score_range: score_range(request.scores.as_deref()),
                 detail: payload.kind.detail_name().to_owned(),
             },

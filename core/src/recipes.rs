@@ -139,39 +139,10 @@ impl MifExamples {
         }
     }
 
-    /// Counts the examples over all `records` in one pass (no full profile): the most
-    /// frequent value wins, ties go to the first seen.
+    /// The examples of `records` (pass the first [`crate::profile::SAMPLE_SIZE`]): the most
+    /// frequent value of each field, ties to the first seen.
     pub fn from_records(records: &[Value]) -> Self {
-        let mut namespaces = Tally::default();
-        let mut types = Tally::default();
-        let mut tags = Tally::default();
-        for record in records {
-            namespaces.add(record.get("namespace"));
-            types.add(record.get("memory_type"));
-            if let Some(Value::Array(items)) = record.get("tags") {
-                items.iter().for_each(|t| tags.add(Some(t)));
-            }
-        }
-        Self { namespace: namespaces.top(), memory_type: types.top(), tag: tags.top() }
-    }
-}
-
-/// Counts string values, remembering first-seen order for ties.
-#[derive(Default)]
-struct Tally<'a> {
-    counts: std::collections::HashMap<&'a str, (usize, usize)>,
-}
-
-impl<'a> Tally<'a> {
-    fn add(&mut self, value: Option<&'a Value>) {
-        if let Some(Value::String(s)) = value {
-            let next = self.counts.len();
-            self.counts.entry(s).or_insert((0, next)).0 += 1;
-        }
-    }
-
-    fn top(&self) -> Option<String> {
-        self.counts.iter().max_by(|a, b| a.1.0.cmp(&b.1.0).then(b.1.1.cmp(&a.1.1))).map(|(s, _)| (*s).to_owned())
+        crate::tally::MifTally::of(records).examples
     }
 }
 

@@ -11,9 +11,16 @@ fn nullable(ty: &str) -> Value {
     json!({"type": [ty, "null"]})
 }
 
-/// The schema of a MIF memory line at `detail`. Light and Medium lines hold exactly their
-/// fields (`additionalProperties: false`); Full lines may hold any MIF field.
+/// The schema of a MIF memory line at `detail` (built once per level, then cloned).
 pub fn mif_schema(detail: Detail) -> Value {
+    static SCHEMAS: std::sync::OnceLock<[Value; 3]> = std::sync::OnceLock::new();
+    let schemas = SCHEMAS.get_or_init(|| [build_mif_schema(Detail::Light), build_mif_schema(Detail::Medium), build_mif_schema(Detail::Full)]);
+    schemas[detail as usize].clone()
+}
+
+/// Builds the schema of a MIF memory line at `detail`. Light and Medium lines hold exactly their
+/// fields (`additionalProperties: false`); Full lines may hold any MIF field.
+fn build_mif_schema(detail: Detail) -> Value {
     let mut props = Map::new();
     props.insert("id".into(), json!({"type": "string", "description": "Memory identifier"}));
     props.insert("memory_type".into(), nullable("string"));

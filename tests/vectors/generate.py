@@ -224,6 +224,33 @@ vector("cleanup-expired-only", "only expired offload files of the prefix are rem
        expect={"remaining": sorted([future, "notes.txt", "lro-recall-00000000000000000000000000.jsonl", "atlatl-recall-00000000000000000000000000.jsonl.tmp-1", "atlatl-bad.jsonl"])})
 vector("cleanup-empty-dir", "an empty directory is an empty report", call="cleanup", setup={"files": {}}, expect={"remaining": []})
 
+# --- native extraction ---------------------------------------------------------------------------
+def extract_vector(name, description, extract, input=None, request=None, **fields):
+    vector(name, description, call="extract", input=input if input is not None else memories(60),
+           request=request or {"operation": "recall", "detail": "medium"}, extract=extract, **fields)
+
+extract_vector("extract-recipe-count-by-namespace", "recipe 6 counts by namespace", {"recipe": 6})
+extract_vector("extract-recipe-titles-raw", "recipe 1 returns raw tab-separated strings", {"recipe": 1})
+extract_vector("extract-recipe-with-params", "recipe 3 with a keyword bound as $keyword", {"recipe": 3, "params": {"keyword": "retry"}})
+extract_vector("extract-recipe-default-params", "a recipe without params uses the example shown in the descriptor", {"recipe": 2})
+extract_vector("extract-recipe-confidence", "recipe 9 at medium sorts by .confidence", {"recipe": 9})
+extract_vector("extract-query", "a jq filter over each record", {"query": "select(.memory_type == \"episodic\") | {id, confidence}"})
+extract_vector("extract-query-with-variable", "params are variables of a query too", {"query": "select(.namespace == $ns) | .id", "params": {"ns": "projects/atlas"}})
+extract_vector("extract-lines", "records 5 to 8", {"lines": {"start": 5, "end": 8}})
+extract_vector("extract-search", "regex search over raw lines, case-insensitive, capped", {"search": {"pattern": "decision 1[0-9]:", "ignore_case": True, "max_results": 3}})
+extract_vector("extract-raw-recipe", "recipes of raw data are rebuilt from the file", {"recipe": 6}, input=entities, request={"operation": "read_graph"})
+extract_vector("extract-limit-records", "a result cut by max_output_records says so", {"recipe": 4}, config={"extract": {"max_output_records": 7}})
+extract_vector("extract-error-both", "recipe and query together are invalid_argument", {"recipe": 1, "query": "."}, expect={"error": "invalid_argument"})
+extract_vector("extract-error-neither", "no verb is invalid_argument", {}, expect={"error": "invalid_argument"})
+extract_vector("extract-error-recipe-number", "recipe 11 is invalid_argument", {"recipe": 11}, expect={"error": "invalid_argument"})
+extract_vector("extract-error-bad-query", "a filter that does not parse is invalid_query", {"query": "select(.id =="}, expect={"error": "invalid_query"})
+extract_vector("extract-error-runtime", "a filter that fails at run time is query_failed", {"query": ".title | tonumber"}, expect={"error": "query_failed"})
+extract_vector("extract-error-traversal", "a path outside the output dir is path_denied", {"recipe": 1}, extract_path="{dir}/../../etc/passwd", expect={"error": "path_denied"})
+extract_vector("extract-error-not-offload-file", "a file in the dir that is not an offload file is path_denied", {"recipe": 1},
+               setup={"files": {"notes.jsonl": "{}\n"}}, extract_path="{dir}/notes.jsonl", expect={"error": "path_denied"})
+extract_vector("extract-error-missing", "a missing offload file is not_found", {"recipe": 1},
+               extract_path="{dir}/atlatl-recall-01ARZ3NDEKTSV4RRFFQ69G5FAV.jsonl", expect={"error": "not_found"})
+
 if __name__ == "__main__":
     names = set()
     for v in VECTORS:

@@ -1,0 +1,149 @@
+//! LRO as a WASI Preview 2 component: the `lro:offload/offloader` interface of
+//! `wit/world.wit`, a thin shim over `lro-core`.
+//!
+//! Built for wasm32-wasip1 and wrapped by `jco new --wasi-reactor`, so the only imports are
+//! the standard WASI interfaces the adapter maps std onto. The core's own `StdHost` does the
+//! I/O (std::fs, SystemTime and getrandom all work over WASI); [`WasiHost`] only fills in the
+//! two things WASI std does not provide.
+
+mod wasi_host;
+
+use lro_core::intercept::ToolCallContext;
+use lro_core::offload::from_json_value;
+use lro_core::{ErrorCode, ExtractRequest, LroError, OffloadConfig, OffloadRequest, Offloader};
+use serde_json::Value;
+
+use bindings::exports::lro::offload::offloader::{Guest, LroError as WitError};
+use wasi_host::WasiHost;
+
+mod bindings {
+    //! Generated from `wit/world.wit`.
+    // The generated glue is the canonical ABI: raw pointers by nature.
+    #![allow(unsafe_code, missing_docs)]
+    wit_bindgen::generate!({ world: "lro", path: "wit" });
+}
+
+/// The core's error as the WIT variant whose case is its code.
+fn wit_error(err: LroError) -> WitError {
+    let message = err.message().to_owned();
+    match err.code() {
+        ErrorCode::InvalidConfig => WitError::InvalidConfig(message),
+        ErrorCode::InvalidInput => WitError::InvalidInput(message),
+        ErrorCode::InvalidDetail => WitError::InvalidDetail(message),
+        ErrorCode::InvalidOperation => WitError::InvalidOperation(message),
+        ErrorCode::InvalidArgument => WitError::InvalidArgument(message),
+        ErrorCode::InvalidQuery => WitError::InvalidQuery(message),
+        ErrorCode::QueryFailed => WitError::QueryFailed(message),
+        ErrorCode::PathDenied => WitError::PathDenied(message),
+        ErrorCode::NotFound => WitError::NotFound(message),
+        // `ErrorCode` is non-exhaustive: a future code is still an I/O-level failure to the
+        // host until the WIT variant learns it.
+        _ => WitError::IoError(format!("[{}] {message}", err.code())),
+    }
+}
+
+type Result<T> = std::result::Result<T, WitError>;
+
+/// JSON text as a value; `what` names the argument in the error.
+fn parse(text: &str, code: ErrorCode, what: &str) -> Result<Value> {
+    serde_json::from_str(text).map_err(|e| {
+        wit_error(LroError::new(
+            code,
+            format!("{what} is not valid JSON: {e}"),
+        ))
+    })
+}
+
+fn to_json(value: &impl serde::Serialize) -> Result<String> {
+    serde_json::to_string(value).map_err(|e| {
+        wit_error(LroError::new(
+            ErrorCode::InvalidInput,
+            format!("cannot serialize the result: {e}"),
+        ))
+    })
+}
+
+/// The engine for a config argument (empty = defaults).
+fn offloader(config: &str) -> Result<Offloader<WasiHost>> {
+    let config = if config.trim().is_empty() {
+        OffloadConfig::default()
+    } else {
+        OffloadConfig::from_json(&parse(config, ErrorCode::InvalidConfig, "config")?)
+            .map_err(wit_error)?
+    };
+    Offloader::new(config, WasiHost).map_err(wit_error)
+}
+
+fn request(text: &str) -> Result<OffloadRequest> {
+    let value = if text.trim().is_empty() {
+        Value::Object(Default::default())
+    } else {
+        parse(text, ErrorCode::InvalidArgument, "request")?
+    };
+    OffloadRequest::from_json(&value).map_err(wit_error)
+}
+
+struct Component;
+
+impl Guest for Component {
+    fn offload(config: String, records: String, request_json: String) -> Result<String> {
+        let lro = offloader(&config)?;
+        let outcome = lro
+            .offload_json(records.as_bytes(), &request(&request_json)?)
+            .map_err(wit_error)?;
+        to_json(&outcome.to_value())
+    }
+
+    fn offload_inject(
+        config: String,
+        formatted: String,
+        pre_budget: String,
+        request_json: String,
+    ) -> Result<String> {
+        let lro = offloader(&config)?;
+        let pre_budget = parse(&pre_budget, ErrorCode::InvalidInput, "pre-budget")?;
+        let outcome = lro
+            .offload_inject(&formatted, &pre_budget, &request(&request_json)?)
+            .map_err(wit_error)?;
+        to_json(&outcome.to_value())
+    }
+
+    fn intercept_tool_result(config: String, result: String, context: String) -> Result<String> {
+        let lro = offloader(&config)?;
+        let result = parse(&result, ErrorCode::InvalidInput, "result")?;
+        let context = if context.trim().is_empty() {
+            Value::Object(Default::default())
+        } else {
+            parse(&context, ErrorCode::InvalidArgument, "context")?
+        };
+        let context = ToolCallContext::from_json(&context).map_err(wit_error)?;
+        to_json(
+            &lro.intercept_tool_result(&result, &context)
+                .map_err(wit_error)?,
+        )
+    }
+
+    fn extract(config: String, file_path: String, request_json: String) -> Result<String> {
+        let lro = offloader(&config)?;
+        let request = parse(&request_json, ErrorCode::InvalidArgument, "extract request")?;
+        let request: ExtractRequest =
+            from_json_value(&request, "extract request").map_err(wit_error)?;
+        to_json(&lro.extract(&file_path, &request).map_err(wit_error)?)
+    }
+
+    fn cleanup(config: String) -> Result<String> {
+        to_json(&offloader(&config)?.cleanup().map_err(wit_error)?)
+    }
+
+    fn config_from_toml(text: String) -> Result<String> {
+        to_json(&OffloadConfig::from_toml_str(&text).map_err(wit_error)?)
+    }
+
+    fn config_from_env(vars: Vec<(String, String)>) -> Result<String> {
+        let mut config = OffloadConfig::default();
+        config.apply_env(vars).map_err(wit_error)?;
+        to_json(&config)
+    }
+}
+
+bindings::export!(Component with_types_in bindings);

@@ -1,0 +1,96 @@
+//! [`WasiHost`]: the core's `StdHost` with the two gaps of std over WASI filled in.
+//!
+//! - `std::env::temp_dir()` is not available on WASI, so the temp dir is `$TMPDIR`, else `/tmp`
+//!   (the host must preopen it, or the caller sets `output_dir`).
+//! - `std::fs::canonicalize` is unsupported on WASI (there is no `realpath`), so paths are
+//!   resolved here: `.` and `..` lexically, symbolic links with `read_link`, as realpath does.
+//!   The core relies on it to keep extraction inside `output_dir` and to name the real file.
+
+use std::io::{self, Read};
+use std::path::{Component, Path, PathBuf};
+
+use lro_core::{DirEntry, EntryKind, Host, StdHost};
+
+/// Symbolic links followed before giving up, like Linux's `ELOOP` limit.
+const MAX_LINKS: usize = 40;
+
+/// The component's host.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WasiHost;
+
+/// Resolves `path` against the real filesystem, as `realpath(3)` does.
+fn realpath(path: &Path) -> io::Result<PathBuf> {
+    let mut pending: Vec<PathBuf> = path
+        .components()
+        .rev()
+        .map(|c| PathBuf::from(c.as_os_str()))
+        .collect();
+    let mut resolved = PathBuf::from("/");
+    let mut links = 0;
+    while let Some(part) = pending.pop() {
+        match part.components().next() {
+            None | Some(Component::RootDir | Component::CurDir | Component::Prefix(_)) => continue,
+            Some(Component::ParentDir) => {
+                resolved.pop();
+                continue;
+            }
+            Some(Component::Normal(_)) => {}
+        }
+        let candidate = resolved.join(&part);
+        let metadata = std::fs::symlink_metadata(&candidate)?;
+        if !metadata.file_type().is_symlink() {
+            resolved = candidate;
+            continue;
+        }
+        links += 1;
+        if links > MAX_LINKS {
+            return Err(io::Error::other("too many levels of symbolic links"));
+        }
+        let target = std::fs::read_link(&candidate)?;
+        if target.is_absolute() {
+            resolved = PathBuf::from("/");
+        }
+        pending.extend(
+            target
+                .components()
+                .rev()
+                .map(|c| PathBuf::from(c.as_os_str())),
+        );
+    }
+    Ok(resolved)
+}
+
+impl Host for WasiHost {
+    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+        StdHost.write_atomic(path, parts)
+    }
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        StdHost.create_dir_all(dir)
+    }
+    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
+        StdHost.open(path)
+    }
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        StdHost.list_dir(dir)
+    }
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        StdHost.remove_file(path)
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        realpath(path)
+    }
+    fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
+        StdHost.entry_kind(path)
+    }
+    fn now_millis(&self) -> u64 {
+        StdHost.now_millis()
+    }
+    fn fill_random(&self, buf: &mut [u8]) {
+        StdHost.fill_random(buf)
+    }
+    fn temp_dir(&self) -> PathBuf {
+        std::env::var_os("TMPDIR")
+            .filter(|d| !d.is_empty())
+            .map_or_else(|| PathBuf::from("/tmp"), PathBuf::from)
+    }
+}

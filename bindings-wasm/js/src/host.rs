@@ -1,0 +1,305 @@
+//! The hosts of the JS binding: a JS object implementing the file, clock and randomness
+//! functions ([`JsHost`]), or the core's in-memory store with the JS clock and
+//! `crypto.getRandomValues` ([`InMemoryHost`]).
+//!
+//! wasm32-unknown-unknown has no files, clock or OS randomness of its own: every one of
+//! them comes from JS here, as getrandom's documentation asks of libraries (the core never
+//! picks a randomness backend itself).
+
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use js_sys::{Array, Reflect, Uint8Array};
+use lro_core::{DirEntry, EntryKind, Host, MemoryHost};
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(typescript_custom_section)]
+const LRO_HOST_TS: &str = r#"
+/** What LRO needs from its environment. Paths are absolute; a failure is thrown as an Error
+ *  whose `code` is a Node errno name (`ENOENT`, `EEXIST`, `EACCES`, ...) when there is one. */
+export interface LroHost {
+  /** Writes `bytes` to `path` atomically (whole file or nothing); fails with EEXIST if it exists. */
+  writeAtomic(path: string, bytes: Uint8Array): void;
+  /** Creates `dir` and its missing parents (0700). */
+  createDirAll(dir: string): void;
+  /** The whole content of `path`. */
+  readFile(path: string): Uint8Array;
+  /** The entries of `dir`: kind is "file", "dir", "symlink" or "other" (symlinks not followed). */
+  listDir(dir: string): { name: string; kind: string }[];
+  /** Removes the file at `path`. */
+  removeFile(path: string): void;
+  /** `path` with every symbolic link and `..` resolved. */
+  canonicalize(path: string): string;
+  /** The kind of `path` without following a final symbolic link. */
+  entryKind(path: string): string;
+  /** Milliseconds since the Unix epoch. */
+  nowMillis(): number;
+  /** Fills `buf` with unpredictable bytes (e.g. `crypto.getRandomValues(buf)`). */
+  fillRandom(buf: Uint8Array): void;
+  /** The directory used when `output_dir` is empty. */
+  tempDir(): string;
+}
+"#;
+
+#[wasm_bindgen]
+extern "C" {
+    /// A JS object implementing `LroHost`.
+    #[wasm_bindgen(typescript_type = "LroHost")]
+    pub type JsHostObject;
+
+    #[wasm_bindgen(method, catch, js_name = writeAtomic)]
+    fn write_atomic(this: &JsHostObject, path: &str, bytes: &[u8]) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = createDirAll)]
+    fn create_dir_all(this: &JsHostObject, dir: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = readFile)]
+    fn read_file(this: &JsHostObject, path: &str) -> Result<Uint8Array, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = listDir)]
+    fn list_dir(this: &JsHostObject, dir: &str) -> Result<Array, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = removeFile)]
+    fn remove_file(this: &JsHostObject, path: &str) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch)]
+    fn canonicalize(this: &JsHostObject, path: &str) -> Result<String, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = entryKind)]
+    fn entry_kind(this: &JsHostObject, path: &str) -> Result<String, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = nowMillis)]
+    fn now_millis(this: &JsHostObject) -> Result<f64, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = fillRandom)]
+    fn fill_random(this: &JsHostObject, buf: &Uint8Array) -> Result<(), JsValue>;
+    #[wasm_bindgen(method, catch, js_name = tempDir)]
+    fn temp_dir(this: &JsHostObject) -> Result<String, JsValue>;
+
+    /// `globalThis.crypto`, present in browsers, workers, Deno and Node >= 19.
+    #[wasm_bindgen(thread_local_v2, js_namespace = globalThis, js_name = crypto)]
+    static CRYPTO: JsValue;
+}
+
+/// A thrown JS value as an `io::Error`, keeping the errno name's meaning (`ENOENT` is
+/// `NotFound`, which the core turns into `not_found`).
+fn io_error(err: JsValue) -> io::Error {
+    let code = Reflect::get(&err, &"code".into())
+        .ok()
+        .and_then(|c| c.as_string())
+        .unwrap_or_default();
+    let kind = match code.as_str() {
+        "ENOENT" | "ENOTDIR" => io::ErrorKind::NotFound,
+        "EEXIST" => io::ErrorKind::AlreadyExists,
+        "EACCES" | "EPERM" => io::ErrorKind::PermissionDenied,
+        _ => io::ErrorKind::Other,
+    };
+    let message = Reflect::get(&err, &"message".into())
+        .ok()
+        .and_then(|m| m.as_string());
+    io::Error::new(
+        kind,
+        message
+            .or_else(|| err.as_string())
+            .unwrap_or_else(|| format!("{err:?}")),
+    )
+}
+
+fn kind_from_str(kind: &str) -> EntryKind {
+    match kind {
+        "file" => EntryKind::File,
+        "dir" => EntryKind::Dir,
+        "symlink" => EntryKind::Symlink,
+        _ => EntryKind::Other,
+    }
+}
+
+fn path_str(path: &Path) -> String {
+    path.to_string_lossy().into_owned()
+}
+
+/// Fills `buf` from `crypto.getRandomValues`; `false` when the environment has none.
+fn crypto_random(buf: &mut [u8]) -> bool {
+    let get = CRYPTO.with(|c| {
+        Reflect::get(c, &"getRandomValues".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+    });
+    let Some(get) = get else { return false };
+    // getRandomValues takes at most 65,536 bytes at a time; ULIDs need 10.
+    for chunk in buf.chunks_mut(65_536) {
+        let array = Uint8Array::new_with_length(chunk.len() as u32);
+        if CRYPTO.with(|c| get.call1(c, &array)).is_err() {
+            return false;
+        }
+        array.copy_to(chunk);
+    }
+    true
+}
+
+/// When a host cannot give randomness, fall back to the clock, as the core's StdHost does:
+/// file names stay unique within the process because the ULID generator is monotonic.
+fn clock_bytes(now: u64, buf: &mut [u8]) {
+    let seed = now.to_le_bytes();
+    for (i, b) in buf.iter_mut().enumerate() {
+        *b = seed[i % 8] ^ (i as u8).wrapping_mul(151);
+    }
+}
+
+/// [`Host`] over a JS object implementing `LroHost`.
+pub struct JsHost(pub JsHostObject);
+
+impl Host for JsHost {
+    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+        self.0
+            .write_atomic(&path_str(path), &parts.concat())
+            .map_err(io_error)
+    }
+
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        self.0.create_dir_all(&path_str(dir)).map_err(io_error)
+    }
+
+    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
+        let bytes = self.0.read_file(&path_str(path)).map_err(io_error)?;
+        Ok(Box::new(io::Cursor::new(bytes.to_vec())))
+    }
+
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        let entries = self.0.list_dir(&path_str(dir)).map_err(io_error)?;
+        let field = |entry: &JsValue, key: &str| {
+            Reflect::get(entry, &key.into())
+                .ok()
+                .and_then(|v| v.as_string())
+        };
+        Ok(entries
+            .iter()
+            .filter_map(|entry| {
+                let name = field(&entry, "name")?;
+                let kind = kind_from_str(&field(&entry, "kind").unwrap_or_default());
+                Some(DirEntry { name, kind })
+            })
+            .collect())
+    }
+
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.0.remove_file(&path_str(path)).map_err(io_error)
+    }
+
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        self.0
+            .canonicalize(&path_str(path))
+            .map(PathBuf::from)
+            .map_err(io_error)
+    }
+
+    fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
+        self.0
+            .entry_kind(&path_str(path))
+            .map(|k| kind_from_str(&k))
+            .map_err(io_error)
+    }
+
+    fn now_millis(&self) -> u64 {
+        self.0.now_millis().unwrap_or_else(|_| js_sys::Date::now()) as u64
+    }
+
+    fn fill_random(&self, buf: &mut [u8]) {
+        let array = Uint8Array::new_with_length(buf.len() as u32);
+        if self.0.fill_random(&array).is_ok() {
+            array.copy_to(buf);
+        } else if !crypto_random(buf) {
+            clock_bytes(self.now_millis(), buf);
+        }
+    }
+
+    fn temp_dir(&self) -> PathBuf {
+        PathBuf::from(self.0.temp_dir().unwrap_or_else(|_| "/tmp".to_owned()))
+    }
+}
+
+/// The built-in host for environments without files: the core's [`MemoryHost`] store, with
+/// the real clock and `crypto.getRandomValues` (MemoryHost's own fixed clock and seeded
+/// generator are for reproducible tests). Descriptors point into this store (`/tmp/...`);
+/// read the files back with `Lro.readFile`.
+pub struct InMemoryHost {
+    /// The files.
+    pub store: MemoryHost,
+}
+
+impl Host for InMemoryHost {
+    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+        self.store.write_atomic(path, parts)
+    }
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        self.store.create_dir_all(dir)
+    }
+    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
+        self.store.open(path)
+    }
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        self.store.list_dir(dir)
+    }
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.store.remove_file(path)
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        self.store.canonicalize(path)
+    }
+    fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
+        self.store.entry_kind(path)
+    }
+    fn now_millis(&self) -> u64 {
+        js_sys::Date::now() as u64
+    }
+    fn fill_random(&self, buf: &mut [u8]) {
+        if !crypto_random(buf) {
+            self.store.fill_random(buf);
+        }
+    }
+    fn temp_dir(&self) -> PathBuf {
+        self.store.temp_dir()
+    }
+}
+
+/// Either host, so one `Lro` class serves both.
+pub enum BindingHost {
+    /// A JS object.
+    Js(JsHost),
+    /// The built-in in-memory store.
+    Memory(InMemoryHost),
+}
+
+impl BindingHost {
+    fn get(&self) -> &dyn Host {
+        match self {
+            Self::Js(h) => h,
+            Self::Memory(h) => h,
+        }
+    }
+}
+
+impl Host for BindingHost {
+    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+        self.get().write_atomic(path, parts)
+    }
+    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
+        self.get().create_dir_all(dir)
+    }
+    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
+        self.get().open(path)
+    }
+    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
+        self.get().list_dir(dir)
+    }
+    fn remove_file(&self, path: &Path) -> io::Result<()> {
+        self.get().remove_file(path)
+    }
+    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
+        self.get().canonicalize(path)
+    }
+    fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
+        self.get().entry_kind(path)
+    }
+    fn now_millis(&self) -> u64 {
+        self.get().now_millis()
+    }
+    fn fill_random(&self, buf: &mut [u8]) {
+        self.get().fill_random(buf)
+    }
+    fn temp_dir(&self) -> PathBuf {
+        self.get().temp_dir()
+    }
+}

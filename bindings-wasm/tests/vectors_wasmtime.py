@@ -1,0 +1,133 @@
+"""Runs every conformance vector in tests/vectors/ against the WASI P2 component under
+wasmtime-py, following tests/vectors/README.md (same normalisation as the native runner).
+
+    bindings-wasm/.venv/bin/python bindings-wasm/tests/vectors_wasmtime.py [COMPONENT.wasm]
+
+Each vector's fresh directory is preopened at its own path, so descriptors name real paths.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "component" / "host"))
+
+from lro_wasmtime import LroComponent, LroError  # noqa: E402
+
+VECTORS = Path(os.environ.get("LRO_VECTORS_DIR", HERE.parent.parent / "tests" / "vectors"))
+COMPONENT = sys.argv[1] if len(sys.argv) > 1 else str(HERE.parent / "component" / "dist" / "lro.component.wasm")
+ULID = re.compile(r"(?<![A-Za-z0-9])[0-9A-HJKMNP-TV-Z]{26}")
+VERBOSE = os.environ.get("LRO_VERBOSE") == "1"
+TIMESTAMP = re.compile(r'("timestamp":")[^"]*"')
+
+
+def normalise(value, directory: str):
+    if isinstance(value, str):
+        return ULID.sub("{ulid}", value.replace(directory, "{dir}"))
+    if isinstance(value, list):
+        return [normalise(v, directory) for v in value]
+    if isinstance(value, dict):
+        out = {}
+        for key, v in value.items():
+            if key == "warning" and isinstance(v, str):
+                out[key] = "{warning}"
+            elif key == "age_seconds" and isinstance(v, (int, float)) and not isinstance(v, bool):
+                out[key] = 0
+            else:
+                out[key] = normalise(v, directory)
+        return out
+    return value
+
+
+def file_of(outcome):
+    if isinstance(outcome, dict):
+        if outcome.get("offloaded") is True:
+            return outcome["file_path"]
+        response = outcome.get("response")
+        if isinstance(response, dict):
+            return response.get("file_path")
+    return None
+
+
+def call(lro: LroComponent, vector: dict, config: dict, directory: str):
+    kind, data, request = vector["call"], vector.get("input"), vector.get("request")
+    if kind == "config_toml":
+        return lro.config_from_toml(data), None
+    if kind == "config_env":
+        return lro.config_from_env(data), None
+    if kind == "offload":
+        outcome = lro.offload(config, data, request)
+    elif kind == "offload_json":
+        outcome = lro.offload_json(config, data, request)
+    elif kind == "offload_inject":
+        outcome = lro.offload_inject(config, data["formatted"], data["pre_budget"], request)
+    elif kind == "intercept":
+        outcome = lro.intercept_tool_result(config, data["result"], data.get("context"))
+    elif kind == "cleanup":
+        return lro.cleanup(config), None
+    elif kind == "extract":
+        offloaded = lro.offload(config, data, request)
+        assert offloaded.get("offloaded") is True, "an extract vector must offload first"
+        path = vector.get("extract_path")
+        path = path.replace("{dir}", directory) if isinstance(path, str) else offloaded["file_path"]
+        return lro.extract(config, path, vector["extract"]), None
+    else:
+        raise ValueError(f"unknown call {kind}")
+    return outcome, file_of(outcome)
+
+
+def produce(lro: LroComponent, vector: dict) -> dict:
+    directory = os.path.realpath(tempfile.mkdtemp(prefix="lro-wasmtime-vec-"))
+    try:
+        for name, content in (vector.get("setup") or {}).get("files", {}).items():
+            Path(directory, name).write_text(content)
+        config = dict(vector.get("config") or {})
+        out_dir = config.get("output_dir")
+        config["output_dir"] = out_dir.replace("{dir}", directory) if isinstance(out_dir, str) else directory
+        lro.set_preopens([directory])
+        try:
+            outcome, file = call(lro, vector, config, directory)
+        except LroError as err:
+            return {"error": err.code}
+        produced = {"outcome": normalise(outcome, directory)}
+        if file:
+            # Byte for byte, split as the native runner's `lines()` does.
+            lines = Path(file).read_bytes().decode("utf-8").split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+            produced["jsonl"] = [TIMESTAMP.sub(r'\1{timestamp}"', l, count=1) if i == 0 else l for i, l in enumerate(lines)]
+        if vector["call"] == "cleanup":
+            produced["remaining"] = sorted(os.listdir(directory))
+        return produced
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
+def main() -> int:
+    paths = sorted(VECTORS.glob("*.json"))
+    if len(paths) < 30:
+        print(f"expected at least 30 vectors in {VECTORS}, found {len(paths)}")
+        return 1
+    lro = LroComponent(COMPONENT)
+    failures = []
+    for path in paths:
+        vector = json.loads(path.read_text())
+        produced = produce(lro, vector)
+        if produced != vector["expect"]:
+            failures.append(path.name)
+            print(f"FAIL {path.name}\n--- expected\n{json.dumps(vector['expect'], indent=1)[:3000]}\n--- produced\n{json.dumps(produced, indent=1)[:3000]}")
+        elif VERBOSE:
+            print(f"ok   {path.name}")
+    print(f"wasmtime-py {len(paths) - len(failures)}/{len(paths)} vectors pass")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

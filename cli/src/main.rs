@@ -1,0 +1,135 @@
+//! `lro`: Large Result Offloading from the command line.
+//!
+//! - `lro offload`: read a tool result on stdin, print the descriptor (or the inline result);
+//! - `lro extract`: run a recipe, a jq filter, a line range or a regex search on an offload file;
+//! - `lro cleanup`: delete expired offload files;
+//! - `lro demo`: the main job, end to end, on an embedded corpus.
+#![forbid(unsafe_code)]
+
+mod demo;
+mod options;
+mod proxy;
+
+use std::io::{self, Read, Write};
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+use lro_core::{ErrorCode, LroError};
+use serde_json::Value;
+
+use options::{ConfigArgs, ExtractArgs, InputFormat};
+
+/// Large Result Offloading: large tool results become a JSONL file plus a compact descriptor.
+#[derive(Debug, Parser)]
+#[command(name = "lro", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Read a tool result on stdin; print the descriptor when offloaded, the inline result otherwise.
+    Offload {
+        /// The operation (recall, search, inject, list, or a tool name); names the file.
+        #[arg(long, default_value = "recall")]
+        operation: String,
+        /// Detail level for MIF memories: light, medium or full (default: the operation's).
+        #[arg(long)]
+        detail: Option<String>,
+        /// The query that produced the results (recorded in the header).
+        #[arg(long)]
+        query: Option<String>,
+        /// How to read stdin: json, text, or auto (JSON when it starts with [ { or ").
+        #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
+        input: InputFormat,
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Extract from an offload file without a shell: a recipe, a jq filter, a line range or a search.
+    Extract(ExtractArgs),
+    /// Delete offload files whose time-to-live has passed; print what was removed.
+    Cleanup {
+        #[command(flatten)]
+        config: ConfigArgs,
+    },
+    /// Offload a 500-memory recall from an embedded corpus, show the descriptor, run two recipes.
+    Demo {
+        /// Where to write the file (default: the system temp dir).
+        #[arg(long)]
+        output_dir: Option<String>,
+    },
+    /// Put LRO in front of an MCP server (stdio child or remote streamable HTTP)
+    Proxy(proxy::ProxyArgs),
+}
+
+/// Exit codes: 65 for bad input data, 78 for bad configuration, 1 for anything else.
+fn exit_code(err: &LroError) -> u8 {
+    match err.code() {
+        ErrorCode::InvalidConfig => 78,
+        ErrorCode::InvalidInput
+        | ErrorCode::InvalidDetail
+        | ErrorCode::InvalidOperation
+        | ErrorCode::InvalidArgument
+        | ErrorCode::InvalidQuery => 65,
+        _ => 1,
+    }
+}
+
+fn print_json(value: &Value) -> Result<(), LroError> {
+    let mut out = io::stdout().lock();
+    serde_json::to_writer_pretty(&mut out, value)
+        .map_err(|e| LroError::new(ErrorCode::Io, format!("cannot write output: {e}")))?;
+    writeln!(out).map_err(|e| LroError::from_io(&e, "cannot write output"))
+}
+
+fn read_stdin() -> Result<Vec<u8>, LroError> {
+    let mut buf = Vec::new();
+    io::stdin().read_to_end(&mut buf).map_err(|e| LroError::from_io(&e, "cannot read stdin"))?;
+    Ok(buf)
+}
+
+fn run(cli: Cli) -> Result<(), LroError> {
+    match cli.command {
+        Command::Offload { operation, detail, query, input, config } => {
+            let lro = config.offloader()?;
+            let request = lro_core::OffloadRequest::from_json(&serde_json::json!({
+                "operation": operation, "detail": detail, "query": query,
+            }))?;
+            let value = input.parse(&read_stdin()?)?;
+            print_json(&lro.offload(&value, &request)?.to_value())
+        }
+        Command::Extract(args) => {
+            let lro = args.config.offloader()?;
+            let response = lro.extract(&args.file, &args.request()?)?;
+            let mut out = io::stdout().lock();
+            for value in &response.results {
+                let line = match value {
+                    Value::String(s) if args.raw_strings() => s.clone(),
+                    other => other.to_string(),
+                };
+                writeln!(out, "{line}").map_err(|e| LroError::from_io(&e, "cannot write output"))?;
+            }
+            if let Some(limit) = &response.limit {
+                eprintln!("lro: output truncated: {limit}");
+            }
+            Ok(())
+        }
+        Command::Cleanup { config } => {
+            let lro = config.offloader()?;
+            print_json(&serde_json::to_value(lro.cleanup()?).unwrap_or(Value::Null))
+        }
+        Command::Demo { output_dir } => demo::run(output_dir),
+        Command::Proxy(args) => proxy::run(args),
+    }
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            eprintln!("lro: error[{}]: {}", err.code(), err.message());
+            ExitCode::from(exit_code(&err))
+        }
+    }
+}

@@ -1,0 +1,170 @@
+//! Command-line options shared by the subcommands, turned into core types.
+
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use lro_core::extract::{ExtractRequest, LineRange, SearchSpec};
+use lro_core::{ErrorCode, LroError, OffloadConfig, OffloadEvent, Offloader, StdHost};
+use serde_json::{Map, Value};
+
+/// Configuration sources, lowest precedence first: defaults, `--config FILE`, the
+/// `ATLATL_PROMPT__OFFLOAD__*` environment, then these flags.
+#[derive(Debug, Clone, Args)]
+pub struct ConfigArgs {
+    /// A TOML file with a [prompt.offload] section.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Directory of the offload files (default: the system temp dir).
+    #[arg(long, value_name = "DIR")]
+    pub output_dir: Option<String>,
+    /// Offload when estimated tokens exceed this (default 1600).
+    #[arg(long, value_name = "N")]
+    pub threshold: Option<String>,
+    /// Seconds before cleanup may delete a file (default 3600).
+    #[arg(long, value_name = "N")]
+    pub ttl_seconds: Option<String>,
+    /// File name prefix (default "atlatl").
+    #[arg(long, value_name = "PREFIX")]
+    pub prefix: Option<String>,
+    /// Guidance template: shell (jq commands) or native (the lro_extract tool).
+    #[arg(long, value_name = "MODE")]
+    pub guidance: Option<String>,
+    /// Print events (OffloadCreated, OffloadWriteFailed, OffloadFileExpired) as JSON lines on stderr.
+    #[arg(long)]
+    pub events: bool,
+}
+
+impl ConfigArgs {
+    /// The configuration these options describe.
+    pub fn load(&self) -> Result<OffloadConfig, LroError> {
+        let mut config = OffloadConfig::default();
+        if let Some(path) = &self.config {
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| LroError::new(ErrorCode::InvalidConfig, format!("cannot read {}: {e}", path.display())))?;
+            config.apply_toml_str(&text)?;
+        }
+        config.apply_env(std::env::vars())?;
+        let flags = [
+            ("output_dir", &self.output_dir),
+            ("threshold_tokens", &self.threshold),
+            ("ttl_seconds", &self.ttl_seconds),
+            ("file_prefix", &self.prefix),
+            ("guidance", &self.guidance),
+        ];
+        for (key, value) in flags {
+            if let Some(value) = value {
+                config.set_str(key, value)?;
+            }
+        }
+        Ok(config)
+    }
+
+    /// An offloader over the real filesystem with these options.
+    pub fn offloader(&self) -> Result<Offloader<StdHost>, LroError> {
+        let lro = Offloader::new(self.load()?, StdHost::new())?;
+        Ok(if self.events {
+            lro.with_event_sink(|event: &OffloadEvent| {
+                if let Ok(line) = serde_json::to_string(event) {
+                    eprintln!("{line}");
+                }
+            })
+        } else {
+            lro
+        })
+    }
+}
+
+/// How `lro offload` reads stdin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum InputFormat {
+    /// JSON when the first non-blank character is `[`, `{` or `"`; plain text otherwise.
+    Auto,
+    /// JSON; anything else is an error.
+    Json,
+    /// Plain text, one record per line.
+    Text,
+}
+
+impl InputFormat {
+    /// Reads `bytes` as this format says.
+    pub fn parse(self, bytes: &[u8]) -> Result<Value, LroError> {
+        let text = std::str::from_utf8(bytes)
+            .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("input is not UTF-8: {e}")))?;
+        let looks_json = text.trim_start().starts_with(['[', '{', '"']);
+        match self {
+            Self::Text => Ok(Value::String(text.to_owned())),
+            Self::Auto if !looks_json => Ok(Value::String(text.to_owned())),
+            Self::Auto | Self::Json => serde_json::from_str(text)
+                .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("input is not valid JSON: {e}"))),
+        }
+    }
+}
+
+/// `lro extract FILE (--recipe N [--param K=V]... | --query F | --lines A:B | --search RE)`.
+#[derive(Debug, Args)]
+pub struct ExtractArgs {
+    /// The offload file (a descriptor's file_path).
+    pub file: String,
+    /// A recipe number, 1-10.
+    #[arg(long, group = "verb")]
+    pub recipe: Option<u8>,
+    /// A recipe parameter, KEY=VALUE (repeatable), e.g. --param namespace=_semantic.
+    #[arg(long = "param", value_name = "KEY=VALUE")]
+    pub params: Vec<String>,
+    /// A jq filter, run over each record.
+    #[arg(long, group = "verb")]
+    pub query: Option<String>,
+    /// Records A to B (B exclusive, 0-based): --lines 0:20, --lines 100:.
+    #[arg(long, group = "verb", value_name = "A:B")]
+    pub lines: Option<String>,
+    /// A regular expression searched in the raw lines.
+    #[arg(long, group = "verb", value_name = "REGEX")]
+    pub search: Option<String>,
+    /// With --search: ignore case.
+    #[arg(long, requires = "search")]
+    pub ignore_case: bool,
+    /// With --search: at most N matches.
+    #[arg(long, requires = "search", value_name = "N")]
+    pub max: Option<u64>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+impl ExtractArgs {
+    /// Strings print raw for recipes (like `jq -r` for #1); JSON otherwise.
+    pub fn raw_strings(&self) -> bool {
+        self.recipe.is_some()
+    }
+
+    /// The core request these options describe.
+    pub fn request(&self) -> Result<ExtractRequest, LroError> {
+        let bad = |msg: String| LroError::new(ErrorCode::InvalidArgument, msg);
+        let mut params = Map::new();
+        for pair in &self.params {
+            let (k, v) = pair.split_once('=').ok_or_else(|| bad(format!("--param {pair:?}: expected KEY=VALUE")))?;
+            params.insert(k.to_owned(), Value::String(v.to_owned()));
+        }
+        let lines = match &self.lines {
+            None => None,
+            Some(range) => {
+                let (a, b) = range.split_once(':').ok_or_else(|| bad(format!("--lines {range:?}: expected A:B")))?;
+                let num = |s: &str| s.trim().parse::<u64>().map_err(|_| bad(format!("--lines {range:?}: not a number")));
+                let start = if a.trim().is_empty() { 0 } else { num(a)? };
+                let end = if b.trim().is_empty() { None } else { Some(num(b)?) };
+                Some(LineRange { start, end, ..LineRange::default() })
+            }
+        };
+        let search = self.search.as_ref().map(|pattern| SearchSpec {
+            pattern: pattern.clone(),
+            ignore_case: self.ignore_case,
+            max_results: self.max,
+        });
+        Ok(ExtractRequest {
+            recipe: self.recipe,
+            query: self.query.clone(),
+            params: if params.is_empty() { None } else { Some(params) },
+            lines,
+            search,
+        })
+    }
+}

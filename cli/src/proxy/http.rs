@@ -1,0 +1,331 @@
+//! A remote MCP server over streamable HTTP (MCP 2025-03-26 and later): every client message
+//! is POSTed; the answer is `application/json` or a `text/event-stream` of messages; the
+//! session is the `Mcp-Session-Id` header of the `initialize` response; a GET stream carries
+//! what the server sends on its own (requests and notifications outside a call).
+
+use std::io::{BufReader, Read};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use lro_core::{ErrorCode, LroError};
+use serde_json::Value;
+
+use super::Upstream;
+use super::jsonrpc::{self, IdKey, Kind, Peek};
+use super::router::Router;
+use super::sse;
+
+/// Longest wait, on exit, for calls still in flight.
+const CLOSE_GRACE: Duration = Duration::from_secs(30);
+/// Attempts to (re)open the GET stream before giving up on it.
+const LISTEN_ATTEMPTS: u32 = 3;
+
+/// `--header "Name: value"` options as pairs.
+pub fn parse_headers(options: &[String]) -> Result<Vec<(String, String)>, LroError> {
+    options
+        .iter()
+        .map(|option| {
+            let (name, value) = option
+                .split_once(':')
+                .filter(|(n, _)| !n.trim().is_empty())
+                .ok_or_else(|| {
+                    LroError::new(
+                        ErrorCode::InvalidArgument,
+                        format!("--header {option:?}: expected \"Name: value\""),
+                    )
+                })?;
+            Ok((name.trim().to_owned(), value.trim().to_owned()))
+        })
+        .collect()
+}
+
+/// The remote server.
+pub struct HttpUpstream {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    agent: ureq::Agent,
+    url: String,
+    headers: Vec<(String, String)>,
+    session: Mutex<Option<String>>,
+    router: Arc<Router>,
+    in_flight: (Mutex<usize>, Condvar),
+    listening: AtomicBool,
+    closed: AtomicBool,
+}
+
+impl HttpUpstream {
+    /// A client of the streamable-HTTP endpoint at `url`.
+    pub fn new(url: &str, headers: Vec<(String, String)>, router: Arc<Router>) -> Self {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_connect(Some(Duration::from_secs(10)))
+            .build()
+            .into();
+        Self {
+            inner: Arc::new(Inner {
+                agent,
+                url: url.to_owned(),
+                headers,
+                session: Mutex::new(None),
+                router,
+                in_flight: (Mutex::new(0), Condvar::new()),
+                listening: AtomicBool::new(false),
+                closed: AtomicBool::new(false),
+            }),
+        }
+    }
+}
+
+impl Upstream for HttpUpstream {
+    fn send(&self, message: Vec<u8>, request: Option<IdKey>) {
+        let initialize = Peek::parse(&message)
+            .is_some_and(|p| matches!(p.kind(), Kind::Request(_, "initialize")));
+        self.inner.begin();
+        match request {
+            // Requests run side by side: a slow call must not hold up the others.
+            Some(id) if !initialize => {
+                let inner = Arc::clone(&self.inner);
+                std::thread::spawn(move || {
+                    inner.post(&message, Some(&id));
+                    inner.end();
+                });
+            }
+            // `initialize` (the session starts with its answer), notifications and responses
+            // go in order, as the client sent them.
+            request => {
+                self.inner.post(&message, request.as_ref());
+                self.inner.end();
+                if initialize && !self.inner.listening.swap(true, Ordering::SeqCst) {
+                    let inner = Arc::clone(&self.inner);
+                    std::thread::spawn(move || inner.listen());
+                }
+            }
+        }
+    }
+
+    fn close(&self) {
+        let (count, idle) = &self.inner.in_flight;
+        let guard = count
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let _ = idle.wait_timeout_while(guard, CLOSE_GRACE, |n| *n > 0);
+        self.inner.closed.store(true, Ordering::SeqCst);
+        let session = self
+            .inner
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        if let Some(session) = session {
+            // Ends the session on the server (a server may answer 405: it keeps it until expiry).
+            let _ = self
+                .inner
+                .with_headers(self.inner.agent.delete(&self.inner.url))
+                .header("Mcp-Session-Id", &session)
+                .call();
+        }
+    }
+}
+
+impl Inner {
+    fn begin(&self) {
+        *self
+            .in_flight
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) += 1;
+    }
+
+    fn end(&self) {
+        let mut count = self
+            .in_flight
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        *count = count.saturating_sub(1);
+        self.in_flight.1.notify_all();
+    }
+
+    fn with_headers<B>(&self, mut builder: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        for (name, value) in &self.headers {
+            builder = builder.header(name, value);
+        }
+        if let Some(session) = self
+            .session
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_deref()
+        {
+            builder = builder.header("Mcp-Session-Id", session);
+        }
+        if let Some(version) = self.router.protocol_version() {
+            builder = builder.header("MCP-Protocol-Version", version);
+        }
+        builder
+    }
+
+    /// POSTs one message and delivers whatever comes back.
+    fn post(&self, message: &[u8], request: Option<&IdKey>) {
+        let builder = self
+            .with_headers(self.agent.post(&self.url))
+            .header("Content-Type", "application/json")
+            .header("Accept", "application/json, text/event-stream");
+        let response = match builder.send(message) {
+            Ok(response) => response,
+            Err(err) => {
+                return self.fail(
+                    request,
+                    &format!("cannot reach the MCP server at {}: {err}", self.url),
+                );
+            }
+        };
+        if let Some(session) = response
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+        {
+            *self
+                .session
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(session.to_owned());
+        }
+        let status = response.status().as_u16();
+        let event_stream = is_event_stream(&response);
+        let body = response.into_body().into_reader();
+        match status {
+            202 | 204 => {}
+            200..=299 if event_stream => {
+                if let Err(err) =
+                    sse::read_events(BufReader::new(body), |data| self.router.from_server(data))
+                {
+                    eprintln!("lro proxy: the MCP server's event stream broke: {err}");
+                }
+            }
+            200..=299 => match read_all(body) {
+                Ok(bytes) => self.deliver(bytes),
+                Err(err) => eprintln!("lro proxy: cannot read the MCP server's answer: {err}"),
+            },
+            _ => {
+                let text = read_all(body.take(64 * 1024)).unwrap_or_default();
+                // A JSON-RPC error for the request is the best answer there is.
+                if Peek::parse(&text).is_some_and(|p| matches!(p.kind(), Kind::Response(_))) {
+                    self.router.from_server(text);
+                } else {
+                    let detail = if status == 404 {
+                        " (the session has expired)".to_owned()
+                    } else {
+                        String::new()
+                    };
+                    let reason = format!(
+                        "HTTP {status} from the MCP server{detail}: {}",
+                        jsonrpc::excerpt(&text)
+                    );
+                    if request.is_none() {
+                        eprintln!("lro proxy: {reason}");
+                    }
+                    self.fail(request, &reason);
+                }
+            }
+        }
+        // A request whose stream ended without its answer gets an error (no-op if answered).
+        self.fail(
+            request,
+            "the MCP server ended the response without answering",
+        );
+    }
+
+    /// A JSON body: one message, or a batch of them.
+    fn deliver(&self, bytes: Vec<u8>) {
+        if bytes.trim_ascii_start().starts_with(b"[") {
+            if let Ok(batch) = serde_json::from_slice::<Vec<Value>>(&bytes) {
+                for message in batch {
+                    self.router
+                        .from_server(serde_json::to_vec(&message).unwrap_or_default());
+                }
+                return;
+            }
+        }
+        self.router.from_server(bytes);
+    }
+
+    fn fail(&self, request: Option<&IdKey>, reason: &str) {
+        if let Some(id) = request {
+            self.router
+                .fail_request(id, &format!("{reason} (lro proxy)"));
+        }
+    }
+
+    /// The GET stream of server-initiated messages, while the proxy runs. A server without
+    /// one answers 405, and that is fine.
+    fn listen(&self) {
+        let mut failures = 0;
+        while failures < LISTEN_ATTEMPTS && !self.closed.load(Ordering::SeqCst) {
+            let builder = self
+                .with_headers(self.agent.get(&self.url))
+                .header("Accept", "text/event-stream");
+            match builder.call() {
+                Ok(response) if response.status().as_u16() == 200 && is_event_stream(&response) => {
+                    let opened = std::time::Instant::now();
+                    let body = BufReader::new(response.into_body().into_reader());
+                    let _ = sse::read_events(body, |data| self.router.from_server(data));
+                    // A stream that stays open a while was worth it; one closed at once counts as a failure.
+                    failures = if opened.elapsed() > Duration::from_secs(10) {
+                        0
+                    } else {
+                        failures + 1
+                    };
+                }
+                Ok(_) => return, // 405 and friends: no stream offered
+                Err(_) => failures += 1,
+            }
+            std::thread::sleep(Duration::from_secs(1));
+        }
+    }
+}
+
+fn is_event_stream<B>(response: &ureq::http::Response<B>) -> bool {
+    response
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| {
+            v.trim_start()
+                .to_ascii_lowercase()
+                .starts_with("text/event-stream")
+        })
+}
+
+fn read_all(mut body: impl Read) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    body.read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_parse() {
+        let parsed =
+            parse_headers(&["Authorization: Bearer a:b".to_owned(), "X-Key:1".to_owned()]).unwrap();
+        assert_eq!(
+            parsed,
+            vec![
+                ("Authorization".into(), "Bearer a:b".into()),
+                ("X-Key".into(), "1".into())
+            ]
+        );
+        assert_eq!(
+            parse_headers(&["nocolon".to_owned()])
+                .unwrap_err()
+                .code()
+                .as_str(),
+            "invalid_argument"
+        );
+        assert!(parse_headers(&[": v".to_owned()]).is_err());
+    }
+}

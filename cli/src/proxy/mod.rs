@@ -1,0 +1,149 @@
+//! `lro proxy`: LRO in front of any MCP server (spec 000, "remote transport proxy" and
+//! "native extraction").
+//!
+//! The proxy speaks MCP (newline-delimited JSON-RPC) over stdio to its client and forwards
+//! every message to a server: a child process over stdio (`lro proxy -- COMMAND ARGS...`) or
+//! a remote streamable-HTTP endpoint (`lro proxy --url URL`). Everything passes through
+//! byte for byte except:
+//! - `tools/call` results above the threshold, which become an offload descriptor
+//!   ([`lro_core::Offloader::intercept_tool_result`]);
+//! - `tools/list`, which gains the `lro_extract` tool (answered by the proxy itself) and loses
+//!   every `outputSchema` (the descriptor would violate it);
+//! - `initialize`, which announces `clientInfo.proxy: true` to the server.
+//!
+//! One job per module: [`router`] decides what happens to each message, [`state`] remembers
+//! the requests in flight, [`child`] and [`http`] (with [`sse`]) are the two transports,
+//! [`extract_tool`] is `lro_extract`, [`output`] writes to the client, [`settings`] builds the
+//! offloader and [`cleanup`] runs the hourly TTL cleanup.
+
+mod child;
+mod cleanup;
+mod extract_tool;
+mod http;
+mod jsonrpc;
+mod output;
+mod router;
+mod settings;
+mod sse;
+mod state;
+
+use std::io::{BufRead, BufReader};
+use std::sync::Arc;
+use std::sync::mpsc;
+use std::time::Duration;
+
+use clap::Args;
+use lro_core::{ErrorCode, LroError};
+
+use crate::options::ConfigArgs;
+use router::{ClientAction, Router};
+
+/// `lro proxy [OPTIONS] (--url URL | -- COMMAND [ARGS...])`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples:
+  lro proxy --output-dir /tmp/lro -- npx -y @modelcontextprotocol/server-memory
+  lro proxy --url http://127.0.0.1:8000/mcp --header 'Authorization: Bearer TOKEN'
+
+The proxy offers the `lro_extract` tool, so descriptors carry the native guidance (which
+mentions only lro_extract) unless --guidance shell (or the config file, or the environment)
+asks for the jq template.")]
+pub struct ProxyArgs {
+    /// URL of a remote streamable-HTTP MCP server (instead of a COMMAND).
+    #[arg(
+        long,
+        value_name = "URL",
+        conflicts_with = "command",
+        required_unless_present = "command"
+    )]
+    pub url: Option<String>,
+    /// An HTTP header sent to the --url server, "Name: value" (repeatable).
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    pub headers: Vec<String>,
+    /// Seconds between two TTL cleanups of the output directory while the proxy runs.
+    #[arg(long, value_name = "N", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
+    pub cleanup_interval: u64,
+    /// The stdio MCP server to run, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// What ends the proxy.
+#[derive(Debug)]
+pub(crate) enum Lifecycle {
+    /// The client closed our stdin.
+    ClientClosed,
+    /// The server went away: `Ok` for a clean exit, `Err` with the reason otherwise.
+    ServerGone(Result<(), String>),
+}
+
+/// A server the proxy forwards to.
+pub(crate) trait Upstream: Send + Sync {
+    /// Sends one client message (a JSON text without newline). `request` is set for
+    /// requests, so the transport can answer them with an error when it fails.
+    fn send(&self, message: Vec<u8>, request: Option<jsonrpc::IdKey>);
+    /// The client is gone: let the server finish what is in flight, then stop it.
+    fn close(&self);
+}
+
+/// Runs the proxy until the client or the server goes away.
+pub fn run(args: ProxyArgs) -> Result<(), LroError> {
+    let lro = Arc::new(settings::offloader(&args.config)?);
+    cleanup::spawn(Arc::clone(&lro), Duration::from_secs(args.cleanup_interval));
+    let router = Arc::new(Router::new(lro, output::ClientOut::stdout()));
+    let (lifecycle, ended) = mpsc::channel();
+    let upstream: Arc<dyn Upstream> = match (&args.url, args.command.split_first()) {
+        (Some(url), _) => {
+            let headers = http::parse_headers(&args.headers)?;
+            Arc::new(http::HttpUpstream::new(url, headers, Arc::clone(&router)))
+        }
+        (None, Some((program, rest))) => {
+            child::ChildUpstream::spawn(program, rest, Arc::clone(&router), lifecycle.clone())?
+        }
+        (None, None) => {
+            return Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                "give --url URL or -- COMMAND [ARGS...]",
+            ));
+        }
+    };
+    spawn_client_reader(Arc::clone(&router), Arc::clone(&upstream), lifecycle);
+    match ended.recv() {
+        Ok(Lifecycle::ClientClosed) | Err(_) => {
+            upstream.close();
+            Ok(())
+        }
+        Ok(Lifecycle::ServerGone(Ok(()))) => Ok(()),
+        Ok(Lifecycle::ServerGone(Err(reason))) => Err(LroError::new(ErrorCode::Io, reason)),
+    }
+}
+
+/// Reads the client's messages, one per line, and hands each to the router.
+fn spawn_client_reader(
+    router: Arc<Router>,
+    upstream: Arc<dyn Upstream>,
+    lifecycle: mpsc::Sender<Lifecycle>,
+) {
+    std::thread::spawn(move || {
+        let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match input.read_until(b'\n', &mut line) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(err) => {
+                    eprintln!("lro proxy: cannot read from the client: {err}");
+                    break;
+                }
+            }
+            match router.from_client(jsonrpc::trim_line(&line)) {
+                ClientAction::Forward { message, request } => upstream.send(message, request),
+                ClientAction::Done => {}
+            }
+        }
+        let _ = lifecycle.send(Lifecycle::ClientClosed);
+    });
+}

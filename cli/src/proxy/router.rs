@@ -1,0 +1,341 @@
+//! What happens to each message, in each direction.
+//!
+//! Messages the proxy does not need to change are forwarded as the very bytes received
+//! (numbers, key order and escapes untouched). Only these are rebuilt:
+//! - client `initialize`: `params.clientInfo.proxy = true` (and a client that set it itself
+//!   gets every result untouched);
+//! - client `tools/call` of `lro_extract`: answered here, never forwarded;
+//! - server response to `initialize`: a `tools` capability is added when missing (the proxy
+//!   then answers `tools/list` itself, with `lro_extract` alone);
+//! - server response to `tools/list`: `outputSchema` removed from every tool, `lro_extract`
+//!   added to the first page;
+//! - server response to `tools/call`: offloaded by the core when above the threshold.
+
+use std::sync::Arc;
+
+use lro_core::{InterceptAction, Offloader, StdHost, ToolCallContext};
+use serde_json::{Value, json};
+
+use super::extract_tool;
+use super::jsonrpc::{self, IdKey, Kind, Peek};
+use super::output::ClientOut;
+use super::state::{Pending, State};
+
+/// Above this size a server message is not kept as text next to its parsed form: when it
+/// has to be forwarded unchanged after all, it is serialized again (same JSON, maybe other
+/// number spellings). Keeps a 50 MB result to one fewer copy.
+const KEEP_ORIGINAL_MAX: usize = 1 << 20;
+
+/// What to do with a client message.
+#[derive(Debug)]
+pub enum ClientAction {
+    /// Send this to the server; `request` is the id when it is a request.
+    Forward {
+        /// The message, JSON text without newline.
+        message: Vec<u8>,
+        /// The request id, for requests.
+        request: Option<IdKey>,
+    },
+    /// Answered (or dropped) here.
+    Done,
+}
+
+/// The proxy's message router.
+pub struct Router {
+    lro: Arc<Offloader<StdHost>>,
+    out: ClientOut,
+    state: State,
+}
+
+impl Router {
+    /// A router that offloads with `lro` and writes to `out`.
+    pub fn new(lro: Arc<Offloader<StdHost>>, out: ClientOut) -> Self {
+        Self {
+            lro,
+            out,
+            state: State::default(),
+        }
+    }
+
+    /// The negotiated protocol version, once the server has answered `initialize`.
+    pub fn protocol_version(&self) -> Option<String> {
+        self.state.protocol_version()
+    }
+
+    /// Handles one line from the client.
+    pub fn from_client(self: &Arc<Self>, line: &[u8]) -> ClientAction {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return ClientAction::Done;
+        }
+        let Some(peek) = Peek::parse(line) else {
+            if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
+                // A JSON-RPC batch (MCP 2025-03-26 only): passed through as is.
+                return ClientAction::Forward {
+                    message: line.to_vec(),
+                    request: None,
+                };
+            }
+            eprintln!(
+                "lro proxy: ignoring a malformed message from the client: {}",
+                jsonrpc::excerpt(line)
+            );
+            return ClientAction::Done;
+        };
+        let forward = |request: Option<IdKey>| ClientAction::Forward {
+            message: line.to_vec(),
+            request,
+        };
+        match peek.kind() {
+            Kind::Request(id, "tools/call") => {
+                let Some(params) =
+                    parse(line).and_then(|mut m| m.get_mut("params").map(Value::take))
+                else {
+                    self.state.insert(id.clone(), Pending::Other);
+                    return forward(Some(id));
+                };
+                let name = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default()
+                    .to_owned();
+                if name == extract_tool::NAME {
+                    self.answer_extract(id, params.get("arguments").cloned());
+                    return ClientAction::Done;
+                }
+                let arguments = params.get("arguments").cloned();
+                self.state
+                    .insert(id.clone(), Pending::ToolCall { name, arguments });
+                forward(Some(id))
+            }
+            Kind::Request(id, "tools/list") if self.state.server_lacks_tools() => {
+                self.out.send(&jsonrpc::response(
+                    &id,
+                    json!({"tools": [extract_tool::descriptor()]}),
+                ));
+                ClientAction::Done
+            }
+            Kind::Request(id, "tools/list") => {
+                let first_page = parse(line)
+                    .is_none_or(|m| m.pointer("/params/cursor").is_none_or(Value::is_null));
+                self.state
+                    .insert(id.clone(), Pending::ToolsList { first_page });
+                forward(Some(id))
+            }
+            Kind::Request(id, "initialize") => {
+                self.state.insert(id.clone(), Pending::Initialize);
+                let Some(mut message) = parse(line) else {
+                    return forward(Some(id));
+                };
+                let client_info = message.pointer_mut("/params/clientInfo");
+                let announced = client_info
+                    .as_ref()
+                    .and_then(|c| c.get("proxy"))
+                    .and_then(Value::as_bool)
+                    == Some(true);
+                self.state.set_client_is_proxy(announced);
+                if let Some(Value::Object(info)) = client_info {
+                    info.insert("proxy".into(), Value::Bool(true));
+                }
+                ClientAction::Forward {
+                    message: serde_json::to_vec(&message).unwrap_or_default(),
+                    request: Some(id),
+                }
+            }
+            Kind::Request(id, _) => {
+                self.state.insert(id.clone(), Pending::Other);
+                forward(Some(id))
+            }
+            Kind::Notification("notifications/cancelled") => {
+                let cancelled = parse(line).and_then(|m| m.pointer("/params/requestId").cloned());
+                if let Some(request_id) = cancelled {
+                    self.state.take(&IdKey::of(&request_id));
+                }
+                forward(None)
+            }
+            Kind::Notification(_) | Kind::Response(_) | Kind::Other => forward(None),
+        }
+    }
+
+    fn answer_extract(self: &Arc<Self>, id: IdKey, arguments: Option<Value>) {
+        // Extraction is bounded by the core's limits but may take a while: never block the
+        // client's other messages on it.
+        let router = Arc::clone(self);
+        std::thread::spawn(move || {
+            let result = extract_tool::call(&router.lro, arguments.as_ref());
+            router.out.send(&jsonrpc::response(&id, result));
+        });
+    }
+
+    /// Handles one message from the server.
+    pub fn from_server(&self, line: Vec<u8>) {
+        let line_ref = jsonrpc::trim_line(&line);
+        if line_ref.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        let Some(peek) = Peek::parse(line_ref) else {
+            if serde_json::from_slice::<serde::de::IgnoredAny>(line_ref).is_ok() {
+                self.pass(line_ref);
+            } else {
+                eprintln!(
+                    "lro proxy: ignoring a malformed message from the server: {}",
+                    jsonrpc::excerpt(line_ref)
+                );
+            }
+            return;
+        };
+        let Kind::Response(id) = peek.kind() else {
+            return self.pass(line_ref);
+        };
+        let has_result = peek.result.is_some();
+        drop(peek);
+        let Some(pending) = self.state.take(&id) else {
+            return self.pass(line_ref);
+        };
+        if !has_result {
+            return self.pass(line_ref);
+        }
+        match pending {
+            Pending::Other => self.pass(line_ref),
+            Pending::Initialize => self.on_initialize(line_ref),
+            Pending::ToolsList { first_page } => self.on_tools_list(line_ref, first_page),
+            Pending::ToolCall { name, arguments } => {
+                self.on_tool_result(line, &id, name, arguments)
+            }
+        }
+    }
+
+    /// Forwards a message as received (rebuilt only if it would break the line framing).
+    fn pass(&self, message: &[u8]) {
+        if message.contains(&b'\n') || message.contains(&b'\r') {
+            if let Some(value) = parse(message) {
+                return self.out.send(&value);
+            }
+        }
+        self.out.send_raw(message);
+    }
+
+    fn on_initialize(&self, line: &[u8]) {
+        let Some(mut message) = parse(line) else {
+            return self.pass(line);
+        };
+        let version = message
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        self.state.set_protocol_version(version);
+        match message.pointer_mut("/result/capabilities") {
+            Some(Value::Object(caps)) if !caps.contains_key("tools") => {
+                caps.insert("tools".into(), json!({}));
+                self.state.set_server_lacks_tools();
+                self.out.send(&message);
+            }
+            _ => self.pass(line),
+        }
+    }
+
+    fn on_tools_list(&self, line: &[u8], first_page: bool) {
+        let Some(mut message) = parse(line) else {
+            return self.pass(line);
+        };
+        let Some(Value::Array(tools)) = message.pointer_mut("/result/tools") else {
+            return self.pass(line);
+        };
+        // The proxy's lro_extract replaces a server tool of the same name.
+        tools.retain(|tool| tool.get("name").and_then(Value::as_str) != Some(extract_tool::NAME));
+        for tool in tools.iter_mut() {
+            if let Value::Object(fields) = tool {
+                // On purpose: an offloaded result's structuredContent is the descriptor, which
+                // would violate the tool's schema (SDK clients reject such results).
+                fields.remove("outputSchema");
+            }
+        }
+        if first_page {
+            tools.push(extract_tool::descriptor());
+        }
+        self.out.send(&message);
+    }
+
+    fn on_tool_result(
+        &self,
+        line: Vec<u8>,
+        id: &IdKey,
+        tool_name: String,
+        arguments: Option<Value>,
+    ) {
+        let parsed = parse(jsonrpc::trim_line(&line));
+        let Some(mut message) = parsed else {
+            return self.pass(jsonrpc::trim_line(&line));
+        };
+        let original = if line.len() <= KEEP_ORIGINAL_MAX {
+            Some(line)
+        } else {
+            drop(line);
+            None
+        };
+        let result = message
+            .get_mut("result")
+            .map(Value::take)
+            .unwrap_or(Value::Null);
+        let context = ToolCallContext {
+            tool_name,
+            arguments,
+            client_is_proxy: self.state.client_is_proxy(),
+            // outputSchema was removed from the listed tools: every tool may be offloaded.
+            output_schema_declared: false,
+        };
+        match self.lro.intercept_tool_result(&result, &context) {
+            Ok(intercepted)
+                if matches!(
+                    intercepted.action,
+                    InterceptAction::Offloaded | InterceptAction::Truncated
+                ) =>
+            {
+                drop(result);
+                self.out.send(&jsonrpc::response(id, intercepted.result));
+            }
+            outcome => {
+                if let Err(err) = outcome {
+                    eprintln!(
+                        "lro proxy: result of {} passed inline: error[{}]: {}",
+                        context.tool_name,
+                        err.code(),
+                        err.message()
+                    );
+                }
+                match original {
+                    Some(line) => self.pass(jsonrpc::trim_line(&line)),
+                    None => {
+                        if let Value::Object(fields) = &mut message {
+                            fields.insert("result".into(), result);
+                        }
+                        self.out.send(&message);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Answers one forwarded request with an error (the transport failed it), unless the
+    /// server answered it already.
+    pub fn fail_request(&self, id: &IdKey, reason: &str) {
+        if self.state.take(id).is_some() {
+            self.out
+                .send(&jsonrpc::error(id, jsonrpc::UPSTREAM_ERROR, reason));
+        }
+    }
+
+    /// The server is gone: every request in flight gets an error.
+    pub fn fail_all(&self, reason: &str) {
+        for id in self.state.drain() {
+            self.out
+                .send(&jsonrpc::error(&id, jsonrpc::UPSTREAM_ERROR, reason));
+        }
+    }
+}
+
+fn parse(text: &[u8]) -> Option<Value> {
+    serde_json::from_slice(text).ok()
+}
+
+#[cfg(test)]
+mod tests;

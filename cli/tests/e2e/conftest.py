@@ -1,0 +1,99 @@
+"""Shared fixtures of the `lro proxy` end-to-end tests: the official MCP Python client drives
+the proxy over stdio, in front of third-party MCP servers (npm) and a streamable-HTTP server.
+
+The `lro` binary is $LRO_BIN, else the workspace's target/release/lro (`make test-proxy`
+builds it)."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+import pytest
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[2]
+NODE_BIN = HERE / "node_modules" / ".bin"
+
+
+def lro_binary() -> str:
+    binary = Path(os.environ.get("LRO_BIN", ROOT / "target" / "release" / "lro"))
+    if not binary.exists():
+        pytest.fail(f"{binary} is missing: run `cargo build --release -p lro-cli` (or `make test-proxy`)")
+    return str(binary)
+
+
+def npm_server(name: str) -> str:
+    path = NODE_BIN / name
+    if not path.exists():
+        pytest.fail(f"{path} is missing: run `npm ci` in {HERE}")
+    return str(path)
+
+
+@asynccontextmanager
+async def proxied(server: list, output_dir: Path, extra=(), env=None):
+    """An initialized ClientSession talking to `lro proxy ... -- SERVER...` over stdio."""
+    params = StdioServerParameters(
+        command=lro_binary(),
+        args=["proxy", "--output-dir", str(output_dir), *extra, "--", *server],
+        env={**os.environ, **(env or {})},
+    )
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+
+
+def descriptor_of(result) -> dict:
+    """The offload descriptor of a CallToolResult (asserts it was offloaded)."""
+    assert not result.isError, result
+    descriptor = result.structuredContent
+    assert descriptor and descriptor.get("offloaded") is True, f"not offloaded: {str(result)[:500]}"
+    assert json.loads(result.content[0].text) == descriptor
+    assert len(descriptor["jq_recipes"]) == 10
+    assert Path(descriptor["file_path"]).is_file()
+    return descriptor
+
+
+async def extract(session, **arguments) -> list:
+    """Calls lro_extract and returns its result values."""
+    result = await session.call_tool("lro_extract", arguments)
+    assert not result.isError, result.content[0].text
+    return result.structuredContent["results"]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture
+def http_server(request):
+    """A FastMCP streamable-HTTP server on loopback; yields its URL."""
+    json_response = getattr(request, "param", False)
+    port = free_port()
+    env = {**os.environ, "PORT": str(port), "JSON_RESPONSE": "1" if json_response else ""}
+    proc = subprocess.Popen([sys.executable, str(HERE / "servers" / "http_server.py")], env=env)
+    deadline = time.time() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+            break
+        except OSError:
+            if proc.poll() is not None or time.time() > deadline:
+                proc.kill()
+                pytest.fail("the streamable-HTTP test server did not start")
+            time.sleep(0.1)
+    yield f"http://127.0.0.1:{port}/mcp"
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()

@@ -1,0 +1,162 @@
+"""A scriptable stdio MCP server (standard library only) for the proxy's robustness tests and
+benchmark. Newline-delimited JSON-RPC on stdin/stdout, as MCP's stdio transport says.
+
+Tools:
+  echo {text}          -> the text (declares an outputSchema, returns structuredContent)
+  records {count}      -> a JSON array of `count` raw records as text
+  memories {count}     -> `count` MIF memories as JSON text (what a recall returns)
+  big {mb}             -> about `mb` MB of raw records as text, built in one string
+  slow {ms, n}         -> answers after `ms` milliseconds (calls run on threads)
+  die                  -> exits without answering
+  progress             -> sends notifications/progress for the call's progressToken, then answers
+  garbage              -> writes a malformed line, then answers
+  raw_numbers          -> an answer spelled with 1.50 and 1e3 (byte-exact pass-through check)
+  whoami               -> the clientInfo this server received in initialize
+
+MOCK_NO_TOOLS=1 leaves the tools capability out of initialize.
+"""
+
+import json
+import os
+import sys
+import threading
+import time
+
+LOCK = threading.Lock()
+CLIENT_INFO = {}
+
+
+def send(message):
+    line = message if isinstance(message, str) else json.dumps(message, separators=(",", ":"))
+    with LOCK:
+        sys.stdout.write(line + "\n")
+        sys.stdout.flush()
+
+
+def text_result(text, **extra):
+    result = {"content": [{"type": "text", "text": text}], "isError": False}
+    result.update(extra)
+    return result
+
+
+def record(i):
+    return {"id": f"r{i}", "kind": ["alpha", "beta", "gamma"][i % 3], "label": f"record number {i}", "score": i % 97}
+
+
+def memory(i):
+    return {
+        "id": f"mem-{i:05d}",
+        "memory_type": ["semantic", "episodic", "procedural"][i % 3],
+        "namespace": ["_semantic/decisions", "_episodic/sessions", "_procedural/howto"][i % 3],
+        "title": f"Decision {i} about caching layers and storage layout",
+        "content": f"Memory {i}: we chose write-through caching for the index because of read amplification.",
+        "tags": ["architecture", f"t{i % 7}"],
+        "status": "active",
+        "created": f"2025-01-{1 + i % 28:02d}T10:00:00Z",
+        "modified": f"2025-02-{1 + i % 28:02d}T10:00:00Z",
+        "provenance": {"confidence": (i % 10) / 10, "source_type": "user"},
+    }
+
+
+TOOLS = [
+    {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
+     "outputSchema": {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}},
+    {"name": "records", "inputSchema": {"type": "object", "properties": {"count": {"type": "integer"}}}},
+    {"name": "memories", "inputSchema": {"type": "object", "properties": {"count": {"type": "integer"}}}},
+    {"name": "big", "inputSchema": {"type": "object", "properties": {"mb": {"type": "integer"}}}},
+    {"name": "slow", "inputSchema": {"type": "object", "properties": {"ms": {"type": "integer"}}}},
+    {"name": "die", "inputSchema": {"type": "object"}},
+    {"name": "progress", "inputSchema": {"type": "object"}},
+    {"name": "garbage", "inputSchema": {"type": "object"}},
+    {"name": "raw_numbers", "inputSchema": {"type": "object"}},
+    {"name": "whoami", "inputSchema": {"type": "object"}},
+]
+
+
+def call_tool(msg_id, params):
+    name = params.get("name")
+    args = params.get("arguments") or {}
+    if name == "echo":
+        text = args.get("text", "")
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(text, structuredContent={"text": text})})
+    if name == "records":
+        body = json.dumps([record(i) for i in range(int(args.get("count", 10)))], separators=(",", ":"))
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(body)})
+    if name == "memories":
+        body = json.dumps([memory(i) for i in range(int(args.get("count", 10)))], separators=(",", ":"))
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(body)})
+    if name == "big":
+        target = int(args.get("mb", 1)) * 1_000_000
+        parts, size, i = [], 0, 0
+        while size < target:
+            part = json.dumps(record(i), separators=(",", ":"))
+            parts.append(part)
+            size += len(part) + 1
+            i += 1
+        body = "[" + ",".join(parts) + "]"
+        del parts
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(body)})
+    if name == "slow":
+        def later():
+            time.sleep(int(args.get("ms", 10)) / 1000)
+            send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(f"slow {args.get('n', '')}")})
+        return threading.Thread(target=later, daemon=True).start()
+    if name == "die":
+        sys.stdout.flush()
+        os._exit(3)
+    if name == "progress":
+        token = (params.get("_meta") or {}).get("progressToken")
+        for step in (1, 2):
+            send({"jsonrpc": "2.0", "method": "notifications/progress",
+                  "params": {"progressToken": token, "progress": step, "total": 2}})
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("done")})
+    if name == "garbage":
+        send("this is not json {")
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("after garbage")})
+    if name == "raw_numbers":
+        ident = json.dumps(msg_id)
+        return send('{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"n"}],'
+                    '"structuredContent":{"a":1.50,"b":1e3,"c":"\\u00e9"}}}' % ident)
+    if name == "whoami":
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(json.dumps(CLIENT_INFO))})
+    send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(f"unknown tool {name}") | {"isError": True}})
+
+
+def handle(msg):
+    method, msg_id = msg.get("method"), msg.get("id")
+    if method is None or msg_id is None:
+        return  # notifications and responses
+    if method == "initialize":
+        CLIENT_INFO.update(msg["params"].get("clientInfo", {}))
+        caps = {} if os.environ.get("MOCK_NO_TOOLS") else {"tools": {"listChanged": False}}
+        caps["resources"] = {}
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": {
+            "protocolVersion": msg["params"].get("protocolVersion", "2025-06-18"),
+            "capabilities": caps, "serverInfo": {"name": "mock", "version": "1.0"}}})
+    if method == "tools/list" and not os.environ.get("MOCK_NO_TOOLS"):
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": {"tools": TOOLS}})
+    if method == "tools/call":
+        return call_tool(msg_id, msg.get("params") or {})
+    if method == "ping":
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": {}})
+    if method == "resources/list":
+        return send({"jsonrpc": "2.0", "id": msg_id,
+                     "result": {"resources": [{"uri": "mock://one", "name": "one"}]}})
+    send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": -32601, "message": f"no method {method}"}})
+
+
+def main():
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            msg = json.loads(line)
+        except ValueError:
+            sys.stderr.write(f"mock: malformed line {line[:60]!r}\n")
+            continue
+        handle(msg)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+//! `lro proxy`: large tool results become a file plus a descriptor; `lro_extract` reads it.
+
+mod proxy_support;
+
+use proxy_support::{Proxy, text};
+use serde_json::{Value, json};
+
+#[test]
+fn large_results_are_offloaded_and_lro_extract_reads_them() {
+    let mut proxy = Proxy::start(&["--events"], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let result = proxy.tool(1, "records", json!({"count": 2000}));
+    assert_eq!(result["isError"], false);
+    let descriptor = &result["structuredContent"];
+    assert_eq!(descriptor["offloaded"], true, "{result}");
+    assert_eq!(descriptor["summary"]["count"], 2000);
+    assert_eq!(descriptor["summary"]["operation"], "records");
+    assert_eq!(descriptor["jq_recipes"].as_array().unwrap().len(), 10);
+    let guidance = descriptor["guidance"].as_str().unwrap();
+    assert!(
+        guidance.contains("lro_extract(file_path="),
+        "native guidance by default: {guidance}"
+    );
+    assert!(!guidance.contains("tail -n +2"), "{guidance}");
+    let file = descriptor["file_path"].as_str().unwrap().to_owned();
+    assert!(
+        file.starts_with(proxy.dir.path().canonicalize().unwrap().to_str().unwrap()),
+        "{file}"
+    );
+    let descriptor_text: Value = serde_json::from_str(text(&result)).unwrap();
+    assert_eq!(&descriptor_text, descriptor);
+
+    let found = proxy.tool(
+        2,
+        "lro_extract",
+        json!({"file_path": file, "query": "select(.id == $id)", "params": {"id": "r1234"}}),
+    );
+    assert_eq!(found["isError"], false, "{found}");
+    assert_eq!(
+        found["structuredContent"]["results"],
+        json!([{"id": "r1234", "kind": "beta", "label": "record number 1234", "score": 1234 % 97}])
+    );
+
+    let counted = proxy.tool(
+        3,
+        "lro_extract",
+        json!({"file_path": file, "search": {"pattern": "\"kind\":\"gamma\""}, "params": null}),
+    );
+    assert_eq!(counted["structuredContent"]["count"], 666, "{counted}");
+
+    let lines = proxy.tool(
+        4,
+        "lro_extract",
+        json!({"file_path": file, "lines": {"start": 10, "end": 12}}),
+    );
+    assert_eq!(lines["structuredContent"]["results"][1]["id"], "r11");
+
+    let recipe = proxy.tool(5, "lro_extract", json!({"file_path": file, "recipe": 1}));
+    assert!(
+        text(&recipe).lines().count() >= 2000,
+        "{}",
+        &text(&recipe)[..200]
+    );
+
+    let stderr = proxy.stderr();
+    assert!(
+        stderr
+            .lines()
+            .any(|l| l.contains("\"event\":\"OffloadCreated\"")),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn memories_keep_the_requested_detail_level() {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let result = proxy.tool(1, "memories", json!({"count": 200, "detail": "medium"}));
+    let descriptor = &result["structuredContent"];
+    assert_eq!(descriptor["summary"]["detail"], "medium", "{result}");
+    assert_eq!(descriptor["summary"]["count"], 200);
+    let file = descriptor["file_path"].as_str().unwrap();
+    let top = proxy.tool(2, "lro_extract", json!({"file_path": file, "recipe": 6}));
+    assert_eq!(top["isError"], false, "{top}");
+    let counts = &top["structuredContent"]["results"][0];
+    assert_eq!(counts.as_array().unwrap().len(), 3, "{counts}");
+}
+
+#[test]
+fn lro_extract_errors_are_tool_errors_with_their_code() {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let denied = proxy.tool(
+        1,
+        "lro_extract",
+        json!({"file_path": "/etc/passwd", "recipe": 1}),
+    );
+    assert_eq!(denied["isError"], true);
+    assert!(text(&denied).starts_with("error[path_denied]"), "{denied}");
+    let both = proxy.tool(
+        2,
+        "lro_extract",
+        json!({"file_path": "x", "recipe": 1, "query": "."}),
+    );
+    assert!(text(&both).starts_with("error[invalid_argument]"), "{both}");
+    let missing = proxy.tool(3, "lro_extract", json!({"recipe": 1}));
+    assert!(
+        text(&missing).starts_with("error[invalid_argument]"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn shell_guidance_and_threshold_are_options() {
+    let mut proxy = Proxy::start(&["--guidance", "shell", "--threshold", "100000"], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let inline = proxy.tool(1, "records", json!({"count": 2000}));
+    assert!(
+        inline.get("structuredContent").is_none(),
+        "below a 100000-token threshold"
+    );
+
+    let mut proxy = Proxy::start(&["--guidance", "shell"], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let result = proxy.tool(1, "records", json!({"count": 2000}));
+    let guidance = result["structuredContent"]["guidance"].as_str().unwrap();
+    assert!(guidance.contains("jq recipes"), "{guidance}");
+}
+
+#[test]
+fn tools_with_an_output_schema_are_offloaded_too() {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let long = "word ".repeat(4000);
+    let result = proxy.tool(1, "echo", json!({"text": long}));
+    assert_eq!(result["structuredContent"]["offloaded"], true, "{result}");
+}

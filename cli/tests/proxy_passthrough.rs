@@ -1,0 +1,114 @@
+//! `lro proxy`: what passes through untouched, and the few rewrites (initialize, tools/list).
+
+mod proxy_support;
+
+use proxy_support::{Proxy, text};
+use serde_json::{Value, json};
+
+#[test]
+fn initialize_announces_the_proxy_and_tools_list_gains_lro_extract() {
+    let mut proxy = Proxy::start(&[], &[]);
+    let init = proxy.initialize(json!({"name": "test-client", "version": "1"}));
+    assert_eq!(init["result"]["serverInfo"]["name"], "mock", "{init}");
+    let seen: Value = serde_json::from_str(text(&proxy.tool(1, "whoami", json!({})))).unwrap();
+    assert_eq!(
+        seen,
+        json!({"name": "test-client", "version": "1", "proxy": true})
+    );
+
+    let list = proxy.call(2, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
+    assert_eq!(names.last(), Some(&"lro_extract"));
+    assert!(names.contains(&"echo"));
+    assert!(
+        tools.iter().all(|t| t.get("outputSchema").is_none()),
+        "outputSchema is removed on purpose: {list}"
+    );
+    let extract = tools.last().unwrap();
+    assert_eq!(extract["inputSchema"]["required"], json!(["file_path"]));
+
+    // A later page (with a cursor) does not repeat lro_extract.
+    let page = proxy.call(3, "tools/list", json!({"cursor": "next"}));
+    assert!(
+        page["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|t| t["name"] != "lro_extract")
+    );
+}
+
+#[test]
+fn unchanged_messages_pass_byte_for_byte() {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    proxy.request(
+        json!("str-id"),
+        "tools/call",
+        json!({"name": "raw_numbers", "arguments": {}}),
+    );
+    let line = proxy.next_line().unwrap();
+    assert_eq!(
+        line,
+        r#"{"jsonrpc":"2.0","id":"str-id","result":{"content":[{"type":"text","text":"n"}],"structuredContent":{"a":1.50,"b":1e3,"c":"\u00e9"}}}"#
+    );
+    // Other methods, errors and ids of every kind go through.
+    let resources = proxy.call(5, "resources/list", json!({}));
+    assert_eq!(resources["result"]["resources"][0]["uri"], "mock://one");
+    let missing = proxy.call(6, "prompts/get", json!({"name": "x"}));
+    assert_eq!(missing["error"]["code"], -32601);
+    let ping = proxy.call(7, "ping", json!({}));
+    assert_eq!(ping["result"], json!({}));
+}
+
+#[test]
+fn small_results_stay_inline_and_structured_content_is_kept() {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let result = proxy.tool(1, "echo", json!({"text": "hello"}));
+    assert_eq!(
+        result,
+        json!({"content": [{"type": "text", "text": "hello"}], "isError": false, "structuredContent": {"text": "hello"}})
+    );
+}
+
+#[test]
+fn progress_notifications_reach_the_client_before_the_result() {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    proxy.request(
+        json!(9),
+        "tools/call",
+        json!({"name": "progress", "arguments": {}, "_meta": {"progressToken": "tok"}}),
+    );
+    let (before, response) = proxy.until_response(&json!(9));
+    assert_eq!(before.len(), 2, "{before:?}");
+    assert!(
+        before
+            .iter()
+            .all(|m| m["method"] == "notifications/progress"
+                && m["params"]["progressToken"] == "tok")
+    );
+    assert_eq!(text(&response["result"]), "done");
+}
+
+#[test]
+fn a_client_that_is_a_proxy_gets_results_inline() {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "upstream-proxy", "version": "1", "proxy": true}));
+    let result = proxy.tool(1, "records", json!({"count": 500}));
+    let records: Value = serde_json::from_str(text(&result)).unwrap();
+    assert_eq!(records.as_array().unwrap().len(), 500);
+    assert!(result.get("structuredContent").is_none());
+}
+
+#[test]
+fn a_server_without_tools_still_offers_lro_extract() {
+    let mut proxy = Proxy::start(&[], &[("MOCK_NO_TOOLS", "1")]);
+    let init = proxy.initialize(json!({"name": "c", "version": "1"}));
+    assert_eq!(init["result"]["capabilities"]["tools"], json!({}), "{init}");
+    let list = proxy.call(1, "tools/list", json!({}));
+    assert_eq!(list["result"]["tools"][0]["name"], "lro_extract");
+    assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 1);
+}

@@ -1,0 +1,206 @@
+//! Drives `lro proxy` over its stdio, as an MCP client would, in front of the scriptable
+//! mock server (`tests/e2e/servers/mock_server.py`, standard library Python).
+#![allow(dead_code, missing_docs)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+/// Generous: the 50 MB case runs a debug build on a shared 2-core machine.
+pub const TIMEOUT: Duration = Duration::from_secs(180);
+
+pub fn mock_server() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/servers/mock_server.py")
+}
+
+pub struct Proxy {
+    pub child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    pub stderr: Arc<Mutex<String>>,
+    pub dir: tempfile::TempDir,
+}
+
+impl Proxy {
+    /// `lro proxy --output-dir TMP EXTRA... -- python3 mock_server.py`.
+    pub fn start(extra: &[&str], env: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_lro"));
+        cmd.arg("proxy")
+            .arg("--output-dir")
+            .arg(dir.path())
+            .args(extra)
+            .arg("--")
+            .arg("python3")
+            .arg(mock_server());
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let mut err_pipe = child.stderr.take().unwrap();
+        let sink = Arc::clone(&stderr);
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = err_pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                sink.lock()
+                    .unwrap()
+                    .push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+        });
+        let stdin = child.stdin.take();
+        Self {
+            child,
+            stdin,
+            lines,
+            stderr,
+            dir,
+        }
+    }
+
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+        stdin.flush().unwrap();
+    }
+
+    pub fn send(&mut self, message: &Value) {
+        self.send_line(&message.to_string());
+    }
+
+    pub fn request(&mut self, id: Value, method: &str, params: Value) {
+        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+    }
+
+    /// The next line from the proxy, raw.
+    pub fn next_line(&self) -> Option<String> {
+        match self.lines.recv_timeout(TIMEOUT) {
+            Ok(line) => Some(line),
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("no message within {TIMEOUT:?}; stderr: {}", self.stderr())
+            }
+            Err(RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// The next message from the proxy.
+    pub fn next(&self) -> Value {
+        let line = self
+            .next_line()
+            .unwrap_or_else(|| panic!("the proxy closed its stdout; stderr: {}", self.stderr()));
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"))
+    }
+
+    /// Messages until the response with `id` (returned last).
+    pub fn until_response(&self, id: &Value) -> (Vec<Value>, Value) {
+        let mut before = Vec::new();
+        loop {
+            let message = self.next();
+            if message.get("id") == Some(id) && message.get("method").is_none() {
+                return (before, message);
+            }
+            before.push(message);
+        }
+    }
+
+    pub fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.request(json!(id), method, params);
+        self.until_response(&json!(id)).1
+    }
+
+    pub fn tool(&mut self, id: i64, name: &str, arguments: Value) -> Value {
+        let response = self.call(
+            id,
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+        );
+        response
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("no result: {response}"))
+    }
+
+    pub fn initialize(&mut self, client_info: Value) -> Value {
+        let response = self.call(
+            0,
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client_info}),
+        );
+        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        response
+    }
+
+    pub fn stderr(&self) -> String {
+        self.stderr.lock().unwrap().clone()
+    }
+
+    pub fn close_stdin(&mut self) {
+        self.stdin.take();
+    }
+
+    /// Waits for the proxy to exit.
+    pub fn wait(&mut self, limit: Duration) -> ExitStatus {
+        let deadline = Instant::now() + limit;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the proxy did not exit within {limit:?}; stderr: {}",
+                self.stderr()
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
+    /// Peak resident memory of the proxy process, in bytes (Linux).
+    pub fn peak_rss(&self) -> u64 {
+        let status = std::fs::read_to_string(format!("/proc/{}/status", self.child.id())).unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace()
+            .nth(1)
+            .unwrap()
+            .parse::<u64>()
+            .unwrap()
+            * 1024
+    }
+}
+
+impl Drop for Proxy {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// The text of a CallToolResult's first content item.
+pub fn text(result: &Value) -> &str {
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no text: {result}"))
+}

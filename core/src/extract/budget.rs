@@ -1,0 +1,153 @@
+//! The limits of one extraction: output records and bytes, and the time deadline.
+//!
+//! Everything that produces output goes through [`Budget::push`], so no verb can forget a
+//! limit, and the first limit hit is the one reported (`truncated` + `limit`).
+
+use std::io;
+
+use serde_json::Value;
+
+use super::ExtractResponse;
+use super::reader::LineReader;
+use crate::config::ExtractLimits;
+use crate::host::Host;
+
+/// The wall-clock deadline, read through the host (the core never reads the system clock).
+pub(crate) struct Deadline<'h> {
+    now: Box<dyn Fn() -> u64 + 'h>,
+    at: u64,
+    timeout_ms: u64,
+}
+
+impl<'h> Deadline<'h> {
+    pub(crate) fn new<H: Host + ?Sized>(host: &'h H, timeout_ms: u64) -> Self {
+        let start = host.now_millis();
+        Self {
+            now: Box::new(move || host.now_millis()),
+            at: start.saturating_add(timeout_ms),
+            timeout_ms,
+        }
+    }
+
+    /// The time is up.
+    pub(crate) fn passed(&self) -> bool {
+        (self.now)() >= self.at
+    }
+
+    /// How the limit is named in responses.
+    pub(crate) fn label(&self) -> String {
+        format!("timeout_ms ({} ms)", self.timeout_ms)
+    }
+}
+
+/// Counts bytes written, so output size is measured without keeping the serialization.
+struct Counter(u64);
+
+impl io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len() as u64;
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Compact JSON size of `value`.
+pub(crate) fn json_size(value: &Value) -> u64 {
+    let mut counter = Counter(0);
+    // Writing a `Value` to a counter cannot fail.
+    let _ = serde_json::to_writer(&mut counter, value);
+    counter.0
+}
+
+/// Output collected so far, and the limit that cut it, if any.
+pub(crate) struct Budget<'d> {
+    limits: ExtractLimits,
+    pub(crate) deadline: &'d Deadline<'d>,
+    results: Vec<Value>,
+    output_bytes: u64,
+    limit: Option<String>,
+}
+
+impl<'d> Budget<'d> {
+    pub(crate) fn new(limits: &ExtractLimits, deadline: &'d Deadline<'d>) -> Self {
+        Self {
+            limits: limits.clone(),
+            deadline,
+            results: Vec::new(),
+            output_bytes: 0,
+            limit: None,
+        }
+    }
+
+    /// The output byte limit.
+    pub(crate) fn max_output_bytes(&self) -> u64 {
+        self.limits.max_output_bytes
+    }
+
+    /// Adds one output value; `false` when a limit was hit and the caller must stop.
+    pub(crate) fn push(&mut self, value: Value) -> bool {
+        if self.limit.is_some() {
+            return false;
+        }
+        if self.results.len() as u64 >= self.limits.max_output_records {
+            self.cut(format!("max_output_records ({})", self.limits.max_output_records));
+            return false;
+        }
+        let size = json_size(&value);
+        if self.output_bytes.saturating_add(size) > self.limits.max_output_bytes {
+            self.cut(format!("max_output_bytes ({})", self.limits.max_output_bytes));
+            return false;
+        }
+        self.output_bytes += size;
+        self.results.push(value);
+        if self.deadline.passed() {
+            self.cut_by_time();
+            return false;
+        }
+        true
+    }
+
+    /// Checks the clock between records; `false` when the time is up.
+    pub(crate) fn in_time(&mut self) -> bool {
+        if self.limit.is_some() {
+            return false;
+        }
+        if self.deadline.passed() {
+            self.cut_by_time();
+            return false;
+        }
+        true
+    }
+
+    pub(crate) fn cut_by_time(&mut self) {
+        let label = self.deadline.label();
+        self.cut(label);
+    }
+
+    /// Records that `limit` cut the result (the first limit wins).
+    pub(crate) fn cut(&mut self, limit: String) {
+        self.limit.get_or_insert(limit);
+    }
+
+    /// A limit has cut the result.
+    pub(crate) fn is_cut(&self) -> bool {
+        self.limit.is_some()
+    }
+
+    /// The response, with the byte limit reported when reading stopped early.
+    pub(crate) fn finish(mut self, lines: &LineReader<'_>) -> ExtractResponse {
+        if lines.cut() {
+            self.cut(format!("max_read_bytes ({})", self.limits.max_read_bytes));
+        }
+        ExtractResponse {
+            count: self.results.len(),
+            results: self.results,
+            truncated: self.limit.is_some(),
+            limit: self.limit,
+            bytes_read: lines.bytes_read(),
+            records_read: lines.records_read(),
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Between JSON text, jaq values and `serde_json` values.
+//!
+//! Records are parsed by serde_json straight into jaq values: its parser stops at 128 levels
+//! of nesting, where jaq's own recurses without bound. Outputs are converted the way jq 1.6
+//! prints them, so the two agree value for value: an integral float is an integer (`1.0`
+//! prints as `1`), NaN is `null`, and infinities are the largest finite doubles.
+
+use serde_json::{Map, Number, Value};
+
+use jaq_json::{Num, Val};
+
+/// Deepest output value converted; deeper values are an error, not a stack overflow.
+const MAX_OUTPUT_DEPTH: usize = 512;
+
+/// Deepest JSON text `fromjson` parses (serde_json's limit for records, too).
+pub(crate) const MAX_INPUT_DEPTH: usize = 128;
+
+/// The deepest bracket nesting of a JSON text, strings skipped.
+pub(crate) fn nesting_depth(text: &[u8]) -> usize {
+    let (mut depth, mut max, mut in_string, mut escaped) = (0usize, 0usize, false, false);
+    for &b in text {
+        if in_string {
+            match b {
+                _ if escaped => escaped = false,
+                b'\\' => escaped = true,
+                b'"' => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'[' | b'{' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    max
+}
+
+/// Largest integer a double holds exactly; integral floats up to it print as integers.
+const EXACT_INT: f64 = 9_007_199_254_740_992.0;
+
+/// Parses one JSON text into a jaq value.
+///
+/// Like jq 1.6, which holds every number as a double, an integral number written as a float
+/// (`3.0`) is read as the integer `3`, so `tostring` and `@tsv` give `"3"` as jq does.
+pub(crate) fn parse_val(bytes: &[u8]) -> Result<Val, serde_json::Error> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let val = serde::de::DeserializeSeed::deserialize(JqVal, &mut de)?;
+    de.end()?;
+    Ok(val)
+}
+
+/// Builds jaq values from serde events (jaq-json's own visitor keeps `3.0` a float).
+#[derive(Clone, Copy)]
+struct JqVal;
+
+impl<'de> serde::de::DeserializeSeed<'de> for JqVal {
+    type Value = Val;
+    fn deserialize<D: serde::Deserializer<'de>>(self, deserializer: D) -> Result<Val, D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for JqVal {
+    type Value = Val;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_unit<E>(self) -> Result<Val, E> {
+        Ok(Val::Null)
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<Val, E> {
+        Ok(Val::Bool(b))
+    }
+    fn visit_i64<E>(self, i: i64) -> Result<Val, E> {
+        Ok(Val::Num(Num::from_integral(i)))
+    }
+    fn visit_u64<E>(self, u: u64) -> Result<Val, E> {
+        Ok(Val::Num(Num::from_integral(u)))
+    }
+    fn visit_f64<E>(self, f: f64) -> Result<Val, E> {
+        Ok(Val::Num(if f.fract() == 0.0 && f.abs() < EXACT_INT {
+            Num::Int(f as isize)
+        } else {
+            Num::Float(f)
+        }))
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Val, E> {
+        Ok(Val::utf8_str(s.as_bytes().to_vec()))
+    }
+    fn visit_string<E>(self, s: String) -> Result<Val, E> {
+        Ok(Val::utf8_str(s.into_bytes()))
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Val, A::Error> {
+        let mut items = Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+        while let Some(item) = seq.next_element_seed(self)? {
+            items.push(item);
+        }
+        Ok(Val::Arr(items.into()))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Val, A::Error> {
+        let mut entries = jaq_json::Map::default();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(self)?;
+            entries.insert(Val::utf8_str(key.into_bytes()), value);
+        }
+        Ok(Val::obj(entries))
+    }
+}
+
+fn float(f: f64) -> Value {
+    if f.is_nan() {
+        Value::Null
+    } else if f.is_infinite() {
+        Value::from(if f > 0.0 { f64::MAX } else { f64::MIN })
+    } else if f.fract() == 0.0 && f.abs() < EXACT_INT {
+        // In range, so the cast is exact.
+        Value::from(f as i64)
+    } else {
+        Number::from_f64(f).map_or(Value::Null, Value::Number)
+    }
+}
+
+fn number(n: &Num) -> Value {
+    match n {
+        Num::Int(i) => Value::from(*i as i64),
+        Num::Float(f) => float(*f),
+        // Big integers and decimal literals: through their text, as jq 1.6 would (a double).
+        other => match serde_json::from_str::<Value>(&other.to_string()) {
+            Ok(Value::Number(n)) => n.as_f64().map_or(Value::Number(n.clone()), |f| {
+                if n.is_f64() { float(f) } else { Value::Number(n) }
+            }),
+            _ => Value::Null,
+        },
+    }
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// Converts an output value; `Err` when it is nested deeper than [`MAX_OUTPUT_DEPTH`].
+pub(crate) fn to_value(val: &Val) -> Result<Value, String> {
+    convert(val, 0)
+}
+
+fn convert(val: &Val, depth: usize) -> Result<Value, String> {
+    if depth > MAX_OUTPUT_DEPTH {
+        return Err(format!("output value nested more than {MAX_OUTPUT_DEPTH} levels deep"));
+    }
+    Ok(match val {
+        Val::Null => Value::Null,
+        Val::Bool(b) => Value::Bool(*b),
+        Val::Num(n) => number(n),
+        Val::TStr(s) | Val::BStr(s) => Value::String(text(s)),
+        Val::Arr(items) => Value::Array(items.iter().map(|v| convert(v, depth + 1)).collect::<Result<_, _>>()?),
+        Val::Obj(entries) => {
+            let mut map = Map::with_capacity(entries.len());
+            for (k, v) in entries.iter() {
+                let key = match k {
+                    Val::TStr(s) | Val::BStr(s) => text(s),
+                    other => other.to_string(),
+                };
+                map.insert(key, convert(v, depth + 1)?);
+            }
+            Value::Object(map)
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn numbers_print_as_jq_prints_them() {
+        let v = parse_val(br#"{"a": 1.0, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890}"#).unwrap();
+        assert_eq!(
+            to_value(&v).unwrap(),
+            json!({"a": 1, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890u64})
+        );
+        assert_eq!(float(f64::NAN), Value::Null);
+        assert_eq!(float(f64::INFINITY), json!(f64::MAX));
+        assert_eq!(float(1e300), json!(1e300));
+        assert!(matches!(parse_val(b"3.0").unwrap(), Val::Num(Num::Int(3))));
+        assert!(matches!(parse_val(b"3.5").unwrap(), Val::Num(Num::Float(_))));
+        assert!(parse_val(b"1 2").is_err());
+    }
+
+    #[test]
+    fn deep_values_are_refused_not_overflowed() {
+        let deep = "[".repeat(200) + &"]".repeat(200);
+        assert!(parse_val(deep.as_bytes()).is_err(), "serde_json stops at 128");
+        assert_eq!(nesting_depth(deep.as_bytes()), 200);
+        assert_eq!(nesting_depth(br#"[{"a": "[[[\"[["}]"#), 2);
+    }
+}

@@ -1,0 +1,324 @@
+//! The embedded jq engine: jaq, compiled with the sandbox's prelude and run over records.
+//!
+//! Parameters are declared as global variables (`$keyword`) and bound at run time, so a value
+//! never becomes program text. The agent's filter is parsed, its definitions get the guard's
+//! tick ([`sandbox::tick_term`]) and it is compiled as the last definition of the prelude,
+//! `_lro_main`, called by a one-line main program made only of validated variable names.
+
+use jaq_core::box_iter::box_once;
+use jaq_core::load::parse::Def;
+use jaq_core::load::{Arena, File, Loader};
+use jaq_core::native::{Fun, bome, v};
+use jaq_core::{Compiler, Ctx, DataT, Exn, Native, Vars, data::HasLut};
+use jaq_json::Val;
+
+use super::convert;
+use super::sandbox::{self, Guard, TICK, Trip, WITHHELD};
+use crate::error::{ErrorCode, LroError, Result};
+
+/// The data a run of the filter sees: the program and the guard.
+pub(crate) struct Data;
+
+impl DataT for Data {
+    type V<'a> = Val;
+    type Data<'a> = Env<'a>;
+}
+
+/// Per-run data handed to natives.
+#[derive(Clone)]
+pub(crate) struct Env<'a> {
+    lut: &'a jaq_core::Lut<Data>,
+    guard: &'a Guard<'a>,
+}
+
+impl<'a> HasLut<'a, Data> for Env<'a> {
+    fn lut(&self) -> &'a jaq_core::Lut<Data> {
+        self.lut
+    }
+}
+
+fn trip_error(trip: Trip) -> jaq_core::Error<Val> {
+    jaq_core::Error::str(match trip {
+        Trip::Time => "lro: time limit reached",
+        Trip::Stack => "lro: recursion too deep",
+    })
+}
+
+/// `_lro_tick`: the identity, unless the guard says stop. Works in path and update position
+/// too, because ticked definitions (`select`, `map`, ...) are used there.
+fn tick_native() -> Fun<Data> {
+    let native = Native::<Data>::new(|cv| match cv.0.data().guard.tick() {
+        Ok(()) => box_once(Ok(cv.1)),
+        Err(trip) => bome(Err(trip_error(trip))),
+    })
+    .with_paths(|cv| match cv.0.data().guard.tick() {
+        Ok(()) => box_once(Ok(cv.1)),
+        Err(trip) => box_once(Err(Exn::from(trip_error(trip)))),
+    })
+    .with_update(|cv, f| match cv.0.data().guard.tick() {
+        Ok(()) => f(cv.1),
+        Err(trip) => bome(Err(trip_error(trip))),
+    });
+    (TICK, v(0), native)
+}
+
+/// `fromjson` with a nesting limit: jaq's parser recurses without one, so
+/// `"[" * 100000 | fromjson` would overflow the stack. Within the limit it is jaq's own
+/// parser, with its leniency (`"000" | tonumber` is `0`, as in jq).
+fn fromjson_native() -> Fun<Data> {
+    let native = Native::<Data>::new(|cv| {
+        let parsed: Vec<_> = match &cv.1 {
+            Val::TStr(s) | Val::BStr(s) if convert::nesting_depth(s) > convert::MAX_INPUT_DEPTH => {
+                vec![Err(jaq_core::Error::str(format!(
+                    "cannot parse as JSON: nested more than {} levels deep",
+                    convert::MAX_INPUT_DEPTH
+                )))]
+            }
+            Val::TStr(s) | Val::BStr(s) => {
+                // jaq-json's parse_many repeats the same error forever on invalid input
+                // (its lexer does not advance): stop at the first error, as jq does.
+                let mut values = Vec::new();
+                for r in jaq_json::read::parse_many(s) {
+                    let failed = r.is_err();
+                    values.push(r.map_err(|e| {
+                        jaq_core::Error::str(format!("{e} (while parsing '{}')", String::from_utf8_lossy(s)))
+                    }));
+                    if failed {
+                        break;
+                    }
+                }
+                values
+            }
+            other => vec![Err(jaq_core::Error::str(format!(
+                "{other} cannot be parsed as JSON: it is not a string"
+            )))],
+        };
+        Box::new(parsed.into_iter().map(|r| r.map_err(Exn::from)))
+    });
+    ("fromjson", v(0), native)
+}
+
+/// `test/2` with cached patterns (see [`super::regex_test`]); replaces jaq's definition.
+fn test_native() -> Fun<Data> {
+    let native = Native::<Data>::new(|mut cv| {
+        let flags = cv.0.pop_var();
+        let re = cv.0.pop_var();
+        bome(cv.0.data().guard.regexes.test(&cv.1, &re, &flags))
+    });
+    ("test", v(2), native)
+}
+
+/// The natives: jaq's standard set without [`WITHHELD`], `range/3` renamed so the prelude can
+/// tick it, our `fromjson`, and the tick.
+fn natives() -> Vec<Fun<Data>> {
+    let standard = jaq_core::funs::<Data>()
+        .chain(jaq_std::funs::<Data>())
+        .chain(jaq_json::funs::<Data>())
+        .chain(jaq_fmts::funs::<Data>());
+    let mut natives: Vec<Fun<Data>> = standard
+        .filter(|(name, _, _)| !WITHHELD.contains(name) && *name != "fromjson")
+        .map(|(name, args, native)| {
+            (
+                if name == "range" && args.len() == 3 {
+                    "_lro_range"
+                } else {
+                    name
+                },
+                args,
+                native,
+            )
+        })
+        .collect();
+    natives.push(fromjson_native());
+    natives.push(test_native());
+    natives.push(tick_native());
+    natives
+}
+
+/// Ticks every value of `range/3`, the one standard generator that loops natively.
+const RANGE_DEF: &str = "def range($from; $upto; $by): _lro_range($from; $upto; $by) | _lro_tick;";
+
+/// The standard definitions, seen with the lifetime of the agent's filter.
+fn shorten<'s>(def: Def<&'static str>) -> Def<&'s str> {
+    def
+}
+
+/// A compiled filter with its variable names.
+pub(crate) struct Program {
+    filter: jaq_core::Filter<Data>,
+    var_count: usize,
+}
+
+fn query_error(filter: &str, message: impl std::fmt::Display) -> LroError {
+    LroError::new(
+        ErrorCode::InvalidQuery,
+        format!("invalid jq filter {filter:?}: {message}"),
+    )
+}
+
+/// A variable name usable as `$name`.
+pub(crate) fn is_var_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && name != "__loc__"
+}
+
+impl Program {
+    /// Parses and compiles `filter` with `vars` (names without `$`) as global variables.
+    pub(crate) fn compile(filter: &str, vars: &[&str]) -> Result<Self> {
+        sandbox::check_text(filter)?;
+        let dollar: Vec<String> = vars.iter().map(|n| format!("${n}")).collect();
+        let main = if dollar.is_empty() {
+            "_lro_main".to_owned()
+        } else {
+            format!("_lro_main({})", dollar.join("; "))
+        };
+        // Parse alone first: the loader reports what was expected where.
+        let arena = Arena::default();
+        let loader = Loader::new([]);
+        if let Err(errors) = loader.load(&arena, File { code: filter, path: () }) {
+            return Err(query_error(filter, describe_load_errors(&errors)));
+        }
+        let mut term = jaq_core::load::parse(filter, |p| p.term())
+            .ok_or_else(|| query_error(filter, "modules (import, include) are not available"))?;
+        sandbox::tick_term(&mut term);
+        let main_def = Def {
+            name: "_lro_main",
+            args: dollar.iter().map(String::as_str).collect(),
+            body: term,
+        };
+        let range_defs =
+            jaq_core::load::parse(RANGE_DEF, |p| p.defs()).ok_or_else(|| query_error(filter, "internal prelude"))?;
+        let prelude = range_defs
+            .into_iter()
+            .chain(jaq_core::defs())
+            .chain(jaq_std::defs())
+            .chain(jaq_json::defs())
+            .filter(|def| !(def.name == "test" && def.args.len() == 2))
+            .map(shorten)
+            .map(sandbox::tick_def)
+            .chain([main_def]);
+        let modules = Loader::new(prelude)
+            .load(
+                &arena,
+                File {
+                    code: main.as_str(),
+                    path: (),
+                },
+            )
+            .map_err(|errors| query_error(filter, describe_load_errors(&errors)))?;
+        let filter_compiled = Compiler::default()
+            .with_funs(natives())
+            .with_global_vars(dollar.iter().map(String::as_str))
+            .compile(modules)
+            .map_err(|errors| {
+                let mut parts = Vec::new();
+                for (_, undefined) in errors {
+                    for (name, kind) in undefined {
+                        parts.push(match kind {
+                            jaq_core::compile::Undefined::Filter(arity) => format!("undefined filter {name}/{arity}"),
+                            other => format!("undefined {} {name}", other.as_str()),
+                        });
+                    }
+                }
+                query_error(filter, parts.join(", "))
+            })?;
+        Ok(Self {
+            filter: filter_compiled,
+            var_count: vars.len(),
+        })
+    }
+
+    /// Runs the filter on `input`, handing each output to `emit` until it returns `false`.
+    /// Stops at the first runtime error.
+    pub(crate) fn run(
+        &self,
+        input: Val,
+        vars: &[Val],
+        guard: &Guard<'_>,
+        emit: &mut dyn FnMut(Val) -> bool,
+    ) -> std::result::Result<Flow, RunError> {
+        debug_assert_eq!(vars.len(), self.var_count);
+        guard.enter();
+        let ctx = Ctx::<Data>::new(
+            Env {
+                lut: &self.filter.lut,
+                guard,
+            },
+            Vars::new(vars.iter().cloned()),
+        );
+        for output in self.filter.id.run((ctx, input)) {
+            if let Some(trip) = guard.tripped() {
+                return Ok(Flow::Tripped(trip));
+            }
+            match output {
+                Ok(value) => {
+                    if !emit(value) {
+                        return Ok(Flow::Stop);
+                    }
+                }
+                Err(exn) => {
+                    return match exn.get_err() {
+                        Ok(error) => Err(RunError(error.to_string())),
+                        // `halt`: stop quietly, as jq stops printing.
+                        Err(exn) => match exn.get_halt() {
+                            Ok(_) => Ok(Flow::Stop),
+                            Err(_) => Err(RunError("internal control flow escaped".to_owned())),
+                        },
+                    };
+                }
+            }
+        }
+        Ok(guard.tripped().map_or(Flow::Continue, Flow::Tripped))
+    }
+}
+
+/// How a run ended, when it did not fail.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Flow {
+    /// All outputs were taken: go on with the next record.
+    Continue,
+    /// Stop reading: the output is full, or the filter called `halt`.
+    Stop,
+    /// The guard stopped the filter.
+    Tripped(Trip),
+}
+
+/// A jq runtime error message.
+#[derive(Debug)]
+pub(crate) struct RunError(pub(crate) String);
+
+fn describe_load_errors<P>(errors: &jaq_core::load::Errors<&str, P>) -> String {
+    use jaq_core::load::Error;
+    let mut parts = Vec::new();
+    for (_, error) in errors {
+        match error {
+            Error::Io(items) => parts.extend(
+                items
+                    .iter()
+                    .map(|(path, e)| format!("cannot load module {path:?}: {e}")),
+            ),
+            Error::Lex(items) => parts.extend(items.iter().map(|(expect, found)| {
+                format!(
+                    "expected {} at {:?}",
+                    expect.as_str(),
+                    found.chars().take(20).collect::<String>()
+                )
+            })),
+            Error::Parse(items) => parts.extend(items.iter().map(|(expect, found)| {
+                let found = if found.is_empty() {
+                    "end of filter".to_owned()
+                } else {
+                    format!("{found:?}")
+                };
+                format!("expected {}, found {found}", expect.as_str())
+            })),
+        }
+    }
+    if parts.is_empty() {
+        "does not parse".to_owned()
+    } else {
+        parts.join("; ")
+    }
+}

@@ -1,0 +1,209 @@
+//! Native extraction (`lro_extract`): recipes, jq filters, record ranges and regex search over
+//! an offloaded file, in-process and bounded.
+//!
+//! The specification's native extraction tool (spec 000, "native extraction") lets agents
+//! without a shell read an offloaded file through the library itself. Four verbs, exactly one
+//! per request:
+//! - `recipe` (1-10) with `params`: the descriptor's own recipes, rebuilt from the file's
+//!   header (and, for raw data, from a profile of its first records, as offload does);
+//! - `query`: any jq filter, run by the embedded engine (jaq), never a `jq` binary or a shell;
+//! - `lines`: a range of records, or of characters, of the file body;
+//! - `search`: a regular expression over the raw record lines.
+//!
+//! Safety is by construction: the file must resolve inside the output directory and be an
+//! offload file ([`safety`]); reads, output and time are bounded by
+//! [`ExtractLimits`](crate::ExtractLimits), and a result cut by a limit says so
+//! (`truncated` + `limit`). Parameters reach filters as jq variables (`$keyword`), so no value
+//! can change a program.
+//!
+//! ```
+//! use lro_core::{ExtractRequest, MemoryHost, OffloadConfig, OffloadRequest, Offloader};
+//! use serde_json::json;
+//!
+//! let memories: Vec<_> = (0..200)
+//!     .map(|i| json!({"id": format!("m{i}"), "memory_type": "semantic", "namespace": "_semantic/decisions",
+//!                     "title": format!("Decision {i} about caching and storage layout")}))
+//!     .collect();
+//! let lro = Offloader::new(OffloadConfig::default(), MemoryHost::new()).unwrap();
+//! let outcome = lro.offload(&json!(memories), &OffloadRequest::new("recall")).unwrap();
+//! let file = &outcome.offloaded().unwrap().file_path;
+//!
+//! let request = ExtractRequest { recipe: Some(6), ..ExtractRequest::default() };
+//! let counts = lro.extract(file, &request).unwrap();
+//! assert_eq!(counts.results, vec![json!([{"namespace": "_semantic/decisions", "count": 200}])]);
+//!
+//! let request: ExtractRequest = serde_json::from_value(json!({
+//!     "query": "select(.title | test($word)) | .id", "params": {"word": "Decision 7\\b"}
+//! })).unwrap();
+//! assert_eq!(lro.extract(file, &request).unwrap().results, vec![json!("m7")]);
+//! ```
+
+mod budget;
+mod convert;
+mod engine;
+mod lines;
+mod reader;
+mod recipe;
+mod regex_test;
+mod run;
+pub mod safety;
+mod sandbox;
+mod search;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, LroError, Result};
+use crate::host::Host;
+use crate::offload::Offloader;
+
+pub use sandbox::{MAX_FILTER_BYTES, MAX_FILTER_NESTING};
+
+/// What to extract from an offloaded file: exactly one of `recipe`, `query`, `lines`, `search`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ExtractRequest {
+    /// A recipe number, 1-10, as listed in the file's descriptor.
+    pub recipe: Option<u8>,
+    /// Any jq filter, run over each record (not slurped; use `[inputs]`-free jq: see the docs).
+    pub query: Option<String>,
+    /// Values bound as jq variables: a recipe's parameters (`{"keyword": "cache"}` becomes
+    /// `$keyword`; a parameter left out takes the example shown in the descriptor), or any
+    /// variables a `query` uses (any JSON value).
+    pub params: Option<Map<String, Value>>,
+    /// A range of records (or characters) of the file body.
+    pub lines: Option<LineRange>,
+    /// A regular expression over the raw record lines.
+    pub search: Option<SearchSpec>,
+}
+
+/// What a [`LineRange`] counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LineUnit {
+    /// Records (lines after the header), from 0; each result is the record's JSON value.
+    #[default]
+    Records,
+    /// Unicode characters of the body (the file after the header line), from 0; the single
+    /// result is the text, never split inside a character.
+    Chars,
+}
+
+/// The half-open range `[start, end)` of records or characters: the Go peer's `read`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct LineRange {
+    /// First record (or character), counted from 0.
+    pub start: u64,
+    /// One past the last; `None` reads to the end (output limits still apply).
+    pub end: Option<u64>,
+    /// Records (default) or characters.
+    pub unit: LineUnit,
+}
+
+/// A regex search over the raw record lines (the header is not searched).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchSpec {
+    /// The pattern, in the `regex` crate's syntax (Perl-like, no look-around or
+    /// back-references, linear time).
+    pub pattern: String,
+    /// Match without regard to case.
+    pub ignore_case: bool,
+    /// Most matching lines to return; more matches set `truncated`.
+    pub max_results: Option<u64>,
+}
+
+/// The result of an extraction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExtractResponse {
+    /// The output values, in order. Raw-output recipes (#1) give strings; `search` gives
+    /// `{"index", "line", "text"}` objects; `lines` gives records, or one string of characters.
+    pub results: Vec<Value>,
+    /// `results.len()`.
+    pub count: usize,
+    /// Set when a limit cut the result: there was more input or more output.
+    pub truncated: bool,
+    /// Which limit cut the result, human readable (`max_output_records (10000)`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limit: Option<String>,
+    /// Bytes of the file read, header included.
+    pub bytes_read: u64,
+    /// Records (lines after the header) read.
+    pub records_read: u64,
+}
+
+/// The verb of a validated request.
+pub(crate) enum Verb<'r> {
+    Recipe(u8),
+    Query(&'r str),
+    Lines(&'r LineRange),
+    Search(&'r SearchSpec),
+}
+
+impl ExtractRequest {
+    /// The one verb this request names, or `invalid_argument`.
+    pub(crate) fn verb(&self) -> Result<Verb<'_>> {
+        let mut verbs = Vec::with_capacity(1);
+        if let Some(n) = self.recipe {
+            verbs.push(Verb::Recipe(n));
+        }
+        if let Some(q) = &self.query {
+            verbs.push(Verb::Query(q));
+        }
+        if let Some(l) = &self.lines {
+            verbs.push(Verb::Lines(l));
+        }
+        if let Some(s) = &self.search {
+            verbs.push(Verb::Search(s));
+        }
+        if verbs.len() != 1 {
+            return Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "give exactly one of recipe, query, lines, search (got {})",
+                    if verbs.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        verbs.len().to_string()
+                    }
+                ),
+            ));
+        }
+        if self.params.as_ref().is_some_and(|p| !p.is_empty()) && matches!(verbs[0], Verb::Lines(_) | Verb::Search(_)) {
+            return Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                "params apply to recipe and query only",
+            ));
+        }
+        Ok(verbs.remove(0))
+    }
+}
+
+impl<H: Host> Offloader<H> {
+    /// Runs one extraction over the offloaded file at `file_path` (the descriptor's
+    /// `file_path`): a recipe, a jq filter, a range of records or a regex search.
+    ///
+    /// Errors: `invalid_argument` (not exactly one verb, unknown recipe, bad parameter),
+    /// `invalid_query` (the filter does not parse or compile), `query_failed` (it failed on a
+    /// record), `path_denied` (outside the output directory, a symbolic link out of it, not
+    /// an offload file), `not_found`, `invalid_input` (a record line is not JSON), `io_error`.
+    pub fn extract(&self, file_path: &str, request: &ExtractRequest) -> Result<ExtractResponse> {
+        let verb = request.verb()?;
+        let path = safety::resolve_offload_file(&self.host, &self.output_dir(), &self.config.file_prefix, file_path)?;
+        let deadline = budget::Deadline::new(&self.host, self.config.extract.timeout_ms);
+        let mut budget = budget::Budget::new(&self.config.extract, &deadline);
+        let reader = self
+            .host
+            .open(&path)
+            .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?;
+        let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        match verb {
+            Verb::Recipe(number) => run::recipe(&mut lines, &mut budget, number, request.params.as_ref())?,
+            Verb::Query(filter) => run::query(&mut lines, &mut budget, filter, request.params.as_ref())?,
+            Verb::Lines(range) => lines::read_range(&mut lines, &mut budget, range)?,
+            Verb::Search(spec) => search::search(&mut lines, &mut budget, spec)?,
+        }
+        Ok(budget.finish(&lines))
+    }
+}

@@ -1,0 +1,126 @@
+//! Line-by-line reading of an offload file through the host, within `max_read_bytes`.
+//!
+//! Memory stays bounded by the longest line: one buffer is reused for every line. Reading
+//! stops at the byte limit; whether more data was left is remembered so the response can say
+//! it was cut rather than pretend the file ended.
+
+use std::io::{BufRead, BufReader, Read};
+
+use crate::error::{LroError, Result};
+
+/// Buffer size for host reads: large enough that per-call overhead vanishes on big files.
+const READ_BUFFER: usize = 64 * 1024;
+
+/// Reads newline-terminated lines, counting bytes against a limit.
+pub(crate) struct LineReader<'h> {
+    reader: BufReader<Box<dyn Read + 'h>>,
+    line: Vec<u8>,
+    bytes_read: u64,
+    max_bytes: u64,
+    /// Lines returned so far (the header included).
+    lines_read: u64,
+    /// Reading stopped at the byte limit with data left.
+    cut: bool,
+}
+
+impl<'h> LineReader<'h> {
+    pub(crate) fn new(reader: Box<dyn Read + 'h>, max_bytes: u64) -> Self {
+        Self {
+            reader: BufReader::with_capacity(READ_BUFFER, reader),
+            line: Vec::new(),
+            bytes_read: 0,
+            max_bytes,
+            lines_read: 0,
+            cut: false,
+        }
+    }
+
+    /// The next line without its line ending, or `None` at the end of the file or of the
+    /// byte budget (then [`LineReader::cut`] tells which).
+    pub(crate) fn next_line(&mut self) -> Result<Option<&[u8]>> {
+        self.line.clear();
+        let remaining = self.max_bytes.saturating_sub(self.bytes_read);
+        let n = (&mut self.reader)
+            .take(remaining)
+            .read_until(b'\n', &mut self.line)
+            .map_err(|e| LroError::from_io(&e, "cannot read the offload file"))?;
+        self.bytes_read += n as u64;
+        let complete = self.line.last() == Some(&b'\n');
+        if !complete && self.bytes_read >= self.max_bytes && self.has_more()? {
+            // The budget ran out inside (or right before) a line: drop the partial line.
+            self.cut = true;
+            return Ok(None);
+        }
+        if n == 0 {
+            return Ok(None);
+        }
+        if complete {
+            self.line.pop();
+            if self.line.last() == Some(&b'\r') {
+                self.line.pop();
+            }
+        }
+        self.lines_read += 1;
+        Ok(Some(&self.line))
+    }
+
+    fn has_more(&mut self) -> Result<bool> {
+        let buf = self
+            .reader
+            .fill_buf()
+            .map_err(|e| LroError::from_io(&e, "cannot read the offload file"))?;
+        Ok(!buf.is_empty())
+    }
+
+    /// Skips the header (line 1). Returns it, if there was one.
+    pub(crate) fn header(&mut self) -> Result<Option<String>> {
+        Ok(self.next_line()?.map(|l| String::from_utf8_lossy(l).into_owned()))
+    }
+
+    /// Bytes read so far.
+    pub(crate) fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// Record lines (after the header) read so far.
+    pub(crate) fn records_read(&self) -> u64 {
+        self.lines_read.saturating_sub(1)
+    }
+
+    /// Whether reading stopped at the byte limit with data left.
+    pub(crate) fn cut(&self) -> bool {
+        self.cut
+    }
+
+    /// The current file line number (1 = header) of the last line returned.
+    pub(crate) fn line_number(&self) -> u64 {
+        self.lines_read
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(data: &'static [u8], max: u64) -> (Vec<String>, bool) {
+        let mut r = LineReader::new(Box::new(data), max);
+        let mut out = Vec::new();
+        while let Some(l) = r.next_line().unwrap() {
+            out.push(String::from_utf8(l.to_vec()).unwrap());
+        }
+        (out, r.cut())
+    }
+
+    #[test]
+    fn splits_lines_and_respects_the_byte_limit() {
+        assert_eq!(
+            lines(b"a\nbb\r\nc", 100),
+            (vec!["a".into(), "bb".into(), "c".into()], false)
+        );
+        assert_eq!(lines(b"a\nbb\nc\n", 5), (vec!["a".into(), "bb".into()], true));
+        assert_eq!(lines(b"a\nbb\n", 5), (vec!["a".into(), "bb".into()], false));
+        assert_eq!(lines(b"a\nbbbbbb\n", 4), (vec!["a".into()], true));
+        assert_eq!(lines(b"", 0), (vec![], false));
+        assert_eq!(lines(b"x", 0), (vec![], true));
+    }
+}

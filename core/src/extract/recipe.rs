@@ -1,0 +1,106 @@
+//! The recipes of a file, rebuilt exactly as offload built them, and their parameters.
+//!
+//! The header's `detail` says which set applies: MIF recipes at `light`/`medium`/`full`, with
+//! examples from a profile of the records, or recipes inferred from a profile of the first
+//! [`SAMPLE_SIZE`] raw records. Offload profiles the same records, so the recipe numbers mean
+//! the same program in the descriptor and here.
+//!
+//! Parameters: every parameter of a recipe is a string bound as `$name`. One left out takes
+//! the example value the descriptor's shell command shows, so `recipe=2` alone runs exactly
+//! the command the agent was shown. A parameter the recipe does not take, or a value that is
+//! not a string, is `invalid_argument`.
+
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, LroError, Result};
+use crate::jsonl::parse_header;
+use crate::payload::RecordKind;
+use crate::profile::{Profile, SAMPLE_SIZE};
+use crate::recipes::{MifExamples, Recipe, mif_recipes, raw_recipes};
+
+/// The record kind a header line declares.
+pub(crate) fn kind_of_header(header: Option<&str>) -> Result<RecordKind> {
+    let header = header.and_then(parse_header).ok_or_else(|| {
+        LroError::new(
+            ErrorCode::InvalidInput,
+            "the file has no LRO header line, so its recipes are unknown",
+        )
+    })?;
+    RecordKind::from_detail_name(&header.detail).ok_or_else(|| {
+        LroError::new(
+            ErrorCode::InvalidInput,
+            format!("unknown detail level {:?} in the file header", header.detail),
+        )
+    })
+}
+
+/// The ten recipes for a file of `kind` whose first records are `sample` (at most
+/// [`SAMPLE_SIZE`] are looked at).
+pub(crate) fn recipes_for(kind: RecordKind, sample: &[Value]) -> Vec<Recipe> {
+    match kind {
+        RecordKind::Mif(detail) => mif_recipes(detail, &MifExamples::from_records(crate::offload::sample(sample))),
+        RecordKind::Raw => raw_recipes(&Profile::of(sample.iter().take(SAMPLE_SIZE))),
+    }
+}
+
+/// Recipe `number` of `recipes`, or `invalid_argument`.
+pub(crate) fn pick(recipes: Vec<Recipe>, number: u8) -> Result<Recipe> {
+    let count = recipes.len();
+    recipes.into_iter().find(|r| r.number == number).ok_or_else(|| {
+        LroError::new(
+            ErrorCode::InvalidArgument,
+            format!("unknown recipe {number}: recipes are numbered 1 to {count}"),
+        )
+    })
+}
+
+/// Checks a number before any file is read, so a typo fails fast.
+pub(crate) fn check_number(number: u8) -> Result<()> {
+    if (1..=10).contains(&number) {
+        Ok(())
+    } else {
+        Err(LroError::new(
+            ErrorCode::InvalidArgument,
+            format!("unknown recipe {number}: recipes are numbered 1 to 10"),
+        ))
+    }
+}
+
+/// The values of the recipe's parameters, in the order of `recipe.params`.
+pub(crate) fn bind_params(recipe: &Recipe, params: Option<&Map<String, Value>>) -> Result<Vec<(String, Value)>> {
+    let names = || recipe.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ");
+    if let Some(params) = params {
+        if let Some(unknown) = params
+            .keys()
+            .find(|k| !recipe.params.iter().any(|p| p.name == k.as_str()))
+        {
+            let takes = if recipe.params.is_empty() {
+                "no parameters".to_owned()
+            } else {
+                format!("only {}", names())
+            };
+            return Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "recipe {} does not take parameter {unknown:?}; it takes {takes}",
+                    recipe.number
+                ),
+            ));
+        }
+    }
+    recipe
+        .params
+        .iter()
+        .map(|p| match params.and_then(|m| m.get(p.name)) {
+            None | Some(Value::Null) => Ok((p.name.to_owned(), Value::from(p.example.as_str()))),
+            Some(Value::String(s)) => Ok((p.name.to_owned(), Value::from(s.as_str()))),
+            Some(other) => Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "parameter {:?} of recipe {} must be a string, got {other}",
+                    p.name, recipe.number
+                ),
+            )),
+        })
+        .collect()
+}

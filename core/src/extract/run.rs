@@ -1,0 +1,198 @@
+//! Running a recipe or a query over the records of a file.
+//!
+//! Filters that work record by record stream the file: one line is parsed, filtered and
+//! dropped before the next is read, so memory stays bounded by one record and the output.
+//! Slurping recipes (`jq -s`) read the records once into one array.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+use jaq_json::Val;
+use serde_json::{Map, Value};
+
+use super::budget::Budget;
+use super::convert::{parse_val, to_value};
+use super::engine::{Flow, Program, RunError, is_var_name};
+use super::reader::LineReader;
+use super::recipe;
+use super::sandbox::{Guard, Trip};
+use crate::error::{ErrorCode, LroError, Result};
+use crate::profile::SAMPLE_SIZE;
+
+/// A record line already read (while sampling), with its file line number.
+type Pending = Vec<(u64, Vec<u8>)>;
+
+fn invalid_record(line: u64, err: &serde_json::Error) -> LroError {
+    LroError::new(
+        ErrorCode::InvalidInput,
+        format!("line {line} of the file is not valid JSON: {err}"),
+    )
+}
+
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// Runs recipe `number` with `params`.
+pub(crate) fn recipe(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    number: u8,
+    params: Option<&Map<String, Value>>,
+) -> Result<()> {
+    recipe::check_number(number)?;
+    let header = lines.header()?;
+    let kind = recipe::kind_of_header(header.as_deref())?;
+    // The profile needs the first records; keep their lines to run them afterwards.
+    let mut pending: Pending = Vec::new();
+    let mut sample = Vec::new();
+    while sample.len() < SAMPLE_SIZE {
+        let number = lines.line_number() + 1;
+        let Some(line) = lines.next_line()? else { break };
+        if is_blank(line) {
+            continue;
+        }
+        sample.push(serde_json::from_slice::<Value>(line).map_err(|e| invalid_record(number, &e))?);
+        pending.push((number, line.to_vec()));
+    }
+    let recipe = recipe::pick(recipe::recipes_for(kind, &sample), number)?;
+    drop(sample);
+    let bound = recipe::bind_params(&recipe, params)?;
+    let names: Vec<&str> = bound.iter().map(|(n, _)| n.as_str()).collect();
+    let program = Program::compile(&recipe.filter, &names)?;
+    let vars = bound.iter().map(|(_, v)| value_to_val(v)).collect::<Result<Vec<_>>>()?;
+    execute(lines, budget, &program, &vars, recipe.slurp, pending)
+}
+
+/// Runs the jq filter `filter`, record by record, with `params` bound as variables.
+pub(crate) fn query(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    filter: &str,
+    params: Option<&Map<String, Value>>,
+) -> Result<()> {
+    let empty = Map::new();
+    let params = params.unwrap_or(&empty);
+    if let Some(bad) = params.keys().find(|k| !is_var_name(k)) {
+        return Err(LroError::new(
+            ErrorCode::InvalidArgument,
+            format!("parameter name {bad:?} cannot be a jq variable (use letters, digits and _)"),
+        ));
+    }
+    let names: Vec<&str> = params.keys().map(String::as_str).collect();
+    let program = Program::compile(filter, &names)?;
+    let vars = params.values().map(value_to_val).collect::<Result<Vec<_>>>()?;
+    lines.header()?;
+    execute(lines, budget, &program, &vars, false, Vec::new())
+}
+
+fn value_to_val(value: &Value) -> Result<Val> {
+    let text = serde_json::to_vec(value).unwrap_or_default();
+    parse_val(&text).map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("parameter value {value}: {e}")))
+}
+
+/// Feeds the records (the pending ones first) to `program`.
+fn execute(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    program: &Program,
+    vars: &[Val],
+    slurp: bool,
+    pending: Pending,
+) -> Result<()> {
+    let guard = Guard::new(budget.deadline);
+    let mut pending = pending.into_iter();
+    let mut next = |lines: &mut LineReader<'_>| -> Result<Option<(u64, Val)>> {
+        loop {
+            let (number, parsed) = match pending.next() {
+                Some((number, line)) => (number, parse_val(&line)),
+                None => match (lines.line_number() + 1, lines.next_line()?) {
+                    (_, Some(line)) if is_blank(line) => continue,
+                    (number, Some(line)) => (number, parse_val(line)),
+                    (_, None) => return Ok(None),
+                },
+            };
+            return parsed
+                .map(|v| Some((number, v)))
+                .map_err(|e| invalid_record(number, &e));
+        }
+    };
+    if slurp {
+        let mut records = Vec::new();
+        while budget.in_time() {
+            let Some((_, record)) = next(lines)? else { break };
+            records.push(record);
+        }
+        if budget.is_cut() {
+            return Ok(());
+        }
+        run_one(program, Val::Arr(records.into()), vars, &guard, budget, None)?;
+        return Ok(());
+    }
+    while budget.in_time() {
+        let Some((number, record)) = next(lines)? else { break };
+        if run_one(program, record, vars, &guard, budget, Some(number))? == Flow::Stop {
+            break;
+        }
+    }
+    Ok(())
+}
+
+/// Runs the program on one input, converting outputs into the budget.
+fn run_one(
+    program: &Program,
+    input: Val,
+    vars: &[Val],
+    guard: &Guard<'_>,
+    budget: &mut Budget<'_>,
+    line: Option<u64>,
+) -> Result<Flow> {
+    let at = || {
+        line.map_or_else(
+            || " on the records".to_owned(),
+            |n| format!(" on the record at line {n}"),
+        )
+    };
+    let mut convert_error = None;
+    let mut emit = |val: Val| match to_value(&val) {
+        Ok(value) => budget.push(value),
+        Err(e) => {
+            convert_error = Some(e);
+            false
+        }
+    };
+    // jaq is not expected to panic, but an agent's filter must never take the host down.
+    let outcome = catch_unwind(AssertUnwindSafe(|| program.run(input, vars, guard, &mut emit)))
+        .unwrap_or_else(|panic| Err(RunError(format!("the jq engine failed: {}", panic_text(&panic)))));
+    if let Some(e) = convert_error {
+        return Err(LroError::new(
+            ErrorCode::QueryFailed,
+            format!("jq filter failed{}: {e}", at()),
+        ));
+    }
+    match outcome {
+        Ok(Flow::Tripped(Trip::Time)) => {
+            budget.cut_by_time();
+            Ok(Flow::Stop)
+        }
+        Ok(Flow::Tripped(Trip::Stack)) => Err(LroError::new(
+            ErrorCode::QueryFailed,
+            format!(
+                "jq filter failed{}: recursion too deep (does a definition call itself without end?)",
+                at()
+            ),
+        )),
+        Ok(flow) => Ok(if budget.is_cut() { Flow::Stop } else { flow }),
+        Err(RunError(message)) => Err(LroError::new(
+            ErrorCode::QueryFailed,
+            format!("jq filter failed{}: {message}", at()),
+        )),
+    }
+}
+
+fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
+    panic
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "panic".to_owned())
+}

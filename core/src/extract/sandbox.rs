@@ -1,0 +1,303 @@
+//! Keeping an agent's jq filter inside its bounds.
+//!
+//! jq is a full programming language: a filter can loop forever, recurse without end or ask
+//! for the environment. The engine is pure computation over the records, and on top of that:
+//! - **text limits** before parsing ([`check_text`]): the parser recurses on nesting, so a
+//!   filter of a million `(` must be refused before it is parsed, not crash the host;
+//! - **a tick** (`_lro_tick`, [`Guard::tick`]) at the start of every definition's body, the
+//!   user's and the standard library's alike (`map`, `select`, `repeat`, `recurse`, ...),
+//!   and on every value of `range`: it checks the deadline (every [`TICK_CLOCK_EVERY`]
+//!   ticks) and the depth of the native stack, so endless loops end at the time limit and
+//!   endless recursion ends with an error instead of a stack overflow;
+//! - **no ambient authority**: `env`/`$ENV`, `now`, `localtime`, `strflocaltime`, `input`,
+//!   `inputs` and module loading (`import`, `include`) are not available.
+
+use std::cell::Cell;
+
+use jaq_core::load::lex::StrPart;
+use jaq_core::load::parse::{BinaryOp, Def, Pattern, Term};
+use jaq_core::path::Part;
+
+use super::budget::Deadline;
+use crate::error::{ErrorCode, LroError, Result};
+
+/// Longest filter accepted, in bytes. Agents' filters are a few hundred bytes; this bounds
+/// parse time and memory.
+pub const MAX_FILTER_BYTES: usize = 16 * 1024;
+
+/// Deepest bracket nesting accepted (`(`, `[`, `{`, string interpolation); a filter may hold
+/// four times as many nesting keywords (`if`, `reduce`, `try`, unary `-`, ...). The parser
+/// and the compiler recurse on both.
+pub const MAX_FILTER_NESTING: usize = 64;
+
+/// How many ticks between two reads of the clock (a clock read costs far more than a tick).
+pub(crate) const TICK_CLOCK_EVERY: u32 = 256;
+
+/// Most native stack the evaluation may use below its entry point, in bytes. Deep enough
+/// for any recursion over records (serde_json stops parsing at 128 levels of nesting) and
+/// small enough to stay inside a 2 MiB thread stack (the Rust default for spawned threads).
+const STACK_BUDGET: usize = 1024 * 1024;
+
+fn invalid(message: impl Into<String>) -> LroError {
+    LroError::new(ErrorCode::InvalidQuery, message)
+}
+
+/// Refuses filters too long or too deeply nested to parse safely.
+///
+/// Brackets are counted exactly (string literals and comments skipped, interpolation
+/// counted); the keywords and operators the parser recurses on (`if`, `reduce`, `foreach`,
+/// `try`, `def`, `label`, `as`, unary `-`) are counted in total, which over-approximates
+/// their nesting: a filter needs hundreds of them before it is refused.
+pub(crate) fn check_text(filter: &str) -> Result<()> {
+    if filter.len() > MAX_FILTER_BYTES {
+        return Err(invalid(format!(
+            "filter is {} bytes long; the limit is {MAX_FILTER_BYTES}",
+            filter.len()
+        )));
+    }
+    let too_deep = || invalid(format!("filter is nested more than {MAX_FILTER_NESTING} levels deep"));
+    // Open contexts: `true` for code brackets, `false` for string literals.
+    let mut stack: Vec<bool> = Vec::new();
+    let mut nesting_tokens = 0usize;
+    let mut word = String::new();
+    let mut chars = filter.chars();
+    while let Some(c) = chars.next() {
+        if stack.last() == Some(&false) {
+            match c {
+                '\\' if chars.next() == Some('(') => stack.push(true),
+                '"' => {
+                    stack.pop();
+                }
+                _ => {}
+            }
+        } else {
+            if c.is_alphanumeric() || c == '_' {
+                word.push(c);
+                continue;
+            }
+            if matches!(
+                word.as_str(),
+                "if" | "reduce" | "foreach" | "try" | "def" | "label" | "as"
+            ) {
+                nesting_tokens += 1;
+            }
+            word.clear();
+            match c {
+                '"' => stack.push(false),
+                '(' | '[' | '{' => stack.push(true),
+                ')' | ']' | '}' => {
+                    stack.pop();
+                }
+                '-' => nesting_tokens += 1,
+                '#' => {
+                    for c in chars.by_ref() {
+                        if c == '\n' {
+                            break;
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if stack.len() > MAX_FILTER_NESTING || nesting_tokens > 4 * MAX_FILTER_NESTING {
+            return Err(too_deep());
+        }
+    }
+    Ok(())
+}
+
+/// Why the guard stopped the evaluation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Trip {
+    /// The deadline passed.
+    Time,
+    /// The native stack grew past [`STACK_BUDGET`].
+    Stack,
+}
+
+/// The per-run state behind `_lro_tick`.
+pub(crate) struct Guard<'d> {
+    deadline: &'d Deadline<'d>,
+    /// Compiled `test` patterns of this run.
+    pub(crate) regexes: super::regex_test::RegexCache,
+    ticks: Cell<u32>,
+    tripped: Cell<Option<Trip>>,
+    stack_base: Cell<usize>,
+}
+
+/// An address on the current native stack (the stack grows down on every target we run on;
+/// `abs_diff` keeps this correct either way).
+#[inline(never)]
+fn stack_position() -> usize {
+    let marker = 0u8;
+    std::ptr::from_ref(std::hint::black_box(&marker)) as usize
+}
+
+impl<'d> Guard<'d> {
+    pub(crate) fn new(deadline: &'d Deadline<'d>) -> Self {
+        Self {
+            deadline,
+            regexes: super::regex_test::RegexCache::default(),
+            ticks: Cell::new(0),
+            tripped: Cell::new(None),
+            stack_base: Cell::new(stack_position()),
+        }
+    }
+
+    /// Marks the current stack depth as the evaluation's entry point.
+    pub(crate) fn enter(&self) {
+        self.stack_base.set(stack_position());
+    }
+
+    /// What stopped the evaluation, if anything. Sticky: a filter that catches the error
+    /// (`try ... catch`) only meets it again at its next tick.
+    pub(crate) fn tripped(&self) -> Option<Trip> {
+        self.tripped.get()
+    }
+
+    /// Called by `_lro_tick`: `Err` once the time is up or the stack too deep.
+    pub(crate) fn tick(&self) -> std::result::Result<(), Trip> {
+        if let Some(trip) = self.tripped.get() {
+            return Err(trip);
+        }
+        if stack_position().abs_diff(self.stack_base.get()) > STACK_BUDGET {
+            self.tripped.set(Some(Trip::Stack));
+            return Err(Trip::Stack);
+        }
+        let ticks = self.ticks.get().wrapping_add(1);
+        self.ticks.set(ticks);
+        if ticks % TICK_CLOCK_EVERY == 0 && self.deadline.passed() {
+            self.tripped.set(Some(Trip::Time));
+            return Err(Trip::Time);
+        }
+        Ok(())
+    }
+}
+
+/// Natives the sandbox withholds: ambient authority (environment, clock, time zone files)
+/// and inputs beyond the record at hand.
+pub(crate) const WITHHELD: [&str; 6] = ["env", "now", "localtime", "strflocaltime", "input", "inputs"];
+
+/// The name of the guard native.
+pub(crate) const TICK: &str = "_lro_tick";
+
+/// Wraps a definition body as `_lro_tick | body`.
+fn ticked(body: Term<&str>) -> Term<&str> {
+    Term::BinOp(
+        Box::new(Term::Call(TICK, Vec::new())),
+        BinaryOp::Pipe(None),
+        Box::new(body),
+    )
+}
+
+/// Adds the tick to a definition, and to every definition nested in it.
+pub(crate) fn tick_def(mut def: Def<&str>) -> Def<&str> {
+    tick_term(&mut def.body);
+    def.body = ticked(std::mem::take(&mut def.body));
+    def
+}
+
+/// Adds the tick to every definition inside `term` (the parser bounded its depth).
+pub(crate) fn tick_term(term: &mut Term<&str>) {
+    match term {
+        Term::Def(defs, rest) => {
+            for def in defs.iter_mut() {
+                tick_term(&mut def.body);
+                def.body = ticked(std::mem::take(&mut def.body));
+            }
+            tick_term(rest);
+        }
+        Term::Str(_, parts) => {
+            for part in parts {
+                if let StrPart::Term(t) = part {
+                    tick_term(t);
+                }
+            }
+        }
+        Term::Arr(Some(t)) | Term::Neg(t) | Term::Label(_, t) => tick_term(t),
+        Term::Obj(entries) => {
+            for (k, v) in entries {
+                tick_term(k);
+                if let Some(v) = v {
+                    tick_term(v);
+                }
+            }
+        }
+        Term::BinOp(l, op, r) => {
+            tick_term(l);
+            if let BinaryOp::Pipe(Some(p)) = op {
+                tick_pattern(p);
+            }
+            tick_term(r);
+        }
+        Term::Fold(_, xs, pattern, args) => {
+            tick_term(xs);
+            tick_pattern(pattern);
+            args.iter_mut().for_each(tick_term);
+        }
+        Term::TryCatch(t, c) => {
+            tick_term(t);
+            if let Some(c) = c {
+                tick_term(c);
+            }
+        }
+        Term::IfThenElse(branches, otherwise) => {
+            for (cond, then) in branches {
+                tick_term(cond);
+                tick_term(then);
+            }
+            if let Some(e) = otherwise {
+                tick_term(e);
+            }
+        }
+        Term::Call(_, args) => args.iter_mut().for_each(tick_term),
+        Term::Path(t, path) => {
+            tick_term(t);
+            for (part, _) in &mut path.0 {
+                match part {
+                    Part::Index(i) => tick_term(i),
+                    Part::Range(a, b) => {
+                        if let Some(a) = a {
+                            tick_term(a);
+                        }
+                        if let Some(b) = b {
+                            tick_term(b);
+                        }
+                    }
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+fn tick_pattern(pattern: &mut Pattern<&str>) {
+    match pattern {
+        Pattern::Var(_) => {}
+        Pattern::Arr(ps) => ps.iter_mut().for_each(tick_pattern),
+        Pattern::Obj(entries) => {
+            for (k, p) in entries {
+                tick_term(k);
+                tick_pattern(p);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_limits() {
+        assert!(check_text(r#"select((.title // "") | test($keyword; "i"))"#).is_ok());
+        assert!(check_text(r#""(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((""#).is_ok());
+        assert!(check_text(&"(".repeat(65)).is_err());
+        assert!(check_text(&format!("{}1", "- ".repeat(1000))).is_err());
+        assert!(check_text(&format!("{}1", "if 1 then ".repeat(300))).is_err());
+        assert!(check_text(&". as $x | ".repeat(300)).is_err());
+        assert!(check_text(&"\"\\(".repeat(40)).is_err());
+        assert!(check_text(&". ".repeat(MAX_FILTER_BYTES)).is_err());
+        assert!(check_text("# ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((\n.").is_ok());
+    }
+}

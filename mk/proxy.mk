@@ -1,0 +1,32 @@
+# `lro proxy` end-to-end tests: the official MCP Python client drives the proxy in front of
+# third-party servers (npm @modelcontextprotocol/server-memory and server-filesystem) and a
+# streamable-HTTP FastMCP server on loopback. The proxy's Rust tests run in test-rust.
+
+PROXY_E2E := cli/tests/e2e
+PROXY_VENV := $(PROXY_E2E)/.venv
+# Where cargo puts the release binary (CARGO_TARGET_DIR is honoured, as cargo does).
+PROXY_LRO := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)/release/lro
+
+$(PROXY_VENV)/.installed: $(PROXY_E2E)/requirements.txt
+	python3 -m venv $(PROXY_VENV)
+	$(PROXY_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+	touch $@
+
+$(PROXY_E2E)/node_modules/.installed: $(PROXY_E2E)/package.json $(PROXY_E2E)/package-lock.json
+	cd $(PROXY_E2E) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup-proxy: $(PROXY_VENV)/.installed $(PROXY_E2E)/node_modules/.installed ## Install the proxy e2e dependencies (venv + npm servers)
+
+build-proxy: ## Build the release `lro` binary the proxy tests and benchmark run
+	$(CARGO) build --release -p lro-cli
+
+test-proxy: setup-proxy build-proxy ## `lro proxy` end-to-end tests against real npm MCP servers and a remote HTTP server
+	cd $(PROXY_E2E) && LRO_BIN=$(PROXY_LRO) .venv/bin/python -m pytest -q -p no:cacheprovider
+
+bench-proxy: setup-proxy build-proxy ## Added latency of `lro proxy` (inline and 200-memory offloaded calls), in figures
+	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/bench_proxy.py --lro $(PROXY_LRO)
+
+TEST_TARGETS += test-proxy
+
+.PHONY: setup-proxy build-proxy test-proxy bench-proxy
