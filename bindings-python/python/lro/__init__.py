@@ -1,0 +1,212 @@
+"""LRO: Large Result Offloading for Python agents and MCP servers.
+
+A tool result above a token threshold (1,600 by default) is written to a JSONL file (a
+header line, then one record per line) and replaced by a compact descriptor: a summary,
+the file path, a JSON Schema of the lines, ten ready-to-run jq recipes and guidance. The
+agent then reads only what it needs, with ``jq`` or with :func:`extract`.
+
+All of the work happens in the Rust core (``lro-core``), so files and descriptors are
+byte-identical to every other LRO build::
+
+    import lro
+
+    memories = [{"id": f"m{i}", "memory_type": "semantic", "namespace": "_semantic/decisions",
+                 "title": f"Decision {i} about caching"} for i in range(500)]
+    response = lro.offload(memories, operation="recall")
+    assert response["offloaded"]
+    titles = lro.extract(response["file_path"], recipe=1)["results"]
+
+Errors are :class:`LroError` subclasses whose ``.code`` is the core's stable error code.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Union
+
+from ._errors import (
+    CODE_CLASSES,
+    ConfigError,
+    ExtractionError,
+    InputError,
+    LroError,
+    PathError,
+    StorageError,
+)
+from ._lro import (
+    DEFAULT_THRESHOLD_TOKENS,
+    DEFAULT_TTL_SECONDS,
+    ERROR_CODES,
+    Config,
+    Offloader,
+    __version__,
+    error_for_code,
+    estimate_tokens,
+    operation_for_tool,
+)
+
+__all__ = [
+    "Config",
+    "Offloader",
+    "offload",
+    "offload_inject",
+    "extract",
+    "cleanup",
+    "intercept_tool_result",
+    "operation_for_tool",
+    "estimate_tokens",
+    "error_for_code",
+    "LroError",
+    "ConfigError",
+    "InputError",
+    "PathError",
+    "ExtractionError",
+    "StorageError",
+    "CODE_CLASSES",
+    "ERROR_CODES",
+    "DEFAULT_THRESHOLD_TOKENS",
+    "DEFAULT_TTL_SECONDS",
+    "__version__",
+]
+
+#: What ``config=`` accepts everywhere: a :class:`Config`, a dict of its keyword arguments, or None.
+ConfigLike = Union[Config, Mapping[str, Any], None]
+#: An event callback: receives each event as a dict, e.g. ``{"event": "OffloadCreated", ...}``.
+EventCallback = Callable[[Dict[str, Any]], object]
+
+
+def _offloader(config: ConfigLike, on_event: Optional[EventCallback]) -> Offloader:
+    # dict(...) so any Mapping works, not only dict.
+    if isinstance(config, Mapping) and not isinstance(config, dict):
+        config = dict(config)
+    return Offloader(config, on_event=on_event)
+
+
+def offload(
+    records: Any,
+    operation: str = "recall",
+    detail: Optional[str] = None,
+    query: Optional[str] = None,
+    scores: Optional[Iterable[float]] = None,
+    config: ConfigLike = None,
+    *,
+    next_cursor: Optional[str] = None,
+    on_event: Optional[EventCallback] = None,
+    request: Optional[Mapping[str, Any]] = None,
+) -> Dict[str, Any]:
+    """Offload ``records`` when their estimated tokens exceed the threshold.
+
+    ``records`` is a list of records (MIF memories or any JSON objects), an object holding
+    a large array, or text; or the same already serialized as JSON ``str``/``bytes`` (the
+    fast path, parsed in Rust). To offload plain text, pass ``json.dumps(text)``.
+
+    Returns the ``OffloadResponse`` (``{"offloaded": True, "file_path": ..., "summary":
+    ..., "line_schema": ..., "jq_recipes": [...10], "guidance": ...}``) or the inline result
+    (``{"offloaded": False, "results": ..., "count": ..., "estimated_tokens": ...}``).
+    ``detail`` (``light``/``medium``/``full``) defaults to the operation's default;
+    ``scores`` feed ``summary.score_range``; a ``next_cursor`` is kept only inline.
+    ``request`` takes the whole ``OffloadRequest`` as JSON instead (what a proxy receives);
+    the other request arguments are then ignored.
+    """
+    offloader = _offloader(config, on_event)
+    if request is not None:
+        return offloader.offload(records, request=dict(request))
+    return offloader.offload(
+        records,
+        operation,
+        detail,
+        query,
+        None if scores is None else list(scores),
+        next_cursor=next_cursor,
+    )
+
+
+def offload_inject(
+    formatted: str,
+    pre_budget: Any,
+    operation: str = "inject",
+    detail: Optional[str] = None,
+    query: Optional[str] = None,
+    scores: Optional[Iterable[float]] = None,
+    config: ConfigLike = None,
+    *,
+    next_cursor: Optional[str] = None,
+    on_event: Optional[EventCallback] = None,
+) -> Dict[str, Any]:
+    """The ``inject_context`` rule: the pre-budget result set decides.
+
+    Above the threshold the full ``pre_budget`` set is offloaded and ``formatted`` (the
+    budgeted prompt text) is discarded; otherwise ``formatted`` is returned inline.
+    """
+    return _offloader(config, on_event).offload_inject(
+        formatted,
+        pre_budget,
+        operation,
+        detail,
+        query,
+        None if scores is None else list(scores),
+        next_cursor=next_cursor,
+    )
+
+
+def extract(
+    file_path: Union[str, "os.PathLike[str]"],
+    recipe: Optional[int] = None,
+    query: Optional[str] = None,
+    params: Optional[Mapping[str, Any]] = None,
+    config: ConfigLike = None,
+    *,
+    lines: Optional[Mapping[str, Any]] = None,
+    search: Optional[Mapping[str, Any]] = None,
+) -> Dict[str, Any]:
+    """Read part of an offloaded file: exactly one of ``recipe``, ``query``, ``lines``, ``search``.
+
+    ``recipe`` is a recipe number (1-10) from the descriptor, parameterised by ``params``
+    (``{"namespace": "_semantic"}``); ``query`` is any jq filter run per record by the
+    embedded engine, with ``params`` bound as ``$name``. The file must be an offload file
+    inside the configured output directory. Returns ``{"results": [...], "count": N,
+    "truncated": bool, ...}``.
+    """
+    return _offloader(config, None).extract(
+        file_path,
+        recipe,
+        query,
+        None if params is None else dict(params),
+        lines=None if lines is None else dict(lines),
+        search=None if search is None else dict(search),
+    )
+
+
+def cleanup(config: ConfigLike = None, *, on_event: Optional[EventCallback] = None) -> Dict[str, Any]:
+    """Delete offload files whose time-to-live has passed; returns ``{"removed", "kept", "errors"}``."""
+    return _offloader(config, on_event).cleanup()
+
+
+def intercept_tool_result(
+    result: Mapping[str, Any],
+    tool_name: str = "",
+    *,
+    arguments: Optional[Mapping[str, Any]] = None,
+    client_is_proxy: bool = False,
+    output_schema_declared: bool = False,
+    config: ConfigLike = None,
+    on_event: Optional[EventCallback] = None,
+    context: Optional[Mapping[str, Any]] = None,
+) -> Dict[str, Any]:
+    """Apply LRO to a serialized MCP ``CallToolResult`` (a dict in wire form).
+
+    Returns ``{"result": CallToolResult, "action": "offloaded" | "inline" | "bypassed" |
+    "truncated", "response": descriptor (when offloaded)}``. ``detail`` and ``query`` are
+    read from ``arguments``; a proxy client or a declared ``outputSchema`` bypasses LRO.
+    ``context`` takes the whole ``ToolCallContext`` as JSON instead of the keyword arguments.
+    """
+    offloader = _offloader(config, on_event)
+    if context is not None:
+        return offloader.intercept_tool_result(dict(result), context=dict(context))
+    return offloader.intercept_tool_result(
+        dict(result),
+        tool_name,
+        arguments=None if arguments is None else dict(arguments),
+        client_is_proxy=client_is_proxy,
+        output_schema_declared=output_schema_declared,
+    )

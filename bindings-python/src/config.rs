@@ -1,0 +1,260 @@
+//! `lro.Config`: the core's `OffloadConfig`, built from keyword arguments, a TOML document or
+//! the `ATLATL_PROMPT__OFFLOAD__*` environment. Validation and messages are the core's.
+
+use std::path::PathBuf;
+
+use lro_core::{ErrorCode, GuidanceMode, LroError, OffloadConfig};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyMapping, PyString};
+use serde_json::{Map, Value};
+
+use crate::convert::{lro_err, to_py, to_value};
+
+/// Keyword arguments as the core's JSON form of a configuration. `output_dir` also takes
+/// an `os.PathLike`; every other value goes to the core as given, which checks it and names
+/// the key and value in its `ConfigError`.
+fn changes_json(changes: &Bound<'_, PyDict>) -> PyResult<Value> {
+    let mut map = Map::new();
+    for (key, value) in changes.iter() {
+        let key: String = key.extract()?;
+        let json = if key == "output_dir" && !value.is_none() && !value.is_instance_of::<PyString>()
+        {
+            match value.extract::<PathBuf>() {
+                Ok(path) => Value::String(path.to_string_lossy().into_owned()),
+                Err(_) => to_value(&value, &key)?,
+            }
+        } else {
+            to_value(&value, &key)?
+        };
+        map.insert(key, json);
+    }
+    Ok(Value::Object(map))
+}
+
+/// LRO configuration (the specification's `[prompt.offload]` section, plus extraction limits).
+///
+/// Build it from keyword arguments, `Config.from_toml(path_or_text)` or `Config.from_env()`;
+/// layer the environment over a file with `.with_env()`. Instances are immutable:
+/// `.replace(**changes)` returns a changed copy.
+#[pyclass(frozen, eq, module = "lro", name = "Config", skip_from_py_object)]
+#[derive(Clone, PartialEq)]
+pub struct PyConfig {
+    pub(crate) inner: OffloadConfig,
+}
+
+impl PyConfig {
+    /// `base` with the keyword arguments in `changes` applied, then validated by the core.
+    fn with_changes(
+        py: Python<'_>,
+        base: OffloadConfig,
+        changes: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let mut config = base;
+        if let Some(changes) = changes {
+            config
+                .apply_json(&changes_json(changes)?)
+                .map_err(|e| lro_err(py, &e))?;
+        }
+        config.validate().map_err(|e| lro_err(py, &e))?;
+        Ok(Self { inner: config })
+    }
+
+    /// Reads `config=` arguments: a `Config`, a dict of keyword arguments, or `None` (defaults).
+    pub fn resolve(config: Option<&Bound<'_, PyAny>>) -> PyResult<OffloadConfig> {
+        let Some(config) = config.filter(|c| !c.is_none()) else {
+            return Ok(OffloadConfig::default());
+        };
+        let py = config.py();
+        if let Ok(c) = config.cast::<PyConfig>() {
+            return Ok(c.get().inner.clone());
+        }
+        if let Ok(d) = config.cast::<PyDict>() {
+            return Ok(Self::with_changes(py, OffloadConfig::default(), Some(d))?.inner);
+        }
+        let err = LroError::new(
+            ErrorCode::InvalidConfig,
+            "config must be an lro.Config, a dict or None",
+        );
+        Err(lro_err(py, &err))
+    }
+}
+
+#[pymethods]
+impl PyConfig {
+    #[new]
+    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, file_prefix=None, guidance=None, extract=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        py: Python<'_>,
+        enabled: Option<Bound<'_, PyAny>>,
+        threshold_tokens: Option<Bound<'_, PyAny>>,
+        ttl_seconds: Option<Bound<'_, PyAny>>,
+        output_dir: Option<Bound<'_, PyAny>>,
+        file_prefix: Option<Bound<'_, PyAny>>,
+        guidance: Option<Bound<'_, PyAny>>,
+        extract: Option<Bound<'_, PyAny>>,
+    ) -> PyResult<Self> {
+        let changes = PyDict::new(py);
+        let given = [
+            ("enabled", enabled),
+            ("threshold_tokens", threshold_tokens),
+            ("ttl_seconds", ttl_seconds),
+            ("output_dir", output_dir),
+            ("file_prefix", file_prefix),
+            ("guidance", guidance),
+            ("extract", extract),
+        ];
+        for (key, value) in given {
+            if let Some(value) = value {
+                changes.set_item(key, value)?;
+            }
+        }
+        Self::with_changes(py, OffloadConfig::default(), Some(&changes))
+    }
+
+    /// Reads the `[prompt.offload]` section of a TOML file or TOML text over the defaults.
+    ///
+    /// A `pathlib.Path` (any `os.PathLike`) is a file. A `str` is TOML text; only when it does
+    /// not parse as TOML and names an existing file is that file read instead, so
+    /// `Config.from_toml("lro.toml")` works and no TOML text is ever mistaken for a path.
+    #[staticmethod]
+    fn from_toml(py: Python<'_>, source: Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = match source.cast::<PyString>() {
+            Ok(s) => {
+                let text = s.to_cow()?.into_owned();
+                match OffloadConfig::from_toml_str(&text) {
+                    Ok(inner) => return Ok(Self { inner }),
+                    Err(err) => {
+                        let path = PathBuf::from(&text);
+                        if !text.contains('\n') && path.is_file() {
+                            read_file(py, &path)?
+                        } else {
+                            return Err(lro_err(py, &err));
+                        }
+                    }
+                }
+            }
+            Err(_) => {
+                let path: PathBuf = source.extract()?;
+                read_file(py, &path)?
+            }
+        };
+        let inner = OffloadConfig::from_toml_str(&text).map_err(|e| lro_err(py, &e))?;
+        Ok(Self { inner })
+    }
+
+    /// The defaults with the `ATLATL_PROMPT__OFFLOAD__*` variables of `environ` applied
+    /// (`os.environ` when `None`). An unknown key under the prefix is a `ConfigError`.
+    #[staticmethod]
+    #[pyo3(signature = (environ=None))]
+    fn from_env(py: Python<'_>, environ: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
+        Self {
+            inner: OffloadConfig::default(),
+        }
+        .with_env(py, environ)
+    }
+
+    /// A copy with the environment (`os.environ` when `None`) applied over this configuration:
+    /// `Config.from_toml("lro.toml").with_env()` gives the specification's precedence.
+    #[pyo3(signature = (environ=None))]
+    fn with_env(&self, py: Python<'_>, environ: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
+        let environ = match environ.filter(|e| !e.is_none()) {
+            Some(e) => e,
+            None => py.import("os")?.getattr("environ")?,
+        };
+        let mapping = environ.cast::<PyMapping>()?;
+        let mut vars: Vec<(String, String)> = Vec::new();
+        for item in mapping.items()?.iter() {
+            vars.push(item.extract()?);
+        }
+        let mut inner = self.inner.clone();
+        inner.apply_env(vars).map_err(|e| lro_err(py, &e))?;
+        Ok(Self { inner })
+    }
+
+    /// A copy with the given keyword arguments changed.
+    #[pyo3(signature = (**changes))]
+    fn replace(&self, py: Python<'_>, changes: Option<Bound<'_, PyDict>>) -> PyResult<Self> {
+        Self::with_changes(py, self.inner.clone(), changes.as_ref())
+    }
+
+    /// The configuration as a dict, in the core's JSON form (the vectors' `config_*` outcome).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner)
+    }
+
+    /// Enable or disable offloading.
+    #[getter]
+    fn enabled(&self) -> bool {
+        self.inner.enabled
+    }
+
+    /// Offload when the estimated tokens are strictly greater than this.
+    #[getter]
+    fn threshold_tokens(&self) -> u32 {
+        self.inner.threshold_tokens
+    }
+
+    /// Seconds before cleanup may delete a file.
+    #[getter]
+    fn ttl_seconds(&self) -> u64 {
+        self.inner.ttl_seconds
+    }
+
+    /// Directory for JSONL files; empty means the system temporary directory.
+    #[getter]
+    fn output_dir(&self) -> String {
+        self.inner.output_dir.clone()
+    }
+
+    /// File name prefix: `{prefix}-{operation}-{ulid}.jsonl`.
+    #[getter]
+    fn file_prefix(&self) -> String {
+        self.inner.file_prefix.clone()
+    }
+
+    /// Which guidance template descriptors carry: `"shell"` or `"native"`.
+    #[getter]
+    fn guidance(&self) -> &'static str {
+        match self.inner.guidance {
+            GuidanceMode::Native => "native",
+            _ => "shell",
+        }
+    }
+
+    /// Limits on native extraction, as a dict.
+    #[getter]
+    fn extract<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.extract)
+    }
+
+    fn __repr__(&self) -> String {
+        let e = &self.inner.extract;
+        format!(
+            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, file_prefix={:?}, guidance={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}}})",
+            if self.inner.enabled { "True" } else { "False" },
+            self.inner.threshold_tokens,
+            self.inner.ttl_seconds,
+            self.inner.output_dir,
+            self.inner.file_prefix,
+            self.guidance(),
+            e.max_read_bytes,
+            e.max_output_records,
+            e.max_output_bytes,
+            e.timeout_ms,
+        )
+    }
+}
+
+/// Reads a configuration file; a missing file is `not_found` (a `PathError`), like every path.
+fn read_file(py: Python<'_>, path: &std::path::Path) -> PyResult<String> {
+    std::fs::read_to_string(path).map_err(|e| {
+        lro_err(
+            py,
+            &LroError::from_io(
+                &e,
+                &format!("cannot read configuration file {}", path.display()),
+            ),
+        )
+    })
+}

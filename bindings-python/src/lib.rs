@@ -1,0 +1,65 @@
+//! The `lro._lro` extension module: Python bindings of `lro-core`.
+//!
+//! A thin shim. Every decision (threshold, detail, JSONL, descriptor, recipes, extraction,
+//! cleanup, events) is the core's; this crate converts Python objects to the core's serde
+//! types and back, maps core errors to `lro` exception classes by their stable code, and
+//! releases the GIL while the core does file I/O. The Python package (`python/lro`) adds the
+//! module-level functions, the exception classes and the MCP integrations.
+#![forbid(unsafe_code)]
+
+mod config;
+mod convert;
+mod offloader;
+mod tojson;
+
+use lro_core::{ErrorCode, intercept};
+use pyo3::prelude::*;
+
+/// The module the `lro` package wraps.
+#[pymodule]
+mod _lro {
+    use super::*;
+
+    #[pymodule_export]
+    use crate::config::PyConfig;
+    #[pymodule_export]
+    use crate::offloader::PyOffloader;
+
+    /// The LRO operation name for an MCP tool name (`recall_memories` -> `recall`; any other
+    /// tool name made file-name safe).
+    #[pyfunction]
+    fn operation_for_tool(tool_name: &str) -> String {
+        intercept::operation_for_tool(tool_name)
+    }
+
+    /// Estimated tokens of `text` with the built-in heuristic (characters / 4 for Latin
+    /// script, one per character for wide scripts).
+    #[pyfunction]
+    fn estimate_tokens(text: &str) -> usize {
+        lro_core::estimate::estimate_tokens(text.as_bytes())
+    }
+
+    /// The exception the core's error `code` raises (for tests and for code that maps
+    /// codes itself). An unknown code gives the base class.
+    #[pyfunction]
+    fn error_for_code(py: Python<'_>, code: &str, message: &str) -> Py<PyAny> {
+        let known = ErrorCode::ALL.into_iter().find(|c| c.as_str() == code);
+        let class = known.map_or("LroError", convert::class_for);
+        convert::error_from_parts(py, class, code, message)
+            .into_value(py)
+            .into_any()
+    }
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        let codes: Vec<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        m.add("ERROR_CODES", pyo3::types::PyTuple::new(m.py(), codes)?)?;
+        m.add(
+            "DEFAULT_THRESHOLD_TOKENS",
+            lro_core::config::DEFAULT_OFFLOAD_THRESHOLD_TOKENS,
+        )?;
+        m.add("DEFAULT_TTL_SECONDS", lro_core::config::DEFAULT_TTL_SECONDS)?;
+        Ok(())
+    }
+}

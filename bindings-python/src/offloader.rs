@@ -1,0 +1,307 @@
+//! `lro.Offloader`: one core `Offloader<StdHost>` with a Python event callback and, optionally,
+//! a Python token estimator. Each method converts its arguments, releases the GIL while the
+//! core works, and converts the result back.
+
+use std::path::PathBuf;
+
+use lro_core::estimate::estimate_tokens;
+use lro_core::offload::from_json_value;
+use lro_core::{
+    ErrorCode, ExtractRequest, LroError, OffloadEvent, OffloadRequest, Offloader, StdHost,
+    ToolCallContext,
+};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use serde_json::{Map, Value};
+
+use crate::config::PyConfig;
+use crate::convert::{Records, lro_err, to_py, to_value, to_value_opt};
+
+/// The LRO engine: a configuration, the file system, and optional callbacks.
+///
+/// Reuse one `Offloader` for many calls: it keeps the ULID generator, so files written in
+/// the same millisecond still sort in creation order. It is safe to share between threads;
+/// the GIL is released while the core writes and reads files.
+#[pyclass(frozen, module = "lro", name = "Offloader")]
+pub struct PyOffloader {
+    inner: Offloader<StdHost>,
+}
+
+/// Calls the Python event callback with the event as a dict. An exception in the callback
+/// cannot undo a written file, so it goes to `sys.unraisablehook` instead of propagating.
+fn event_sink(callback: Py<PyAny>) -> impl Fn(&OffloadEvent) + Send + Sync + 'static {
+    move |event: &OffloadEvent| {
+        Python::attach(|py| {
+            let outcome = to_py(py, event).and_then(|dict| callback.call1(py, (dict,)));
+            if let Err(err) = outcome {
+                err.write_unraisable(py, Some(callback.bind(py)));
+            }
+        });
+    }
+}
+
+/// Calls a Python `estimator(text) -> int`. On an exception (reported to
+/// `sys.unraisablehook`) the built-in heuristic answers, so an estimator bug cannot fail an
+/// offload.
+fn python_estimator(estimator: Py<PyAny>) -> impl Fn(&str) -> usize + Send + Sync + 'static {
+    move |text: &str| {
+        Python::attach(|py| {
+            match estimator
+                .call1(py, (text,))
+                .and_then(|n| n.extract::<usize>(py))
+            {
+                Ok(tokens) => tokens,
+                Err(err) => {
+                    err.write_unraisable(py, Some(estimator.bind(py)));
+                    estimate_tokens(text.as_bytes())
+                }
+            }
+        })
+    }
+}
+
+/// The core request for `offload` and `offload_inject`, read by the core's own
+/// `OffloadRequest::from_json` so that codes (`invalid_detail`, `invalid_argument` for an
+/// unknown field) are the same in every binding. `request` is the whole request in JSON form
+/// (as a proxy or tool receives it); it excludes the individual arguments.
+#[allow(clippy::too_many_arguments)]
+fn request(
+    py: Python<'_>,
+    request: Option<&Bound<'_, PyAny>>,
+    operation: Option<&Bound<'_, PyAny>>,
+    detail: Option<&Bound<'_, PyAny>>,
+    query: Option<&Bound<'_, PyAny>>,
+    scores: Option<&Bound<'_, PyAny>>,
+    next_cursor: Option<&Bound<'_, PyAny>>,
+    default_operation: &str,
+) -> PyResult<OffloadRequest> {
+    let mut fields = Map::new();
+    put(&mut fields, "operation", operation)?;
+    put(&mut fields, "detail", detail)?;
+    put(&mut fields, "query", query)?;
+    put(&mut fields, "scores", scores)?;
+    put(&mut fields, "next_cursor", next_cursor)?;
+    let value = match to_value_opt(request, "request")? {
+        Some(_) if !fields.is_empty() => {
+            let err = LroError::new(
+                ErrorCode::InvalidArgument,
+                "give either request= or the individual arguments, not both",
+            );
+            return Err(lro_err(py, &err));
+        }
+        Some(whole) => whole,
+        None => {
+            fields
+                .entry("operation")
+                .or_insert_with(|| Value::from(default_operation));
+            Value::Object(fields)
+        }
+    };
+    OffloadRequest::from_json(&value).map_err(|e| lro_err(py, &e))
+}
+
+/// Sets `key` in `map` when the Python argument is given.
+fn put(map: &mut Map<String, Value>, key: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
+    if let Some(value) = to_value_opt(obj, key)? {
+        map.insert(key.to_owned(), value);
+    }
+    Ok(())
+}
+
+#[pymethods]
+impl PyOffloader {
+    /// `config`: an `lro.Config`, a dict of `Config` keyword arguments, or `None` (defaults).
+    /// `on_event`: called with each event as a dict (`{"event": "OffloadCreated", ...}`).
+    /// `estimator`: `estimator(text) -> int`, an exact tokenizer in place of the heuristic.
+    #[new]
+    #[pyo3(signature = (config=None, *, on_event=None, estimator=None))]
+    fn new(
+        py: Python<'_>,
+        config: Option<Bound<'_, PyAny>>,
+        on_event: Option<Py<PyAny>>,
+        estimator: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let config = PyConfig::resolve(config.as_ref())?;
+        let mut inner = Offloader::new(config, StdHost::new()).map_err(|e| lro_err(py, &e))?;
+        if let Some(callback) = on_event.filter(|c| !c.is_none(py)) {
+            inner = inner.with_event_sink(event_sink(callback));
+        }
+        if let Some(estimator) = estimator.filter(|e| !e.is_none(py)) {
+            inner = inner.with_estimator(python_estimator(estimator));
+        }
+        Ok(Self { inner })
+    }
+
+    /// The configuration in use.
+    #[getter]
+    fn config(&self) -> PyConfig {
+        PyConfig {
+            inner: self.inner.config().clone(),
+        }
+    }
+
+    /// The directory files are written to (the system temporary directory when
+    /// `output_dir` is empty).
+    #[getter]
+    fn output_dir(&self) -> String {
+        self.inner.output_dir().to_string_lossy().into_owned()
+    }
+
+    /// Offloads `records` when their estimated tokens exceed the threshold; returns the
+    /// descriptor (`{"offloaded": True, ...}`) or the inline result (`{"offloaded": False,
+    /// "results": ...}`). `records` is any JSON-like object, or JSON text as `str`/`bytes`
+    /// (the fast path: no Python-object conversion).
+    ///
+    /// `request` instead takes the whole `OffloadRequest` in JSON form (`{"operation": ...,
+    /// "detail": ...}`), checked by the core; then leave the other arguments out.
+    #[pyo3(signature = (records, operation=None, detail=None, query=None, scores=None, *, next_cursor=None, request=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn offload<'py>(
+        &self,
+        py: Python<'py>,
+        records: Bound<'py, PyAny>,
+        operation: Option<Bound<'py, PyAny>>,
+        detail: Option<Bound<'py, PyAny>>,
+        query: Option<Bound<'py, PyAny>>,
+        scores: Option<Bound<'py, PyAny>>,
+        next_cursor: Option<Bound<'py, PyAny>>,
+        request: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let request = self::request(
+            py,
+            request.as_ref(),
+            operation.as_ref(),
+            detail.as_ref(),
+            query.as_ref(),
+            scores.as_ref(),
+            next_cursor.as_ref(),
+            "recall",
+        )?;
+        let records = Records::from_py(&records)?;
+        let outcome = py.detach(|| match &records {
+            Records::Json(bytes) => self.inner.offload_json(bytes, &request),
+            Records::Value(value) => self.inner.offload(value, &request),
+        });
+        to_py(py, &outcome.map_err(|e| lro_err(py, &e))?)
+    }
+
+    /// The `inject_context` rule: the pre-budget result set decides. Above the threshold it
+    /// is offloaded (and `formatted` discarded); otherwise `formatted` is returned inline.
+    #[pyo3(signature = (formatted, pre_budget, operation=None, detail=None, query=None, scores=None, *, next_cursor=None, request=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn offload_inject<'py>(
+        &self,
+        py: Python<'py>,
+        formatted: &str,
+        pre_budget: Bound<'py, PyAny>,
+        operation: Option<Bound<'py, PyAny>>,
+        detail: Option<Bound<'py, PyAny>>,
+        query: Option<Bound<'py, PyAny>>,
+        scores: Option<Bound<'py, PyAny>>,
+        next_cursor: Option<Bound<'py, PyAny>>,
+        request: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let request = self::request(
+            py,
+            request.as_ref(),
+            operation.as_ref(),
+            detail.as_ref(),
+            query.as_ref(),
+            scores.as_ref(),
+            next_cursor.as_ref(),
+            "inject",
+        )?;
+        let pre_budget = match Records::from_py(&pre_budget)? {
+            Records::Value(v) => v,
+            Records::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                lro_err(
+                    py,
+                    &LroError::new(
+                        ErrorCode::InvalidInput,
+                        format!("pre_budget is not valid JSON: {e}"),
+                    ),
+                )
+            })?,
+        };
+        let outcome = py.detach(|| self.inner.offload_inject(formatted, &pre_budget, &request));
+        to_py(py, &outcome.map_err(|e| lro_err(py, &e))?)
+    }
+
+    /// Decides on an MCP `tools/call` result (a `CallToolResult` as a dict) and returns
+    /// `{"result": CallToolResult, "action": "offloaded"|"inline"|"bypassed"|"truncated",
+    /// "response": descriptor?}`. `context` instead takes the whole `ToolCallContext` in
+    /// JSON form (`{"tool_name": ..., "arguments": ...}`), checked by the core.
+    #[pyo3(signature = (result, tool_name=String::new(), *, arguments=None, client_is_proxy=false, output_schema_declared=false, context=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn intercept_tool_result<'py>(
+        &self,
+        py: Python<'py>,
+        result: Bound<'py, PyAny>,
+        tool_name: String,
+        arguments: Option<Bound<'py, PyAny>>,
+        client_is_proxy: bool,
+        output_schema_declared: bool,
+        context: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let result = to_value(&result, "result")?;
+        let context = match to_value_opt(context.as_ref(), "context")? {
+            Some(whole) => ToolCallContext::from_json(&whole).map_err(|e| lro_err(py, &e))?,
+            None => ToolCallContext {
+                tool_name,
+                arguments: to_value_opt(arguments.as_ref(), "arguments")?,
+                client_is_proxy,
+                output_schema_declared,
+            },
+        };
+        let intercepted = py.detach(|| self.inner.intercept_tool_result(&result, &context));
+        to_py(py, &intercepted.map_err(|e| lro_err(py, &e))?)
+    }
+
+    /// Native extraction from an offloaded file: exactly one of `recipe` (1-10, with
+    /// `params`), `query` (a jq filter, `params` bound as `$name`), `lines`
+    /// (`{"start", "end", "unit"}`) or `search` (`{"pattern", "ignore_case", "max_results"}`).
+    /// Returns `{"results": [...], "count", "truncated", "limit"?, "bytes_read", "records_read"}`.
+    #[pyo3(signature = (file_path, recipe=None, query=None, params=None, *, lines=None, search=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn extract<'py>(
+        &self,
+        py: Python<'py>,
+        file_path: PathBuf,
+        recipe: Option<Bound<'py, PyAny>>,
+        query: Option<Bound<'py, PyAny>>,
+        params: Option<Bound<'py, PyAny>>,
+        lines: Option<Bound<'py, PyAny>>,
+        search: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        // Built as JSON and read with the core's own (strict) deserializer, so the argument
+        // rules are the core's and `lro_extract` tool arguments pass straight through.
+        let mut fields = Map::new();
+        put(&mut fields, "recipe", recipe.as_ref())?;
+        put(&mut fields, "query", query.as_ref())?;
+        put(&mut fields, "params", params.as_ref())?;
+        put(&mut fields, "lines", lines.as_ref())?;
+        put(&mut fields, "search", search.as_ref())?;
+        let request: ExtractRequest = from_json_value(&Value::Object(fields), "extraction request")
+            .map_err(|e| lro_err(py, &e))?;
+        let file_path = file_path.to_string_lossy().into_owned();
+        let response = py.detach(|| self.inner.extract(&file_path, &request));
+        to_py(py, &response.map_err(|e| lro_err(py, &e))?)
+    }
+
+    /// Deletes expired offload files in the output directory; returns the report
+    /// (`{"removed": [...], "kept": N, "errors": [...]}`).
+    fn cleanup<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let report = py.detach(|| self.inner.cleanup());
+        to_py(py, &report.map_err(|e| lro_err(py, &e))?)
+    }
+
+    /// Estimated tokens of `text` with this offloader's estimator.
+    fn estimate_tokens(&self, py: Python<'_>, text: Bound<'_, PyString>) -> PyResult<usize> {
+        let text = text.to_cow()?.into_owned();
+        Ok(py.detach(|| self.inner.estimate(&text)))
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Offloader(output_dir={:?})", self.output_dir())
+    }
+}

@@ -1,0 +1,36 @@
+"""An MCP server (official SDK, stdio) whose `recall_memories` tool returns 500 memories,
+offloaded by `lro.mcp.LroTools`. Started by test_mcp_e2e.py as a real subprocess."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, Dict, List
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from mcp.server.mcpserver import MCPServer  # noqa: E402
+
+import lro  # noqa: E402
+from lro.mcp import LroTools  # noqa: E402
+from mif import memories  # noqa: E402
+
+server = MCPServer("lro-test-memories")
+lro_tools = LroTools(server, {"output_dir": os.environ["LRO_TEST_OUTPUT_DIR"]})
+
+
+@lro_tools.tool()
+def recall_memories(query: str = "", detail: str = "light") -> List[Dict[str, Any]]:
+    """Recall memories matching a query."""
+    return memories(500)
+
+
+@lro_tools.tool()
+def small_lookup(key: str) -> Dict[str, Any]:
+    """A small result, returned inline."""
+    return {"key": key, "value": 42}
+
+
+if __name__ == "__main__":
+    assert lro.__version__
+    server.run("stdio")

@@ -1,0 +1,137 @@
+"""The Python API: offload, fast path, config sources, events, estimator, extract, cleanup, intercept."""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import threading
+from pathlib import Path
+from typing import Any, Dict, List
+
+import pytest
+from mif import memories
+
+import lro
+
+
+def test_small_result_is_inline_and_projected_to_light(config: lro.Config) -> None:
+    out = lro.offload(memories(2), config=config)
+    assert out["offloaded"] is False and out["count"] == 2
+    assert set(out["results"][0]) == {"id", "memory_type", "title", "namespace", "tags", "status", "created", "modified"}
+
+
+def test_large_result_is_offloaded_with_descriptor(config: lro.Config, out_dir: str) -> None:
+    out = lro.offload(memories(200), "search", detail="full", query="cache", scores=[0.2, 0.9], config=config)
+    assert out["offloaded"] is True
+    assert out["file_path"].startswith(out_dir + os.sep) and "atlatl-search-" in out["file_path"]
+    assert out["summary"]["count"] == 200 and out["summary"]["score_range"] == [0.2, 0.9]
+    assert len(out["jq_recipes"]) == 10
+    header = json.loads(Path(out["file_path"]).read_text(encoding="utf-8").split("\n")[0])
+    assert header["query"] == "cache" and header["detail"] == "full"
+
+
+@pytest.mark.parametrize("encode", [lambda r: json.dumps(r), lambda r: json.dumps(r).encode(), lambda r: bytearray(json.dumps(r).encode())])
+def test_fast_path_gives_the_same_file(encode: Any, tmp_path: Path) -> None:
+    records = memories(300)
+    files = []
+    for name, arg in (("objects", records), ("json", encode(records))):
+        d = tmp_path / name
+        d.mkdir()
+        out = lro.offload(arg, config={"output_dir": str(d)})
+        lines = Path(out["file_path"]).read_text(encoding="utf-8").split("\n")
+        files.append(lines[1:])
+    assert files[0] == files[1]
+
+
+def test_plain_text_goes_as_its_json_encoding(config: lro.Config) -> None:
+    out = lro.offload(json.dumps("line one\nline two"), config=config)
+    assert out["results"] == "line one\nline two" and out["count"] == 2
+
+
+def test_config_sources(tmp_path: Path) -> None:
+    toml = "[prompt.offload]\nthreshold_tokens = 10\n[prompt.offload.extract]\ntimeout_ms = 5\n"
+    path = tmp_path / "lro.toml"
+    path.write_text(toml)
+    assert lro.Config.from_toml(toml) == lro.Config.from_toml(path) == lro.Config.from_toml(str(path))
+    c = lro.Config.from_toml(path).with_env({"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS": "20", "HOME": "/x"})
+    assert c.threshold_tokens == 20 and c.extract["timeout_ms"] == 5
+    assert lro.Config.from_env({"ATLATL_PROMPT__OFFLOAD__ENABLED": "false"}).enabled is False
+    k = lro.Config(threshold_tokens=5, output_dir=tmp_path, extract={"max_output_records": 3}, guidance="native")
+    assert k.output_dir == str(tmp_path) and k.guidance == "native" and k.extract["max_output_records"] == 3
+    assert k.replace(ttl_seconds=7).ttl_seconds == 7 and k.ttl_seconds == 3600
+    assert k.to_dict()["threshold_tokens"] == 5
+    assert "threshold_tokens=5" in repr(k)
+
+
+def test_events_and_estimator(out_dir: str) -> None:
+    events: List[Dict[str, Any]] = []
+    offloader = lro.Offloader({"output_dir": out_dir, "ttl_seconds": 0}, on_event=events.append, estimator=lambda t: 10**6)
+    out = offloader.offload([{"id": "a", "namespace": "n"}])
+    assert out["offloaded"] and out["summary"]["estimated_tokens"] == 10**6
+    assert events[0]["event"] == "OffloadCreated" and events[0]["file_path"] == out["file_path"]
+    report = offloader.cleanup()
+    assert [r["file_path"] for r in report["removed"]] == [out["file_path"]]
+    assert events[-1]["event"] == "OffloadFileExpired"
+
+
+def test_failing_callbacks_do_not_fail_the_call(out_dir: str) -> None:
+    def boom(_: Any) -> int:
+        raise RuntimeError("callback bug")
+
+    seen: List[Any] = []
+    old = __import__("sys").unraisablehook
+    __import__("sys").unraisablehook = seen.append
+    try:
+        out = lro.Offloader({"output_dir": out_dir}, on_event=boom, estimator=boom).offload(memories(100))
+    finally:
+        __import__("sys").unraisablehook = old
+    assert out["offloaded"] and len(seen) >= 2
+
+
+def test_write_failure_falls_back_inline(tmp_path: Path) -> None:
+    blocked = tmp_path / "blocked"
+    blocked.write_text("")
+    events: List[Dict[str, Any]] = []
+    out = lro.offload(memories(100), config={"output_dir": str(blocked / "sub")}, on_event=events.append)
+    assert out["offloaded"] is False and out["truncated"] is True and out["total_count"] == 100
+    assert events[0]["event"] == "OffloadWriteFailed"
+
+
+def test_extract_verbs(config: lro.Config) -> None:
+    path = lro.offload(memories(50), config=config)["file_path"]
+    assert lro.extract(path, recipe=2, params={"namespace": "_episodic"}, config=config)["count"] == 10
+    assert lro.extract(path, query=".id", config=config)["results"][:2] == ["mem-00000", "mem-00001"]
+    assert lro.extract(path, config=config, lines={"start": 1, "end": 3})["count"] == 2
+    assert lro.extract(Path(path), config=config, search={"pattern": "Decision 4\\b"})["count"] == 1
+
+
+def test_intercept_tool_result(config: lro.Config) -> None:
+    result = {"content": [{"type": "text", "text": json.dumps(memories(100))}], "isError": False}
+    out = lro.intercept_tool_result(result, "recall_memories", arguments={"detail": "medium"}, config=config)
+    assert out["action"] == "offloaded" and out["response"]["summary"]["detail"] == "medium"
+    assert out["result"]["structuredContent"] == out["response"] and out["result"]["isError"] is False
+    assert lro.intercept_tool_result(result, "x", client_is_proxy=True, config=config)["action"] == "bypassed"
+
+
+def test_threads_share_one_offloader(out_dir: str) -> None:
+    offloader = lro.Offloader({"output_dir": out_dir})
+    paths: List[str] = []
+    threads = [threading.Thread(target=lambda: paths.append(offloader.offload(memories(100))["file_path"])) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(set(paths)) == 8 and sorted(os.listdir(out_dir)) == sorted(os.path.basename(p) for p in paths)
+
+
+def test_helpers() -> None:
+    assert lro.operation_for_tool("recall_memories") == "recall"
+    assert lro.estimate_tokens("abcdefgh") == 2
+    assert lro.DEFAULT_THRESHOLD_TOKENS == 1600 and lro.__version__
+
+
+def test_errors_pickle() -> None:
+    err = lro.PathError("nope", "not_found")
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is lro.PathError and back.code == "not_found" and str(back) == "nope"

@@ -1,0 +1,34 @@
+# Python wheel (issue 4): bindings-python, a pyo3 extension built by maturin (abi3, CPython 3.9+),
+# tested in its own venv with the wheel installed as a user would (not an editable install).
+
+PY_DIR := bindings-python
+PY_VENV := $(PY_DIR)/.venv
+PY := $(PY_VENV)/bin/python
+PYTHON ?= python3
+# Written after a successful install: newer than requirements-dev.txt means the venv is up to date.
+PY_STAMP := $(PY_VENV)/.installed
+# Release build in the workspace's target dir, shared with the other release builds of the core.
+PY_WHEELS := $(CURDIR)/target/wheels-python
+
+TEST_TARGETS += test-python
+
+$(PY_STAMP): $(PY_DIR)/requirements-dev.txt
+	test -x $(PY) || $(PYTHON) -m venv $(PY_VENV)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r $(PY_DIR)/requirements-dev.txt
+	touch $@
+
+setup-python: $(PY_STAMP) ## Create bindings-python/.venv with maturin, pytest, mypy, mcp, fastmcp (once)
+
+build-python: setup-python ## Build the `lro` wheel (release, abi3) and install it into the venv
+	rm -rf $(PY_WHEELS)
+	cd $(PY_DIR) && .venv/bin/maturin build --release --quiet --out $(PY_WHEELS)
+	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/lro-*.whl
+
+test-python: build-python ## Python wheel: stubs checked by mypy stubtest, then pytest (vectors, API, errors, MCP end to end)
+	cd $(PY_DIR) && .venv/bin/python -m mypy.stubtest lro --allowlist stubtest-allowlist.txt
+	cd $(PY_DIR) && .venv/bin/python -m pytest -q
+
+bench-python: build-python ## Python wheel vs a hand-written Python offloader at 200 and 10,000 memories
+	cd $(PY_DIR) && .venv/bin/python bench/bench_offload.py
+
+.PHONY: setup-python build-python test-python bench-python
