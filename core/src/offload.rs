@@ -70,19 +70,18 @@ impl OffloadRequest {
     /// Reads a request from JSON (what the bindings receive), with typed errors: an unknown
     /// detail level is `invalid_detail`, any other mistake `invalid_argument`.
     pub fn from_json(value: &Value) -> Result<Self> {
-        if let Some(detail) = value.get("detail").filter(|d| !d.is_null()) {
-            match detail.as_str() {
-                Some(name) => {
-                    name.parse::<Detail>()?;
-                }
-                None => return Err(LroError::new(ErrorCode::InvalidDetail, format!("detail must be a string, got {detail}"))),
+        // The detail name is parsed on its own (case-insensitively, with its own error code);
+        // the rest of the request is deserialized without it.
+        let mut rest = value.clone();
+        let detail = match rest.as_object_mut().and_then(|m| m.remove("detail")) {
+            None | Some(Value::Null) => None,
+            Some(Value::String(name)) => Some(name.parse::<Detail>()?),
+            Some(other) => {
+                return Err(LroError::new(ErrorCode::InvalidDetail, format!("detail must be a string, got {other}")));
             }
-        }
-        let mut request: Self = from_json_value(value, "offload request")?;
-        if let Some(Value::String(name)) = value.get("detail") {
-            request.detail = Some(name.parse()?);
-        }
-        Ok(request)
+        };
+        let request: Self = from_json_value(&rest, "offload request")?;
+        Ok(Self { detail, ..request })
     }
 
     /// A request for `operation` with everything else defaulted.

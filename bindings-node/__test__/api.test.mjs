@@ -1,0 +1,187 @@
+// The public API: sync and async agree, events arrive, errors carry the core's codes and
+// bad input never takes the process down.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { createRequire } from 'node:module'
+import * as lro from 'lro'
+import { makeMemories } from './fixtures/memories.mjs'
+
+const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-api-')))
+const memories = makeMemories(200)
+
+/** Asserts that `fn` throws (or rejects with) an Error whose code is `code`. */
+async function rejects(fn, code) {
+  await assert.rejects(async () => fn(), (err) => {
+    assert.ok(err instanceof Error, 'an Error')
+    assert.equal(err.code, code, err.message)
+    return true
+  })
+}
+
+test('ESM and CommonJS load the same functions', () => {
+  const cjs = createRequire(import.meta.url)('lro')
+  for (const name of ['offload', 'offloadAsync', 'offloadJson', 'extract', 'extractAsync', 'cleanup', 'interceptToolResult', 'configFromToml', 'configFromEnv']) {
+    assert.equal(typeof lro[name], 'function', name)
+    assert.equal(cjs[name], lro[name], name)
+  }
+  assert.equal(typeof createRequire(import.meta.url)('lro/mcp').withLro, 'function')
+})
+
+test('offload writes the file and returns the descriptor; async gives the same', async () => {
+  const outputDir = tmp()
+  const sync = lro.offload(memories, { operation: 'recall', detail: 'medium', query: 'q', scores: [0.2, 0.9] }, { outputDir })
+  const async_ = await lro.offloadAsync(memories, { operation: 'recall', detail: 'medium', query: 'q', scores: [0.2, 0.9] }, { outputDir })
+  assert.equal(sync.offloaded, true)
+  assert.deepEqual(sync.summary.score_range, [0.2, 0.9])
+  assert.notEqual(sync.file_path, async_.file_path)
+  const strip = (d) => JSON.parse(JSON.stringify(d).split(path.basename(d.file_path, '.jsonl')).join('X'))
+  assert.deepEqual(strip(async_), strip(sync))
+  assert.equal(fs.readFileSync(sync.file_path, 'utf8').trim().split('\n').length, 201)
+  assert.equal(fs.statSync(sync.file_path).mode & 0o777, 0o600)
+})
+
+test('the JSON fast path takes a string or a Buffer and matches offload', async () => {
+  const outputDir = tmp()
+  const text = JSON.stringify(memories)
+  const fromValue = lro.offload(memories, null, { outputDir })
+  const fromString = lro.offloadJson(text, null, { outputDir })
+  const fromBuffer = await lro.offloadJsonAsync(Buffer.from(text), null, { outputDir })
+  const lines = (d) => fs.readFileSync(d.file_path, 'utf8').split('\n').slice(1).join('\n')
+  assert.equal(lines(fromString), lines(fromValue))
+  assert.equal(lines(fromBuffer), lines(fromValue))
+  // A Buffer given to offload is JSON bytes too; a string is text output.
+  assert.equal(lro.offload(Buffer.from('[1,2]')).results.length, 2)
+  assert.equal(lro.offload('one\ntwo').results, 'one\ntwo')
+})
+
+test('below the threshold results come back inline', () => {
+  const out = lro.offload(memories.slice(0, 2), { operation: 'search', nextCursor: 'c1' })
+  assert.equal(out.offloaded, false)
+  assert.equal(out.count, 2)
+  assert.equal(out.next_cursor, 'c1')
+  assert.deepEqual(Object.keys(out.results[0]), ['id', 'memory_type', 'title', 'namespace', 'tags', 'status', 'created', 'modified'])
+})
+
+test('events reach onEvent, sync and async, before the call returns', async () => {
+  const outputDir = tmp()
+  const events = []
+  const out = lro.offload(memories, null, { outputDir, onEvent: (e) => events.push(e) })
+  assert.deepEqual(events.map((e) => e.event), ['OffloadCreated'])
+  assert.equal(events[0].file_path, out.file_path)
+  await lro.offloadAsync(memories, null, { outputDir, onEvent: (e) => events.push(e) })
+  assert.equal(events.length, 2)
+  const report = await lro.cleanupAsync({ outputDir, ttlSeconds: 0, onEvent: (e) => events.push(e) })
+  assert.equal(report.removed.length, 2)
+  assert.deepEqual(events.slice(2).map((e) => e.event), ['OffloadFileExpired', 'OffloadFileExpired'])
+  // A write failure is an event and an inline truncated result, never an exception.
+  const blocked = path.join(outputDir, 'blocked')
+  fs.writeFileSync(blocked, '')
+  const failed = lro.offload(memories, null, { outputDir: blocked, onEvent: (e) => events.push(e) })
+  assert.equal(failed.truncated, true)
+  assert.equal(events.at(-1).event, 'OffloadWriteFailed')
+})
+
+test('an exception in onEvent propagates to the caller', async () => {
+  const boom = () => {
+    throw new RangeError('listener failed')
+  }
+  assert.throws(() => lro.offload(memories, null, { outputDir: tmp(), onEvent: boom }), RangeError)
+  await assert.rejects(lro.offloadAsync(memories, null, { outputDir: tmp(), onEvent: boom }), RangeError)
+})
+
+test('extract runs recipes and jq filters on an offloaded file', async () => {
+  const outputDir = tmp()
+  const { file_path } = lro.offload(memories, { detail: 'full' }, { outputDir })
+  const counts = lro.extract(file_path, { recipe: 6 }, { outputDir })
+  assert.equal(counts.results[0].reduce((n, row) => n + row.count, 0), 200)
+  const ids = await lro.extractAsync(file_path, { query: 'select(.provenance.confidence >= 0.98) | .id' }, { outputDir })
+  assert.deepEqual(ids.results, ['mem-000048', 'mem-000049', 'mem-000098', 'mem-000099', 'mem-000148', 'mem-000149', 'mem-000198', 'mem-000199'])
+  const found = lro.extract(file_path, { search: { pattern: 'DECISION 7\\b', ignoreCase: true } }, { outputDir })
+  assert.equal(found.count, 1)
+  const range = lro.extract(file_path, { lines: { start: 10, end: 12 } }, { outputDir })
+  assert.deepEqual(range.results.map((m) => m.id), ['mem-000010', 'mem-000011'])
+  const limited = lro.extract(file_path, { query: '.id' }, { outputDir, extract: { maxOutputRecords: 5 } })
+  assert.equal(limited.count, 5)
+  assert.equal(limited.truncated, true)
+  await rejects(() => lro.extract(file_path, { query: '.[' }, { outputDir }), 'invalid_query')
+  await rejects(() => lro.extract(file_path, { recipe: 1, query: '.' }, { outputDir }), 'invalid_argument')
+  await rejects(() => lro.extract(file_path, { recipe: 99 }, { outputDir }), 'invalid_argument')
+  await rejects(() => lro.extract('/etc/passwd', { recipe: 1 }, { outputDir }), 'path_denied')
+  await rejects(() => lro.extractAsync(path.join(outputDir, 'atlatl-recall-01ARZ3NDEKTSV4RRFFQ69G5FAV.jsonl'), { recipe: 1 }, { outputDir }), 'not_found')
+})
+
+test('interceptToolResult rewrites a large CallToolResult', async () => {
+  const outputDir = tmp()
+  const result = { content: [{ type: 'text', text: JSON.stringify(memories) }], isError: false }
+  const out = await lro.interceptToolResultAsync(result, { toolName: 'recall_memories', arguments: { detail: 'light' } }, { outputDir })
+  assert.equal(out.action, 'offloaded')
+  assert.equal(out.result.structuredContent.summary.count, 200)
+  assert.equal(out.result.isError, false)
+  const proxied = lro.interceptToolResult(result, { toolName: 'recall_memories', clientIsProxy: true }, { outputDir })
+  assert.equal(proxied.action, 'bypassed')
+})
+
+test('offloadInject: the pre-budget set decides', () => {
+  const out = lro.offloadInject('formatted prompt', memories, null, { outputDir: tmp() })
+  assert.equal(out.offloaded, true)
+  assert.equal(out.summary.operation, 'inject')
+  assert.equal(out.summary.detail, 'medium')
+  assert.equal(lro.offloadInject('formatted prompt', memories.slice(0, 1)).results, 'formatted prompt')
+})
+
+test('configuration from TOML, the environment and objects', () => {
+  const dir = tmp()
+  const file = path.join(dir, 'lro.toml')
+  fs.writeFileSync(file, '[prompt.offload]\nthreshold_tokens = 800\noutput_dir = "/srv/lro"\n')
+  const fromToml = lro.configFromToml(file)
+  assert.equal(fromToml.thresholdTokens, 800)
+  const layered = lro.configFromEnv({ ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS: '900', PATH: '/bin' }, fromToml)
+  assert.equal(layered.thresholdTokens, 900)
+  assert.equal(layered.outputDir, '/srv/lro')
+  process.env.ATLATL_PROMPT__OFFLOAD__TTL_SECONDS = '60'
+  try {
+    assert.equal(lro.configFromEnv().ttlSeconds, 60)
+  } finally {
+    delete process.env.ATLATL_PROMPT__OFFLOAD__TTL_SECONDS
+  }
+  // A returned config is a valid input.
+  assert.equal(lro.offload([1], null, layered).offloaded, false)
+  assert.equal(lro.errorCodes().length, 10)
+})
+
+test('bad input throws coded errors and never crashes', async () => {
+  const cyclic = {}
+  cyclic.self = cyclic
+  let deep = []
+  for (let i = 0; i < 100000; i++) deep = [deep]
+  const cases = [
+    [() => lro.offload(memories, { detail: 'huge' }), 'invalid_detail'],
+    [() => lro.offload(memories, { detial: 'light' }), 'invalid_argument'],
+    [() => lro.offload(memories, { operation: '../etc' }), 'invalid_operation'],
+    [() => lro.offload(memories, 'light'), 'invalid_argument'],
+    [() => lro.offload(memories, null, { thresholdTokens: 'lots' }), 'invalid_config'],
+    [() => lro.offload(memories, null, { thresholdTokens: -1 }), 'invalid_config'],
+    [() => lro.offload(memories, null, { bogus: true }), 'invalid_config'],
+    [() => lro.offload(memories, null, { filePrefix: '../x' }), 'invalid_config'],
+    [() => lro.offload(memories, null, { onEvent: 'not a function' }), 'invalid_config'],
+    [() => lro.offload(memories, null, 42), 'invalid_config'],
+    [() => lro.offload(cyclic), 'invalid_input'],
+    [() => lro.offload(10n), 'invalid_input'],
+    [() => lro.offload(deep), 'invalid_input'],
+    [() => lro.offload(undefined), 'invalid_input'],
+    [() => lro.offloadJson('[1,2'), 'invalid_input'],
+    [() => lro.offloadJson('['.repeat(100000)), 'invalid_input'],
+    [() => lro.offloadJson(42), 'invalid_input'],
+    [() => lro.offloadAsync(cyclic), 'invalid_input'],
+    [() => lro.offloadAsync(memories, { detail: 7 }), 'invalid_detail'],
+    [() => lro.interceptToolResult({ content: [] }, { tool: 'x' }), 'invalid_argument'],
+    [() => lro.extract(42, { recipe: 1 }), 'invalid_argument'],
+    [() => lro.configFromToml('/nonexistent/lro.toml'), 'not_found'],
+    [() => lro.configFromTomlString('[prompt.offload]\nthreshold_tokens = "many"'), 'invalid_config'],
+    [() => lro.configFromEnv({ ATLATL_PROMPT__OFFLOAD__ENABLED: 'maybe' }), 'invalid_config'],
+  ]
+  for (const [fn, code] of cases) await rejects(fn, code)
+})

@@ -1,0 +1,89 @@
+// End to end over a real stdio transport: the SDK Client starts the SDK server of
+// fixtures/memory-server.mjs, calls a tool returning 500 memories, gets the descriptor,
+// then reads the file back through `lro_extract`.
+import { test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+
+const here = path.dirname(fileURLToPath(import.meta.url))
+const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-mcp-')))
+let client
+
+before(async () => {
+  client = new Client({ name: 'lro-e2e-client', version: '1.0.0' })
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [path.join(here, 'fixtures/memory-server.mjs')],
+    env: { ...process.env, LRO_TEST_DIR: dir },
+    stderr: 'inherit',
+  })
+  await client.connect(transport)
+})
+
+after(async () => {
+  await client?.close()
+  fs.rmSync(dir, { recursive: true, force: true })
+})
+
+const extract = async (args) => {
+  const result = await client.callTool({ name: 'lro_extract', arguments: args })
+  return { result, body: result.isError ? null : JSON.parse(result.content[0].text) }
+}
+
+test('the server lists lro_extract with the specification parameters', async () => {
+  const { tools } = await client.listTools()
+  const tool = tools.find((t) => t.name === 'lro_extract')
+  assert.ok(tool, 'lro_extract is registered')
+  assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), ['file_path', 'params', 'query', 'recipe'])
+  assert.deepEqual(tool.inputSchema.required, ['file_path'])
+})
+
+test('500 memories come back as a descriptor, then lro_extract reads the file', async () => {
+  const result = await client.callTool({ name: 'recall_memories', arguments: { query: 'caching' } })
+  const descriptor = result.structuredContent
+  assert.equal(descriptor.offloaded, true)
+  assert.equal(descriptor.summary.count, 500)
+  assert.equal(descriptor.summary.operation, 'recall')
+  assert.equal(descriptor.summary.detail, 'light')
+  assert.equal(descriptor.jq_recipes.length, 10)
+  assert.ok(descriptor.file_path.startsWith(dir + path.sep), descriptor.file_path)
+  assert.match(descriptor.guidance, /lro_extract/)
+  assert.deepEqual(JSON.parse(result.content[0].text), descriptor, 'content holds the descriptor as text')
+  // The file: a header, then 500 Light records.
+  const lines = fs.readFileSync(descriptor.file_path, 'utf8').trim().split('\n')
+  assert.equal(lines.length, 501)
+  assert.equal(JSON.parse(lines[0]).query, 'caching')
+
+  const counts = await extract({ file_path: descriptor.file_path, recipe: 6 })
+  assert.equal(counts.result.isError, undefined)
+  const perNamespace = counts.body.results[0]
+  assert.equal(perNamespace.reduce((sum, row) => sum + row.count, 0), 500)
+  assert.equal(perNamespace.length, 5)
+
+  const filtered = await extract({ file_path: descriptor.file_path, recipe: 2, params: { namespace: '_semantic/people' } })
+  assert.equal(filtered.body.count, 100)
+  assert.ok(filtered.body.results.every((m) => m.namespace === '_semantic/people'))
+
+  const custom = await extract({ file_path: descriptor.file_path, query: 'select(.id == "mem-000042") | .title' })
+  assert.deepEqual(custom.body.results, ['Decision 42 about caching and storage layout'])
+})
+
+test('a small result stays inline and untouched', async () => {
+  const result = await client.callTool({ name: 'recall_memories', arguments: { query: 'few' } })
+  assert.equal(result.structuredContent, undefined)
+  assert.equal(JSON.parse(result.content[0].text).length, 3)
+})
+
+test('lro_extract reports mistakes as tool errors with the core code', async () => {
+  const outside = await extract({ file_path: '/etc/passwd', recipe: 1 })
+  assert.equal(outside.result.isError, true)
+  assert.match(outside.result.content[0].text, /\[path_denied\]/)
+  const both = await extract({ file_path: path.join(dir, 'x.jsonl'), recipe: 1, query: '.' })
+  assert.equal(both.result.isError, true)
+  assert.match(both.result.content[0].text, /\[invalid_argument\]/)
+})

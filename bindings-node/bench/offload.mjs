@@ -1,0 +1,68 @@
+// The addon against a hand-written JS offloader (the obvious code: JSON.stringify per record,
+// fs.writeFileSync, a summary), side by side in one run, at 200 and 10,000 memories.
+// Figures are medians of repeated runs; each run writes a real file. Prints a table.
+//   node bench/offload.mjs            (after `npm run build`)
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { offload, offloadJson } from '../index.js'
+import { makeMemories } from '../__test__/fixtures/memories.mjs'
+
+const LIGHT = ['id', 'memory_type', 'title', 'namespace', 'tags', 'status', 'created', 'modified']
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lro-bench-'))
+let seq = 0
+
+/** What a developer would write by hand: Light projection, one JSON.stringify per record,
+ * chars/4 tokens, header + lines in one writeFileSync, count and top namespaces. */
+function handWritten(records, operation = 'recall') {
+  const lines = records.map((r) => {
+    const light = {}
+    for (const k of LIGHT) if (k in r) light[k] = r[k]
+    return JSON.stringify(light)
+  })
+  const body = lines.join('\n') + '\n'
+  const tokens = Math.ceil(body.length / 4)
+  if (tokens <= 1600) return { offloaded: false, results: lines.map((l) => JSON.parse(l)) }
+  const counts = new Map()
+  for (const r of records) counts.set(r.namespace, (counts.get(r.namespace) ?? 0) + 1)
+  const top = [...counts].sort((a, b) => b[1] - a[1]).slice(0, 5).map(([ns]) => ns)
+  const file = path.join(dir, `hand-${operation}-${seq++}.jsonl`)
+  const header = { type: 'lro_header', operation, query: null, count: records.length, schema_version: '1.0', timestamp: new Date().toISOString(), estimated_tokens: tokens, detail: 'light' }
+  fs.writeFileSync(file, JSON.stringify(header) + '\n' + body, { mode: 0o600 })
+  return { offloaded: true, file_path: file, summary: { count: records.length, estimated_tokens: tokens, operation, top_namespaces: top } }
+}
+
+function median(fn, runs) {
+  for (let i = 0; i < Math.min(5, runs); i++) fn() // warm-up (JIT, page cache)
+  const times = []
+  for (let i = 0; i < runs; i++) {
+    const t = process.hrtime.bigint()
+    fn()
+    times.push(Number(process.hrtime.bigint() - t) / 1e6)
+  }
+  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]
+}
+
+const config = { outputDir: dir }
+const rows = []
+for (const n of [200, 10_000]) {
+  const memories = makeMemories(n)
+  const text = JSON.stringify(memories)
+  const runs = n <= 200 ? 200 : 25
+  const hand = median(() => handWritten(memories), runs)
+  const handFromText = median(() => handWritten(JSON.parse(text)), runs)
+  const addon = median(() => offload(memories, null, config), runs)
+  const addonJson = median(() => offloadJson(text, null, config), runs)
+  rows.push({ memories: n, input: 'JS objects', 'hand-written ms': hand, 'addon ms': addon, speedup: hand / addon })
+  rows.push({ memories: n, input: 'JSON text', 'hand-written ms': handFromText, 'addon ms': addonJson, speedup: handFromText / addonJson })
+  for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f))
+}
+fs.rmSync(dir, { recursive: true, force: true })
+
+console.log(`node ${process.version}, ${os.cpus().length} cpus, medians; Light detail (recall default), full MIF memories in`)
+for (const r of rows) {
+  console.log(
+    `${String(r.memories).padStart(6)} memories  ${r.input.padEnd(10)}  hand-written ${r['hand-written ms'].toFixed(2).padStart(8)} ms` +
+      `  addon ${r['addon ms'].toFixed(2).padStart(8)} ms  ${r.speedup.toFixed(2)}x`,
+  )
+}

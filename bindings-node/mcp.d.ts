@@ -1,0 +1,21 @@
+// Types of lro/mcp (hand-written: this module is JavaScript, not generated from Rust).
+import type { Config } from './index'
+
+/** An LRO config for the MCP helpers. */
+export interface McpLroConfig extends Config {
+  /** The tool declared an `outputSchema`: its results pass through untouched (a descriptor
+   * would violate the schema). */
+  outputSchemaDeclared?: boolean
+}
+
+/**
+ * Wraps an MCP SDK tool handler so that results above the threshold are offloaded to JSONL
+ * and the client gets the descriptor. Guidance defaults to `native` (it names `lro_extract`).
+ */
+export declare function withLro<H extends (...args: any[]) => any>(toolName: string, handler: H, config?: McpLroConfig): H
+
+/** Registers the `lro_extract` tool (`file_path`, `recipe`, `query`, `params`) on an `McpServer`. */
+export declare function registerLroExtract(server: { registerTool: (...args: any[]) => any }, config?: Config): unknown
+
+/** The `lro_extract` tool's description. */
+export declare const EXTRACT_DESCRIPTION: string

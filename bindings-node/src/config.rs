@@ -1,0 +1,142 @@
+//! The `config` argument every function takes: an object over the defaults (camelCase keys
+//! of the core's `[prompt.offload]` section) and an optional event callback.
+
+use lro_core::{ErrorCode, LroError, OffloadConfig};
+use napi::bindgen_prelude::JsObjectValue;
+use napi::bindgen_prelude::{FromNapiValue, FunctionRef, Object, Unknown};
+use napi::{Env, JsValue, ValueType};
+use napi_derive::napi;
+use serde_json::{Map, Value};
+
+use crate::js::{self, EventCallback};
+use crate::options::Camel;
+
+/// LRO configuration: the specification's `[prompt.offload]` section, camelCase. Every key is
+/// optional and defaults as in the specification; a bad value throws with code `invalid_config`
+/// naming the key and the value.
+#[napi(object, object_from_js = false, object_to_js = false)]
+#[allow(
+    dead_code,
+    reason = "declares a TypeScript interface; the values arrive as JSON"
+)]
+pub struct Config {
+    /// Enable or disable LRO globally (default `true`).
+    pub enabled: Option<bool>,
+    /// Offload when the estimated tokens are strictly greater than this (default 1600).
+    pub threshold_tokens: Option<u32>,
+    /// Seconds before `cleanup` may delete a file (default 3600).
+    pub ttl_seconds: Option<i64>,
+    /// Directory for the JSONL files; `""` (the default) is the system temporary directory.
+    pub output_dir: Option<String>,
+    /// File name prefix: `{prefix}-{operation}-{ulid}.jsonl` (default `"atlatl"`).
+    pub file_prefix: Option<String>,
+    /// Which guidance template descriptors carry: `"shell"` (jq recipes, the default) or
+    /// `"native"` (directs the agent to the `lro_extract` tool).
+    #[napi(ts_type = "'shell' | 'native'")]
+    pub guidance: Option<String>,
+    /// Limits on native extraction.
+    pub extract: Option<ExtractLimits>,
+    /// Called once per event (`OffloadCreated`, `OffloadWriteFailed`, `OffloadFileExpired`),
+    /// on the JS thread, after the work is done and before the call returns or its Promise
+    /// settles. An exception it throws propagates to the caller.
+    #[napi(ts_type = "(event: OffloadEvent) => void")]
+    pub on_event: Option<Value>,
+}
+
+/// Bounds on one native extraction, so an agent's filter cannot exhaust the host.
+#[napi(object, object_from_js = false, object_to_js = false)]
+#[allow(
+    dead_code,
+    reason = "declares a TypeScript interface; the values arrive as JSON"
+)]
+pub struct ExtractLimits {
+    /// Most bytes read from the file (default 1 GiB).
+    pub max_read_bytes: Option<i64>,
+    /// Most output values returned (default 10,000).
+    pub max_output_records: Option<i64>,
+    /// Most output bytes, as compact JSON (default 1 MiB).
+    pub max_output_bytes: Option<i64>,
+    /// Most wall time, in milliseconds (default 10,000).
+    pub timeout_ms: Option<i64>,
+}
+
+/// A resolved `config` argument: the core's configuration and the event callback.
+pub struct Resolved {
+    pub config: OffloadConfig,
+    pub on_event: Option<EventCallback>,
+}
+
+/// Reads a configuration object (its callback already removed) over the defaults, through
+/// the core's JSON entry point, so every binding validates keys and values the same way.
+pub fn from_map(fields: Map<String, Value>) -> Result<OffloadConfig, LroError> {
+    let config = OffloadConfig::from_json(&Value::Object(Camel(fields).into_snake()))?;
+    config.validate()?;
+    Ok(config)
+}
+
+/// The JS view of a core configuration (what `configFromToml` and friends return).
+pub fn to_js_value(config: &OffloadConfig) -> Value {
+    let e = &config.extract;
+    serde_json::json!({
+        "enabled": config.enabled,
+        "thresholdTokens": config.threshold_tokens,
+        "ttlSeconds": config.ttl_seconds,
+        "outputDir": config.output_dir,
+        "filePrefix": config.file_prefix,
+        "guidance": serde_json::to_value(config.guidance).unwrap_or(Value::Null),
+        "extract": {
+            "maxReadBytes": e.max_read_bytes,
+            "maxOutputRecords": e.max_output_records,
+            "maxOutputBytes": e.max_output_bytes,
+            "timeoutMs": e.timeout_ms,
+        },
+    })
+}
+
+/// Resolves the optional `config` argument of an entry point.
+pub fn resolve(env: &Env, value: Option<Unknown<'_>>) -> Result<Resolved, LroError> {
+    let Some(value) = js::present(value) else {
+        return Ok(Resolved {
+            config: OffloadConfig::default(),
+            on_event: None,
+        });
+    };
+    if value.get_type().ok() != Some(ValueType::Object) {
+        return Err(LroError::new(
+            ErrorCode::InvalidConfig,
+            "config must be an object",
+        ));
+    }
+    let object = value
+        .coerce_to_object()
+        .map_err(|e| LroError::new(ErrorCode::InvalidConfig, e.reason.clone()))?;
+    let on_event = callback(&object)?;
+    // JSON.stringify drops the callback, so the remaining keys are plain data.
+    let fields: Map<String, Value> = js::from_js(env, value, ErrorCode::InvalidConfig, "config")?;
+    Ok(Resolved {
+        config: from_map(fields)?,
+        on_event,
+    })
+}
+
+fn callback(object: &Object<'_>) -> Result<Option<EventCallback>, LroError> {
+    let not_a_function = || {
+        LroError::new(
+            ErrorCode::InvalidConfig,
+            "config.onEvent must be a function",
+        )
+    };
+    let value: Unknown<'_> = object
+        .get_named_property("onEvent")
+        .map_err(|_| not_a_function())?;
+    match value.get_type() {
+        Ok(ValueType::Undefined | ValueType::Null) => Ok(None),
+        Ok(ValueType::Function) => {
+            // A reference keeps the function alive until an async task has resolved.
+            FunctionRef::from_unknown(value)
+                .map(Some)
+                .map_err(|_| not_a_function())
+        }
+        _ => Err(not_a_function()),
+    }
+}

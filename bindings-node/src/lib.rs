@@ -1,0 +1,469 @@
+//! # lro (Node addon)
+//!
+//! Large Result Offloading for Node.js: a thin N-API shim over `lro-core`. Every function
+//! takes plain JS values, hands them to the core as JSON, and returns the core's JSON result;
+//! errors are thrown as `Error`s whose `.code` is the core's stable code (`invalid_config`,
+//! `invalid_detail`, ...). Each function has an `*Async` twin that runs on the libuv thread
+//! pool and returns a Promise.
+
+mod config;
+mod js;
+mod options;
+mod task;
+
+use lro_core::{ErrorCode, LroError, OffloadConfig};
+use napi::bindgen_prelude::{AsyncTask, Buffer, FromNapiValue, Unknown};
+use napi::{Env, JsValue, ValueType};
+use napi_derive::napi;
+use serde_json::Value;
+
+use crate::config::Resolved;
+use crate::options::convert;
+use crate::task::{Job, LroTask, Records, settle};
+
+/// A call's resolved configuration and work; argument errors become a rejected job.
+struct Call {
+    resolved: Resolved,
+    job: Job,
+}
+
+fn prepare(
+    env: &Env,
+    config: Option<Unknown<'_>>,
+    job: impl FnOnce() -> Result<Job, LroError>,
+) -> Call {
+    match config::resolve(env, config) {
+        Ok(resolved) => Call {
+            job: job().unwrap_or_else(Job::Rejected),
+            resolved,
+        },
+        Err(err) => Call {
+            resolved: Resolved {
+                config: OffloadConfig::default(),
+                on_event: None,
+            },
+            job: Job::Rejected(err),
+        },
+    }
+}
+
+fn run_sync(env: &Env, call: Call) -> napi::Result<Value> {
+    let Call { resolved, job } = call;
+    let ran = job.run(resolved.config, resolved.on_event.is_some());
+    settle(env, resolved.on_event.as_ref(), ran)
+}
+
+fn run_async(call: Call) -> AsyncTask<LroTask> {
+    AsyncTask::new(LroTask::new(
+        call.resolved.config,
+        call.job,
+        call.resolved.on_event,
+    ))
+}
+
+fn unreadable(err: napi::Error) -> LroError {
+    LroError::new(ErrorCode::InvalidInput, err.reason.clone())
+}
+
+fn js_string(value: Unknown<'_>) -> Result<String, LroError> {
+    value
+        .coerce_to_string()
+        .and_then(|s| s.into_utf8())
+        .and_then(|s| s.into_owned())
+        .map_err(unreadable)
+}
+
+fn is_bytes(value: &Unknown<'_>) -> bool {
+    value.get_type().ok() == Some(ValueType::Object) && value.is_buffer().unwrap_or(false)
+}
+
+/// Tool output from JS: a Buffer/Uint8Array is JSON bytes (the fast path); a string is text
+/// output (one record per line); anything else a JSON value.
+fn records(env: &Env, value: Unknown<'_>) -> Result<Records, LroError> {
+    match value.get_type().map_err(unreadable)? {
+        ValueType::String => Ok(Records::Value(Value::String(js_string(value)?))),
+        ValueType::Object if is_bytes(&value) => Ok(Records::Json(
+            Buffer::from_unknown(value).map_err(unreadable)?.to_vec(),
+        )),
+        ValueType::Undefined => Err(LroError::new(
+            ErrorCode::InvalidInput,
+            "records are missing (undefined)",
+        )),
+        _ => js::from_js(env, value, ErrorCode::InvalidInput, "records").map(Records::Value),
+    }
+}
+
+/// Serialized JSON from JS, as a string or a Buffer/Uint8Array.
+fn json_text(value: Unknown<'_>) -> Result<Records, LroError> {
+    match value.get_type().map_err(unreadable)? {
+        ValueType::String => Ok(Records::Json(js_string(value)?.into_bytes())),
+        ValueType::Object if is_bytes(&value) => Ok(Records::Json(
+            Buffer::from_unknown(value).map_err(unreadable)?.to_vec(),
+        )),
+        _ => Err(LroError::new(
+            ErrorCode::InvalidInput,
+            "json must be a string or a Buffer of JSON text",
+        )),
+    }
+}
+
+/// An optional options argument as JSON (`null` when omitted).
+fn options_json(
+    env: &Env,
+    value: Option<Unknown<'_>>,
+    code: ErrorCode,
+    what: &str,
+) -> Result<Value, LroError> {
+    js::present(value).map_or(Ok(Value::Null), |v| js::from_js(env, v, code, what))
+}
+
+fn offload_job(
+    env: &Env,
+    records: Result<Records, LroError>,
+    options: Option<Unknown<'_>>,
+) -> Result<Job, LroError> {
+    let request = convert(
+        options_json(env, options, ErrorCode::InvalidArgument, "options")?,
+        ErrorCode::InvalidArgument,
+        "options",
+    )?;
+    Ok(Job::Offload {
+        records: records?,
+        request,
+    })
+}
+
+fn inject_job(
+    env: &Env,
+    formatted: Unknown<'_>,
+    pre_budget: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+) -> Result<Job, LroError> {
+    let formatted: Value = js::from_js(env, formatted, ErrorCode::InvalidInput, "formatted")?;
+    let Value::String(formatted) = formatted else {
+        return Err(LroError::new(
+            ErrorCode::InvalidInput,
+            "formatted must be a string",
+        ));
+    };
+    let mut options = options_json(env, options, ErrorCode::InvalidArgument, "options")?;
+    if options.is_null() {
+        // The inject rule belongs to inject_context: default the operation accordingly.
+        options = serde_json::json!({ "operation": "inject" });
+    }
+    let request = convert(options, ErrorCode::InvalidArgument, "options")?;
+    Ok(Job::Inject {
+        formatted,
+        pre_budget: records(env, pre_budget)?,
+        request,
+    })
+}
+
+fn intercept_job(
+    env: &Env,
+    result: Unknown<'_>,
+    context: Option<Unknown<'_>>,
+) -> Result<Job, LroError> {
+    let result = js::from_js(env, result, ErrorCode::InvalidInput, "result")?;
+    let context = convert(
+        options_json(env, context, ErrorCode::InvalidArgument, "context")?,
+        ErrorCode::InvalidArgument,
+        "context",
+    )?;
+    Ok(Job::Intercept { result, context })
+}
+
+/// Offloads `records` when their estimated tokens exceed the threshold: writes the JSONL file
+/// and returns the descriptor (`offloaded: true`); otherwise returns them inline
+/// (`offloaded: false`). `records` is the tool output: an array, an object holding an array,
+/// a string of text (one record per line), any other JSON value, or a Buffer of JSON text
+/// (the fast path, as `offloadJson`).
+#[napi(
+    ts_args_type = "records: unknown, options?: OffloadOptions | null, config?: Config | null",
+    ts_return_type = "Outcome"
+)]
+pub fn offload(
+    env: Env,
+    records: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> napi::Result<Value> {
+    run_sync(
+        &env,
+        prepare(&env, config, || {
+            offload_job(&env, self::records(&env, records), options)
+        }),
+    )
+}
+
+/// `offload` on the libuv thread pool: the JS value is serialized on the calling thread, the
+/// rest (parsing, projection, the file write) runs off it.
+#[napi(
+    ts_args_type = "records: unknown, options?: OffloadOptions | null, config?: Config | null",
+    ts_return_type = "Promise<Outcome>"
+)]
+pub fn offload_async(
+    env: Env,
+    records: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> AsyncTask<LroTask> {
+    run_async(prepare(&env, config, || {
+        offload_job(&env, self::records(&env, records), options)
+    }))
+}
+
+/// The fast path: `offload` on serialized JSON (a string or a Buffer), parsed by the core
+/// without building JS objects: what a tool that already holds JSON text should call.
+/// Text that is not JSON throws `invalid_input`.
+#[napi(
+    ts_args_type = "json: string | Uint8Array, options?: OffloadOptions | null, config?: Config | null",
+    ts_return_type = "Outcome"
+)]
+pub fn offload_json(
+    env: Env,
+    json: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> napi::Result<Value> {
+    run_sync(
+        &env,
+        prepare(&env, config, || offload_job(&env, json_text(json), options)),
+    )
+}
+
+/// `offloadJson` on the libuv thread pool: the text is copied on the calling thread, parsed
+/// and written off it.
+#[napi(
+    ts_args_type = "json: string | Uint8Array, options?: OffloadOptions | null, config?: Config | null",
+    ts_return_type = "Promise<Outcome>"
+)]
+pub fn offload_json_async(
+    env: Env,
+    json: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> AsyncTask<LroTask> {
+    run_async(prepare(&env, config, || {
+        offload_job(&env, json_text(json), options)
+    }))
+}
+
+/// The `inject_context` rule: the *pre-budget* result set decides. Above the threshold the
+/// full set is offloaded and `formatted` (the budgeted prompt text) is discarded; otherwise
+/// `formatted` is returned inline as `results`. The operation defaults to `inject`.
+#[napi(
+    ts_args_type = "formatted: string, preBudget: unknown, options?: OffloadOptions | null, config?: Config | null",
+    ts_return_type = "Outcome"
+)]
+pub fn offload_inject(
+    env: Env,
+    formatted: Unknown<'_>,
+    pre_budget: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> napi::Result<Value> {
+    run_sync(
+        &env,
+        prepare(&env, config, || {
+            inject_job(&env, formatted, pre_budget, options)
+        }),
+    )
+}
+
+/// `offloadInject` on the libuv thread pool.
+#[napi(
+    ts_args_type = "formatted: string, preBudget: unknown, options?: OffloadOptions | null, config?: Config | null",
+    ts_return_type = "Promise<Outcome>"
+)]
+pub fn offload_inject_async(
+    env: Env,
+    formatted: Unknown<'_>,
+    pre_budget: Unknown<'_>,
+    options: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> AsyncTask<LroTask> {
+    run_async(prepare(&env, config, || {
+        inject_job(&env, formatted, pre_budget, options)
+    }))
+}
+
+/// Decides on an MCP `tools/call` result (a `CallToolResult`) and returns the result to send
+/// on: above the threshold its data is offloaded and `content` holds the descriptor as text,
+/// `structuredContent` the descriptor object (`isError` and `_meta` are kept).
+#[napi(
+    ts_args_type = "result: CallToolResult, context?: ToolContext | null, config?: Config | null",
+    ts_return_type = "Intercepted"
+)]
+pub fn intercept_tool_result(
+    env: Env,
+    result: Unknown<'_>,
+    context: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> napi::Result<Value> {
+    run_sync(
+        &env,
+        prepare(&env, config, || intercept_job(&env, result, context)),
+    )
+}
+
+/// `interceptToolResult` on the libuv thread pool.
+#[napi(
+    ts_args_type = "result: CallToolResult, context?: ToolContext | null, config?: Config | null",
+    ts_return_type = "Promise<Intercepted>"
+)]
+pub fn intercept_tool_result_async(
+    env: Env,
+    result: Unknown<'_>,
+    context: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> AsyncTask<LroTask> {
+    run_async(prepare(&env, config, || {
+        intercept_job(&env, result, context)
+    }))
+}
+
+fn extract_job(
+    env: &Env,
+    file_path: Unknown<'_>,
+    request: Option<Unknown<'_>>,
+) -> Result<Job, LroError> {
+    let Value::String(file_path) =
+        js::from_js(env, file_path, ErrorCode::InvalidArgument, "filePath")?
+    else {
+        return Err(LroError::new(
+            ErrorCode::InvalidArgument,
+            "filePath must be a string",
+        ));
+    };
+    let request = convert(
+        options_json(env, request, ErrorCode::InvalidArgument, "request")?,
+        ErrorCode::InvalidArgument,
+        "request",
+    )?;
+    Ok(Job::Extract { file_path, request })
+}
+
+/// Native extraction (`lro_extract`): runs one recipe, jq filter, record range or regex
+/// search over an offloaded file, in-process and bounded by `config.extract`. The file must
+/// be an offload file inside `config.outputDir` (else `path_denied`); a result cut by a limit
+/// has `truncated: true` and names the `limit`.
+#[napi(
+    ts_args_type = "filePath: string, request: ExtractOptions, config?: Config | null",
+    ts_return_type = "ExtractResponse"
+)]
+pub fn extract(
+    env: Env,
+    file_path: Unknown<'_>,
+    request: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> napi::Result<Value> {
+    run_sync(
+        &env,
+        prepare(&env, config, || extract_job(&env, file_path, request)),
+    )
+}
+
+/// `extract` on the libuv thread pool (a filter over a large file can take a while).
+#[napi(
+    ts_args_type = "filePath: string, request: ExtractOptions, config?: Config | null",
+    ts_return_type = "Promise<ExtractResponse>"
+)]
+pub fn extract_async(
+    env: Env,
+    file_path: Unknown<'_>,
+    request: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> AsyncTask<LroTask> {
+    run_async(prepare(&env, config, || {
+        extract_job(&env, file_path, request)
+    }))
+}
+
+/// Deletes offload files in the output directory whose time-to-live has passed (emitting
+/// `OffloadFileExpired` for each). A missing directory is an empty report.
+#[napi(
+    ts_args_type = "config?: Config | null",
+    ts_return_type = "CleanupReport"
+)]
+pub fn cleanup(env: Env, config: Option<Unknown<'_>>) -> napi::Result<Value> {
+    run_sync(&env, prepare(&env, config, || Ok(Job::Cleanup)))
+}
+
+/// `cleanup` on the libuv thread pool.
+#[napi(
+    ts_args_type = "config?: Config | null",
+    ts_return_type = "Promise<CleanupReport>"
+)]
+pub fn cleanup_async(env: Env, config: Option<Unknown<'_>>) -> AsyncTask<LroTask> {
+    run_async(prepare(&env, config, || Ok(Job::Cleanup)))
+}
+
+fn config_result(env: &Env, result: Result<OffloadConfig, LroError>) -> napi::Result<Value> {
+    result
+        .map(|c| config::to_js_value(&c))
+        .map_err(|e| js::to_js_error(env, &e))
+}
+
+/// Reads the `[prompt.offload]` section of a TOML file over the defaults (a file without the
+/// section gives the defaults). Throws `not_found`, `io_error` or `invalid_config`.
+#[napi(ts_return_type = "Config")]
+pub fn config_from_toml(env: Env, path: String) -> napi::Result<Value> {
+    let result = std::fs::read_to_string(&path)
+        .map_err(|e| LroError::from_io(&e, &format!("cannot read {path}")))
+        .and_then(|text| OffloadConfig::from_toml_str(&text));
+    config_result(&env, result)
+}
+
+/// Reads the `[prompt.offload]` section of TOML text over the defaults.
+#[napi(ts_return_type = "Config")]
+pub fn config_from_toml_string(env: Env, text: String) -> napi::Result<Value> {
+    config_result(&env, OffloadConfig::from_toml_str(&text))
+}
+
+/// Applies the `ATLATL_PROMPT__OFFLOAD__*` variables of `vars` (default: this process's
+/// environment) over `base` (default: the defaults), so `configFromEnv(undefined,
+/// configFromToml(path))` layers the sources as the specification orders them. An unknown
+/// key under the prefix throws `invalid_config`, so a typo is not silently ignored. The
+/// returned object has no `onEvent`.
+#[napi(
+    ts_args_type = "vars?: Record<string, string | undefined> | null, base?: Config | null",
+    ts_return_type = "Config"
+)]
+pub fn config_from_env(
+    env: Env,
+    vars: Option<Unknown<'_>>,
+    base: Option<Unknown<'_>>,
+) -> napi::Result<Value> {
+    let result =
+        (|| {
+            let mut config = config::resolve(&env, base)?.config;
+            match js::present(vars) {
+                None => config
+                    .apply_env(std::env::vars_os().filter_map(|(k, v)| {
+                        Some((k.into_string().ok()?, v.into_string().ok()?))
+                    }))?,
+                Some(vars) => {
+                    let vars: serde_json::Map<String, Value> =
+                        js::from_js(&env, vars, ErrorCode::InvalidConfig, "environment")?;
+                    let text = |v: &Value| match v {
+                        Value::String(s) => s.clone(),
+                        other => other.to_string(),
+                    };
+                    config.apply_env(
+                        vars.iter()
+                            .filter(|(_, v)| !v.is_null())
+                            .map(|(k, v)| (k.clone(), text(v))),
+                    )?;
+                }
+            }
+            Ok(config)
+        })();
+    config_result(&env, result)
+}
+
+/// The stable error codes, as `err.code` holds them.
+#[napi(ts_return_type = "ErrorCode[]")]
+pub fn error_codes() -> Vec<&'static str> {
+    ErrorCode::ALL.iter().map(|c| c.as_str()).collect()
+}

@@ -1,0 +1,194 @@
+//! The work itself, on plain Rust types: one pure `*_impl` function per entry point, run
+//! inline by the sync functions and on the libuv thread pool by the `*Async` ones.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use lro_core::{
+    ExtractRequest, LroError, OffloadConfig, OffloadEvent, OffloadRequest, Offloader, StdHost,
+    ToolCallContext,
+};
+use napi::bindgen_prelude::Unknown;
+use napi::{Env, Task};
+use serde_json::Value;
+
+use crate::js::{self, EventCallback};
+
+/// Tool output as it came from JS.
+pub enum Records {
+    /// A JS value, already turned into JSON.
+    Value(Value),
+    /// Serialized JSON text (a string or a Buffer): parsed by the core, the fast path.
+    Json(Vec<u8>),
+}
+
+/// One call's work, with everything it needs moved in (it may run on another thread).
+pub enum Job {
+    /// `offload`.
+    Offload {
+        records: Records,
+        request: OffloadRequest,
+    },
+    /// `offloadInject`.
+    Inject {
+        formatted: String,
+        pre_budget: Records,
+        request: OffloadRequest,
+    },
+    /// `interceptToolResult`.
+    Intercept {
+        result: Value,
+        context: ToolCallContext,
+    },
+    /// `extract`.
+    Extract {
+        file_path: String,
+        request: ExtractRequest,
+    },
+    /// `cleanup`.
+    Cleanup,
+    /// The arguments were rejected before any work: reported like any other failure, so an
+    /// async call rejects its Promise instead of throwing.
+    Rejected(LroError),
+}
+
+/// What a job produced, and the events it emitted, for delivery on the JS thread.
+pub struct Ran {
+    result: Result<Value, LroError>,
+    events: Vec<OffloadEvent>,
+}
+
+fn parse(records: Records) -> Result<Value, LroError> {
+    match records {
+        Records::Value(value) => Ok(value),
+        Records::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            LroError::new(
+                lro_core::ErrorCode::InvalidInput,
+                format!("input is not valid JSON: {e}"),
+            )
+        }),
+    }
+}
+
+fn offload_impl(
+    lro: &Offloader<StdHost>,
+    records: Records,
+    request: &OffloadRequest,
+) -> Result<Value, LroError> {
+    let outcome = match records {
+        Records::Json(bytes) => lro.offload_json(&bytes, request)?,
+        Records::Value(value) => lro.offload(&value, request)?,
+    };
+    Ok(outcome.to_value())
+}
+
+fn inject_impl(
+    lro: &Offloader<StdHost>,
+    formatted: &str,
+    pre_budget: Records,
+    request: &OffloadRequest,
+) -> Result<Value, LroError> {
+    Ok(lro
+        .offload_inject(formatted, &parse(pre_budget)?, request)?
+        .to_value())
+}
+
+fn intercept_impl(
+    lro: &Offloader<StdHost>,
+    result: &Value,
+    context: &ToolCallContext,
+) -> Result<Value, LroError> {
+    Ok(serde_json::to_value(lro.intercept_tool_result(result, context)?).unwrap_or(Value::Null))
+}
+
+fn extract_impl(
+    lro: &Offloader<StdHost>,
+    file_path: &str,
+    request: &ExtractRequest,
+) -> Result<Value, LroError> {
+    Ok(serde_json::to_value(lro.extract(file_path, request)?).unwrap_or(Value::Null))
+}
+
+fn cleanup_impl(lro: &Offloader<StdHost>) -> Result<Value, LroError> {
+    Ok(serde_json::to_value(lro.cleanup()?).unwrap_or(Value::Null))
+}
+
+impl Job {
+    /// Runs the job against a fresh offloader; events are collected only when someone listens.
+    pub fn run(self, config: OffloadConfig, collect_events: bool) -> Ran {
+        let events = Arc::new(Mutex::new(Vec::new()));
+        let result = (|| {
+            if let Job::Rejected(err) = self {
+                return Err(err);
+            }
+            let mut lro = Offloader::new(config, StdHost::new())?;
+            if collect_events {
+                let sink = Arc::clone(&events);
+                lro = lro.with_event_sink(move |event: &OffloadEvent| {
+                    sink.lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(event.clone());
+                });
+            }
+            match self {
+                Job::Offload { records, request } => offload_impl(&lro, records, &request),
+                Job::Inject {
+                    formatted,
+                    pre_budget,
+                    request,
+                } => inject_impl(&lro, &formatted, pre_budget, &request),
+                Job::Intercept { result, context } => intercept_impl(&lro, &result, &context),
+                Job::Extract { file_path, request } => extract_impl(&lro, &file_path, &request),
+                Job::Cleanup => cleanup_impl(&lro),
+                Job::Rejected(err) => Err(err),
+            }
+        })();
+        let events = std::mem::take(&mut *events.lock().unwrap_or_else(PoisonError::into_inner));
+        Ran { result, events }
+    }
+}
+
+/// Back on the JS thread: deliver the events, then return the value or throw the error.
+pub fn settle(env: &Env, on_event: Option<&EventCallback>, ran: Ran) -> napi::Result<Value> {
+    js::deliver(env, on_event, ran.events)?;
+    ran.result.map_err(|err| js::to_js_error(env, &err))
+}
+
+/// An entry point's work, run on the libuv thread pool; its Promise settles on the JS thread.
+pub struct LroTask {
+    config: OffloadConfig,
+    job: Option<Job>,
+    on_event: Option<EventCallback>,
+}
+
+impl LroTask {
+    /// A task for `job`.
+    pub fn new(config: OffloadConfig, job: Job, on_event: Option<EventCallback>) -> Self {
+        Self {
+            config,
+            job: Some(job),
+            on_event,
+        }
+    }
+}
+
+impl Task for LroTask {
+    type Output = Ran;
+    // `Unknown` because `serde_json::Value` has no N-API type name; the JSON is converted in
+    // `resolve`, on the JS thread.
+    type JsValue = Unknown<'static>;
+
+    fn compute(&mut self) -> napi::Result<Ran> {
+        let job = self.job.take().unwrap_or_else(|| {
+            Job::Rejected(LroError::new(
+                lro_core::ErrorCode::InvalidArgument,
+                "the task has already run",
+            ))
+        });
+        Ok(job.run(self.config.clone(), self.on_event.is_some()))
+    }
+
+    fn resolve(&mut self, env: Env, ran: Ran) -> napi::Result<Unknown<'static>> {
+        let value = settle(&env, self.on_event.as_ref(), ran)?;
+        env.to_js_value(&value)
+    }
+}

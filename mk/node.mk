@@ -1,0 +1,32 @@
+# Node addon (issue 5): bindings-node, a napi-rs addon with its committed index.d.ts.
+# Needs node >= 20 and npm (on the machine); everything else comes from package-lock.json.
+
+NODE_DIR := bindings-node
+# npm writes this file on every install: newer than package-lock.json means up to date.
+NODE_STAMP := $(NODE_DIR)/node_modules/.package-lock.json
+# napi builds in the workspace's own target dir (cargo metadata), release profile.
+NODE_NAPI = cd $(CURDIR)/$(NODE_DIR) && npx --no-install napi
+
+TEST_TARGETS += test-node
+
+# `npm install`, not `npm ci`: the napi CLI's optional per-platform packages that the registry
+# here does not carry are left out of the lock file, which `npm ci` rejects as out of sync.
+# With the committed lock file `npm install` installs exactly the locked versions.
+$(NODE_STAMP): $(NODE_DIR)/package-lock.json $(NODE_DIR)/package.json
+	cd $(NODE_DIR) && npm install --no-audit --no-fund
+
+setup-node: $(NODE_STAMP) ## Install the Node addon's npm dependencies (napi CLI, MCP SDK, TypeScript) when the lock file changed
+
+build-node: setup-node ## Build the Node addon in release and regenerate index.js / index.d.ts
+	$(NODE_NAPI) build --platform --release
+
+test-node: setup-node ## Node addon: release build, index.d.ts staleness check, node --test (vectors, API, errors, MCP end to end)
+	@baseline=$$(mktemp) && cp $(NODE_DIR)/index.d.ts $$baseline && \
+	  $(NODE_NAPI) build --platform --release && \
+	  LRO_DTS_BASELINE=$$baseline node --test __test__/*.test.mjs; \
+	  status=$$?; rm -f $$baseline; exit $$status
+
+bench-node: build-node ## Node addon vs a hand-written JS offloader at 200 and 10,000 memories
+	cd $(NODE_DIR) && node bench/offload.mjs
+
+.PHONY: setup-node build-node test-node bench-node
