@@ -129,16 +129,6 @@ pub struct MifExamples {
 }
 
 impl MifExamples {
-    /// Reads the examples off a profile of the records.
-    pub fn from_profile(profile: &Profile) -> Self {
-        let value = |f: &str| profile.field(f).and_then(FieldStats::top_value).map(str::to_owned);
-        Self {
-            namespace: value("namespace"),
-            memory_type: value("memory_type"),
-            tag: profile.field("tags").and_then(FieldStats::top_item).map(str::to_owned),
-        }
-    }
-
     /// The examples of `records` (pass the first [`crate::profile::SAMPLE_SIZE`]): the most
     /// frequent value of each field, ties to the first seen.
     pub fn from_records(records: &[Value]) -> Self {
