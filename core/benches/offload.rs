@@ -37,12 +37,22 @@ fn offloader(dir: &std::path::Path) -> Offloader<StdHost> {
     Offloader::new(config, StdHost::new()).unwrap()
 }
 
+/// The two ways in: a `Value` tree, or the same records as JSON text (the bindings' path).
+enum Input {
+    Tree(Value),
+    Text(Vec<u8>),
+}
+
 /// Times `offload` alone; the file is removed after each iteration, outside the timing.
-fn timed_offloads(lro: &Offloader<StdHost>, records: &Value, request: &OffloadRequest, iters: u64) -> Duration {
+fn timed_offloads(lro: &Offloader<StdHost>, input: &Input, request: &OffloadRequest, iters: u64) -> Duration {
     let mut total = Duration::ZERO;
     for _ in 0..iters {
         let start = Instant::now();
-        let outcome = lro.offload(black_box(records), request).unwrap();
+        let outcome = match input {
+            Input::Tree(records) => lro.offload(black_box(records), request),
+            Input::Text(json) => lro.offload_json(black_box(json), request),
+        }
+        .unwrap();
         total += start.elapsed();
         if let Outcome::Offloaded(r) = outcome {
             std::fs::remove_file(&r.file_path).unwrap();
@@ -66,7 +76,10 @@ fn bench_offload(c: &mut Criterion) {
         if n > 1000 {
             group.sample_size(20);
         }
-        group.bench_function(format!("full_{n}"), |b| b.iter_custom(|iters| timed_offloads(&lro, &records, &request, iters)));
+        let text = Input::Text(serde_json::to_vec(&records).unwrap());
+        let tree = Input::Tree(records);
+        group.bench_function(format!("full_{n}"), |b| b.iter_custom(|iters| timed_offloads(&lro, &tree, &request, iters)));
+        group.bench_function(format!("full_{n}_json_text"), |b| b.iter_custom(|iters| timed_offloads(&lro, &text, &request, iters)));
     }
     group.finish();
 }

@@ -1,47 +1,16 @@
-//! The JSONL file body: one compact JSON record per line, projected to the detail level
-//! while serializing (no intermediate copies of the records).
+//! The JSONL file body: one compact JSON record per line, projected to the detail level.
+//!
+//! Two ways in, one result: [`serialize_records`] writes `Value` records, [`Body::from_json`]
+//! takes a JSON array as text (the fast path, no tree). Both produce serde_json's compact
+//! spelling (see [`crate::json`]), and projection works on the compact lines, so a file
+//! does not depend on the way its records arrived.
 
-use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
 use crate::descriptor::OffloadHeader;
 use crate::detail::{Detail, LIGHT_FIELDS};
-use crate::error::{ErrorCode, LroError, Result};
+use crate::json::{canonical, fields, write};
 use crate::payload::RecordKind;
-
-/// A record seen at a detail level, serialized without cloning it.
-struct Projected<'a> {
-    record: &'a Value,
-    detail: Detail,
-}
-
-impl Serialize for Projected<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let Value::Object(fields) = self.record else { return self.record.serialize(serializer) };
-        if self.detail == Detail::Full {
-            return self.record.serialize(serializer);
-        }
-        let mut map = serializer.serialize_map(None)?;
-        for key in LIGHT_FIELDS {
-            if let Some(v) = fields.get(key) {
-                map.serialize_entry(key, v)?;
-            }
-        }
-        if self.detail == Detail::Medium {
-            for key in ["content", "summary"] {
-                if let Some(v) = fields.get(key) {
-                    map.serialize_entry(key, v)?;
-                }
-            }
-            let confidence =
-                fields.get("provenance").and_then(|p| p.get("confidence")).or_else(|| fields.get("confidence"));
-            if let Some(c) = confidence {
-                map.serialize_entry("confidence", c)?;
-            }
-        }
-        map.end()
-    }
-}
 
 /// The serialized records: `bytes` holds every line with its `\n`; `line_ends[i]` is the
 /// offset just past record `i`'s newline.
@@ -54,34 +23,143 @@ pub struct Body {
 }
 
 impl Body {
-    /// The text of the body (always UTF-8: it is serde_json output).
+    /// Every value written on a line of its own, as it is (no projection).
+    pub fn of_values(values: &[Value]) -> Self {
+        let mut body = Self { bytes: Vec::with_capacity(values.len() * 256), line_ends: Vec::with_capacity(values.len()) };
+        for value in values {
+            write::write_value(&mut body.bytes, value);
+            body.end_line();
+        }
+        body
+    }
+
+    /// The elements of a JSON array given as text, one per line, as [`Body::of_values`]
+    /// would write them; `None` when the text is not an array or needs the `Value` path
+    /// (see [`canonical::array_lines`]).
+    pub fn from_json(json: &[u8]) -> Option<Self> {
+        canonical::array_lines(json).map(|lines| Self { bytes: lines.bytes, line_ends: lines.line_ends })
+    }
+
+    fn end_line(&mut self) {
+        self.bytes.push(b'\n');
+        self.line_ends.push(self.bytes.len());
+    }
+
+    /// Number of lines (records).
+    pub fn len(&self) -> usize {
+        self.line_ends.len()
+    }
+
+    /// Whether there are no records.
+    pub fn is_empty(&self) -> bool {
+        self.line_ends.is_empty()
+    }
+
+    /// The text of the body (always UTF-8: it is compact JSON of `str` data).
     pub fn as_str(&self) -> &str {
         std::str::from_utf8(&self.bytes).unwrap_or_default()
     }
 
     /// Line `i` without its newline.
     pub fn line(&self, i: usize) -> &str {
-        let start = if i == 0 { 0 } else { self.line_ends[i - 1] };
-        let end = self.line_ends[i] - 1;
-        std::str::from_utf8(&self.bytes[start..end]).unwrap_or_default()
+        std::str::from_utf8(self.line_bytes(i)).unwrap_or_default()
     }
-}
 
-/// Serializes `records` one per line at the level `kind` asks for.
-pub fn serialize_records(records: &[Value], kind: RecordKind) -> Result<Body> {
-    let detail = match kind {
-        RecordKind::Mif(d) => d,
-        RecordKind::Raw => Detail::Full,
-    };
-    // Records serialize to roughly their source size; a little headroom avoids regrowth.
-    let mut body = Body { bytes: Vec::with_capacity(records.len() * 256), line_ends: Vec::with_capacity(records.len()) };
-    for record in records {
-        serde_json::to_writer(&mut body.bytes, &Projected { record, detail })
-            .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("record cannot be serialized: {e}")))?;
-        body.bytes.push(b'\n');
-        body.line_ends.push(body.bytes.len());
+    fn line_bytes(&self, i: usize) -> &[u8] {
+        let start = if i == 0 { 0 } else { self.line_ends[i - 1] };
+        &self.bytes[start..self.line_ends[i] - 1]
     }
-    Ok(body)
+
+    /// Every line without its newline.
+    pub fn lines(&self) -> impl Iterator<Item = &[u8]> {
+        (0..self.len()).map(|i| self.line_bytes(i))
+    }
+
+    /// Line `i` parsed back into a `Value`.
+    pub fn value(&self, i: usize) -> Value {
+        serde_json::from_slice(self.line_bytes(i)).unwrap_or(Value::Null)
+    }
+
+    /// Whether these records are MIF memories: every line an object with an `id` and a
+    /// `memory_type` or `namespace`.
+    pub fn is_mif(&self) -> bool {
+        !self.is_empty()
+            && self.lines().all(|line| {
+                let (mut id, mut kind) = (false, false);
+                for (key, _) in fields::fields(line) {
+                    match key {
+                        b"id" => id = true,
+                        b"memory_type" | b"namespace" => kind = true,
+                        _ => continue,
+                    }
+                    if id && kind {
+                        return true;
+                    }
+                }
+                false
+            })
+    }
+
+    /// Classifies full-detail lines and projects MIF memories to `detail` (`None`: the
+    /// operation's default, see [`Detail::default_for`]); raw records stay as they are.
+    pub fn classify(self, operation: &str, detail: Option<Detail>) -> (RecordKind, Self) {
+        if self.is_mif() {
+            let detail = detail.unwrap_or_else(|| Detail::default_for(operation));
+            (RecordKind::Mif(detail), self.project(detail))
+        } else {
+            (RecordKind::Raw, self)
+        }
+    }
+
+    /// These lines projected to `detail` (Light and Medium keep their fields in the order
+    /// of [`Detail::project`]; Full keeps everything).
+    pub fn project(self, detail: Detail) -> Self {
+        if detail == Detail::Full {
+            return self;
+        }
+        let mut out = Self { bytes: Vec::with_capacity(self.bytes.len() / 2), line_ends: Vec::with_capacity(self.len()) };
+        let mut found: Vec<(&[u8], &[u8])> = Vec::with_capacity(16);
+        for line in self.lines() {
+            if line.first() != Some(&b'{') {
+                out.bytes.extend_from_slice(line);
+                out.end_line();
+                continue;
+            }
+            found.clear();
+            found.extend(fields::fields(line));
+            let get = |name: &str| found.iter().find(|(k, _)| *k == name.as_bytes()).map(|(_, v)| *v);
+            out.bytes.push(b'{');
+            let mut first = true;
+            let mut put = |bytes: &mut Vec<u8>, key: &str, value: &[u8]| {
+                if !first {
+                    bytes.push(b',');
+                }
+                first = false;
+                write::write_str(bytes, key);
+                bytes.push(b':');
+                bytes.extend_from_slice(value);
+            };
+            for key in LIGHT_FIELDS {
+                if let Some(value) = get(key) {
+                    put(&mut out.bytes, key, value);
+                }
+            }
+            if detail == Detail::Medium {
+                for key in ["content", "summary"] {
+                    if let Some(value) = get(key) {
+                        put(&mut out.bytes, key, value);
+                    }
+                }
+                let confidence = get("provenance").and_then(|p| fields::get(p, "confidence")).or_else(|| get("confidence"));
+                if let Some(value) = confidence {
+                    put(&mut out.bytes, "confidence", value);
+                }
+            }
+            out.bytes.push(b'}');
+            out.end_line();
+        }
+        out
+    }
 }
 
 /// The header line, newline-terminated.
@@ -94,4 +172,39 @@ pub fn header_line(header: &OffloadHeader) -> Vec<u8> {
 /// Parses a header line; `None` when it is not an LRO header.
 pub fn parse_header(line: &str) -> Option<OffloadHeader> {
     serde_json::from_str::<OffloadHeader>(line.trim_end()).ok().filter(|h| h.header_type == crate::descriptor::HEADER_TYPE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn projection_of_lines_matches_projection_of_values() {
+        let records = json!([
+            {"embedding": [1], "provenance": {"confidence": 0.9}, "content": "c\n", "id": "m1", "title": "t", "namespace": "n", "summary": null},
+            {"id": "m2", "memory_type": "x", "confidence": 2, "provenance": [1]},
+            {"id": "m3", "namespace": "n", "provenance": {"trust": 1}, "confidence": "top"},
+        ]);
+        let records = records.as_array().unwrap();
+        for detail in [Detail::Light, Detail::Medium, Detail::Full] {
+            let lines = Body::of_values(records).project(detail);
+            let projected: Vec<Value> = records.iter().map(|r| detail.project(r)).collect();
+            assert_eq!(lines.bytes, Body::of_values(&projected).bytes, "{detail}");
+        }
+    }
+
+    #[test]
+    fn text_and_values_give_the_same_body() {
+        let text = br#"[ {"id": "m1", "namespace": "a\/b", "n": 1.50}, {"id": "m2", "memory_type": "x"} ]"#;
+        let from_text = Body::from_json(text).unwrap();
+        let value: Value = serde_json::from_slice(text).unwrap();
+        assert_eq!(from_text.bytes, Body::of_values(value.as_array().unwrap()).bytes);
+        assert!(from_text.is_mif());
+        assert_eq!(from_text.classify("recall", None).0, RecordKind::Mif(Detail::Light));
+        assert_eq!(Body::from_json(br#"[{"id": 1, "namespace": "n"}]"#).unwrap().classify("inject", None).0, RecordKind::Mif(Detail::Medium));
+        assert_eq!(Body::from_json(br#"[{"id": 1}]"#).unwrap().classify("inject", None).0, RecordKind::Raw);
+        assert!(!Body::from_json(br#"[{"id": 1}]"#).unwrap().is_mif());
+        assert!(!Body::from_json(b"[]").unwrap().is_mif());
+    }
 }

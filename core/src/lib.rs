@@ -36,6 +36,7 @@ pub mod extract;
 pub mod files;
 pub mod host;
 pub mod intercept;
+pub mod json;
 pub mod jsonl;
 pub mod offload;
 pub mod payload;

@@ -1,7 +1,6 @@
 //! The offloader: decide inline vs offload, write the JSONL file, build the descriptor,
 //! fall back to an inline truncated result when the write fails.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -15,12 +14,13 @@ use crate::error::{ErrorCode, LroError, Result};
 use crate::estimate::{HeuristicEstimator, TokenEstimator};
 use crate::events::{EventSink, OffloadEvent};
 use crate::host::Host;
+use crate::json::fields;
 use crate::jsonl::{self, Body};
-use crate::payload::{Payload, RecordKind};
+use crate::payload::{Envelope, Payload, RecordKind};
 use crate::profile::{Profile, SAMPLE_SIZE};
 use crate::recipes::{self, Recipe};
-use crate::tally::MifTally;
 use crate::schema;
+use crate::tally::Tally;
 use crate::time::iso8601;
 use crate::ulid_gen::UlidGenerator;
 
@@ -155,11 +155,24 @@ impl<H: Host> std::fmt::Debug for Offloader<H> {
     }
 }
 
-/// A finished, serialized result set (shared by offload and the inject rule).
+/// A finished, serialized result set (shared by offload and the inject rule): everything
+/// after this point reads the lines, whichever way the records arrived.
 struct Prepared<'a> {
-    payload: Payload<'a>,
     body: Body,
     tokens: usize,
+    kind: RecordKind,
+    /// The fields around the records, when they came out of an object.
+    envelope: Option<Envelope>,
+    /// The input was plain text (records are `{"line", "text"}`).
+    is_text: bool,
+    /// The input as a `Value`, when it came as one.
+    original: Option<&'a Value>,
+}
+
+impl Prepared<'_> {
+    fn count(&self) -> usize {
+        self.body.len()
+    }
 }
 
 impl<H: Host> Offloader<H> {
@@ -216,30 +229,50 @@ impl<H: Host> Offloader<H> {
     }
 
     fn prepare<'a>(&self, value: &'a Value, request: &OffloadRequest) -> Result<Prepared<'a>> {
-        if !is_safe_name(&request.operation) {
-            return Err(LroError::new(
-                ErrorCode::InvalidOperation,
-                format!("invalid operation {:?}: use 1-64 characters from A-Z a-z 0-9 _ - .", request.operation),
-            ));
-        }
-        let payload = Payload::classify(value, &request.operation, request.detail);
-        let body = jsonl::serialize_records(&payload.records, payload.kind)?;
+        check_operation(&request.operation)?;
+        let Payload { records, envelope, is_text } = Payload::of(value);
+        let (kind, body) = Body::of_values(&records).classify(&request.operation, request.detail);
         let tokens = self.estimator.estimate(body.as_str());
-        Ok(Prepared { payload, body, tokens })
+        Ok(Prepared { body, tokens, kind, envelope, is_text, original: Some(value) })
+    }
+
+    /// [`Offloader::prepare`] for a JSON array given as text, without a `Value` tree;
+    /// `None` when the text needs the `Value` path (not an array, invalid, unusual).
+    fn prepare_json(&self, json: &[u8], request: &OffloadRequest) -> Result<Option<Prepared<'static>>> {
+        check_operation(&request.operation)?;
+        let Some(body) = Body::from_json(json) else { return Ok(None) };
+        let (kind, body) = body.classify(&request.operation, request.detail);
+        let tokens = self.estimator.estimate(body.as_str());
+        Ok(Some(Prepared { body, tokens, kind, envelope: None, is_text: false, original: None }))
     }
 
     /// Offloads `value` (an array, an object holding an array, text, ...) when its estimated
     /// tokens exceed the threshold; otherwise returns it inline.
     pub fn offload(&self, value: &Value, request: &OffloadRequest) -> Result<Outcome> {
         let prepared = self.prepare(value, request)?;
-        if !self.config.enabled || prepared.tokens <= self.config.threshold_tokens as usize {
+        if !self.offloads(&prepared) {
             return Ok(Outcome::Inline(self.inline(value, &prepared, request)));
         }
-        Ok(self.materialize(prepared, request, value))
+        Ok(self.materialize(prepared, request))
     }
 
-    /// [`Offloader::offload`] on serialized JSON (the bindings' fast path).
+    fn offloads(&self, prepared: &Prepared<'_>) -> bool {
+        self.config.enabled && prepared.tokens > self.config.threshold_tokens as usize
+    }
+
+    /// [`Offloader::offload`] on serialized JSON: the fast path for results that arrive as
+    /// text (MCP tool results, Python `str`/`bytes`, JS strings). A JSON array is turned
+    /// into lines without building a `Value` tree; the result is the same as parsing the
+    /// text and calling [`Offloader::offload`].
     pub fn offload_json(&self, json: &[u8], request: &OffloadRequest) -> Result<Outcome> {
+        if self.config.enabled {
+            if let Some(prepared) = self.prepare_json(json, request)? {
+                if self.offloads(&prepared) {
+                    return Ok(self.materialize(prepared, request));
+                }
+            }
+        }
+        // Inline results (small by definition), other shapes and unusual text: the tree.
         let value: Value = serde_json::from_slice(json)
             .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("input is not valid JSON: {e}")))?;
         self.offload(&value, request)
@@ -250,11 +283,11 @@ impl<H: Host> Offloader<H> {
     /// budgeted prompt text) is returned inline as `results`.
     pub fn offload_inject(&self, formatted: &str, pre_budget: &Value, request: &OffloadRequest) -> Result<Outcome> {
         let prepared = self.prepare(pre_budget, request)?;
-        if !self.config.enabled || prepared.tokens <= self.config.threshold_tokens as usize {
+        if !self.offloads(&prepared) {
             return Ok(Outcome::Inline(InlineResult {
                 offloaded: false,
                 estimated_tokens: prepared.tokens,
-                count: prepared.payload.records.len(),
+                count: prepared.count(),
                 results: Value::from(formatted),
                 next_cursor: request.next_cursor.clone(),
                 truncated: false,
@@ -262,22 +295,20 @@ impl<H: Host> Offloader<H> {
                 warning: None,
             }));
         }
-        Ok(self.materialize(prepared, request, pre_budget))
+        Ok(self.materialize(prepared, request))
     }
 
     fn inline(&self, original: &Value, prepared: &Prepared<'_>, request: &OffloadRequest) -> InlineResult {
-        let results = match prepared.payload.kind {
-            RecordKind::Mif(_) if original.is_array() => Value::Array(
-                (0..prepared.body.line_ends.len())
-                    .map(|i| serde_json::from_str(prepared.body.line(i)).unwrap_or(Value::Null))
-                    .collect(),
-            ),
+        let results = match prepared.kind {
+            RecordKind::Mif(_) if original.is_array() => {
+                Value::Array((0..prepared.count()).map(|i| prepared.body.value(i)).collect())
+            }
             _ => original.clone(),
         };
         InlineResult {
             offloaded: false,
             estimated_tokens: prepared.tokens,
-            count: prepared.payload.records.len(),
+            count: prepared.count(),
             results,
             next_cursor: request.next_cursor.clone(),
             truncated: false,
@@ -287,8 +318,8 @@ impl<H: Host> Offloader<H> {
     }
 
     /// Writes the file and builds the descriptor; on a write failure, the truncated fallback.
-    fn materialize(&self, prepared: Prepared<'_>, request: &OffloadRequest, original: &Value) -> Outcome {
-        let Prepared { payload, body, tokens } = prepared;
+    fn materialize(&self, prepared: Prepared<'_>, request: &OffloadRequest) -> Outcome {
+        let (tokens, count) = (prepared.tokens, prepared.count());
         let now = self.host.now_millis();
         let ulid = self.ulids.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next(&self.host);
         let dir = self.output_dir();
@@ -297,22 +328,22 @@ impl<H: Host> Offloader<H> {
             header_type: descriptor::HEADER_TYPE.to_owned(),
             operation: request.operation.clone(),
             query: request.query.clone(),
-            count: payload.records.len(),
-            schema_version: match payload.kind {
+            count,
+            schema_version: match prepared.kind {
                 RecordKind::Mif(_) => MIF_SCHEMA_VERSION,
                 RecordKind::Raw => RAW_SCHEMA_VERSION,
             }
             .to_owned(),
             timestamp: iso8601(now),
             estimated_tokens: tokens,
-            detail: payload.kind.detail_name().to_owned(),
+            detail: prepared.kind.detail_name().to_owned(),
         };
         let header_bytes = jsonl::header_line(&header);
         let written = self.host.create_dir_all(&dir).and_then(|()| {
             // Resolve symlinks in the directory so the descriptor names the real file.
             let dir = self.host.canonicalize(&dir).unwrap_or(dir.clone());
             let path = dir.join(&file_name);
-            self.host.write_atomic(&path, &[&header_bytes, &body.bytes]).map(|()| path)
+            self.host.write_atomic(&path, &[&header_bytes, &prepared.body.bytes]).map(|()| path)
         });
         match written {
             Ok(path) => {
@@ -320,21 +351,21 @@ impl<H: Host> Offloader<H> {
                 self.emit(OffloadEvent::OffloadCreated {
                     file_path: file_path.clone(),
                     operation: request.operation.clone(),
-                    count: payload.records.len(),
+                    count,
                     estimated_tokens: tokens,
-                    bytes: header_bytes.len() + body.bytes.len(),
+                    bytes: header_bytes.len() + prepared.body.bytes.len(),
                     created_at: header.timestamp.clone(),
                 });
-                Outcome::Offloaded(Box::new(self.describe(&payload, tokens, request, file_path)))
+                Outcome::Offloaded(Box::new(self.describe(&prepared, request, file_path)))
             }
             Err(err) => {
                 let file_path = path_string(&dir.join(&file_name));
-                let fallback = self.truncated(&payload, &body, tokens, request, original, &err.to_string());
+                let fallback = self.truncated(&prepared, request, &err.to_string());
                 self.emit(OffloadEvent::OffloadWriteFailed {
                     file_path,
                     operation: request.operation.clone(),
                     error: err.to_string(),
-                    count: payload.records.len(),
+                    count,
                     returned: fallback.count,
                 });
                 Outcome::Inline(fallback)
@@ -343,15 +374,8 @@ impl<H: Host> Offloader<H> {
     }
 
     /// The inline fallback: as many leading records as fit within the threshold.
-    fn truncated(
-        &self,
-        payload: &Payload<'_>,
-        body: &Body,
-        tokens: usize,
-        request: &OffloadRequest,
-        original: &Value,
-        error: &str,
-    ) -> InlineResult {
+    fn truncated(&self, prepared: &Prepared<'_>, request: &OffloadRequest, error: &str) -> InlineResult {
+        let body = &prepared.body;
         let budget = self.config.threshold_tokens as usize;
         let mut used = 0;
         let mut kept = 0;
@@ -362,12 +386,13 @@ impl<H: Host> Offloader<H> {
             }
             kept += 1;
         }
-        let lines = || (0..kept).map(|i| serde_json::from_str::<Value>(body.line(i)).unwrap_or(Value::Null));
-        let results = if payload.is_text {
-            let text: Vec<String> =
-                payload.records[..kept].iter().map(|r| r["text"].as_str().unwrap_or_default().to_owned()).collect();
+        let lines = || (0..kept).map(|i| body.value(i));
+        let results = if prepared.is_text {
+            let text: Vec<String> = (0..kept)
+                .map(|i| fields::get(body.line(i).as_bytes(), "text").and_then(fields::as_str).unwrap_or_default().into_owned())
+                .collect();
             Value::from(text.join("\n"))
-        } else if let (Some(env), Value::Object(obj)) = (&payload.envelope, original) {
+        } else if let (Some(env), Some(Value::Object(obj))) = (&prepared.envelope, prepared.original) {
             let mut obj = obj.clone();
             obj.insert(env.array_field.clone(), Value::Array(lines().collect()));
             Value::Object(obj)
@@ -376,49 +401,59 @@ impl<H: Host> Offloader<H> {
         };
         InlineResult {
             offloaded: false,
-            estimated_tokens: tokens,
+            estimated_tokens: prepared.tokens,
             count: kept,
             results,
             next_cursor: request.next_cursor.clone(),
             truncated: true,
-            total_count: Some(payload.records.len()),
+            total_count: Some(prepared.count()),
             warning: Some(format!(
                 "LRO could not write the offload file ({error}); returning the first {kept} of {} records, truncated to fit {budget} tokens.",
-                payload.records.len()
+                prepared.count()
             )),
         }
     }
 
     /// Builds the descriptor of a written file.
-    fn describe(&self, payload: &Payload<'_>, tokens: usize, request: &OffloadRequest, file_path: String) -> OffloadResponse {
-        let (line_schema, recipes, top_namespaces) = match payload.kind {
-            RecordKind::Mif(detail) => {
-                let tally = MifTally::of(&payload.records);
-                (schema::mif_schema(detail), recipes::mif_recipes(detail, &tally.examples), tally.namespaces.top(5))
-            }
+    fn describe(&self, prepared: &Prepared<'_>, request: &OffloadRequest, file_path: String) -> OffloadResponse {
+        let (body, kind, tokens, count) = (&prepared.body, prepared.kind, prepared.tokens, prepared.count());
+        let tally = Tally::of(body);
+        let (line_schema, recipes) = match kind {
+            RecordKind::Mif(detail) => (schema::mif_schema(detail), recipes::mif_recipes(detail, &tally.examples)),
             RecordKind::Raw => {
-                let profile = Profile::of(payload.records.iter());
-                (schema::inferred_schema(&profile), recipes::raw_recipes(&profile), top_namespaces(&payload.records))
+                let sample: Vec<Value> = (0..count.min(SAMPLE_SIZE)).map(|i| body.value(i)).collect();
+                let profile = Profile::of(&sample);
+                (schema::inferred_schema(&profile), recipes::raw_recipes(&profile))
             }
         };
-        let count = payload.records.len();
-        let guidance = descriptor::guidance(self.config.guidance, payload.kind, count, tokens, &file_path, &recipes);
+        let guidance = descriptor::guidance(self.config.guidance, kind, count, tokens, &file_path, &recipes);
         OffloadResponse {
             offloaded: true,
             summary: OffloadSummary {
                 count,
                 estimated_tokens: tokens,
                 operation: request.operation.clone(),
-                top_namespaces,
+                top_namespaces: tally.namespaces.top(5),
                 score_range: score_range(request.scores.as_deref()),
-                detail: payload.kind.detail_name().to_owned(),
+                detail: kind.detail_name().to_owned(),
             },
             jq_recipes: recipes.iter().map(|r| to_jq_recipe(r, &file_path)).collect(),
             file_path,
             line_schema,
             guidance,
-            envelope: payload.envelope.clone(),
+            envelope: prepared.envelope.clone(),
         }
+    }
+}
+
+fn check_operation(operation: &str) -> Result<()> {
+    if is_safe_name(operation) {
+        Ok(())
+    } else {
+        Err(LroError::new(
+            ErrorCode::InvalidOperation,
+            format!("invalid operation {operation:?}: use 1-64 characters from A-Z a-z 0-9 _ - ."),
+        ))
     }
 }
 
@@ -439,19 +474,6 @@ fn to_jq_recipe(recipe: &Recipe, file_path: &str) -> JqRecipe {
 
 fn path_string(path: &Path) -> String {
     path.to_string_lossy().into_owned()
-}
-
-/// Up to five namespaces, most frequent first; ties keep first-seen order.
-pub fn top_namespaces(records: &[Value]) -> Vec<String> {
-    let mut counts: HashMap<&str, (usize, usize)> = HashMap::new();
-    for (i, record) in records.iter().enumerate() {
-        if let Some(ns) = record.get("namespace").and_then(Value::as_str) {
-            counts.entry(ns).or_insert((0, i)).0 += 1;
-        }
-    }
-    let mut ranked: Vec<(&str, (usize, usize))> = counts.into_iter().collect();
-    ranked.sort_by(|a, b| b.1.0.cmp(&a.1.0).then(a.1.1.cmp(&b.1.1)));
-    ranked.into_iter().take(5).map(|(ns, _)| ns.to_owned()).collect()
 }
 
 /// `(min, max)` of the finite scores, if any.

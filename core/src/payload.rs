@@ -9,7 +9,8 @@
 //!
 //! Records are *MIF memories* when every one is an object with an `id` and a `memory_type`
 //! or `namespace`; only then do detail levels apply. Everything else is *raw* data, written
-//! as given, with a line schema and recipes inferred from its fields.
+//! as given, with a line schema and recipes inferred from its fields. The test is made on
+//! the serialized lines ([`crate::jsonl::Body::classify`]), the same for every input path.
 
 use std::borrow::Cow;
 
@@ -58,21 +59,10 @@ pub struct Envelope {
 pub struct Payload<'a> {
     /// The records, borrowed from the input where possible.
     pub records: Cow<'a, [Value]>,
-    /// MIF at a detail level, or raw.
-    pub kind: RecordKind,
     /// Set when the records came out of an object.
     pub envelope: Option<Envelope>,
     /// The input was plain text (records are `{"line", "text"}`).
     pub is_text: bool,
-}
-
-/// Whether `records` are MIF memories.
-pub fn looks_like_mif(records: &[Value]) -> bool {
-    !records.is_empty()
-        && records.iter().all(|r| {
-            r.as_object()
-                .is_some_and(|o| o.contains_key("id") && (o.contains_key("memory_type") || o.contains_key("namespace")))
-        })
 }
 
 /// Splits plain text into `{"line": N, "text": ...}` records. A final newline does not
@@ -94,9 +84,8 @@ pub fn text_records(text: &str) -> Vec<Value> {
 }
 
 impl<'a> Payload<'a> {
-    /// Classifies `value`. `detail` applies to MIF memories; `None` takes the operation's
-    /// default (see [`Detail::default_for`]).
-    pub fn classify(value: &'a Value, operation: &str, detail: Option<Detail>) -> Self {
+    /// Finds the records of `value`.
+    pub fn of(value: &'a Value) -> Self {
         let (records, envelope, is_text): (Cow<'a, [Value]>, _, _) = match value {
             Value::Array(items) => (Cow::Borrowed(items.as_slice()), None, false),
             Value::String(text) => (Cow::Owned(text_records(text)), None, true),
@@ -110,12 +99,7 @@ impl<'a> Payload<'a> {
             },
             _ => (Cow::Borrowed(std::slice::from_ref(value)), None, false),
         };
-        let kind = if looks_like_mif(&records) {
-            RecordKind::Mif(detail.unwrap_or_else(|| Detail::default_for(operation)))
-        } else {
-            RecordKind::Raw
-        };
-        Self { records, kind, envelope, is_text }
+        Self { records, envelope, is_text }
     }
 }
 
@@ -138,18 +122,14 @@ mod tests {
 
     #[test]
     fn classifies_shapes() {
-        let mif = json!([{"id": "1", "namespace": "a"}]);
-        assert_eq!(Payload::classify(&mif, "recall", None).kind, RecordKind::Mif(Detail::Light));
-        assert_eq!(Payload::classify(&mif, "inject", None).kind, RecordKind::Mif(Detail::Medium));
         let raw = json!({"entities": [{"name": "x"}, {"name": "y"}], "relations": [{"a": 1}], "total": 2});
-        let p = Payload::classify(&raw, "read_graph", Some(Detail::Full));
-        assert_eq!(p.kind, RecordKind::Raw);
+        let p = Payload::of(&raw);
         assert_eq!(p.records.len(), 2);
         let env = p.envelope.unwrap();
         assert_eq!(env.array_field, "entities");
         assert_eq!(Value::Object(env.fields), json!({"relations": [{"a": 1}], "total": 2}));
         let text = json!("a\nb\n");
-        let p = Payload::classify(&text, "cat", None);
+        let p = Payload::of(&text);
         assert!(p.is_text);
         assert_eq!(p.records.as_ref(), &[json!({"line": 1, "text": "a"}), json!({"line": 2, "text": "b"})]);
     }

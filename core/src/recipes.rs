@@ -132,7 +132,7 @@ impl MifExamples {
     /// The examples of `records` (pass the first [`crate::profile::SAMPLE_SIZE`]): the most
     /// frequent value of each field, ties to the first seen.
     pub fn from_records(records: &[Value]) -> Self {
-        crate::tally::MifTally::of(records).examples
+        crate::tally::Tally::of(&crate::jsonl::Body::of_values(records)).examples
     }
 }
 

@@ -1,15 +1,16 @@
-//! One pass over MIF records for what the descriptor needs: namespace counts over all
-//! records (`top_namespaces`) and the most frequent namespace, memory type and tag of the
-//! first [`SAMPLE_SIZE`] (the recipes' example values).
+//! One pass over the written lines for what the descriptor needs: namespace counts over
+//! all records (`top_namespaces`) and the most frequent namespace, memory type and tag of
+//! the first [`SAMPLE_SIZE`] (the recipes' example values).
 //!
-//! Each record's fields are walked once, matching keys by name: cheaper than three hashed
-//! lookups per record in an order-preserving map.
+//! It reads the compact lines of the file body rather than `Value` trees, so every path to
+//! a file (values, JSON text, bindings) describes it the same way, from what was written.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
-use serde_json::Value;
-
+use crate::json::fields::{self, as_str};
+use crate::jsonl::Body;
 use crate::profile::SAMPLE_SIZE;
 use crate::recipes::MifExamples;
 
@@ -35,12 +36,13 @@ impl Hasher for FxHasher {
 /// Counts of string values with their first-seen position (ties go to the first seen).
 #[derive(Default)]
 pub struct Counts<'a> {
-    counts: HashMap<&'a str, (usize, usize), BuildHasherDefault<FxHasher>>,
+    counts: HashMap<Cow<'a, str>, (usize, usize), BuildHasherDefault<FxHasher>>,
 }
 
 impl<'a> Counts<'a> {
-    fn add(&mut self, value: &'a Value) {
-        if let Value::String(s) = value {
+    /// Counts `value` when it is a JSON string.
+    fn add(&mut self, value: &'a [u8]) {
+        if let Some(s) = as_str(value) {
             let next = self.counts.len();
             self.counts.entry(s).or_insert((0, next)).0 += 1;
         }
@@ -48,7 +50,7 @@ impl<'a> Counts<'a> {
 
     /// The `n` most frequent values, most frequent first.
     pub fn top(&self, n: usize) -> Vec<String> {
-        let mut ranked: Vec<(&str, (usize, usize))> = self.counts.iter().map(|(k, v)| (*k, *v)).collect();
+        let mut ranked: Vec<(&str, (usize, usize))> = self.counts.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
         ranked.sort_unstable_by(|a, b| b.1.0.cmp(&a.1.0).then(a.1.1.cmp(&b.1.1)));
         ranked.into_iter().take(n).map(|(s, _)| s.to_owned()).collect()
     }
@@ -58,43 +60,72 @@ impl<'a> Counts<'a> {
     }
 }
 
-/// What one pass over MIF records found.
-pub struct MifTally<'a> {
+/// What one pass over the lines found.
+pub struct Tally<'a> {
     /// Namespace counts over every record.
     pub namespaces: Counts<'a>,
     /// Example values from the first [`SAMPLE_SIZE`] records.
     pub examples: MifExamples,
 }
 
-impl<'a> MifTally<'a> {
-    /// Walks `records` once.
-    pub fn of(records: &'a [Value]) -> Self {
+impl<'a> Tally<'a> {
+    /// Walks the top-level fields of every line of `body` once.
+    pub fn of(body: &'a Body) -> Self {
         let mut namespaces = Counts::default();
         let mut sample_namespaces = Counts::default();
         let mut types = Counts::default();
         let mut tags = Counts::default();
-        for (i, record) in records.iter().enumerate() {
-            let Value::Object(fields) = record else { continue };
+        for (i, line) in body.lines().enumerate() {
             let sampled = i < SAMPLE_SIZE;
-            for (key, value) in fields {
-                match key.as_str() {
-                    "namespace" => {
+            // Stop walking a line once every field it is read for has been seen: past the
+            // sample only `namespace` is, and long content often comes after it.
+            let mut wanted = if sampled { 3 } else { 1 };
+            for (key, value) in fields::fields(line) {
+                match key {
+                    b"namespace" => {
                         namespaces.add(value);
                         if sampled {
                             sample_namespaces.add(value);
                         }
                     }
-                    "memory_type" if sampled => types.add(value),
-                    "tags" if sampled => {
-                        if let Value::Array(items) = value {
-                            items.iter().for_each(|t| tags.add(t));
+                    b"memory_type" if sampled => types.add(value),
+                    b"tags" if sampled => {
+                        for item in fields::array_items(value) {
+                            tags.add(item);
                         }
                     }
-                    _ => {}
+                    _ => continue,
+                }
+                wanted -= 1;
+                if wanted == 0 {
+                    break;
                 }
             }
         }
         let examples = MifExamples { namespace: sample_namespaces.first(), memory_type: types.first(), tag: tags.first() };
         Self { namespaces, examples }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn counts_namespaces_and_examples() {
+        let records = json!([
+            {"id": "1", "namespace": "b", "memory_type": "x", "tags": ["t1", "t2"]},
+            {"id": "2", "namespace": "a", "memory_type": "y", "tags": ["t2", 3]},
+            {"id": "3", "namespace": "a", "memory_type": "y", "tags": "t9"},
+            {"id": "4", "namespace": "b\"q", "tags": []},
+            [1, 2],
+        ]);
+        let body = Body::of_values(records.as_array().unwrap());
+        let tally = Tally::of(&body);
+        assert_eq!(tally.namespaces.top(5), ["a", "b", "b\"q"]);
+        assert_eq!(tally.examples.namespace.as_deref(), Some("a"));
+        assert_eq!(tally.examples.memory_type.as_deref(), Some("y"));
+        assert_eq!(tally.examples.tag.as_deref(), Some("t2"));
     }
 }

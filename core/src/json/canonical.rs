@@ -1,0 +1,395 @@
+//! JSON text to compact JSON, without building a tree: the fast path for results that
+//! arrive as text (MCP tool results, Python `str`/`bytes`, JS strings).
+//!
+//! The output is exactly what `serde_json::to_string(&serde_json::from_slice::<Value>(..))`
+//! would give, because the JSONL file and the descriptor must not depend on which path a
+//! result took. Most of the text is already in that form and is copied in runs; what is
+//! not gets serde_json's own treatment:
+//! - whitespace outside strings is dropped;
+//! - strings are copied as they are unless an escape is not the one serde_json writes
+//!   (`\/`, `\u00e9`, `\u000A`, ...): such a string is decoded and re-encoded;
+//! - integers that surely fit 64 bits are copied; other numbers (fractions, exponents,
+//!   `-0`, long integers) are parsed and formatted by serde_json.
+//!
+//! Anything the copy could get wrong makes the scan give up (`None`) and the caller falls
+//! back to parsing a `Value`, which then decides, errors included: invalid JSON or UTF-8,
+//! duplicate keys (a `Value` keeps the last), nesting near serde_json's depth limit.
+
+use super::write::{next_escape, write_number, write_str};
+
+/// Deeper nesting falls back to serde_json, whose limit (128) then applies exactly.
+const MAX_DEPTH: usize = 100;
+
+/// Up to this many keys, duplicates are found by comparing pairs; beyond it, by sorting.
+const PAIRWISE_KEYS: usize = 24;
+
+/// The elements of a JSON array as compact JSON, one per line.
+#[derive(Debug, Default)]
+pub struct Lines {
+    /// Every element followed by `\n`.
+    pub bytes: Vec<u8>,
+    /// The offset just past each element's `\n`.
+    pub line_ends: Vec<usize>,
+}
+
+/// Splits a JSON array into compact element lines; `None` when `input` is not an array or
+/// the fast path cannot vouch for its output (the caller then parses a `Value`).
+pub fn array_lines(input: &[u8]) -> Option<Lines> {
+    // One UTF-8 check up front (fast, vectorized) lets the scan copy strings as bytes.
+    std::str::from_utf8(input).ok()?;
+    let mut scan = Scanner { input, pos: 0, out: Vec::with_capacity(input.len() + input.len() / 16), keys: Vec::new() };
+    let mut line_ends = Vec::new();
+    scan.skip_ws();
+    scan.expect(b'[')?;
+    scan.skip_ws();
+    if scan.peek() == Some(b']') {
+        scan.pos += 1;
+    } else {
+        loop {
+            scan.value(1)?;
+            scan.out.push(b'\n');
+            line_ends.push(scan.out.len());
+            scan.skip_ws();
+            match scan.next()? {
+                b',' => scan.skip_ws(),
+                b']' => break,
+                _ => return None,
+            }
+        }
+    }
+    scan.skip_ws();
+    (scan.pos == input.len()).then_some(Lines { bytes: scan.out, line_ends })
+}
+
+struct Scanner<'a> {
+    input: &'a [u8],
+    pos: usize,
+    out: Vec<u8>,
+    /// Output spans of the keys of the objects being scanned (a stack: nested objects push
+    /// above their parent's keys and pop them when they end).
+    keys: Vec<(usize, usize)>,
+}
+
+impl Scanner<'_> {
+    #[inline]
+    fn peek(&self) -> Option<u8> {
+        self.input.get(self.pos).copied()
+    }
+
+    #[inline]
+    fn next(&mut self) -> Option<u8> {
+        let byte = self.peek()?;
+        self.pos += 1;
+        Some(byte)
+    }
+
+    #[inline]
+    fn expect(&mut self, byte: u8) -> Option<()> {
+        (self.next()? == byte).then_some(())
+    }
+
+    #[inline]
+    fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.pos += 1;
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Option<()> {
+        match self.peek()? {
+            b'"' => self.string(),
+            b'{' => self.object(depth),
+            b'[' => self.array(depth),
+            b't' => self.literal(b"true"),
+            b'f' => self.literal(b"false"),
+            b'n' => self.literal(b"null"),
+            b'-' | b'0'..=b'9' => self.number(),
+            _ => None,
+        }
+    }
+
+    fn literal(&mut self, word: &[u8]) -> Option<()> {
+        let end = self.pos + word.len();
+        (self.input.get(self.pos..end)? == word).then_some(())?;
+        self.out.extend_from_slice(word);
+        self.pos = end;
+        Some(())
+    }
+
+    fn array(&mut self, depth: usize) -> Option<()> {
+        if depth >= MAX_DEPTH {
+            return None;
+        }
+        self.pos += 1;
+        self.out.push(b'[');
+        self.skip_ws();
+        if self.peek()? == b']' {
+            self.pos += 1;
+            self.out.push(b']');
+            return Some(());
+        }
+        loop {
+            self.skip_ws();
+            self.value(depth + 1)?;
+            self.skip_ws();
+            match self.next()? {
+                b',' => self.out.push(b','),
+                b']' => {
+                    self.out.push(b']');
+                    return Some(());
+                }
+                _ => return None,
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<()> {
+        if depth >= MAX_DEPTH {
+            return None;
+        }
+        self.pos += 1;
+        self.out.push(b'{');
+        self.skip_ws();
+        if self.peek()? == b'}' {
+            self.pos += 1;
+            self.out.push(b'}');
+            return Some(());
+        }
+        let first_key = self.keys.len();
+        loop {
+            self.skip_ws();
+            if self.peek()? != b'"' {
+                return None;
+            }
+            let key_start = self.out.len();
+            self.string()?;
+            self.keys.push((key_start, self.out.len()));
+            self.skip_ws();
+            self.expect(b':')?;
+            self.out.push(b':');
+            self.skip_ws();
+            self.value(depth + 1)?;
+            self.skip_ws();
+            match self.next()? {
+                b',' => self.out.push(b','),
+                b'}' => {
+                    self.out.push(b'}');
+                    break;
+                }
+                _ => return None,
+            }
+        }
+        let unique = self.keys_unique(first_key);
+        self.keys.truncate(first_key);
+        unique.then_some(())
+    }
+
+    /// Whether the keys pushed since `first` are distinct. Canonical strings have one
+    /// spelling each, so comparing bytes compares the decoded keys.
+    fn keys_unique(&self, first: usize) -> bool {
+        let spans = &self.keys[first..];
+        let key = |&(start, end): &(usize, usize)| &self.out[start..end];
+        if spans.len() <= PAIRWISE_KEYS {
+            spans.iter().enumerate().all(|(i, a)| spans[i + 1..].iter().all(|b| key(a) != key(b)))
+        } else {
+            let mut sorted: Vec<&[u8]> = spans.iter().map(key).collect();
+            sorted.sort_unstable();
+            sorted.windows(2).all(|w| w[0] != w[1])
+        }
+    }
+
+    /// Copies a string whose escapes are all serde_json's own; re-encodes any other.
+    fn string(&mut self) -> Option<()> {
+        let open = self.pos;
+        let out_start = self.out.len();
+        let mut pos = open + 1;
+        loop {
+            let at = next_escape(self.input, pos);
+            match self.input.get(at)? {
+                b'"' => {
+                    self.out.extend_from_slice(&self.input[open..=at]);
+                    self.pos = at + 1;
+                    return Some(());
+                }
+                b'\\' => match self.input.get(at + 1)? {
+                    b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => pos = at + 2,
+                    b'u' if canonical_unicode_escape(self.input.get(at + 2..at + 6)?) => pos = at + 6,
+                    _ => {
+                        self.out.truncate(out_start);
+                        return self.reencode_string(open);
+                    }
+                },
+                // A raw control character: invalid JSON.
+                _ => return None,
+            }
+        }
+    }
+
+    /// Decodes the string at `open` with serde_json and writes it back canonically.
+    fn reencode_string(&mut self, open: usize) -> Option<()> {
+        let mut end = open + 1;
+        loop {
+            match self.input.get(end)? {
+                b'"' => break,
+                b'\\' => end += 2,
+                _ => end += 1,
+            }
+        }
+        let decoded: String = serde_json::from_slice(&self.input[open..=end]).ok()?;
+        write_str(&mut self.out, &decoded);
+        self.pos = end + 1;
+        Some(())
+    }
+
+    fn number(&mut self) -> Option<()> {
+        let start = self.pos;
+        let bytes = self.input;
+        let mut pos = start + usize::from(bytes[start] == b'-');
+        let int_start = pos;
+        while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
+            pos += 1;
+        }
+        let int_digits = pos - int_start;
+        let mut integer = true;
+        if bytes.get(pos) == Some(&b'.') {
+            integer = false;
+            pos += 1;
+            while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
+                pos += 1;
+            }
+        }
+        if let Some(b'e' | b'E') = bytes.get(pos) {
+            integer = false;
+            pos += 1;
+            if let Some(b'+' | b'-') = bytes.get(pos) {
+                pos += 1;
+            }
+            while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
+                pos += 1;
+            }
+        }
+        let token = &bytes[start..pos];
+        self.pos = pos;
+        // Integers up to 18 digits fit i64 and u64 and print as written; a leading zero
+        // ("01") is invalid and "-0" prints as -0.0, so both take the serde_json route.
+        let leading_zero = bytes.get(int_start) == Some(&b'0') && (int_digits > 1 || start != int_start);
+        if integer && (1..=18).contains(&int_digits) && !leading_zero {
+            self.out.extend_from_slice(token);
+            return Some(());
+        }
+        let number: serde_json::Number = serde_json::from_slice(token).ok()?;
+        write_number(&mut self.out, &number);
+        Some(())
+    }
+}
+
+/// `\uXXXX` (the four hex digits) as serde_json writes it: a control character without a
+/// short form, in lowercase hex.
+fn canonical_unicode_escape(hex: &[u8]) -> bool {
+    let [b'0', b'0', hi @ (b'0' | b'1'), lo] = *hex else { return false };
+    let lo_value = match lo {
+        b'0'..=b'9' => lo - b'0',
+        b'a'..=b'f' => lo - b'a' + 10,
+        _ => return false,
+    };
+    let code = (hi - b'0') * 16 + lo_value;
+    !matches!(code, 0x08 | 0x09 | 0x0a | 0x0c | 0x0d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::write::tests::arb_json;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    /// What the Value path writes for `input`, one element per line.
+    fn via_value(input: &[u8]) -> Option<Vec<u8>> {
+        let Value::Array(items) = serde_json::from_slice::<Value>(input).ok()? else { return None };
+        let mut out = Vec::new();
+        for item in items {
+            serde_json::to_writer(&mut out, &item).unwrap();
+            out.push(b'\n');
+        }
+        Some(out)
+    }
+
+    /// The fast path never disagrees with the Value path: when it answers, the answer is
+    /// the Value path's; when the Value path fails, the fast path declines.
+    fn check(input: &[u8]) {
+        // Declining (None) is always allowed: the caller then takes the Value path.
+        if let Some(lines) = array_lines(input) {
+            assert_eq!(Some(&lines.bytes), via_value(input).as_ref(), "input {:?}", String::from_utf8_lossy(input));
+            assert_eq!(lines.line_ends.last().copied().unwrap_or(0), lines.bytes.len());
+        }
+    }
+
+    #[test]
+    fn edge_cases() {
+        for text in [
+            "[]",
+            " [ ] ",
+            "[1,-1,0,-0,0.5,1e2,1E+2,-0.0,123456789012345678,1234567890123456789,18446744073709551616,-9223372036854775809]",
+            r#"["\/", "\u00e9", "\u000A", "\u001f", "\u001F", "\u0008", "\ud83e\udd80", "\"\\\b\f\n\r\t", "é🦀"]"#,
+            r#"[{"a": 1, "b": {"c": [true, false, null]}}, "x", 3]"#,
+            r#"[{"\u0061": 1, "a": 2}]"#,
+            r#"[{"a": 1, "a": 2}]"#,
+            r#"["\ud800"]"#,
+            "[01]",
+            "[1,]",
+            "[1] x",
+            "[\"a\u{1}\"]",
+            "{\"a\": [1]}",
+            "[1.0, 2.50, 1e400]",
+        ] {
+            check(text.as_bytes());
+        }
+        assert!(array_lines(br#"[{"a": 1, "a": 2}]"#).is_none(), "duplicate keys are left to serde_json");
+        let deep = format!("[{}{}]", "[".repeat(150), "]".repeat(150));
+        assert!(array_lines(deep.as_bytes()).is_none());
+        assert_eq!(array_lines(br#" [ {"a" : "x\/y"} ,2 ] "#).unwrap().bytes, b"{\"a\":\"x/y\"}\n2\n");
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1500))]
+        #[test]
+        fn agrees_with_serde_json_on_pretty_text(items in prop::collection::vec(arb_json(), 0..5)) {
+            let value = Value::Array(items);
+            let pretty = serde_json::to_vec_pretty(&value).unwrap();
+            let lines = array_lines(&pretty);
+            prop_assert!(lines.is_some(), "declined {}", String::from_utf8_lossy(&pretty));
+            prop_assert_eq!(Some(lines.unwrap().bytes), via_value(&pretty));
+        }
+
+        #[test]
+        fn agrees_with_serde_json_on_escaped_text(items in prop::collection::vec(arb_json(), 0..4)) {
+            // Every non-ASCII and some ASCII characters as \u escapes, and '/' as "\/".
+            let compact = serde_json::to_string(&Value::Array(items)).unwrap();
+            let mut text = String::new();
+            for c in compact.chars() {
+                match c {
+                    '/' => text.push_str("\\/"),
+                    c if !c.is_ascii() => {
+                        let mut units = [0u16; 2];
+                        for unit in c.encode_utf16(&mut units) {
+                            text.push_str(&format!("\\u{unit:04X}"));
+                        }
+                    }
+                    c => text.push(c),
+                }
+            }
+            // Only characters inside strings were non-ASCII or '/', so this is still JSON,
+            // with unique keys: the fast path must answer, and answer what serde_json does.
+            prop_assert!(array_lines(text.as_bytes()).is_some(), "declined {}", text);
+            check(text.as_bytes());
+        }
+
+        #[test]
+        fn never_disagrees_on_mangled_text(items in prop::collection::vec(arb_json(), 1..3), cut in any::<prop::sample::Index>(), byte in any::<u8>()) {
+            let mut text = serde_json::to_vec_pretty(&Value::Array(items)).unwrap();
+            let at = cut.index(text.len());
+            text[at] = byte;
+            check(&text);
+        }
+    }
+}

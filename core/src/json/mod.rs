@@ -1,0 +1,12 @@
+//! JSON text handling of our own, where serde_json's general machinery costs too much:
+//!
+//! - [`write`]: compact output identical to `serde_json::to_writer`, with faster escaping;
+//! - [`canonical`]: JSON text straight to that same compact output, without a tree;
+//! - [`fields`]: the top-level fields of such a compact line, without a tree.
+//!
+//! All three agree with serde_json byte for byte (property-tested), so the files and
+//! descriptors do not depend on the path a result took.
+
+pub mod canonical;
+pub mod fields;
+pub mod write;
