@@ -63,10 +63,12 @@ pub fn input_err(py: Python<'_>, what: &str, err: impl std::fmt::Display) -> PyE
 
 /// A Python object (dict, list, str, int, float, bool, None, nested) as a JSON value.
 pub fn to_value(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
-    crate::tojson::convert(obj, 0).map_err(|e| {
-        let code = ErrorCode::InvalidInput;
-        error_from_parts(obj.py(), class_for(code), code.as_str(), &e.describe(what))
-    })
+    crate::tojson::convert(obj).map_err(|e| conversion_err(obj.py(), &e, what))
+}
+
+fn conversion_err(py: Python<'_>, err: &crate::tojson::ConvertError, what: &str) -> PyErr {
+    let code = ErrorCode::InvalidInput;
+    error_from_parts(py, class_for(code), code.as_str(), &err.describe(what))
 }
 
 /// Optional object to optional JSON value (`None` stays absent).
@@ -91,27 +93,35 @@ pub fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, P
     pythonize::pythonize(py, value).map_err(|e| input_err(py, "result", e))
 }
 
-/// Records as the core takes them: already-serialized JSON (the fast path) or a JSON value.
+/// Records as the core takes them fastest.
 pub enum Records {
-    /// `str`, `bytes` or `bytearray` holding JSON text, parsed by the core without a
-    /// Python-object round trip.
+    /// JSON text (`str`, `bytes`, `bytearray`, or a non-list object written here).
     Json(Vec<u8>),
-    /// Any other Python object, converted to a JSON value.
-    Value(Value),
+    /// A list or tuple, written here one record per line.
+    Lines(lro_core::jsonl::Body),
 }
 
 impl Records {
-    /// Reads `records`: text and bytes take the fast path, everything else is converted.
+    /// Reads `records` (see [`records_json`]); lists and tuples become lines directly.
     pub fn from_py(records: &Bound<'_, PyAny>) -> PyResult<Self> {
-        if let Ok(text) = records.cast::<PyString>() {
-            return Ok(Self::Json(text.to_cow()?.into_owned().into_bytes()));
+        match crate::tojson::to_lines(records) {
+            Some(lines) => lines.map(Self::Lines).map_err(|e| conversion_err(records.py(), &e, "records")),
+            None => records_json(records, "records").map(Self::Json),
         }
-        if let Ok(bytes) = records.cast::<PyBytes>() {
-            return Ok(Self::Json(bytes.as_bytes().to_vec()));
-        }
-        if let Ok(bytes) = records.cast::<PyByteArray>() {
-            return Ok(Self::Json(bytes.to_vec()));
-        }
-        to_value(records, "records").map(Self::Value)
     }
+}
+
+/// Records as JSON text, the way the core takes them fastest: `str`, `bytes` and
+/// `bytearray` as given (already JSON), any other object written as compact JSON here.
+pub fn records_json(records: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
+    if let Ok(text) = records.cast::<PyString>() {
+        return Ok(crate::pystr::utf8(text)?.as_bytes().to_vec());
+    }
+    if let Ok(bytes) = records.cast::<PyBytes>() {
+        return Ok(bytes.as_bytes().to_vec());
+    }
+    if let Ok(bytes) = records.cast::<PyByteArray>() {
+        return Ok(bytes.to_vec());
+    }
+    crate::tojson::to_json(records).map_err(|e| conversion_err(records.py(), &e, what))
 }

@@ -5,11 +5,12 @@
 //! types and back, maps core errors to `lro` exception classes by their stable code, and
 //! releases the GIL while the core does file I/O. The Python package (`python/lro`) adds the
 //! module-level functions, the exception classes and the MCP integrations.
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 
 mod config;
 mod convert;
 mod offloader;
+mod pystr;
 mod tojson;
 
 use lro_core::{ErrorCode, intercept};

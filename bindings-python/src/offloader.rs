@@ -15,7 +15,7 @@ use pyo3::types::PyString;
 use serde_json::{Map, Value};
 
 use crate::config::PyConfig;
-use crate::convert::{Records, lro_err, to_py, to_value, to_value_opt};
+use crate::convert::{Records, lro_err, records_json, to_py, to_value, to_value_opt};
 
 /// The LRO engine: a configuration, the file system, and optional callbacks.
 ///
@@ -178,9 +178,9 @@ impl PyOffloader {
             "recall",
         )?;
         let records = Records::from_py(&records)?;
-        let outcome = py.detach(|| match &records {
-            Records::Json(bytes) => self.inner.offload_json(bytes, &request),
-            Records::Value(value) => self.inner.offload(value, &request),
+        let outcome = py.detach(|| match records {
+            Records::Json(text) => self.inner.offload_json(&text, &request),
+            Records::Lines(lines) => self.inner.offload_lines(lines, &request),
         });
         to_py(py, &outcome.map_err(|e| lro_err(py, &e))?)
     }
@@ -211,9 +211,8 @@ impl PyOffloader {
             next_cursor.as_ref(),
             "inject",
         )?;
-        let pre_budget = match Records::from_py(&pre_budget)? {
-            Records::Value(v) => v,
-            Records::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+        let pre_budget: Value = serde_json::from_slice(&records_json(&pre_budget, "pre_budget")?)
+            .map_err(|e| {
                 lro_err(
                     py,
                     &LroError::new(
@@ -221,8 +220,7 @@ impl PyOffloader {
                         format!("pre_budget is not valid JSON: {e}"),
                     ),
                 )
-            })?,
-        };
+            })?;
         let outcome = py.detach(|| self.inner.offload_inject(formatted, &pre_budget, &request));
         to_py(py, &outcome.map_err(|e| lro_err(py, &e))?)
     }

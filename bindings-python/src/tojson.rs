@@ -1,22 +1,28 @@
-//! Python objects to `serde_json::Value`, the input side of every call.
+//! Python objects to compact JSON text, the input side of every call.
 //!
-//! Hand-written rather than serde-driven (pythonize) for one reason that matters: safety.
-//! A circular or absurdly deep structure (`a = []; a.append(a)`) must raise, not recurse until
-//! the native stack overflows and takes the interpreter down. Nesting is limited to 128
-//! levels, the same limit serde_json applies to the `str`/`bytes` fast path, so both paths
-//! accept the same inputs. The error names where the bad value is (`records[3]['created']`).
+//! Records go to the core as JSON text (its fast path, no `Value` tree on either side of
+//! the boundary), written here straight from the Python objects in serde_json's compact
+//! spelling. Other arguments (config, context) are read back into a `Value`.
+//!
+//! Hand-written rather than serde-driven (pythonize) for speed and for safety: a circular
+//! or absurdly deep structure (`a = []; a.append(a)`) must raise, not recurse until the
+//! native stack overflows and takes the interpreter down. Containers nest at most 127 deep,
+//! exactly what serde_json reads back, so objects and `str`/`bytes` accept the same inputs.
+//! The error names where the bad value is (`records[3]['created']`).
 //!
 //! The mapping follows `json.dumps`: dict -> object (str keys; int, bool and None keys become
 //! their JSON text), list/tuple -> array, str, int, float, bool, None. Non-finite floats become
 //! `null` (as serde_json and JavaScript's `JSON.stringify` do). Anything else (datetime,
 //! set, a pydantic model, ...) is an `InputError`: convert it first (`model.model_dump()`).
 
+use lro_core::json::write::{write_number, write_str};
+use lro_core::jsonl::Body;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple};
-use serde_json::{Map, Number, Value};
+use serde_json::{Number, Value};
 
-/// Deepest nesting accepted (serde_json's own recursion limit for parsed text).
-pub const MAX_DEPTH: usize = 128;
+/// Most containers nested in one another: serde_json's recursion limit (128) rejects more.
+pub const MAX_NESTING: usize = 127;
 
 /// Why a value could not be converted, and where (path segments, innermost last).
 pub struct ConvertError {
@@ -47,22 +53,18 @@ impl ConvertError {
     }
 }
 
-type Converted = Result<Value, ConvertError>;
+type Written = Result<(), ConvertError>;
 
 fn py_failure(err: &PyErr, py: Python<'_>) -> ConvertError {
     ConvertError::new(err.value(py).to_string())
 }
 
-fn string_of(s: &Bound<'_, PyString>) -> Result<String, ConvertError> {
-    s.to_cow()
-        .map(|c| c.into_owned())
-        .map_err(|e| py_failure(&e, s.py()))
-}
-
 /// An object key as `json.dumps` writes it.
 fn key_of(key: &Bound<'_, PyAny>) -> Result<String, ConvertError> {
     if let Ok(s) = key.cast::<PyString>() {
-        return string_of(s);
+        return crate::pystr::utf8(s)
+            .map(str::to_owned)
+            .map_err(|e| py_failure(&e, s.py()));
     }
     if let Ok(b) = key.cast::<PyBool>() {
         return Ok(if b.is_true() { "true" } else { "false" }.to_owned());
@@ -89,95 +91,194 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "object".to_owned())
 }
 
-fn int_of(obj: &Bound<'_, PyAny>) -> Converted {
-    if let Ok(i) = obj.extract::<i64>() {
-        return Ok(Value::Number(i.into()));
+/// Writes Python objects as compact JSON.
+#[derive(Default)]
+pub struct Writer {
+    /// The text written so far.
+    pub out: Vec<u8>,
+    /// A key that was not a `str` (int, bool, None) was written: it may collide with a
+    /// `str` key of the same object (`{1: .., "1": ..}`), which only a rewrite resolves.
+    non_str_keys: bool,
+}
+
+impl Writer {
+    fn int(&mut self, obj: &Bound<'_, PyAny>) -> Written {
+        let number = if let Ok(i) = obj.extract::<i64>() {
+            Number::from(i)
+        } else if let Ok(u) = obj.extract::<u64>() {
+            Number::from(u)
+        } else {
+            return Err(ConvertError::new(
+                "integer out of the 64-bit range JSON numbers are read with".to_owned(),
+            ));
+        };
+        write_number(&mut self.out, &number);
+        Ok(())
     }
-    if let Ok(u) = obj.extract::<u64>() {
-        return Ok(Value::Number(u.into()));
+
+    /// Non-finite floats become `null`, as serde_json and `JSON.stringify` write them.
+    fn float(&mut self, f: f64) {
+        match Number::from_f64(f) {
+            Some(n) => write_number(&mut self.out, &n),
+            None => self.out.extend_from_slice(b"null"),
+        }
     }
-    Err(ConvertError::new(
-        "integer out of the 64-bit range JSON numbers are read with".to_owned(),
-    ))
-}
 
-fn float_of(f: f64) -> Value {
-    Number::from_f64(f).map_or(Value::Null, Value::Number)
-}
-
-fn object_of<'py>(
-    items: impl Iterator<Item = PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)>>,
-    py: Python<'py>,
-    depth: usize,
-) -> Converted {
-    let mut map = Map::new();
-    for item in items {
-        let (key, value) = item.map_err(|e| py_failure(&e, py))?;
-        let key = key_of(&key)?;
-        let value = convert(&value, depth + 1).map_err(|e| e.at(format!("[{key:?}]")))?;
-        map.insert(key, value);
+    fn object<'py>(
+        &mut self,
+        items: impl Iterator<Item = PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)>>,
+        py: Python<'py>,
+        depth: usize,
+    ) -> Written {
+        self.out.push(b'{');
+        for (i, item) in items.enumerate() {
+            let (key, value) = item.map_err(|e| py_failure(&e, py))?;
+            if i > 0 {
+                self.out.push(b',');
+            }
+            if let Ok(s) = key.cast::<PyString>() {
+                write_str(&mut self.out, crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?);
+            } else {
+                self.non_str_keys = true;
+                write_str(&mut self.out, &key_of(&key)?);
+            }
+            self.out.push(b':');
+            self.value(&value, depth + 1)
+                .map_err(|e| e.at(format!("[{:?}]", key_of(&key).unwrap_or_default())))?;
+        }
+        self.out.push(b'}');
+        Ok(())
     }
-    Ok(Value::Object(map))
+
+    fn array<'py>(&mut self, items: impl Iterator<Item = Bound<'py, PyAny>>, depth: usize) -> Written {
+        self.out.push(b'[');
+        for (i, item) in items.enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            self.value(&item, depth + 1).map_err(|e| e.at(format!("[{i}]")))?;
+        }
+        self.out.push(b']');
+        Ok(())
+    }
+
+    /// Writes `obj`, at nesting level `depth` (0 at the top).
+    pub fn value(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Written {
+        let py = obj.py();
+        // Most common types first, exact checks (cheap pointer compares) before subclass checks.
+        if let Ok(s) = obj.cast_exact::<PyString>() {
+            write_str(&mut self.out, crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?);
+            return Ok(());
+        }
+        if let Ok(d) = obj.cast_exact::<PyDict>() {
+            nesting(depth)?;
+            return self.object(d.iter().map(Ok), py, depth);
+        }
+        if let Ok(s) = obj.cast::<PyString>() {
+            write_str(&mut self.out, crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?);
+            return Ok(());
+        }
+        if obj.is_none() {
+            self.out.extend_from_slice(b"null");
+            return Ok(());
+        }
+        if let Ok(b) = obj.cast::<PyBool>() {
+            self.out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
+            return Ok(());
+        }
+        if obj.is_instance_of::<PyInt>() {
+            return self.int(obj);
+        }
+        if let Ok(f) = obj.cast::<PyFloat>() {
+            self.float(f.value());
+            return Ok(());
+        }
+        if let Ok(l) = obj.cast::<PyList>() {
+            nesting(depth)?;
+            return self.array(l.iter(), depth);
+        }
+        if let Ok(t) = obj.cast::<PyTuple>() {
+            nesting(depth)?;
+            return self.array(t.iter(), depth);
+        }
+        if let Ok(d) = obj.cast::<PyDict>() {
+            nesting(depth)?;
+            return self.object(d.iter().map(Ok), py, depth);
+        }
+        if let Ok(m) = obj.cast::<PyMapping>() {
+            nesting(depth)?;
+            let items = m.items().map_err(|e| py_failure(&e, py))?;
+            let pairs = items
+                .iter()
+                .map(|pair| pair.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>());
+            return self.object(pairs, py, depth);
+        }
+        let hint = if obj.hasattr("model_dump").unwrap_or(false) {
+            " (call .model_dump() first)"
+        } else {
+            ""
+        };
+        Err(ConvertError::new(format!(
+            "{} is not JSON-serializable{hint}",
+            type_name(obj)
+        )))
+    }
+
+    /// Writes `text` again through a `Value` when it may hold duplicate keys, so they
+    /// resolve exactly as serde_json resolves them (last value, first position).
+    fn settle(&mut self, start: usize) -> Written {
+        if std::mem::take(&mut self.non_str_keys) {
+            let value: Value = serde_json::from_slice(&self.out[start..])
+                .map_err(|e| ConvertError::new(e.to_string()))?;
+            self.out.truncate(start);
+            lro_core::json::write::write_value(&mut self.out, &value);
+        }
+        Ok(())
+    }
 }
 
-fn array_of<'py>(items: impl Iterator<Item = Bound<'py, PyAny>>, depth: usize) -> Converted {
-    items
-        .enumerate()
-        .map(|(i, item)| convert(&item, depth + 1).map_err(|e| e.at(format!("[{i}]"))))
-        .collect::<Result<Vec<_>, _>>()
-        .map(Value::Array)
-}
-
-/// Converts `obj` at nesting level `depth` (0 at the top).
-pub fn convert(obj: &Bound<'_, PyAny>, depth: usize) -> Converted {
-    let py = obj.py();
-    if depth > MAX_DEPTH {
+fn nesting(depth: usize) -> Written {
+    if depth >= MAX_NESTING {
         return Err(ConvertError::new(format!(
-            "nested deeper than {MAX_DEPTH} levels (or a circular reference)"
+            "nested deeper than {MAX_NESTING} levels (or a circular reference)"
         )));
     }
-    // Most common types first, exact checks (cheap pointer compares) before subclass checks.
-    if let Ok(d) = obj.cast_exact::<PyDict>() {
-        return object_of(d.iter().map(Ok), py, depth);
-    }
-    if let Ok(s) = obj.cast::<PyString>() {
-        return string_of(s).map(Value::String);
-    }
-    if obj.is_none() {
-        return Ok(Value::Null);
-    }
-    if let Ok(b) = obj.cast::<PyBool>() {
-        return Ok(Value::Bool(b.is_true()));
-    }
-    if obj.is_instance_of::<PyInt>() {
-        return int_of(obj);
-    }
-    if let Ok(f) = obj.cast::<PyFloat>() {
-        return Ok(float_of(f.value()));
-    }
-    if let Ok(l) = obj.cast::<PyList>() {
-        return array_of(l.iter(), depth);
-    }
-    if let Ok(t) = obj.cast::<PyTuple>() {
-        return array_of(t.iter(), depth);
-    }
-    if let Ok(d) = obj.cast::<PyDict>() {
-        return object_of(d.iter().map(Ok), py, depth);
-    }
-    if let Ok(m) = obj.cast::<PyMapping>() {
-        let items = m.items().map_err(|e| py_failure(&e, py))?;
-        let pairs = items
-            .iter()
-            .map(|pair| pair.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>());
-        return object_of(pairs, py, depth);
-    }
-    let hint = if obj.hasattr("model_dump").unwrap_or(false) {
-        " (call .model_dump() first)"
+    Ok(())
+}
+
+/// `obj` as compact JSON text.
+pub fn to_json(obj: &Bound<'_, PyAny>) -> Result<Vec<u8>, ConvertError> {
+    let mut writer = Writer::default();
+    writer.value(obj, 0)?;
+    writer.settle(0)?;
+    Ok(writer.out)
+}
+
+/// A list or tuple of records as JSONL lines in the core's form (compact, serde_json's
+/// spelling, unique keys); `None` for other objects.
+pub fn to_lines(obj: &Bound<'_, PyAny>) -> Option<Result<Body, ConvertError>> {
+    let items: Box<dyn Iterator<Item = Bound<'_, PyAny>>> = if let Ok(l) = obj.cast::<PyList>() {
+        Box::new(l.iter())
+    } else if let Ok(t) = obj.cast::<PyTuple>() {
+        Box::new(t.iter())
     } else {
-        ""
+        return None;
     };
-    Err(ConvertError::new(format!(
-        "{} is not JSON-serializable{hint}",
-        type_name(obj)
-    )))
+    let mut writer = Writer::default();
+    let mut line_ends = Vec::with_capacity(items.size_hint().0);
+    let lines = items.enumerate().try_for_each(|(i, item)| {
+        let start = writer.out.len();
+        writer.value(&item, 1).map_err(|e| e.at(format!("[{i}]")))?;
+        writer.settle(start)?;
+        writer.out.push(b'\n');
+        line_ends.push(writer.out.len());
+        Ok(())
+    });
+    Some(lines.map(|()| Body { bytes: writer.out, line_ends }))
+}
+
+/// `obj` as a JSON value (through its text: one walker for both).
+pub fn convert(obj: &Bound<'_, PyAny>) -> Result<Value, ConvertError> {
+    let text = to_json(obj)?;
+    serde_json::from_slice(&text).map_err(|e| ConvertError::new(e.to_string()))
 }

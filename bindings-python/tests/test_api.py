@@ -135,3 +135,30 @@ def test_errors_pickle() -> None:
     err = lro.PathError("nope", "not_found")
     back = pickle.loads(pickle.dumps(err))
     assert type(back) is lro.PathError and back.code == "not_found" and str(back) == "nope"
+
+
+def offload_both_ways(records: Any, config: lro.Config) -> List[Any]:
+    """`lro.offload` of Python objects and of their `json.dumps` text, with results or errors."""
+    outs: List[Any] = []
+    for arg in (records, json.dumps(records)):
+        try:
+            outs.append(lro.offload(arg, "list_things", config=config))
+        except lro.LroError as err:
+            outs.append(err.code)
+    return outs
+
+
+@pytest.mark.parametrize(
+    "records",
+    [
+        # int and str keys that collide: JSON keeps the last value, at the first key's place.
+        [{1: "int", "a": 0, "1": "str"}, {"b": {None: 1, "null": 2, True: 3}}],
+        [{"x": [1.5, -0.0, 1e300, 2**63, -(2**63), "é\u2028\x00"]}],
+        # Nesting at serde_json's limit (127 containers) and one past it.
+        [json.loads("[" * 126 + "]" * 126)],
+        [json.loads("[" * 127 + "]" * 127)],
+    ],
+)
+def test_objects_and_their_json_text_agree(records: Any, config: lro.Config) -> None:
+    by_object, by_text = offload_both_ways(records, config)
+    assert by_object == by_text

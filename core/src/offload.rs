@@ -241,9 +241,14 @@ impl<H: Host> Offloader<H> {
     fn prepare_json(&self, json: &[u8], request: &OffloadRequest) -> Result<Option<Prepared<'static>>> {
         check_operation(&request.operation)?;
         let Some(body) = Body::from_json(json) else { return Ok(None) };
+        self.prepare_lines(body, request).map(Some)
+    }
+
+    fn prepare_lines(&self, body: Body, request: &OffloadRequest) -> Result<Prepared<'static>> {
+        check_operation(&request.operation)?;
         let (kind, body) = body.classify(&request.operation, request.detail);
         let tokens = self.estimator.estimate(body.as_str());
-        Ok(Some(Prepared { body, tokens, kind, envelope: None, is_text: false, original: None }))
+        Ok(Prepared { body, tokens, kind, envelope: None, is_text: false, original: None })
     }
 
     /// Offloads `value` (an array, an object holding an array, text, ...) when its estimated
@@ -276,6 +281,20 @@ impl<H: Host> Offloader<H> {
         let value: Value = serde_json::from_slice(json)
             .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("input is not valid JSON: {e}")))?;
         self.offload(&value, request)
+    }
+
+    /// [`Offloader::offload`] on records a binding already wrote one per line, in the
+    /// form [`Body::of_values`] writes (compact, serde_json's spelling, unique keys): a
+    /// binding that serializes its own objects (Python dicts, say) skips the text scan.
+    pub fn offload_lines(&self, lines: Body, request: &OffloadRequest) -> Result<Outcome> {
+        let prepared = self.prepare_lines(lines, request)?;
+        if self.offloads(&prepared) {
+            return Ok(self.materialize(prepared, request));
+        }
+        // Raw lines are the records as given; MIF lines are projected, which is what an
+        // inline MIF result returns anyway.
+        let records = Value::Array((0..prepared.count()).map(|i| prepared.body.value(i)).collect());
+        Ok(Outcome::Inline(self.inline(&records, &prepared, request)))
     }
 
     /// The `inject_context` rule: the *pre-budget* result set decides. Above the threshold

@@ -111,6 +111,11 @@ fn run(vector: &Value, dir: &str) -> Result<Run, LroError> {
                     let outcome = lro.offload_json(input.as_str().unwrap().as_bytes(), &request()?)?;
                     Ok(Run { file: file_of(&outcome), outcome: outcome.to_value() })
                 }
+                "offload_lines" => {
+                    let lines = lro_core::jsonl::Body::of_values(input.as_array().unwrap());
+                    let outcome = lro.offload_lines(lines, &request()?)?;
+                    Ok(Run { file: file_of(&outcome), outcome: outcome.to_value() })
+                }
                 "offload_inject" => {
                     let outcome =
                         lro.offload_inject(input["formatted"].as_str().unwrap(), &input["pre_budget"], &request()?)?;
@@ -175,15 +180,23 @@ fn produce(vector: &Value) -> Result<Map<String, Value>, String> {
     Ok(produced)
 }
 
-/// An `offload` vector as an `offload_json` call on its input as text, pretty-printed so
-/// the text path has whitespace to drop.
-fn as_text_call(vector: &Value) -> Option<Value> {
-    (vector["call"] == "offload").then(|| {
+/// An `offload` vector as the other calls that must give the same result: `offload_json`
+/// on its input as text (pretty-printed, so the text path has whitespace to drop) and, for
+/// arrays, `offload_lines` on its records written one per line.
+fn other_ways_in(vector: &Value) -> Vec<Value> {
+    let mut calls = Vec::new();
+    if vector["call"] == "offload" {
         let mut text = vector.clone();
         text["call"] = json!("offload_json");
         text["input"] = json!(serde_json::to_string_pretty(&vector["input"]).unwrap());
-        text
-    })
+        calls.push(text);
+        if vector["input"].is_array() {
+            let mut lines = vector.clone();
+            lines["call"] = json!("offload_lines");
+            calls.push(lines);
+        }
+    }
+    calls
 }
 
 fn check(path: &Path, bless: bool) -> Result<(), String> {
@@ -192,13 +205,14 @@ fn check(path: &Path, bless: bool) -> Result<(), String> {
     let expect = vector["expect"].clone();
     let produced = produce(&vector)?;
     // Every way into the core must give the same files and descriptors.
-    if let Some(text_vector) = as_text_call(&vector) {
-        let via_text = produce(&text_vector)?;
-        if via_text != produced {
+    for other in other_ways_in(&vector) {
+        let via_other = produce(&other)?;
+        if via_other != produced {
             return Err(format!(
-                "offload_json on the input as text differs from offload\n--- offload\n{}\n--- offload_json\n{}",
+                "{} differs from offload\n--- offload\n{}\n--- {0}\n{}",
+                other["call"],
                 serde_json::to_string_pretty(&produced).unwrap(),
-                serde_json::to_string_pretty(&via_text).unwrap()
+                serde_json::to_string_pretty(&via_other).unwrap()
             ));
         }
     }
