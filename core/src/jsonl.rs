@@ -40,6 +40,30 @@ impl Body {
         canonical::array_lines(json).map(|lines| Self { bytes: lines.bytes, line_ends: lines.line_ends })
     }
 
+    /// [`Body::from_json`] then [`Body::classify`], in one pass over the text: each record
+    /// is projected as soon as it is read, so the full records are never all in memory.
+    /// Should a record prove the set is not MIF, the text is read again as raw records.
+    pub fn from_json_classified(json: &[u8], operation: &str, detail: Option<Detail>) -> Option<(RecordKind, Self)> {
+        let detail = detail.unwrap_or_else(|| Detail::default_for(operation));
+        let mut mif = Self::with_capacity(json.len());
+        let all_mif = canonical::for_each_element(json, |record| {
+            is_mif_record(record) && {
+                mif.push_projected(record, detail);
+                true
+            }
+        })?;
+        if all_mif && !mif.is_empty() {
+            return Some((RecordKind::Mif(detail), mif));
+        }
+        drop(mif);
+        Self::from_json(json).map(|raw| (RecordKind::Raw, raw))
+    }
+
+    /// Room for `bytes` of lines: reserved address space costs nothing until written.
+    fn with_capacity(bytes: usize) -> Self {
+        Self { bytes: Vec::with_capacity(bytes), line_ends: Vec::new() }
+    }
+
     fn end_line(&mut self) {
         self.bytes.push(b'\n');
         self.line_ends.push(self.bytes.len());
@@ -83,21 +107,7 @@ impl Body {
     /// Whether these records are MIF memories: every line an object with an `id` and a
     /// `memory_type` or `namespace`.
     pub fn is_mif(&self) -> bool {
-        !self.is_empty()
-            && self.lines().all(|line| {
-                let (mut id, mut kind) = (false, false);
-                for (key, _) in fields::fields(line) {
-                    match key {
-                        b"id" => id = true,
-                        b"memory_type" | b"namespace" => kind = true,
-                        _ => continue,
-                    }
-                    if id && kind {
-                        return true;
-                    }
-                }
-                false
-            })
+        !self.is_empty() && self.lines().all(is_mif_record)
     }
 
     /// Classifies full-detail lines and projects MIF memories to `detail` (`None`: the
@@ -117,49 +127,72 @@ impl Body {
         if detail == Detail::Full {
             return self;
         }
-        let mut out = Self { bytes: Vec::with_capacity(self.bytes.len() / 2), line_ends: Vec::with_capacity(self.len()) };
-        let mut found: Vec<(&[u8], &[u8])> = Vec::with_capacity(16);
+        let mut out = Self::with_capacity(self.bytes.len());
         for line in self.lines() {
-            if line.first() != Some(&b'{') {
-                out.bytes.extend_from_slice(line);
-                out.end_line();
-                continue;
-            }
-            found.clear();
-            found.extend(fields::fields(line));
-            let get = |name: &str| found.iter().find(|(k, _)| *k == name.as_bytes()).map(|(_, v)| *v);
-            out.bytes.push(b'{');
-            let mut first = true;
-            let mut put = |bytes: &mut Vec<u8>, key: &str, value: &[u8]| {
-                if !first {
-                    bytes.push(b',');
-                }
-                first = false;
-                write::write_str(bytes, key);
-                bytes.push(b':');
-                bytes.extend_from_slice(value);
-            };
-            for key in LIGHT_FIELDS {
-                if let Some(value) = get(key) {
-                    put(&mut out.bytes, key, value);
-                }
-            }
-            if detail == Detail::Medium {
-                for key in ["content", "summary"] {
-                    if let Some(value) = get(key) {
-                        put(&mut out.bytes, key, value);
-                    }
-                }
-                let confidence = get("provenance").and_then(|p| fields::get(p, "confidence")).or_else(|| get("confidence"));
-                if let Some(value) = confidence {
-                    put(&mut out.bytes, "confidence", value);
-                }
-            }
-            out.bytes.push(b'}');
-            out.end_line();
+            out.push_projected(line, detail);
         }
         out
     }
+
+    /// Appends the compact record `line` projected to `detail`, as a line.
+    fn push_projected(&mut self, line: &[u8], detail: Detail) {
+        if detail == Detail::Full || line.first() != Some(&b'{') {
+            self.bytes.extend_from_slice(line);
+            self.end_line();
+            return;
+        }
+        // Up to 16 fields looked up in place; past that, in a list.
+        let mut found: Vec<(&[u8], &[u8])> = Vec::new();
+        found.extend(fields::fields(line));
+        let get = |name: &str| found.iter().find(|(k, _)| *k == name.as_bytes()).map(|(_, v)| *v);
+        let out = &mut self.bytes;
+        out.push(b'{');
+        let mut first = true;
+        let mut put = |out: &mut Vec<u8>, key: &str, value: &[u8]| {
+            if !first {
+                out.push(b',');
+            }
+            first = false;
+            write::write_str(out, key);
+            out.push(b':');
+            out.extend_from_slice(value);
+        };
+        for key in LIGHT_FIELDS {
+            if let Some(value) = get(key) {
+                put(out, key, value);
+            }
+        }
+        if detail == Detail::Medium {
+            for key in ["content", "summary"] {
+                if let Some(value) = get(key) {
+                    put(out, key, value);
+                }
+            }
+            let confidence = get("provenance").and_then(|p| fields::get(p, "confidence")).or_else(|| get("confidence"));
+            if let Some(value) = confidence {
+                put(out, "confidence", value);
+            }
+        }
+        out.push(b'}');
+        self.end_line();
+    }
+}
+
+/// Whether a compact record is a MIF memory: an object with an `id` and a `memory_type`
+/// or `namespace`.
+fn is_mif_record(line: &[u8]) -> bool {
+    let (mut id, mut kind) = (false, false);
+    for (key, _) in fields::fields(line) {
+        match key {
+            b"id" => id = true,
+            b"memory_type" | b"namespace" => kind = true,
+            _ => continue,
+        }
+        if id && kind {
+            return true;
+        }
+    }
+    false
 }
 
 /// The header line, newline-terminated.
@@ -200,6 +233,17 @@ mod tests {
         let from_text = Body::from_json(text).unwrap();
         let value: Value = serde_json::from_slice(text).unwrap();
         assert_eq!(from_text.bytes, Body::of_values(value.as_array().unwrap()).bytes);
+        for detail in [None, Some(Detail::Medium), Some(Detail::Full)] {
+            let (kind, body) = Body::from_json_classified(text, "recall", detail).unwrap();
+            let (want_kind, want) = Body::from_json(text).unwrap().classify("recall", detail);
+            assert_eq!((kind, body.bytes, body.line_ends), (want_kind, want.bytes, want.line_ends));
+        }
+        // Not MIF from the second record on: read again as raw.
+        let mixed = br#"[{"id": 1, "namespace": "n", "x": [1, 2]}, {"x": 2}]"#;
+        let (kind, body) = Body::from_json_classified(mixed, "recall", None).unwrap();
+        assert_eq!((kind, body.as_str()), (RecordKind::Raw, "{\"id\":1,\"namespace\":\"n\",\"x\":[1,2]}\n{\"x\":2}\n"));
+        assert!(Body::from_json_classified(b"[1] x", "recall", None).is_none());
+        assert!(Body::from_json_classified(br#"[{"id": 1, "namespace": "n"}] x"#, "recall", None).is_none());
         assert!(from_text.is_mif());
         assert_eq!(from_text.classify("recall", None).0, RecordKind::Mif(Detail::Light));
         assert_eq!(Body::from_json(br#"[{"id": 1, "namespace": "n"}]"#).unwrap().classify("inject", None).0, RecordKind::Mif(Detail::Medium));

@@ -240,15 +240,21 @@ impl<H: Host> Offloader<H> {
     /// `None` when the text needs the `Value` path (not an array, invalid, unusual).
     fn prepare_json(&self, json: &[u8], request: &OffloadRequest) -> Result<Option<Prepared<'static>>> {
         check_operation(&request.operation)?;
-        let Some(body) = Body::from_json(json) else { return Ok(None) };
-        self.prepare_lines(body, request).map(Some)
+        let Some((kind, body)) = Body::from_json_classified(json, &request.operation, request.detail) else {
+            return Ok(None);
+        };
+        Ok(Some(self.prepared_lines(kind, body)))
     }
 
     fn prepare_lines(&self, body: Body, request: &OffloadRequest) -> Result<Prepared<'static>> {
         check_operation(&request.operation)?;
         let (kind, body) = body.classify(&request.operation, request.detail);
+        Ok(self.prepared_lines(kind, body))
+    }
+
+    fn prepared_lines(&self, kind: RecordKind, body: Body) -> Prepared<'static> {
         let tokens = self.estimator.estimate(body.as_str());
-        Ok(Prepared { body, tokens, kind, envelope: None, is_text: false, original: None })
+        Prepared { body, tokens, kind, envelope: None, is_text: false, original: None }
     }
 
     /// Offloads `value` (an array, an object holding an array, text, ...) when its estimated

@@ -35,30 +35,59 @@ pub struct Lines {
 /// Splits a JSON array into compact element lines; `None` when `input` is not an array or
 /// the fast path cannot vouch for its output (the caller then parses a `Value`).
 pub fn array_lines(input: &[u8]) -> Option<Lines> {
+    let mut lines = Lines { bytes: Vec::with_capacity(input.len()), line_ends: Vec::new() };
+    for_each_element(input, |element| {
+        lines.bytes.extend_from_slice(element);
+        lines.bytes.push(b'\n');
+        lines.line_ends.push(lines.bytes.len());
+        true
+    })?;
+    Some(lines)
+}
+
+/// Hands the compact text of each element of a JSON array to `each`, in order, until it
+/// returns `false` (the rest of the text is then not read). Returns whether every element
+/// was handed over, or `None` when `input`
+/// is not an array or the fast path cannot vouch for its output (the caller then parses a
+/// `Value`). Elements are written to one scratch buffer, reused: a large array never needs
+/// a second copy of itself in memory.
+pub fn for_each_element(input: &[u8], mut each: impl FnMut(&[u8]) -> bool) -> Option<bool> {
     // One UTF-8 check up front (fast, vectorized) lets the scan copy strings as bytes.
     std::str::from_utf8(input).ok()?;
-    let mut scan = Scanner { input, pos: 0, out: Vec::with_capacity(input.len() + input.len() / 16), keys: Vec::new() };
-    let mut line_ends = Vec::new();
+    let mut scan = Scanner { input, pos: 0, out: Vec::with_capacity(4096), keys: Vec::new() };
     scan.skip_ws();
     scan.expect(b'[')?;
     scan.skip_ws();
+    let mut complete = true;
     if scan.peek() == Some(b']') {
         scan.pos += 1;
     } else {
         loop {
+            scan.out.clear();
             scan.value(1)?;
-            scan.out.push(b'\n');
-            line_ends.push(scan.out.len());
             scan.skip_ws();
-            match scan.next()? {
-                b',' => scan.skip_ws(),
-                b']' => break,
+            let last = match scan.next()? {
+                b',' => false,
+                b']' => true,
                 _ => return None,
+            };
+            if !each(&scan.out) {
+                complete = false;
+                break;
             }
+            if last {
+                break;
+            }
+            scan.skip_ws();
         }
     }
-    scan.skip_ws();
-    (scan.pos == input.len()).then_some(Lines { bytes: scan.out, line_ends })
+    if complete {
+        scan.skip_ws();
+        if scan.pos != input.len() {
+            return None;
+        }
+    }
+    Some(complete)
 }
 
 struct Scanner<'a> {
