@@ -347,6 +347,14 @@ export interface OffloadOptions {
   nextCursor?: string
 }
 
+/**
+ * The top-level fields that projecting MIF memories of `operation` to `detail` reads
+ * (`null` for full detail, or a detail name the core would reject). The package entry
+ * (`lro.js`) uses it to drop unread fields in JS before `JSON.stringify`, which is what
+ * makes `offload` of JS objects cheap; the core still decides MIF and projects.
+ */
+export declare function projectionFields(operation: string, detail?: string | undefined | null): Array<string> | null
+
 /** A regex search over the raw record lines (the header is not searched). */
 export interface SearchSpec {
   /** The pattern, in Rust `regex` syntax (no look-around or back-references; linear time). */

@@ -851,3 +851,4 @@ module.exports.offloadInject = nativeBinding.offloadInject
 module.exports.offloadInjectAsync = nativeBinding.offloadInjectAsync
 module.exports.offloadJson = nativeBinding.offloadJson
 module.exports.offloadJsonAsync = nativeBinding.offloadJsonAsync
+module.exports.projectionFields = nativeBinding.projectionFields

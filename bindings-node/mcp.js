@@ -12,7 +12,7 @@
 // without a shell read that file through the server. All decisions stay in the Rust core.
 'use strict'
 
-const { interceptToolResultAsync, extractAsync } = require('./index.js')
+const { interceptToolResultAsync, extractAsync } = require('./lro.js')
 
 /** The guidance the descriptor carries: `native` (points at `lro_extract`) unless the caller
  * chose otherwise, since these helpers exist to serve the extraction tool. */

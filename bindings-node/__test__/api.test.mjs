@@ -185,3 +185,31 @@ test('bad input throws coded errors and never crashes', async () => {
   ]
   for (const [fn, code] of cases) await rejects(fn, code)
 })
+
+test('JS objects and their JSON text give the same file and result at every detail', () => {
+  // Records that JSON.stringify writes differently from what a field read sees.
+  const hidden = { ...memories[1] }
+  Object.defineProperty(hidden, 'namespace', { value: 'not-enumerable', enumerable: false })
+  class WithToJson { toJSON() { return { id: 'j', namespace: 'from-toJSON', title: 't' } } }
+  const variants = {
+    memories,
+    extraFields: memories.map((m, i) => ({ ...m, embedding: [i, i + 1], fn: () => i, missing: undefined })),
+    undefinedId: [...memories.slice(0, 50), { ...memories[50], id: undefined }],
+    nonEnumerable: [...memories.slice(0, 50), hidden],
+    toJson: [...memories.slice(0, 50), new WithToJson()],
+    nullProto: memories.slice(0, 60).map((m) => Object.assign(Object.create(null), m)),
+    small: memories.slice(0, 2),
+  }
+  for (const [name, records] of Object.entries(variants)) {
+    for (const detail of ['light', 'medium', 'full', undefined]) {
+      const outputDir = tmp()
+      const options = { operation: 'recall', detail }
+      const fromObjects = lro.offload(records, options, { outputDir })
+      const fromText = lro.offloadJson(JSON.stringify(records), options, { outputDir })
+      const file = (r) => (r.offloaded ? fs.readFileSync(r.file_path, 'utf8').split('\n').slice(1) : null)
+      assert.deepEqual(file(fromObjects), file(fromText), `${name} ${detail}`)
+      const normal = (r) => JSON.parse(JSON.stringify(r).replaceAll(r.file_path ?? '\u0000', 'F'))
+      assert.deepEqual(normal(fromObjects), normal(fromText), `${name} ${detail}`)
+    }
+  }
+})

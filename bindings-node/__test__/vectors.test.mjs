@@ -17,7 +17,7 @@ const vectorsDir = path.resolve(here, '../../tests/vectors')
 
 async function loadImpl() {
   const spec = process.env.LRO_IMPL
-  if (!spec) return import(pathToFileURL(path.resolve(here, '../index.js')).href)
+  if (!spec) return import(pathToFileURL(path.resolve(here, '../lro.js')).href)
   const isPath = spec.startsWith('.') || path.isAbsolute(spec)
   const mod = await import(isPath ? pathToFileURL(path.resolve(process.cwd(), spec)).href : spec)
   // A CommonJS module imported from ESM puts its exports on `default`.

@@ -5,7 +5,7 @@
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { offload, offloadJson } from '../index.js'
+import { offload, offloadJson } from '../lro.js'
 import { makeMemories } from '../__test__/fixtures/memories.mjs'
 
 const LIGHT = ['id', 'memory_type', 'title', 'namespace', 'tags', 'status', 'created', 'modified']

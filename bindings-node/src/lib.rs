@@ -89,7 +89,12 @@ fn records(env: &Env, value: Unknown<'_>) -> Result<Records, LroError> {
             ErrorCode::InvalidInput,
             "records are missing (undefined)",
         )),
-        _ => js::from_js(env, value, ErrorCode::InvalidInput, "records").map(Records::Value),
+        // JSON text into the core's text path: no Value tree on either side.
+        _ => match js::stringify(env, value, ErrorCode::InvalidInput, "records")? {
+            Some(text) => Ok(Records::Json(text.into_bytes())),
+            // No JSON form (a function, a symbol): JSON's `null`, as `JSON.stringify` nests it.
+            None => Ok(Records::Value(Value::Null)),
+        },
     }
 }
 
@@ -466,4 +471,17 @@ pub fn config_from_env(
 #[napi(ts_return_type = "ErrorCode[]")]
 pub fn error_codes() -> Vec<&'static str> {
     ErrorCode::ALL.iter().map(|c| c.as_str()).collect()
+}
+
+/// The top-level fields that projecting MIF memories of `operation` to `detail` reads
+/// (`null` for full detail, or a detail name the core would reject). The package entry
+/// (`lro.js`) uses it to drop unread fields in JS before `JSON.stringify`, which is what
+/// makes `offload` of JS objects cheap; the core still decides MIF and projects.
+#[napi]
+pub fn projection_fields(operation: String, detail: Option<String>) -> Option<Vec<&'static str>> {
+    let detail = match detail {
+        Some(name) => name.parse::<lro_core::Detail>().ok()?,
+        None => lro_core::Detail::default_for(&operation),
+    };
+    detail.read_fields().map(<[&str]>::to_vec)
 }

@@ -48,6 +48,21 @@ impl Detail {
         }
     }
 
+    /// The top-level fields of a memory that a projection to this level reads (`None` for
+    /// Full: all of them). Medium reads `provenance` for its `confidence`. A binding may
+    /// drop every other field before handing MIF memories over, without changing the result.
+    pub const fn read_fields(self) -> Option<&'static [&'static str]> {
+        const MEDIUM: [&str; 12] = [
+            "id", "memory_type", "title", "namespace", "tags", "status", "created", "modified",
+            "content", "summary", "provenance", "confidence",
+        ];
+        match self {
+            Self::Light => Some(&LIGHT_FIELDS),
+            Self::Medium => Some(&MEDIUM),
+            Self::Full => None,
+        }
+    }
+
     /// Projects one memory to this level. Records that are not objects pass through.
     pub fn project(self, record: &Value) -> Value {
         let Value::Object(fields) = record else { return record.clone() };
@@ -116,6 +131,18 @@ mod tests {
             json!({"id": "m1", "title": "t", "namespace": "n", "content": "c", "confidence": 0.9})
         );
         assert_eq!(Detail::Full.project(&m), m);
+    }
+
+    #[test]
+    fn projections_read_only_their_fields() {
+        let m = json!({"id": "m1", "content": "c", "title": "t", "namespace": "n", "provenance": {"confidence": 0.9}, "embedding": [1], "x": 2});
+        for detail in [Detail::Light, Detail::Medium] {
+            let fields = detail.read_fields().unwrap();
+            let reduced: Map<String, Value> =
+                m.as_object().unwrap().iter().filter(|(k, _)| fields.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
+            assert_eq!(detail.project(&Value::Object(reduced)), detail.project(&m), "{detail}");
+        }
+        assert_eq!(Detail::Full.read_fields(), None);
     }
 
     #[test]
