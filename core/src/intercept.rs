@@ -120,17 +120,6 @@ impl<H: Host> Offloader<H> {
         let content: &[Value] = fields.get("content").and_then(Value::as_array).map_or(&[], Vec::as_slice);
         let is_text = |item: &&Value| item.get("type").and_then(Value::as_str) == Some("text");
         let texts: Vec<&str> = content.iter().filter(is_text).filter_map(|i| i.get("text")?.as_str()).collect();
-        let data = match fields.get("structuredContent") {
-            Some(structured) if !structured.is_null() => structured.clone(),
-            _ if texts.is_empty() => return Ok(untouched(result, InterceptAction::Bypassed)),
-            _ => {
-                let joined = texts.join("\n");
-                match serde_json::from_str::<Value>(&joined) {
-                    Ok(v @ (Value::Array(_) | Value::Object(_))) => v,
-                    _ => Value::String(joined),
-                }
-            }
-        };
         let args = context.arguments.as_ref();
         let request = OffloadRequest {
             operation: operation_for_tool(&context.tool_name),
@@ -138,9 +127,14 @@ impl<H: Host> Offloader<H> {
             query: args.and_then(|a| a.get("query")?.as_str()).map(str::to_owned),
             ..OffloadRequest::default()
         };
+        let outcome = match fields.get("structuredContent") {
+            Some(structured) if !structured.is_null() => self.offload(structured, &request)?,
+            _ if texts.is_empty() => return Ok(untouched(result, InterceptAction::Bypassed)),
+            _ => self.offload_text_content(&texts.join("\n"), &request)?,
+        };
         let others: Vec<Value> = content.iter().filter(|i| !is_text(i)).cloned().collect();
         let mut rewritten = Map::new();
-        match self.offload(&data, &request)? {
+        match outcome {
             Outcome::Inline(inline) if !inline.truncated => Ok(untouched(result, InterceptAction::Inline)),
             Outcome::Inline(inline) => {
                 let text = match &inline.results {
@@ -172,6 +166,22 @@ impl<H: Host> Offloader<H> {
                 Ok(self.finish(fields, rewritten, InterceptAction::Offloaded, Some(*response)))
             }
         }
+    }
+
+    /// Offloads the text of a result: JSON arrays and objects as data (arrays through the
+    /// text path, with no `Value` tree), anything else as plain text.
+    fn offload_text_content(&self, text: &str, request: &OffloadRequest) -> Result<Outcome> {
+        if text.trim_start().starts_with('[') {
+            match self.offload_json(text.as_bytes(), request) {
+                Err(err) if err.code() == crate::error::ErrorCode::InvalidInput => {}
+                outcome => return outcome,
+            }
+        }
+        let data = match serde_json::from_str::<Value>(text) {
+            Ok(v @ (Value::Array(_) | Value::Object(_))) => v,
+            _ => Value::String(text.to_owned()),
+        };
+        self.offload(&data, request)
     }
 
     fn finish(
