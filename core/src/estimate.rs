@@ -8,6 +8,13 @@
 pub trait TokenEstimator {
     /// Estimated tokens for `text`.
     fn estimate(&self, text: &str) -> usize;
+
+    /// Estimated tokens for text known to be UTF-8 (the offloader's own JSON lines). The
+    /// default checks it and calls [`TokenEstimator::estimate`]; byte-level estimators skip
+    /// the check.
+    fn estimate_utf8(&self, bytes: &[u8]) -> usize {
+        self.estimate(std::str::from_utf8(bytes).unwrap_or_default())
+    }
 }
 
 impl<F: Fn(&str) -> usize> TokenEstimator for F {
@@ -23,6 +30,10 @@ pub struct HeuristicEstimator;
 impl TokenEstimator for HeuristicEstimator {
     fn estimate(&self, text: &str) -> usize {
         estimate_tokens(text.as_bytes())
+    }
+
+    fn estimate_utf8(&self, bytes: &[u8]) -> usize {
+        estimate_tokens(bytes)
     }
 }
 

@@ -232,7 +232,7 @@ impl<H: Host> Offloader<H> {
         check_operation(&request.operation)?;
         let Payload { records, envelope, is_text } = Payload::of(value);
         let (kind, body) = Body::of_values(&records).classify(&request.operation, request.detail);
-        let tokens = self.estimator.estimate(body.as_str());
+        let tokens = self.estimator.estimate_utf8(&body.bytes);
         Ok(Prepared { body, tokens, kind, envelope, is_text, original: Some(value) })
     }
 
@@ -253,7 +253,7 @@ impl<H: Host> Offloader<H> {
     }
 
     fn prepared_lines(&self, kind: RecordKind, body: Body) -> Prepared<'static> {
-        let tokens = self.estimator.estimate(body.as_str());
+        let tokens = self.estimator.estimate_utf8(&body.bytes);
         Prepared { body, tokens, kind, envelope: None, is_text: false, original: None }
     }
 

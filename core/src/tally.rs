@@ -7,52 +7,56 @@
 
 use std::borrow::Cow;
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::json::fields::{self, as_str};
 use crate::jsonl::Body;
 use crate::profile::SAMPLE_SIZE;
 use crate::recipes::MifExamples;
 
-/// FxHash (rustc's hasher): fast for the short keys counted here; HashDoS is no concern
-/// for counting a tool's own result.
-#[derive(Default, Clone, Copy)]
-struct FxHasher(u64);
+/// Distinct values counted in a list before switching to a hash map: results rarely have
+/// more namespaces or types than this, and a short list beats hashing.
+const LIST_LIMIT: usize = 16;
 
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut word = [0u8; 8];
-            word[..chunk.len()].copy_from_slice(chunk);
-            self.0 = (self.0.rotate_left(5) ^ u64::from_le_bytes(word)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-        }
-    }
-
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
-
-/// Counts of string values with their first-seen position (ties go to the first seen).
+/// Counts of JSON string values (keyed by their compact text: one spelling per string,
+/// decoded only for the answer), ties broken by first appearance.
 #[derive(Default)]
 pub struct Counts<'a> {
-    counts: HashMap<Cow<'a, str>, (usize, usize), BuildHasherDefault<FxHasher>>,
+    /// `(text, count)` in first-seen order, while there are few.
+    list: Vec<(&'a [u8], usize)>,
+    /// `text -> (count, first seen)`, once there are many.
+    map: HashMap<&'a [u8], (usize, usize)>,
 }
 
 impl<'a> Counts<'a> {
     /// Counts `value` when it is a JSON string.
     fn add(&mut self, value: &'a [u8]) {
-        if let Some(s) = as_str(value) {
-            let next = self.counts.len();
-            self.counts.entry(s).or_insert((0, next)).0 += 1;
+        if value.first() != Some(&b'"') {
+            return;
         }
+        if self.map.is_empty() {
+            if let Some(entry) = self.list.iter_mut().find(|(text, _)| *text == value) {
+                entry.1 += 1;
+                return;
+            }
+            if self.list.len() < LIST_LIMIT {
+                self.list.push((value, 1));
+                return;
+            }
+            self.map = self.list.drain(..).enumerate().map(|(i, (text, n))| (text, (n, i))).collect();
+        }
+        let next = self.map.len();
+        self.map.entry(value).or_insert((0, next)).0 += 1;
     }
 
     /// The `n` most frequent values, most frequent first.
     pub fn top(&self, n: usize) -> Vec<String> {
-        let mut ranked: Vec<(&str, (usize, usize))> = self.counts.iter().map(|(k, v)| (k.as_ref(), *v)).collect();
+        let mut ranked: Vec<(&[u8], (usize, usize))> = if self.map.is_empty() {
+            self.list.iter().enumerate().map(|(i, (text, count))| (*text, (*count, i))).collect()
+        } else {
+            self.map.iter().map(|(text, v)| (*text, *v)).collect()
+        };
         ranked.sort_unstable_by(|a, b| b.1.0.cmp(&a.1.0).then(a.1.1.cmp(&b.1.1)));
-        ranked.into_iter().take(n).map(|(s, _)| s.to_owned()).collect()
+        ranked.into_iter().take(n).filter_map(|(text, _)| as_str(text).map(Cow::into_owned)).collect()
     }
 
     fn first(&self) -> Option<String> {
@@ -127,5 +131,23 @@ mod tests {
         assert_eq!(tally.examples.namespace.as_deref(), Some("a"));
         assert_eq!(tally.examples.memory_type.as_deref(), Some("y"));
         assert_eq!(tally.examples.tag.as_deref(), Some("t2"));
+    }
+
+    #[test]
+    fn many_values_keep_first_seen_order_for_ties() {
+        // 20 namespaces, the odd ones twice: past the list limit, into the map.
+        let mut records = Vec::new();
+        for i in 0..20 {
+            records.push(json!({"namespace": format!("n{i}")}));
+        }
+        for i in (1..20).step_by(2).rev() {
+            records.push(json!({"namespace": format!("n{i}")}));
+        }
+        records.push(json!({"namespace": "né\"q"}));
+        let body = Body::of_values(&records);
+        let tally = Tally::of(&body);
+        assert_eq!(tally.namespaces.top(6), ["n1", "n3", "n5", "n7", "n9", "n11"]);
+        assert_eq!(tally.namespaces.top(100).len(), 21);
+        assert!(tally.namespaces.top(100).contains(&"né\"q".to_owned()));
     }
 }

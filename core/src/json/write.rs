@@ -25,20 +25,43 @@ const fn control_mask(word: u64) -> u64 {
     word.wrapping_sub(ONES * 0x20) & !word & HIGHS
 }
 
+/// The 8 bytes at `bytes[at..]` as a little-endian word.
+#[inline]
+fn word_at(bytes: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    word.copy_from_slice(&bytes[at..at + 8]);
+    u64::from_le_bytes(word)
+}
+
+/// Bytes of `word` that JSON must escape, flagged in their high bit.
+#[inline]
+const fn escape_mask(word: u64) -> u64 {
+    eq_mask(word, b'"') | eq_mask(word, b'\\') | control_mask(word)
+}
+
 /// Offset of the first byte of `bytes[from..]` that JSON must escape, or `bytes.len()`.
 #[inline]
 pub(crate) fn next_escape(bytes: &[u8], mut from: usize) -> usize {
-    while from + 8 <= bytes.len() {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[from..from + 8]);
-        let word = u64::from_le_bytes(word);
-        let mask = eq_mask(word, b'"') | eq_mask(word, b'\\') | control_mask(word);
+    let len = bytes.len();
+    while from + 8 <= len {
+        let mask = escape_mask(word_at(bytes, from));
         if mask != 0 {
             return from + (mask.trailing_zeros() / 8) as usize;
         }
         from += 8;
     }
-    while from < bytes.len() && !needs_escape(bytes[from]) {
+    if from >= len {
+        return len;
+    }
+    if len >= 8 {
+        // The last few bytes: the word ending at `len`, shifted so that it starts at
+        // `from`. The zero bytes shifted in at the top would read as control characters:
+        // they are masked off (borrows only run upwards, so they cannot disturb the rest).
+        let skip = (from - (len - 8)) * 8;
+        let mask = escape_mask(word_at(bytes, len - 8) >> skip) & (u64::MAX >> skip);
+        return if mask == 0 { len } else { from + (mask.trailing_zeros() / 8) as usize };
+    }
+    while from < len && !needs_escape(bytes[from]) {
         from += 1;
     }
     from
@@ -69,11 +92,22 @@ pub(crate) fn write_escape(out: &mut Vec<u8>, byte: u8) {
 /// Writes `s` as a JSON string.
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
-    out.reserve(bytes.len() + 2);
+    let mut at = next_escape(bytes, 0);
+    if at == bytes.len() {
+        // Most strings: nothing to escape.
+        out.reserve(bytes.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(bytes);
+        out.push(b'"');
+        return;
+    }
+    out.reserve(bytes.len() + 8);
     out.push(b'"');
-    let mut start = 0;
+    out.extend_from_slice(&bytes[..at]);
+    write_escape(out, bytes[at]);
+    let mut start = at + 1;
     loop {
-        let at = next_escape(bytes, start);
+        at = next_escape(bytes, start);
         out.extend_from_slice(&bytes[start..at]);
         if at == bytes.len() {
             break;
@@ -161,6 +195,32 @@ pub(crate) mod tests {
                     .prop_map(|kv| Value::Object(kv.into_iter().collect())),
             ]
         })
+    }
+
+    #[test]
+    fn finds_every_escape_at_every_offset() {
+        for len in 0..40 {
+            for target in 0..len {
+                for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+                    let mut bytes = vec![b'a'; len];
+                    bytes[target] = special;
+                    for from in 0..=target {
+                        assert_eq!(next_escape(&bytes, from), target, "len {len} target {target} from {from}");
+                    }
+                    assert_eq!(next_escape(&bytes, target + 1), len);
+                    // An escape just handled, right before `from`, must not leak into the next.
+                    let mut two = bytes.clone();
+                    two[target] = b'"';
+                    if target + 1 < len {
+                        two[target + 1] = b'#';
+                        assert_eq!(next_escape(&two, target + 1), len, "len {len} after {target}");
+                    }
+                }
+            }
+            // Bytes that look close to the special ones but are not.
+            let plain: Vec<u8> = (0..len).map(|i| [b' ', b'!', b'#', b'[', b']', 0x7f, 0x80, 0xff][i % 8]).collect();
+            assert_eq!(next_escape(&plain, 0), len);
+        }
     }
 
     #[test]
