@@ -26,7 +26,7 @@ bench: ## Criterion benchmarks of the core (figures in target/criterion)
 
 lint: ## rustfmt and clippy, warnings as errors
 	$(CARGO) fmt --all --check
-	$(CARGO) clippy -p lro-core -p lro-cli --all-targets -- -D warnings
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 include $(wildcard mk/*.mk)
 

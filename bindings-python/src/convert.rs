@@ -105,7 +105,9 @@ impl Records {
     /// Reads `records` (see [`records_json`]); lists and tuples become lines directly.
     pub fn from_py(records: &Bound<'_, PyAny>) -> PyResult<Self> {
         match crate::tojson::to_lines(records) {
-            Some(lines) => lines.map(Self::Lines).map_err(|e| conversion_err(records.py(), &e, "records")),
+            Some(lines) => lines
+                .map(Self::Lines)
+                .map_err(|e| conversion_err(records.py(), &e, "records")),
             None => records_json(records, "records").map(Self::Json),
         }
     }

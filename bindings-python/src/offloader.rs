@@ -213,14 +213,14 @@ impl PyOffloader {
         )?;
         let pre_budget: Value = serde_json::from_slice(&records_json(&pre_budget, "pre_budget")?)
             .map_err(|e| {
-                lro_err(
-                    py,
-                    &LroError::new(
-                        ErrorCode::InvalidInput,
-                        format!("pre_budget is not valid JSON: {e}"),
-                    ),
-                )
-            })?;
+            lro_err(
+                py,
+                &LroError::new(
+                    ErrorCode::InvalidInput,
+                    format!("pre_budget is not valid JSON: {e}"),
+                ),
+            )
+        })?;
         let outcome = py.detach(|| self.inner.offload_inject(formatted, &pre_budget, &request));
         to_py(py, &outcome.map_err(|e| lro_err(py, &e))?)
     }

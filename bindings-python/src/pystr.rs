@@ -11,7 +11,7 @@
 use std::os::raw::c_char;
 
 use pyo3::exceptions::PyValueError;
-use pyo3::ffi::{PyObject, Py_ssize_t};
+use pyo3::ffi::{Py_ssize_t, PyObject};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
@@ -29,11 +29,17 @@ pub fn utf8<'a>(s: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
     // `Bound`) outlives. On failure it returns NULL with an exception set.
     let data = unsafe { PyUnicode_AsUTF8AndSize(s.as_ptr(), &mut size) };
     if data.is_null() {
-        return Err(PyErr::take(s.py()).unwrap_or_else(|| PyValueError::new_err("str is not valid UTF-8")));
+        return Err(
+            PyErr::take(s.py()).unwrap_or_else(|| PyValueError::new_err("str is not valid UTF-8"))
+        );
     }
     let len = usize::try_from(size).unwrap_or(0);
     // SAFETY: non-null `data` points at `len` initialized bytes that live as long as `s`,
     // and they are valid UTF-8: CPython's strict UTF-8 encoder produced them (it refuses
     // lone surrogates, the only `str` content that has no UTF-8 form, with the error above).
-    Ok(unsafe { std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), len)) })
+    Ok(
+        unsafe {
+            std::str::from_utf8_unchecked(std::slice::from_raw_parts(data.cast::<u8>(), len))
+        },
+    )
 }

@@ -137,7 +137,10 @@ impl Writer {
                 self.out.push(b',');
             }
             if let Ok(s) = key.cast::<PyString>() {
-                write_str(&mut self.out, crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?);
+                write_str(
+                    &mut self.out,
+                    crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?,
+                );
             } else {
                 self.non_str_keys = true;
                 write_str(&mut self.out, &key_of(&key)?);
@@ -150,13 +153,18 @@ impl Writer {
         Ok(())
     }
 
-    fn array<'py>(&mut self, items: impl Iterator<Item = Bound<'py, PyAny>>, depth: usize) -> Written {
+    fn array<'py>(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        depth: usize,
+    ) -> Written {
         self.out.push(b'[');
         for (i, item) in items.enumerate() {
             if i > 0 {
                 self.out.push(b',');
             }
-            self.value(&item, depth + 1).map_err(|e| e.at(format!("[{i}]")))?;
+            self.value(&item, depth + 1)
+                .map_err(|e| e.at(format!("[{i}]")))?;
         }
         self.out.push(b']');
         Ok(())
@@ -167,7 +175,10 @@ impl Writer {
         let py = obj.py();
         // Most common types first, exact checks (cheap pointer compares) before subclass checks.
         if let Ok(s) = obj.cast_exact::<PyString>() {
-            write_str(&mut self.out, crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?);
+            write_str(
+                &mut self.out,
+                crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?,
+            );
             return Ok(());
         }
         if let Ok(d) = obj.cast_exact::<PyDict>() {
@@ -175,7 +186,10 @@ impl Writer {
             return self.object(d.iter().map(Ok), py, depth);
         }
         if let Ok(s) = obj.cast::<PyString>() {
-            write_str(&mut self.out, crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?);
+            write_str(
+                &mut self.out,
+                crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?,
+            );
             return Ok(());
         }
         if obj.is_none() {
@@ -183,7 +197,8 @@ impl Writer {
             return Ok(());
         }
         if let Ok(b) = obj.cast::<PyBool>() {
-            self.out.extend_from_slice(if b.is_true() { b"true" } else { b"false" });
+            self.out
+                .extend_from_slice(if b.is_true() { b"true" } else { b"false" });
             return Ok(());
         }
         if obj.is_instance_of::<PyInt>() {
@@ -274,7 +289,10 @@ pub fn to_lines(obj: &Bound<'_, PyAny>) -> Option<Result<Body, ConvertError>> {
         line_ends.push(writer.out.len());
         Ok(())
     });
-    Some(lines.map(|()| Body { bytes: writer.out, line_ends }))
+    Some(lines.map(|()| Body {
+        bytes: writer.out,
+        line_ends,
+    }))
 }
 
 /// `obj` as a JSON value (through its text: one walker for both).

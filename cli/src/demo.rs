@@ -26,7 +26,14 @@ const TOPICS: [&str; 8] = [
     "search ranking",
     "embedding refresh",
 ];
-const TAGS: [&str; 6] = ["architecture", "ops", "security", "performance", "api", "data"];
+const TAGS: [&str; 6] = [
+    "architecture",
+    "ops",
+    "security",
+    "performance",
+    "api",
+    "data",
+];
 
 /// Memory `i` of the demo corpus: the same on every run and every machine.
 pub fn memory(i: usize) -> Value {
@@ -64,9 +71,14 @@ pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
     }
     let lro = Offloader::new(config, StdHost::new())?;
     let memories = Value::Array(corpus(500));
-    let request = OffloadRequest { query: Some("service decisions".into()), ..OffloadRequest::new("recall") };
+    let request = OffloadRequest {
+        query: Some("service decisions".into()),
+        ..OffloadRequest::new("recall")
+    };
 
-    println!("== LRO demo: recall_memories returned 500 memories (light detail, the recall default)\n");
+    println!(
+        "== LRO demo: recall_memories returned 500 memories (light detail, the recall default)\n"
+    );
     let outcome = lro.offload(&memories, &request)?;
     let Outcome::Offloaded(descriptor) = outcome else {
         println!("The result stayed inline (LRO disabled or threshold raised by the environment).");
@@ -77,26 +89,64 @@ pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
     let descriptor_tokens = lro.estimate(&descriptor_json);
 
     println!("-- The descriptor the agent receives instead of the records");
-    println!("summary: {}", serde_json::to_string(&descriptor.summary).unwrap_or_default());
+    println!(
+        "summary: {}",
+        serde_json::to_string(&descriptor.summary).unwrap_or_default()
+    );
     println!("file:    {}", descriptor.file_path);
-    println!("schema:  {}", descriptor.line_schema["title"].as_str().unwrap_or_default());
+    println!(
+        "schema:  {}",
+        descriptor.line_schema["title"].as_str().unwrap_or_default()
+    );
     println!("recipes:");
     for (i, recipe) in descriptor.jq_recipes.iter().enumerate() {
-        println!("  {:>2}. {:<32} {}", i + 1, recipe.description, recipe.command);
+        println!(
+            "  {:>2}. {:<32} {}",
+            i + 1,
+            recipe.description,
+            recipe.command
+        );
     }
     println!("guidance:\n{}\n", indent(&descriptor.guidance));
 
     println!("-- Recipe 6 (count by namespace), run natively as lro_extract would");
-    let counts = lro.extract(&descriptor.file_path, &ExtractRequest { recipe: Some(6), ..ExtractRequest::default() })?;
-    for group in counts.results.iter().flat_map(|v| v.as_array().cloned().unwrap_or_default()) {
-        println!("  {:<24} {}", group["namespace"].as_str().unwrap_or("-"), group["count"]);
+    let counts = lro.extract(
+        &descriptor.file_path,
+        &ExtractRequest {
+            recipe: Some(6),
+            ..ExtractRequest::default()
+        },
+    )?;
+    for group in counts
+        .results
+        .iter()
+        .flat_map(|v| v.as_array().cloned().unwrap_or_default())
+    {
+        println!(
+            "  {:<24} {}",
+            group["namespace"].as_str().unwrap_or("-"),
+            group["count"]
+        );
     }
 
-    println!("\n-- Recipe 3 (search titles) with params {{\"keyword\": \"retry policy\"}}: first 5 of the matches");
+    println!(
+        "\n-- Recipe 3 (search titles) with params {{\"keyword\": \"retry policy\"}}: first 5 of the matches"
+    );
     let params = json!({"keyword": "retry policy"}).as_object().cloned();
-    let hits = lro.extract(&descriptor.file_path, &ExtractRequest { recipe: Some(3), params, ..ExtractRequest::default() })?;
+    let hits = lro.extract(
+        &descriptor.file_path,
+        &ExtractRequest {
+            recipe: Some(3),
+            params,
+            ..ExtractRequest::default()
+        },
+    )?;
     for hit in hits.results.iter().take(5) {
-        println!("  {}  {}", hit["id"].as_str().unwrap_or("-"), hit["title"].as_str().unwrap_or("-"));
+        println!(
+            "  {}  {}",
+            hit["id"].as_str().unwrap_or("-"),
+            hit["title"].as_str().unwrap_or("-")
+        );
     }
     println!("  ... {} matching memories in all", hits.count);
 
@@ -104,11 +154,20 @@ pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
     println!("\n-- Token cost");
     println!("  inline result:   ~{inline_tokens} tokens");
     println!("  descriptor:      ~{descriptor_tokens} tokens");
-    println!("  saved:           ~{saved} tokens ({:.0}%)", 100.0 * saved as f64 / inline_tokens.max(1) as f64);
-    println!("\nWith a shell, the same data is one command away:\n  {}", descriptor.jq_recipes[5].command);
+    println!(
+        "  saved:           ~{saved} tokens ({:.0}%)",
+        100.0 * saved as f64 / inline_tokens.max(1) as f64
+    );
+    println!(
+        "\nWith a shell, the same data is one command away:\n  {}",
+        descriptor.jq_recipes[5].command
+    );
     Ok(())
 }
 
 fn indent(text: &str) -> String {
-    text.lines().map(|l| format!("  {l}")).collect::<Vec<_>>().join("\n")
+    text.lines()
+        .map(|l| format!("  {l}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }

@@ -85,13 +85,21 @@ fn print_json(value: &Value) -> Result<(), LroError> {
 
 fn read_stdin() -> Result<Vec<u8>, LroError> {
     let mut buf = Vec::new();
-    io::stdin().read_to_end(&mut buf).map_err(|e| LroError::from_io(&e, "cannot read stdin"))?;
+    io::stdin()
+        .read_to_end(&mut buf)
+        .map_err(|e| LroError::from_io(&e, "cannot read stdin"))?;
     Ok(buf)
 }
 
 fn run(cli: Cli) -> Result<(), LroError> {
     match cli.command {
-        Command::Offload { operation, detail, query, input, config } => {
+        Command::Offload {
+            operation,
+            detail,
+            query,
+            input,
+            config,
+        } => {
             let lro = config.offloader()?;
             let request = lro_core::OffloadRequest::from_json(&serde_json::json!({
                 "operation": operation, "detail": detail, "query": query,
@@ -108,7 +116,8 @@ fn run(cli: Cli) -> Result<(), LroError> {
                     Value::String(s) if args.raw_strings() => s.clone(),
                     other => other.to_string(),
                 };
-                writeln!(out, "{line}").map_err(|e| LroError::from_io(&e, "cannot write output"))?;
+                writeln!(out, "{line}")
+                    .map_err(|e| LroError::from_io(&e, "cannot write output"))?;
             }
             if let Some(limit) = &response.limit {
                 eprintln!("lro: output truncated: {limit}");

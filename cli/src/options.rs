@@ -39,8 +39,12 @@ impl ConfigArgs {
     pub fn load(&self) -> Result<OffloadConfig, LroError> {
         let mut config = OffloadConfig::default();
         if let Some(path) = &self.config {
-            let text = std::fs::read_to_string(path)
-                .map_err(|e| LroError::new(ErrorCode::InvalidConfig, format!("cannot read {}: {e}", path.display())))?;
+            let text = std::fs::read_to_string(path).map_err(|e| {
+                LroError::new(
+                    ErrorCode::InvalidConfig,
+                    format!("cannot read {}: {e}", path.display()),
+                )
+            })?;
             config.apply_toml_str(&text)?;
         }
         config.apply_env(std::env::vars())?;
@@ -88,14 +92,19 @@ pub enum InputFormat {
 impl InputFormat {
     /// Reads `bytes` as this format says.
     pub fn parse(self, bytes: &[u8]) -> Result<Value, LroError> {
-        let text = std::str::from_utf8(bytes)
-            .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("input is not UTF-8: {e}")))?;
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            LroError::new(ErrorCode::InvalidInput, format!("input is not UTF-8: {e}"))
+        })?;
         let looks_json = text.trim_start().starts_with(['[', '{', '"']);
         match self {
             Self::Text => Ok(Value::String(text.to_owned())),
             Self::Auto if !looks_json => Ok(Value::String(text.to_owned())),
-            Self::Auto | Self::Json => serde_json::from_str(text)
-                .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("input is not valid JSON: {e}"))),
+            Self::Auto | Self::Json => serde_json::from_str(text).map_err(|e| {
+                LroError::new(
+                    ErrorCode::InvalidInput,
+                    format!("input is not valid JSON: {e}"),
+                )
+            }),
         }
     }
 }
@@ -141,17 +150,33 @@ impl ExtractArgs {
         let bad = |msg: String| LroError::new(ErrorCode::InvalidArgument, msg);
         let mut params = Map::new();
         for pair in &self.params {
-            let (k, v) = pair.split_once('=').ok_or_else(|| bad(format!("--param {pair:?}: expected KEY=VALUE")))?;
+            let (k, v) = pair
+                .split_once('=')
+                .ok_or_else(|| bad(format!("--param {pair:?}: expected KEY=VALUE")))?;
             params.insert(k.to_owned(), Value::String(v.to_owned()));
         }
         let lines = match &self.lines {
             None => None,
             Some(range) => {
-                let (a, b) = range.split_once(':').ok_or_else(|| bad(format!("--lines {range:?}: expected A:B")))?;
-                let num = |s: &str| s.trim().parse::<u64>().map_err(|_| bad(format!("--lines {range:?}: not a number")));
+                let (a, b) = range
+                    .split_once(':')
+                    .ok_or_else(|| bad(format!("--lines {range:?}: expected A:B")))?;
+                let num = |s: &str| {
+                    s.trim()
+                        .parse::<u64>()
+                        .map_err(|_| bad(format!("--lines {range:?}: not a number")))
+                };
                 let start = if a.trim().is_empty() { 0 } else { num(a)? };
-                let end = if b.trim().is_empty() { None } else { Some(num(b)?) };
-                Some(LineRange { start, end, ..LineRange::default() })
+                let end = if b.trim().is_empty() {
+                    None
+                } else {
+                    Some(num(b)?)
+                };
+                Some(LineRange {
+                    start,
+                    end,
+                    ..LineRange::default()
+                })
             }
         };
         let search = self.search.as_ref().map(|pattern| SearchSpec {
@@ -162,7 +187,11 @@ impl ExtractArgs {
         Ok(ExtractRequest {
             recipe: self.recipe,
             query: self.query.clone(),
-            params: if params.is_empty() { None } else { Some(params) },
+            params: if params.is_empty() {
+                None
+            } else {
+                Some(params)
+            },
             lines,
             search,
         })

@@ -14,7 +14,12 @@ fn lro(args: &[&str], stdin: &str, envs: &[(&str, &str)]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stdin.as_bytes())
+        .unwrap();
     child.wait_with_output().unwrap()
 }
 
@@ -27,7 +32,11 @@ fn memories(n: usize) -> String {
 }
 
 fn stdout_json(out: &Output) -> Value {
-    assert!(out.status.success(), "lro failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "lro failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
@@ -35,7 +44,19 @@ fn stdout_json(out: &Output) -> Value {
 fn offload_prints_descriptor_and_extract_reads_it() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let out = lro(&["offload", "--operation", "recall", "--output-dir", d, "--query", "cache"], &memories(200), &[]);
+    let out = lro(
+        &[
+            "offload",
+            "--operation",
+            "recall",
+            "--output-dir",
+            d,
+            "--query",
+            "cache",
+        ],
+        &memories(200),
+        &[],
+    );
     let descriptor = stdout_json(&out);
     assert_eq!(descriptor["offloaded"], true);
     assert_eq!(descriptor["summary"]["count"], 200);
@@ -43,19 +64,58 @@ fn offload_prints_descriptor_and_extract_reads_it() {
     let file = descriptor["file_path"].as_str().unwrap();
     assert!(file.starts_with(&*std::fs::canonicalize(d).unwrap().to_string_lossy()));
 
-    let counts = lro(&["extract", file, "--recipe", "6", "--output-dir", d], "", &[]);
-    assert!(counts.status.success(), "{}", String::from_utf8_lossy(&counts.stderr));
+    let counts = lro(
+        &["extract", file, "--recipe", "6", "--output-dir", d],
+        "",
+        &[],
+    );
+    assert!(
+        counts.status.success(),
+        "{}",
+        String::from_utf8_lossy(&counts.stderr)
+    );
     let groups: Value = serde_json::from_slice(&counts.stdout).unwrap();
-    assert_eq!(groups, json!([{"namespace": "_semantic/a", "count": 100}, {"namespace": "proj/b", "count": 100}]));
+    assert_eq!(
+        groups,
+        json!([{"namespace": "_semantic/a", "count": 100}, {"namespace": "proj/b", "count": 100}])
+    );
 
-    let hits = lro(&["extract", file, "--recipe", "3", "--param", "keyword=memory 1[0-9]\\b", "--output-dir", d], "", &[]);
+    let hits = lro(
+        &[
+            "extract",
+            file,
+            "--recipe",
+            "3",
+            "--param",
+            "keyword=memory 1[0-9]\\b",
+            "--output-dir",
+            d,
+        ],
+        "",
+        &[],
+    );
     assert_eq!(String::from_utf8_lossy(&hits.stdout).lines().count(), 10);
 
-    let titles = lro(&["extract", file, "--recipe", "1", "--output-dir", d], "", &[]);
-    let first = String::from_utf8_lossy(&titles.stdout).lines().next().unwrap().to_owned();
-    assert_eq!(first, "Memory 0 about caching layers and retry budgets\t_semantic/a");
+    let titles = lro(
+        &["extract", file, "--recipe", "1", "--output-dir", d],
+        "",
+        &[],
+    );
+    let first = String::from_utf8_lossy(&titles.stdout)
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    assert_eq!(
+        first,
+        "Memory 0 about caching layers and retry budgets\t_semantic/a"
+    );
 
-    let denied = lro(&["extract", "/etc/passwd", "--recipe", "1", "--output-dir", d], "", &[]);
+    let denied = lro(
+        &["extract", "/etc/passwd", "--recipe", "1", "--output-dir", d],
+        "",
+        &[],
+    );
     assert!(!denied.status.success());
     assert!(String::from_utf8_lossy(&denied.stderr).contains("path_denied"));
 }
@@ -68,7 +128,11 @@ fn small_results_stay_inline_and_text_is_accepted() {
     assert_eq!(inline["offloaded"], false);
     assert_eq!(inline["count"], 2);
     let text: String = (0..2000).map(|i| format!("line {i}\n")).collect();
-    let offloaded = stdout_json(&lro(&["offload", "--operation", "logs", "--output-dir", d], &text, &[]));
+    let offloaded = stdout_json(&lro(
+        &["offload", "--operation", "logs", "--output-dir", d],
+        &text,
+        &[],
+    ));
     assert_eq!(offloaded["summary"]["count"], 2000);
     assert_eq!(offloaded["summary"]["detail"], "raw");
 }
@@ -80,15 +144,36 @@ fn bad_input_and_config_give_codes_and_exit_statuses() {
     let bad_json = lro(&["offload", "--output-dir", d], "[{\"id\": 1,", &[]);
     assert_eq!(bad_json.status.code(), Some(65));
     assert!(String::from_utf8_lossy(&bad_json.stderr).contains("error[invalid_input]"));
-    let bad_detail = lro(&["offload", "--detail", "huge", "--output-dir", d], "[]", &[]);
+    let bad_detail = lro(
+        &["offload", "--detail", "huge", "--output-dir", d],
+        "[]",
+        &[],
+    );
     assert_eq!(bad_detail.status.code(), Some(65));
     assert!(String::from_utf8_lossy(&bad_detail.stderr).contains("invalid_detail"));
-    let bad_env = lro(&["offload", "--output-dir", d], "[]", &[("ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", "lots")]);
+    let bad_env = lro(
+        &["offload", "--output-dir", d],
+        "[]",
+        &[("ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", "lots")],
+    );
     assert_eq!(bad_env.status.code(), Some(78));
-    assert!(String::from_utf8_lossy(&bad_env.stderr).contains("THRESHOLD_TOKENS".to_lowercase().as_str()));
+    assert!(
+        String::from_utf8_lossy(&bad_env.stderr)
+            .contains("THRESHOLD_TOKENS".to_lowercase().as_str())
+    );
     let cfg = dir.path().join("lro.toml");
     std::fs::write(&cfg, "[prompt.offload]\nenabled = \"yes please\"\n").unwrap();
-    let bad_toml = lro(&["offload", "--config", cfg.to_str().unwrap(), "--output-dir", d], "[]", &[]);
+    let bad_toml = lro(
+        &[
+            "offload",
+            "--config",
+            cfg.to_str().unwrap(),
+            "--output-dir",
+            d,
+        ],
+        "[]",
+        &[],
+    );
     assert_eq!(bad_toml.status.code(), Some(78));
     assert!(String::from_utf8_lossy(&bad_toml.stderr).contains("prompt.offload.enabled"));
 }
@@ -98,15 +183,66 @@ fn config_file_env_and_flags_layer_in_order() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     let cfg = dir.path().join("lro.toml");
-    std::fs::write(&cfg, "[prompt.offload]\nthreshold_tokens = 1\nfile_prefix = \"fromfile\"\n").unwrap();
+    std::fs::write(
+        &cfg,
+        "[prompt.offload]\nthreshold_tokens = 1\nfile_prefix = \"fromfile\"\n",
+    )
+    .unwrap();
     let c = cfg.to_str().unwrap();
-    let out = stdout_json(&lro(&["offload", "--config", c, "--output-dir", d], &memories(2), &[]));
-    assert!(out["file_path"].as_str().unwrap().contains("/fromfile-recall-"));
-    let out = stdout_json(&lro(&["offload", "--config", c, "--output-dir", d], &memories(2), &[("ATLATL_PROMPT__OFFLOAD__FILE_PREFIX", "fromenv")]));
-    assert!(out["file_path"].as_str().unwrap().contains("/fromenv-recall-"));
-    let out = stdout_json(&lro(&["offload", "--config", c, "--output-dir", d, "--prefix", "fromflag"], &memories(2), &[("ATLATL_PROMPT__OFFLOAD__FILE_PREFIX", "fromenv")]));
-    assert!(out["file_path"].as_str().unwrap().contains("/fromflag-recall-"));
-    let out = stdout_json(&lro(&["offload", "--config", c, "--output-dir", d, "--threshold", "100000"], &memories(2), &[]));
+    let out = stdout_json(&lro(
+        &["offload", "--config", c, "--output-dir", d],
+        &memories(2),
+        &[],
+    ));
+    assert!(
+        out["file_path"]
+            .as_str()
+            .unwrap()
+            .contains("/fromfile-recall-")
+    );
+    let out = stdout_json(&lro(
+        &["offload", "--config", c, "--output-dir", d],
+        &memories(2),
+        &[("ATLATL_PROMPT__OFFLOAD__FILE_PREFIX", "fromenv")],
+    ));
+    assert!(
+        out["file_path"]
+            .as_str()
+            .unwrap()
+            .contains("/fromenv-recall-")
+    );
+    let out = stdout_json(&lro(
+        &[
+            "offload",
+            "--config",
+            c,
+            "--output-dir",
+            d,
+            "--prefix",
+            "fromflag",
+        ],
+        &memories(2),
+        &[("ATLATL_PROMPT__OFFLOAD__FILE_PREFIX", "fromenv")],
+    ));
+    assert!(
+        out["file_path"]
+            .as_str()
+            .unwrap()
+            .contains("/fromflag-recall-")
+    );
+    let out = stdout_json(&lro(
+        &[
+            "offload",
+            "--config",
+            c,
+            "--output-dir",
+            d,
+            "--threshold",
+            "100000",
+        ],
+        &memories(2),
+        &[],
+    ));
     assert_eq!(out["offloaded"], false);
 }
 
@@ -114,7 +250,12 @@ fn config_file_env_and_flags_layer_in_order() {
 fn cleanup_removes_only_expired_files_and_events_go_to_stderr() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    std::fs::write(dir.path().join("atlatl-recall-00000000000000000000000000.jsonl"), "{}\n").unwrap();
+    std::fs::write(
+        dir.path()
+            .join("atlatl-recall-00000000000000000000000000.jsonl"),
+        "{}\n",
+    )
+    .unwrap();
     std::fs::write(dir.path().join("keep.txt"), "x").unwrap();
     let fresh = stdout_json(&lro(&["offload", "--output-dir", d], &memories(200), &[]));
     let out = lro(&["cleanup", "--output-dir", d, "--events"], "", &[]);
@@ -129,8 +270,16 @@ fn cleanup_removes_only_expired_files_and_events_go_to_stderr() {
 #[test]
 fn demo_runs_end_to_end() {
     let dir = tempfile::tempdir().unwrap();
-    let out = lro(&["demo", "--output-dir", dir.path().to_str().unwrap()], "", &[]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = lro(
+        &["demo", "--output-dir", dir.path().to_str().unwrap()],
+        "",
+        &[],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("500 memories"));
     assert!(text.contains("Recipe 6"));

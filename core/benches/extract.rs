@@ -5,7 +5,10 @@
 //! shell command, so both sides do the same work on the same file.
 //!
 //! `cargo bench -p lro-core --bench extract`; set `LRO_BENCH_SIZES=500,10000` to pick sizes.
-#![allow(missing_docs, reason = "criterion's macros generate undocumented items")]
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented items"
+)]
 
 use std::hint::black_box;
 use std::path::Path;
@@ -13,7 +16,10 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use lro_core::{ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, OffloadResponse, Offloader, StdHost};
+use lro_core::{
+    ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, OffloadResponse, Offloader,
+    StdHost,
+};
 use serde_json::{Value, json};
 
 fn memories(n: usize) -> Value {
@@ -53,7 +59,11 @@ fn offload(lro: &Offloader<StdHost>, n: usize) -> OffloadResponse {
 }
 
 fn jq(command: &str) {
-    let out = Command::new("/bin/sh").arg("-c").arg(command).output().expect("sh");
+    let out = Command::new("/bin/sh")
+        .arg("-c")
+        .arg(command)
+        .output()
+        .expect("sh");
     assert!(
         out.status.success(),
         "{command}: {}",
@@ -96,8 +106,11 @@ fn bench(c: &mut Criterion) {
                 .sample_size(10)
                 .warm_up_time(Duration::from_millis(500))
                 .measurement_time(Duration::from_secs(3));
-            let request: ExtractRequest = serde_json::from_value(json!({"recipe": number, "params": params})).unwrap();
-            let command = descriptor.jq_recipes[usize::from(number) - 1].command.clone();
+            let request: ExtractRequest =
+                serde_json::from_value(json!({"recipe": number, "params": params})).unwrap();
+            let command = descriptor.jq_recipes[usize::from(number) - 1]
+                .command
+                .clone();
             let ours = lro.extract(&descriptor.file_path, &request).unwrap();
             assert!(!ours.truncated, "{:?}", ours.limit);
             group.bench_function(BenchmarkId::new("lro", n), |b| {

@@ -1,7 +1,10 @@
 //! Offload benchmarks: the targets are 200 full memories in <= 0.3 ms (estimate +
 //! serialize + write + descriptor), 10,000 memories written at >= 400 MB/s, and token
 //! estimation at >= 1 GB/s.
-#![allow(missing_docs, reason = "criterion's macros generate undocumented functions")]
+#![allow(
+    missing_docs,
+    reason = "criterion's macros generate undocumented functions"
+)]
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -12,7 +15,12 @@ use lro_core::{OffloadConfig, OffloadRequest, Offloader, Outcome, StdHost};
 use serde_json::{Value, json};
 
 const TYPES: [&str; 3] = ["semantic", "episodic", "procedural"];
-const NAMESPACES: [&str; 4] = ["_semantic/decisions", "_episodic/sessions", "projects/atlas", "_procedural/runbooks"];
+const NAMESPACES: [&str; 4] = [
+    "_semantic/decisions",
+    "_episodic/sessions",
+    "projects/atlas",
+    "_procedural/runbooks",
+];
 
 /// A full-detail MIF memory of about 160 tokens.
 fn memory(i: usize) -> Value {
@@ -33,7 +41,10 @@ fn memory(i: usize) -> Value {
 }
 
 fn offloader(dir: &std::path::Path) -> Offloader<StdHost> {
-    let config = OffloadConfig { output_dir: dir.to_string_lossy().into_owned(), ..OffloadConfig::default() };
+    let config = OffloadConfig {
+        output_dir: dir.to_string_lossy().into_owned(),
+        ..OffloadConfig::default()
+    };
     Offloader::new(config, StdHost::new()).unwrap()
 }
 
@@ -44,7 +55,12 @@ enum Input {
 }
 
 /// Times `offload` alone; the file is removed after each iteration, outside the timing.
-fn timed_offloads(lro: &Offloader<StdHost>, input: &Input, request: &OffloadRequest, iters: u64) -> Duration {
+fn timed_offloads(
+    lro: &Offloader<StdHost>,
+    input: &Input,
+    request: &OffloadRequest,
+    iters: u64,
+) -> Duration {
     let mut total = Duration::ZERO;
     for _ in 0..iters {
         let start = Instant::now();
@@ -64,34 +80,53 @@ fn timed_offloads(lro: &Offloader<StdHost>, input: &Input, request: &OffloadRequ
 fn bench_offload(c: &mut Criterion) {
     let dir = tempfile::tempdir().unwrap();
     let lro = offloader(dir.path());
-    let request = OffloadRequest { detail: Some(lro_core::Detail::Full), ..OffloadRequest::new("recall") };
+    let request = OffloadRequest {
+        detail: Some(lro_core::Detail::Full),
+        ..OffloadRequest::new("recall")
+    };
     let mut group = c.benchmark_group("offload");
     for n in [200usize, 10_000] {
         let records = Value::Array((0..n).map(memory).collect());
-        let Outcome::Offloaded(sample) = lro.offload(&records, &request).unwrap() else { panic!("not offloaded") };
+        let Outcome::Offloaded(sample) = lro.offload(&records, &request).unwrap() else {
+            panic!("not offloaded")
+        };
         let bytes = std::fs::metadata(&sample.file_path).unwrap().len();
         std::fs::remove_file(&sample.file_path).unwrap();
-        println!("{n} memories: {bytes} bytes on disk, ~{} tokens ({:.0} per memory)", sample.summary.estimated_tokens, sample.summary.estimated_tokens as f64 / n as f64);
+        println!(
+            "{n} memories: {bytes} bytes on disk, ~{} tokens ({:.0} per memory)",
+            sample.summary.estimated_tokens,
+            sample.summary.estimated_tokens as f64 / n as f64
+        );
         group.throughput(Throughput::Bytes(bytes));
         if n > 1000 {
             group.sample_size(20);
         }
         let text = Input::Text(serde_json::to_vec(&records).unwrap());
         let tree = Input::Tree(records);
-        group.bench_function(format!("full_{n}"), |b| b.iter_custom(|iters| timed_offloads(&lro, &tree, &request, iters)));
-        group.bench_function(format!("full_{n}_json_text"), |b| b.iter_custom(|iters| timed_offloads(&lro, &text, &request, iters)));
+        group.bench_function(format!("full_{n}"), |b| {
+            b.iter_custom(|iters| timed_offloads(&lro, &tree, &request, iters))
+        });
+        group.bench_function(format!("full_{n}_json_text"), |b| {
+            b.iter_custom(|iters| timed_offloads(&lro, &text, &request, iters))
+        });
     }
     group.finish();
 }
 
 fn bench_estimate(c: &mut Criterion) {
-    let text: String = (0..200_000).map(|i| format!("{{\"id\":\"mem-{i}\",\"title\":\"caching decision {i}\"}}\n")).collect();
+    let text: String = (0..200_000)
+        .map(|i| format!("{{\"id\":\"mem-{i}\",\"title\":\"caching decision {i}\"}}\n"))
+        .collect();
     let mut group = c.benchmark_group("estimate");
     group.throughput(Throughput::Bytes(text.len() as u64));
-    group.bench_function("latin_json", |b| b.iter(|| estimate_tokens(black_box(text.as_bytes()))));
+    group.bench_function("latin_json", |b| {
+        b.iter(|| estimate_tokens(black_box(text.as_bytes())))
+    });
     let cjk = "東京の天気は晴れです。キャッシュ戦略の決定。".repeat(200_000);
     group.throughput(Throughput::Bytes(cjk.len() as u64));
-    group.bench_function("cjk", |b| b.iter(|| estimate_tokens(black_box(cjk.as_bytes()))));
+    group.bench_function("cjk", |b| {
+        b.iter(|| estimate_tokens(black_box(cjk.as_bytes())))
+    });
     group.finish();
 }
 

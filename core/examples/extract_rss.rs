@@ -68,7 +68,12 @@ fn main() {
         .open(&descriptor.file_path)
         .expect("open for append");
     let mut out = BufWriter::new(file);
-    let (mut written, mut records) = (std::fs::metadata(&descriptor.file_path).expect("stat").len(), 100usize);
+    let (mut written, mut records) = (
+        std::fs::metadata(&descriptor.file_path)
+            .expect("stat")
+            .len(),
+        100usize,
+    );
     while written < target {
         let mut line = serde_json::to_vec(&memory(records)).expect("json");
         line.push(b'\n');
@@ -85,9 +90,12 @@ fn main() {
     );
 
     let request: ExtractRequest =
-        serde_json::from_value(json!({"recipe": 3, "params": {"keyword": "^Decision 3000000:"}})).expect("request");
+        serde_json::from_value(json!({"recipe": 3, "params": {"keyword": "^Decision 3000000:"}}))
+            .expect("request");
     let started = Instant::now();
-    let response = lro.extract(&descriptor.file_path, &request).expect("extract");
+    let response = lro
+        .extract(&descriptor.file_path, &request)
+        .expect("extract");
     let elapsed = started.elapsed();
     println!(
         "recipe 3 over {} records ({} bytes read): {} results (truncated: {}, limit: {:?}) in {:.2} s",

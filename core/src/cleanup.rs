@@ -43,8 +43,15 @@ impl<H: Host> Offloader<H> {
         let dir = self.output_dir();
         let entries = match self.host.list_dir(&dir) {
             Ok(entries) => entries,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return Ok(CleanupReport::default()),
-            Err(err) => return Err(LroError::from_io(&err, &format!("cannot list {}", dir.display()))),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(CleanupReport::default());
+            }
+            Err(err) => {
+                return Err(LroError::from_io(
+                    &err,
+                    &format!("cannot list {}", dir.display()),
+                ));
+            }
         };
         let now = self.host.now_millis();
         let ttl_millis = self.config.ttl_seconds.saturating_mul(1000);
@@ -54,7 +61,10 @@ impl<H: Host> Offloader<H> {
             if entry.kind != EntryKind::File {
                 continue;
             }
-            let Some(parsed) = parse_offload_file_name(&entry.name, &self.config.file_prefix) else { continue };
+            let Some(parsed) = parse_offload_file_name(&entry.name, &self.config.file_prefix)
+            else {
+                continue;
+            };
             let created = parsed.ulid.timestamp_ms();
             if created.saturating_add(ttl_millis) <= now {
                 expired.push((created, entry.name));

@@ -109,13 +109,18 @@ impl RawValue<'_> {
 fn invalid(key: &str, value: &RawValue<'_>, expected: &str) -> LroError {
     LroError::new(
         ErrorCode::InvalidConfig,
-        format!("invalid value for prompt.offload.{key}: {} (expected {expected})", value.display()),
+        format!(
+            "invalid value for prompt.offload.{key}: {} (expected {expected})",
+            value.display()
+        ),
     )
 }
 
 fn as_bool(key: &str, value: &RawValue<'_>) -> Result<bool> {
     match value {
-        RawValue::Toml(toml::Value::Boolean(b)) | RawValue::Json(serde_json::Value::Bool(b)) => Ok(*b),
+        RawValue::Toml(toml::Value::Boolean(b)) | RawValue::Json(serde_json::Value::Bool(b)) => {
+            Ok(*b)
+        }
         RawValue::Text(s) => match s.trim().to_ascii_lowercase().as_str() {
             "true" | "1" | "yes" | "on" => Ok(true),
             "false" | "0" | "no" | "off" => Ok(false),
@@ -150,7 +155,9 @@ fn as_string<'a>(key: &str, value: &'a RawValue<'a>) -> Result<&'a str> {
 pub(crate) fn is_safe_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 64
-        && name.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || b == b'.')
         && !name.starts_with('.')
 }
 
@@ -169,14 +176,22 @@ impl OffloadConfig {
             .parse()
             .map_err(|e| LroError::new(ErrorCode::InvalidConfig, format!("invalid TOML: {e}")))?;
         let section = doc.get("prompt").and_then(|p| p.get("offload"));
-        let Some(section) = section else { return Ok(()) };
+        let Some(section) = section else {
+            return Ok(());
+        };
         let toml::Value::Table(table) = section else {
-            return Err(LroError::new(ErrorCode::InvalidConfig, "prompt.offload must be a table"));
+            return Err(LroError::new(
+                ErrorCode::InvalidConfig,
+                "prompt.offload must be a table",
+            ));
         };
         for (key, value) in table {
             if key == "extract" {
                 let toml::Value::Table(limits) = value else {
-                    return Err(LroError::new(ErrorCode::InvalidConfig, "prompt.offload.extract must be a table"));
+                    return Err(LroError::new(
+                        ErrorCode::InvalidConfig,
+                        "prompt.offload.extract must be a table",
+                    ));
                 };
                 for (sub, v) in limits {
                     self.set(&format!("extract.{sub}"), &RawValue::Toml(v))?;
@@ -191,9 +206,14 @@ impl OffloadConfig {
     /// Applies `ATLATL_PROMPT__OFFLOAD__*` variables from `vars` (pass `std::env::vars()`).
     /// Variables without the prefix are ignored; an unknown key under it is an error, so a
     /// typo does not go unnoticed. `__EXTRACT__MAX_OUTPUT_BYTES` sets `extract.max_output_bytes`.
-    pub fn apply_env<K: AsRef<str>, V: AsRef<str>>(&mut self, vars: impl IntoIterator<Item = (K, V)>) -> Result<()> {
+    pub fn apply_env<K: AsRef<str>, V: AsRef<str>>(
+        &mut self,
+        vars: impl IntoIterator<Item = (K, V)>,
+    ) -> Result<()> {
         for (name, value) in vars {
-            let Some(suffix) = name.as_ref().strip_prefix(ENV_PREFIX) else { continue };
+            let Some(suffix) = name.as_ref().strip_prefix(ENV_PREFIX) else {
+                continue;
+            };
             let key = suffix.to_ascii_lowercase().replace("__", ".");
             self.set(&key, &RawValue::Text(value.as_ref()))?;
         }
@@ -212,7 +232,10 @@ impl OffloadConfig {
     /// Applies a JSON object of keys over this configuration (see [`OffloadConfig::from_json`]).
     pub fn apply_json(&mut self, value: &serde_json::Value) -> Result<()> {
         let serde_json::Value::Object(map) = value else {
-            return Err(LroError::new(ErrorCode::InvalidConfig, format!("configuration must be an object, got {value}")));
+            return Err(LroError::new(
+                ErrorCode::InvalidConfig,
+                format!("configuration must be an object, got {value}"),
+            ));
         };
         for (key, v) in map {
             match (key.as_str(), v) {
@@ -237,13 +260,19 @@ impl OffloadConfig {
     fn set(&mut self, key: &str, value: &RawValue<'_>) -> Result<()> {
         match key {
             "enabled" => self.enabled = as_bool(key, value)?,
-            "threshold_tokens" => self.threshold_tokens = as_u64(key, value, u64::from(u32::MAX))? as u32,
+            "threshold_tokens" => {
+                self.threshold_tokens = as_u64(key, value, u64::from(u32::MAX))? as u32
+            }
             "ttl_seconds" => self.ttl_seconds = as_u64(key, value, u64::MAX >> 1)?,
             "output_dir" => self.output_dir = as_string(key, value)?.to_owned(),
             "file_prefix" => {
                 let prefix = as_string(key, value)?;
                 if !is_safe_name(prefix) {
-                    return Err(invalid(key, value, "1-64 characters from A-Z a-z 0-9 _ - ."));
+                    return Err(invalid(
+                        key,
+                        value,
+                        "1-64 characters from A-Z a-z 0-9 _ - .",
+                    ));
                 }
                 self.file_prefix = prefix.to_owned();
             }
@@ -254,14 +283,23 @@ impl OffloadConfig {
                     _ => return Err(invalid(key, value, "\"shell\" or \"native\"")),
                 }
             }
-            "extract.max_read_bytes" => self.extract.max_read_bytes = as_u64(key, value, u64::MAX >> 1)?,
-            "extract.max_output_records" => self.extract.max_output_records = as_u64(key, value, u64::MAX >> 1)?,
-            "extract.max_output_bytes" => self.extract.max_output_bytes = as_u64(key, value, u64::MAX >> 1)?,
+            "extract.max_read_bytes" => {
+                self.extract.max_read_bytes = as_u64(key, value, u64::MAX >> 1)?
+            }
+            "extract.max_output_records" => {
+                self.extract.max_output_records = as_u64(key, value, u64::MAX >> 1)?
+            }
+            "extract.max_output_bytes" => {
+                self.extract.max_output_bytes = as_u64(key, value, u64::MAX >> 1)?
+            }
             "extract.timeout_ms" => self.extract.timeout_ms = as_u64(key, value, u64::MAX >> 1)?,
             _ => {
                 return Err(LroError::new(
                     ErrorCode::InvalidConfig,
-                    format!("unknown configuration key prompt.offload.{key} (value {})", value.display()),
+                    format!(
+                        "unknown configuration key prompt.offload.{key} (value {})",
+                        value.display()
+                    ),
                 ));
             }
         }
@@ -305,22 +343,37 @@ mod tests {
         assert!(!c.enabled);
         assert_eq!(c.threshold_tokens, 10);
         assert_eq!(c.extract.timeout_ms, 5);
-        c.apply_env([("ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", "20"), ("PATH", "/bin")]).unwrap();
+        c.apply_env([
+            ("ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", "20"),
+            ("PATH", "/bin"),
+        ])
+        .unwrap();
         assert_eq!(c.threshold_tokens, 20);
-        c.apply_env([("ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_OUTPUT_BYTES", "7")]).unwrap();
+        c.apply_env([("ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_OUTPUT_BYTES", "7")])
+            .unwrap();
         assert_eq!(c.extract.max_output_bytes, 7);
     }
 
     #[test]
     fn bad_values_name_key_and_value() {
-        let err = OffloadConfig::from_toml_str("[prompt.offload]\nthreshold_tokens = \"many\"").unwrap_err();
+        let err = OffloadConfig::from_toml_str("[prompt.offload]\nthreshold_tokens = \"many\"")
+            .unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidConfig);
-        assert!(err.message().contains("threshold_tokens") && err.message().contains("many"), "{err}");
-        let err = OffloadConfig::default().apply_env([("ATLATL_PROMPT__OFFLOAD__ENABLED", "maybe")]).unwrap_err();
-        assert!(err.message().contains("enabled") && err.message().contains("maybe"), "{err}");
+        assert!(
+            err.message().contains("threshold_tokens") && err.message().contains("many"),
+            "{err}"
+        );
+        let err = OffloadConfig::default()
+            .apply_env([("ATLATL_PROMPT__OFFLOAD__ENABLED", "maybe")])
+            .unwrap_err();
+        assert!(
+            err.message().contains("enabled") && err.message().contains("maybe"),
+            "{err}"
+        );
         let err = OffloadConfig::from_toml_str("[prompt.offload]\nthreshold = 3").unwrap_err();
         assert!(err.message().contains("unknown configuration key"), "{err}");
-        let err = OffloadConfig::from_toml_str("[prompt.offload]\nfile_prefix = \"../x\"").unwrap_err();
+        let err =
+            OffloadConfig::from_toml_str("[prompt.offload]\nfile_prefix = \"../x\"").unwrap_err();
         assert!(err.message().contains("file_prefix"), "{err}");
         assert!(OffloadConfig::from_toml_str("[prompt.offload]\nthreshold_tokens = -1").is_err());
     }

@@ -84,7 +84,14 @@ pub struct OffloadResponse {
 }
 
 /// Renders the guidance block for a descriptor.
-pub fn guidance(mode: GuidanceMode, kind: RecordKind, count: usize, tokens: usize, path: &str, recipes: &[Recipe]) -> String {
+pub fn guidance(
+    mode: GuidanceMode,
+    kind: RecordKind,
+    count: usize,
+    tokens: usize,
+    path: &str,
+    recipes: &[Recipe],
+) -> String {
     let noun = match (kind, count) {
         (RecordKind::Mif(_), 1) => "memory",
         (RecordKind::Mif(_), _) => "memories",
@@ -139,9 +146,15 @@ pub fn guidance(mode: GuidanceMode, kind: RecordKind, count: usize, tokens: usiz
             )
         }
         (GuidanceMode::Native, RecordKind::Raw) => {
-            let list = recipes.iter().map(|r| format!("{}={}", r.number, lower(&r.description))).collect::<Vec<_>>().join(", ");
+            let list = recipes
+                .iter()
+                .map(|r| format!("{}={}", r.number, lower(&r.description)))
+                .collect::<Vec<_>>()
+                .join(", ");
             let params = |r: &Recipe| {
-                r.params.first().map_or(String::new(), |p| format!(", params={{\"{}\": \"{}\"}}", p.name, p.example))
+                r.params.first().map_or(String::new(), |p| {
+                    format!(", params={{\"{}\": \"{}\"}}", p.name, p.example)
+                })
             };
             format!(
                 "Results offloaded to JSONL ({count} {noun}, ~{tokens} tokens saved).\n\
@@ -160,5 +173,6 @@ pub fn guidance(mode: GuidanceMode, kind: RecordKind, count: usize, tokens: usiz
 
 fn lower(s: &str) -> String {
     let mut c = s.chars();
-    c.next().map_or_else(String::new, |f| f.to_lowercase().chain(c).collect())
+    c.next()
+        .map_or_else(String::new, |f| f.to_lowercase().chain(c).collect())
 }

@@ -16,7 +16,16 @@ use serde_json::{Map, Value};
 use crate::error::{ErrorCode, LroError};
 
 /// The fields of a Light record, in output order.
-pub const LIGHT_FIELDS: [&str; 8] = ["id", "memory_type", "title", "namespace", "tags", "status", "created", "modified"];
+pub const LIGHT_FIELDS: [&str; 8] = [
+    "id",
+    "memory_type",
+    "title",
+    "namespace",
+    "tags",
+    "status",
+    "created",
+    "modified",
+];
 
 /// How much of each memory is serialized.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -53,8 +62,18 @@ impl Detail {
     /// drop every other field before handing MIF memories over, without changing the result.
     pub const fn read_fields(self) -> Option<&'static [&'static str]> {
         const MEDIUM: [&str; 12] = [
-            "id", "memory_type", "title", "namespace", "tags", "status", "created", "modified",
-            "content", "summary", "provenance", "confidence",
+            "id",
+            "memory_type",
+            "title",
+            "namespace",
+            "tags",
+            "status",
+            "created",
+            "modified",
+            "content",
+            "summary",
+            "provenance",
+            "confidence",
         ];
         match self {
             Self::Light => Some(&LIGHT_FIELDS),
@@ -65,7 +84,9 @@ impl Detail {
 
     /// Projects one memory to this level. Records that are not objects pass through.
     pub fn project(self, record: &Value) -> Value {
-        let Value::Object(fields) = record else { return record.clone() };
+        let Value::Object(fields) = record else {
+            return record.clone();
+        };
         match self {
             Self::Full => record.clone(),
             Self::Light | Self::Medium => {
@@ -125,7 +146,10 @@ mod tests {
     #[test]
     fn projections_keep_only_their_fields() {
         let m = json!({"id": "m1", "content": "c", "title": "t", "namespace": "n", "provenance": {"confidence": 0.9}, "embedding": [1]});
-        assert_eq!(Detail::Light.project(&m), json!({"id": "m1", "title": "t", "namespace": "n"}));
+        assert_eq!(
+            Detail::Light.project(&m),
+            json!({"id": "m1", "title": "t", "namespace": "n"})
+        );
         assert_eq!(
             Detail::Medium.project(&m),
             json!({"id": "m1", "title": "t", "namespace": "n", "content": "c", "confidence": 0.9})
@@ -138,9 +162,18 @@ mod tests {
         let m = json!({"id": "m1", "content": "c", "title": "t", "namespace": "n", "provenance": {"confidence": 0.9}, "embedding": [1], "x": 2});
         for detail in [Detail::Light, Detail::Medium] {
             let fields = detail.read_fields().unwrap();
-            let reduced: Map<String, Value> =
-                m.as_object().unwrap().iter().filter(|(k, _)| fields.contains(&k.as_str())).map(|(k, v)| (k.clone(), v.clone())).collect();
-            assert_eq!(detail.project(&Value::Object(reduced)), detail.project(&m), "{detail}");
+            let reduced: Map<String, Value> = m
+                .as_object()
+                .unwrap()
+                .iter()
+                .filter(|(k, _)| fields.contains(&k.as_str()))
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect();
+            assert_eq!(
+                detail.project(&Value::Object(reduced)),
+                detail.project(&m),
+                "{detail}"
+            );
         }
         assert_eq!(Detail::Full.read_fields(), None);
     }
@@ -148,7 +181,10 @@ mod tests {
     #[test]
     fn parse_and_defaults() {
         assert_eq!("Medium".parse::<Detail>().unwrap(), Detail::Medium);
-        assert_eq!("huge".parse::<Detail>().unwrap_err().code(), ErrorCode::InvalidDetail);
+        assert_eq!(
+            "huge".parse::<Detail>().unwrap_err().code(),
+            ErrorCode::InvalidDetail
+        );
         assert_eq!(Detail::default_for("recall"), Detail::Light);
         assert_eq!(Detail::default_for("inject"), Detail::Medium);
     }

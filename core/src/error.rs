@@ -84,7 +84,10 @@ pub struct LroError {
 impl LroError {
     /// Builds an error of the given kind.
     pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
-        Self { code, message: message.into() }
+        Self {
+            code,
+            message: message.into(),
+        }
     }
 
     /// The stable kind of this error.

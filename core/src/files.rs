@@ -22,10 +22,16 @@ pub struct OffloadFileName {
 /// assert!(parse_offload_file_name("other-recall-01JH5X3Q7Y0000000000000000.jsonl", "atlatl").is_none());
 /// ```
 pub fn parse_offload_file_name(name: &str, prefix: &str) -> Option<OffloadFileName> {
-    let rest = name.strip_prefix(prefix)?.strip_prefix('-')?.strip_suffix(".jsonl")?;
+    let rest = name
+        .strip_prefix(prefix)?
+        .strip_prefix('-')?
+        .strip_suffix(".jsonl")?;
     let (operation, ulid) = rest.rsplit_once('-')?;
     if ulid.len() != 26 || !crate::config::is_safe_name(operation) {
         return None;
     }
-    Some(OffloadFileName { operation: operation.to_owned(), ulid: Ulid::from_string(ulid).ok()? })
+    Some(OffloadFileName {
+        operation: operation.to_owned(),
+        ulid: Ulid::from_string(ulid).ok()?,
+    })
 }

@@ -92,15 +92,29 @@ pub fn operation_for_tool(tool_name: &str) -> String {
             let safe: String = other
                 .chars()
                 .take(64)
-                .map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '-' { c } else { '_' })
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
                 .collect();
-            if safe.is_empty() { "tool".to_owned() } else { safe }
+            if safe.is_empty() {
+                "tool".to_owned()
+            } else {
+                safe
+            }
         }
     }
 }
 
 fn untouched(result: &Value, action: InterceptAction) -> Intercepted {
-    Intercepted { result: result.clone(), action, response: None }
+    Intercepted {
+        result: result.clone(),
+        action,
+        response: None,
+    }
 }
 
 fn text_item(text: String) -> Value {
@@ -109,22 +123,37 @@ fn text_item(text: String) -> Value {
 
 impl<H: Host> Offloader<H> {
     /// Decides on a `tools/call` result and returns the result to send on.
-    pub fn intercept_tool_result(&self, result: &Value, context: &ToolCallContext) -> Result<Intercepted> {
-        let Value::Object(fields) = result else { return Ok(untouched(result, InterceptAction::Bypassed)) };
+    pub fn intercept_tool_result(
+        &self,
+        result: &Value,
+        context: &ToolCallContext,
+    ) -> Result<Intercepted> {
+        let Value::Object(fields) = result else {
+            return Ok(untouched(result, InterceptAction::Bypassed));
+        };
         if context.client_is_proxy || context.output_schema_declared {
             return Ok(untouched(result, InterceptAction::Bypassed));
         }
         if !self.config.enabled {
             return Ok(untouched(result, InterceptAction::Inline));
         }
-        let content: &[Value] = fields.get("content").and_then(Value::as_array).map_or(&[], Vec::as_slice);
+        let content: &[Value] = fields
+            .get("content")
+            .and_then(Value::as_array)
+            .map_or(&[], Vec::as_slice);
         let is_text = |item: &&Value| item.get("type").and_then(Value::as_str) == Some("text");
-        let texts: Vec<&str> = content.iter().filter(is_text).filter_map(|i| i.get("text")?.as_str()).collect();
+        let texts: Vec<&str> = content
+            .iter()
+            .filter(is_text)
+            .filter_map(|i| i.get("text")?.as_str())
+            .collect();
         let args = context.arguments.as_ref();
         let request = OffloadRequest {
             operation: operation_for_tool(&context.tool_name),
             detail: args.and_then(|a| a.get("detail")?.as_str()?.parse().ok()),
-            query: args.and_then(|a| a.get("query")?.as_str()).map(str::to_owned),
+            query: args
+                .and_then(|a| a.get("query")?.as_str())
+                .map(str::to_owned),
             ..OffloadRequest::default()
         };
         let outcome = match fields.get("structuredContent") {
@@ -135,7 +164,9 @@ impl<H: Host> Offloader<H> {
         let others: Vec<Value> = content.iter().filter(|i| !is_text(i)).cloned().collect();
         let mut rewritten = Map::new();
         match outcome {
-            Outcome::Inline(inline) if !inline.truncated => Ok(untouched(result, InterceptAction::Inline)),
+            Outcome::Inline(inline) if !inline.truncated => {
+                Ok(untouched(result, InterceptAction::Inline))
+            }
             Outcome::Inline(inline) => {
                 let text = match &inline.results {
                     Value::String(s) => s.clone(),
@@ -163,7 +194,12 @@ impl<H: Host> Offloader<H> {
                 items.extend(others);
                 rewritten.insert("content".into(), Value::Array(items));
                 rewritten.insert("structuredContent".into(), descriptor);
-                Ok(self.finish(fields, rewritten, InterceptAction::Offloaded, Some(*response)))
+                Ok(self.finish(
+                    fields,
+                    rewritten,
+                    InterceptAction::Offloaded,
+                    Some(*response),
+                ))
             }
         }
     }
@@ -196,6 +232,10 @@ impl<H: Host> Offloader<H> {
                 rewritten.insert(key.into(), v.clone());
             }
         }
-        Intercepted { result: Value::Object(rewritten), action, response }
+        Intercepted {
+            result: Value::Object(rewritten),
+            action,
+            response,
+        }
     }
 }

@@ -25,7 +25,10 @@ pub struct Body {
 impl Body {
     /// Every value written on a line of its own, as it is (no projection).
     pub fn of_values(values: &[Value]) -> Self {
-        let mut body = Self { bytes: Vec::with_capacity(values.len() * 256), line_ends: Vec::with_capacity(values.len()) };
+        let mut body = Self {
+            bytes: Vec::with_capacity(values.len() * 256),
+            line_ends: Vec::with_capacity(values.len()),
+        };
         for value in values {
             write::write_value(&mut body.bytes, value);
             body.end_line();
@@ -37,13 +40,20 @@ impl Body {
     /// would write them; `None` when the text is not an array or needs the `Value` path
     /// (see [`canonical::array_lines`]).
     pub fn from_json(json: &[u8]) -> Option<Self> {
-        canonical::array_lines(json).map(|lines| Self { bytes: lines.bytes, line_ends: lines.line_ends })
+        canonical::array_lines(json).map(|lines| Self {
+            bytes: lines.bytes,
+            line_ends: lines.line_ends,
+        })
     }
 
     /// [`Body::from_json`] then [`Body::classify`], in one pass over the text: each record
     /// is projected as soon as it is read, so the full records are never all in memory.
     /// Should a record prove the set is not MIF, the text is read again as raw records.
-    pub fn from_json_classified(json: &[u8], operation: &str, detail: Option<Detail>) -> Option<(RecordKind, Self)> {
+    pub fn from_json_classified(
+        json: &[u8],
+        operation: &str,
+        detail: Option<Detail>,
+    ) -> Option<(RecordKind, Self)> {
         let detail = detail.unwrap_or_else(|| Detail::default_for(operation));
         let mut mif = Self::with_capacity(json.len());
         let all_mif = canonical::for_each_element(json, |record| {
@@ -61,7 +71,10 @@ impl Body {
 
     /// Room for `bytes` of lines: reserved address space costs nothing until written.
     fn with_capacity(bytes: usize) -> Self {
-        Self { bytes: Vec::with_capacity(bytes), line_ends: Vec::new() }
+        Self {
+            bytes: Vec::with_capacity(bytes),
+            line_ends: Vec::new(),
+        }
     }
 
     fn end_line(&mut self) {
@@ -144,7 +157,12 @@ impl Body {
         // Up to 16 fields looked up in place; past that, in a list.
         let mut found: Vec<(&[u8], &[u8])> = Vec::new();
         found.extend(fields::fields(line));
-        let get = |name: &str| found.iter().find(|(k, _)| *k == name.as_bytes()).map(|(_, v)| *v);
+        let get = |name: &str| {
+            found
+                .iter()
+                .find(|(k, _)| *k == name.as_bytes())
+                .map(|(_, v)| *v)
+        };
         let out = &mut self.bytes;
         out.push(b'{');
         let mut first = true;
@@ -168,7 +186,9 @@ impl Body {
                     put(out, key, value);
                 }
             }
-            let confidence = get("provenance").and_then(|p| fields::get(p, "confidence")).or_else(|| get("confidence"));
+            let confidence = get("provenance")
+                .and_then(|p| fields::get(p, "confidence"))
+                .or_else(|| get("confidence"));
             if let Some(value) = confidence {
                 put(out, "confidence", value);
             }
@@ -204,7 +224,9 @@ pub fn header_line(header: &OffloadHeader) -> Vec<u8> {
 
 /// Parses a header line; `None` when it is not an LRO header.
 pub fn parse_header(line: &str) -> Option<OffloadHeader> {
-    serde_json::from_str::<OffloadHeader>(line.trim_end()).ok().filter(|h| h.header_type == crate::descriptor::HEADER_TYPE)
+    serde_json::from_str::<OffloadHeader>(line.trim_end())
+        .ok()
+        .filter(|h| h.header_type == crate::descriptor::HEADER_TYPE)
 }
 
 #[cfg(test)]
@@ -232,22 +254,52 @@ mod tests {
         let text = br#"[ {"id": "m1", "namespace": "a\/b", "n": 1.50}, {"id": "m2", "memory_type": "x"} ]"#;
         let from_text = Body::from_json(text).unwrap();
         let value: Value = serde_json::from_slice(text).unwrap();
-        assert_eq!(from_text.bytes, Body::of_values(value.as_array().unwrap()).bytes);
+        assert_eq!(
+            from_text.bytes,
+            Body::of_values(value.as_array().unwrap()).bytes
+        );
         for detail in [None, Some(Detail::Medium), Some(Detail::Full)] {
             let (kind, body) = Body::from_json_classified(text, "recall", detail).unwrap();
             let (want_kind, want) = Body::from_json(text).unwrap().classify("recall", detail);
-            assert_eq!((kind, body.bytes, body.line_ends), (want_kind, want.bytes, want.line_ends));
+            assert_eq!(
+                (kind, body.bytes, body.line_ends),
+                (want_kind, want.bytes, want.line_ends)
+            );
         }
         // Not MIF from the second record on: read again as raw.
         let mixed = br#"[{"id": 1, "namespace": "n", "x": [1, 2]}, {"x": 2}]"#;
         let (kind, body) = Body::from_json_classified(mixed, "recall", None).unwrap();
-        assert_eq!((kind, body.as_str()), (RecordKind::Raw, "{\"id\":1,\"namespace\":\"n\",\"x\":[1,2]}\n{\"x\":2}\n"));
+        assert_eq!(
+            (kind, body.as_str()),
+            (
+                RecordKind::Raw,
+                "{\"id\":1,\"namespace\":\"n\",\"x\":[1,2]}\n{\"x\":2}\n"
+            )
+        );
         assert!(Body::from_json_classified(b"[1] x", "recall", None).is_none());
-        assert!(Body::from_json_classified(br#"[{"id": 1, "namespace": "n"}] x"#, "recall", None).is_none());
+        assert!(
+            Body::from_json_classified(br#"[{"id": 1, "namespace": "n"}] x"#, "recall", None)
+                .is_none()
+        );
         assert!(from_text.is_mif());
-        assert_eq!(from_text.classify("recall", None).0, RecordKind::Mif(Detail::Light));
-        assert_eq!(Body::from_json(br#"[{"id": 1, "namespace": "n"}]"#).unwrap().classify("inject", None).0, RecordKind::Mif(Detail::Medium));
-        assert_eq!(Body::from_json(br#"[{"id": 1}]"#).unwrap().classify("inject", None).0, RecordKind::Raw);
+        assert_eq!(
+            from_text.classify("recall", None).0,
+            RecordKind::Mif(Detail::Light)
+        );
+        assert_eq!(
+            Body::from_json(br#"[{"id": 1, "namespace": "n"}]"#)
+                .unwrap()
+                .classify("inject", None)
+                .0,
+            RecordKind::Mif(Detail::Medium)
+        );
+        assert_eq!(
+            Body::from_json(br#"[{"id": 1}]"#)
+                .unwrap()
+                .classify("inject", None)
+                .0,
+            RecordKind::Raw
+        );
         assert!(!Body::from_json(br#"[{"id": 1}]"#).unwrap().is_mif());
         assert!(!Body::from_json(b"[]").unwrap().is_mif());
     }

@@ -8,7 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::{OffloadConfig, is_safe_name};
-use crate::descriptor::{self, JqRecipe, MIF_SCHEMA_VERSION, OffloadHeader, OffloadResponse, OffloadSummary, RAW_SCHEMA_VERSION};
+use crate::descriptor::{
+    self, JqRecipe, MIF_SCHEMA_VERSION, OffloadHeader, OffloadResponse, OffloadSummary,
+    RAW_SCHEMA_VERSION,
+};
 use crate::detail::Detail;
 use crate::error::{ErrorCode, LroError, Result};
 use crate::estimate::{HeuristicEstimator, TokenEstimator};
@@ -62,7 +65,13 @@ pub struct OffloadRequest {
 
 impl Default for OffloadRequest {
     fn default() -> Self {
-        Self { operation: "recall".to_owned(), detail: None, query: None, scores: None, next_cursor: None }
+        Self {
+            operation: "recall".to_owned(),
+            detail: None,
+            query: None,
+            scores: None,
+            next_cursor: None,
+        }
     }
 }
 
@@ -77,7 +86,10 @@ impl OffloadRequest {
             None | Some(Value::Null) => None,
             Some(Value::String(name)) => Some(name.parse::<Detail>()?),
             Some(other) => {
-                return Err(LroError::new(ErrorCode::InvalidDetail, format!("detail must be a string, got {other}")));
+                return Err(LroError::new(
+                    ErrorCode::InvalidDetail,
+                    format!("detail must be a string, got {other}"),
+                ));
             }
         };
         let request: Self = from_json_value(&rest, "offload request")?;
@@ -86,7 +98,10 @@ impl OffloadRequest {
 
     /// A request for `operation` with everything else defaulted.
     pub fn new(operation: impl Into<String>) -> Self {
-        Self { operation: operation.into(), ..Self::default() }
+        Self {
+            operation: operation.into(),
+            ..Self::default()
+        }
     }
 }
 
@@ -151,7 +166,9 @@ pub struct Offloader<H: Host> {
 
 impl<H: Host> std::fmt::Debug for Offloader<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Offloader").field("config", &self.config).finish_non_exhaustive()
+        f.debug_struct("Offloader")
+            .field("config", &self.config)
+            .finish_non_exhaustive()
     }
 }
 
@@ -220,7 +237,11 @@ impl<H: Host> Offloader<H> {
 
     /// The configured output directory, or the host's temp dir when it is empty.
     pub fn output_dir(&self) -> PathBuf {
-        if self.config.output_dir.is_empty() { self.host.temp_dir() } else { PathBuf::from(&self.config.output_dir) }
+        if self.config.output_dir.is_empty() {
+            self.host.temp_dir()
+        } else {
+            PathBuf::from(&self.config.output_dir)
+        }
     }
 
     /// Estimated tokens of a text, with this offloader's estimator.
@@ -230,17 +251,34 @@ impl<H: Host> Offloader<H> {
 
     fn prepare<'a>(&self, value: &'a Value, request: &OffloadRequest) -> Result<Prepared<'a>> {
         check_operation(&request.operation)?;
-        let Payload { records, envelope, is_text } = Payload::of(value);
+        let Payload {
+            records,
+            envelope,
+            is_text,
+        } = Payload::of(value);
         let (kind, body) = Body::of_values(&records).classify(&request.operation, request.detail);
         let tokens = self.estimator.estimate_utf8(&body.bytes);
-        Ok(Prepared { body, tokens, kind, envelope, is_text, original: Some(value) })
+        Ok(Prepared {
+            body,
+            tokens,
+            kind,
+            envelope,
+            is_text,
+            original: Some(value),
+        })
     }
 
     /// [`Offloader::prepare`] for a JSON array given as text, without a `Value` tree;
     /// `None` when the text needs the `Value` path (not an array, invalid, unusual).
-    fn prepare_json(&self, json: &[u8], request: &OffloadRequest) -> Result<Option<Prepared<'static>>> {
+    fn prepare_json(
+        &self,
+        json: &[u8],
+        request: &OffloadRequest,
+    ) -> Result<Option<Prepared<'static>>> {
         check_operation(&request.operation)?;
-        let Some((kind, body)) = Body::from_json_classified(json, &request.operation, request.detail) else {
+        let Some((kind, body)) =
+            Body::from_json_classified(json, &request.operation, request.detail)
+        else {
             return Ok(None);
         };
         Ok(Some(self.prepared_lines(kind, body)))
@@ -254,7 +292,14 @@ impl<H: Host> Offloader<H> {
 
     fn prepared_lines(&self, kind: RecordKind, body: Body) -> Prepared<'static> {
         let tokens = self.estimator.estimate_utf8(&body.bytes);
-        Prepared { body, tokens, kind, envelope: None, is_text: false, original: None }
+        Prepared {
+            body,
+            tokens,
+            kind,
+            envelope: None,
+            is_text: false,
+            original: None,
+        }
     }
 
     /// Offloads `value` (an array, an object holding an array, text, ...) when its estimated
@@ -284,8 +329,12 @@ impl<H: Host> Offloader<H> {
             }
         }
         // Inline results (small by definition), other shapes and unusual text: the tree.
-        let value: Value = serde_json::from_slice(json)
-            .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("input is not valid JSON: {e}")))?;
+        let value: Value = serde_json::from_slice(json).map_err(|e| {
+            LroError::new(
+                ErrorCode::InvalidInput,
+                format!("input is not valid JSON: {e}"),
+            )
+        })?;
         self.offload(&value, request)
     }
 
@@ -299,14 +348,23 @@ impl<H: Host> Offloader<H> {
         }
         // Raw lines are the records as given; MIF lines are projected, which is what an
         // inline MIF result returns anyway.
-        let records = Value::Array((0..prepared.count()).map(|i| prepared.body.value(i)).collect());
+        let records = Value::Array(
+            (0..prepared.count())
+                .map(|i| prepared.body.value(i))
+                .collect(),
+        );
         Ok(Outcome::Inline(self.inline(&records, &prepared, request)))
     }
 
     /// The `inject_context` rule: the *pre-budget* result set decides. Above the threshold
     /// the full set is offloaded and `formatted` is discarded; otherwise `formatted` (the
     /// budgeted prompt text) is returned inline as `results`.
-    pub fn offload_inject(&self, formatted: &str, pre_budget: &Value, request: &OffloadRequest) -> Result<Outcome> {
+    pub fn offload_inject(
+        &self,
+        formatted: &str,
+        pre_budget: &Value,
+        request: &OffloadRequest,
+    ) -> Result<Outcome> {
         let prepared = self.prepare(pre_budget, request)?;
         if !self.offloads(&prepared) {
             return Ok(Outcome::Inline(InlineResult {
@@ -323,11 +381,18 @@ impl<H: Host> Offloader<H> {
         Ok(self.materialize(prepared, request))
     }
 
-    fn inline(&self, original: &Value, prepared: &Prepared<'_>, request: &OffloadRequest) -> InlineResult {
+    fn inline(
+        &self,
+        original: &Value,
+        prepared: &Prepared<'_>,
+        request: &OffloadRequest,
+    ) -> InlineResult {
         let results = match prepared.kind {
-            RecordKind::Mif(_) if original.is_array() => {
-                Value::Array((0..prepared.count()).map(|i| prepared.body.value(i)).collect())
-            }
+            RecordKind::Mif(_) if original.is_array() => Value::Array(
+                (0..prepared.count())
+                    .map(|i| prepared.body.value(i))
+                    .collect(),
+            ),
             _ => original.clone(),
         };
         InlineResult {
@@ -346,9 +411,16 @@ impl<H: Host> Offloader<H> {
     fn materialize(&self, prepared: Prepared<'_>, request: &OffloadRequest) -> Outcome {
         let (tokens, count) = (prepared.tokens, prepared.count());
         let now = self.host.now_millis();
-        let ulid = self.ulids.lock().unwrap_or_else(std::sync::PoisonError::into_inner).next(&self.host);
+        let ulid = self
+            .ulids
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .next(&self.host);
         let dir = self.output_dir();
-        let file_name = format!("{}-{}-{}.jsonl", self.config.file_prefix, request.operation, ulid);
+        let file_name = format!(
+            "{}-{}-{}.jsonl",
+            self.config.file_prefix, request.operation, ulid
+        );
         let header = OffloadHeader {
             header_type: descriptor::HEADER_TYPE.to_owned(),
             operation: request.operation.clone(),
@@ -368,7 +440,9 @@ impl<H: Host> Offloader<H> {
             // Resolve symlinks in the directory so the descriptor names the real file.
             let dir = self.host.canonicalize(&dir).unwrap_or(dir.clone());
             let path = dir.join(&file_name);
-            self.host.write_atomic(&path, &[&header_bytes, &prepared.body.bytes]).map(|()| path)
+            self.host
+                .write_atomic(&path, &[&header_bytes, &prepared.body.bytes])
+                .map(|()| path)
         });
         match written {
             Ok(path) => {
@@ -399,7 +473,12 @@ impl<H: Host> Offloader<H> {
     }
 
     /// The inline fallback: as many leading records as fit within the threshold.
-    fn truncated(&self, prepared: &Prepared<'_>, request: &OffloadRequest, error: &str) -> InlineResult {
+    fn truncated(
+        &self,
+        prepared: &Prepared<'_>,
+        request: &OffloadRequest,
+        error: &str,
+    ) -> InlineResult {
         let body = &prepared.body;
         let budget = self.config.threshold_tokens as usize;
         let mut used = 0;
@@ -414,10 +493,17 @@ impl<H: Host> Offloader<H> {
         let lines = || (0..kept).map(|i| body.value(i));
         let results = if prepared.is_text {
             let text: Vec<String> = (0..kept)
-                .map(|i| fields::get(body.line(i).as_bytes(), "text").and_then(fields::as_str).unwrap_or_default().into_owned())
+                .map(|i| {
+                    fields::get(body.line(i).as_bytes(), "text")
+                        .and_then(fields::as_str)
+                        .unwrap_or_default()
+                        .into_owned()
+                })
                 .collect();
             Value::from(text.join("\n"))
-        } else if let (Some(env), Some(Value::Object(obj))) = (&prepared.envelope, prepared.original) {
+        } else if let (Some(env), Some(Value::Object(obj))) =
+            (&prepared.envelope, prepared.original)
+        {
             let mut obj = obj.clone();
             obj.insert(env.array_field.clone(), Value::Array(lines().collect()));
             Value::Object(obj)
@@ -440,18 +526,42 @@ impl<H: Host> Offloader<H> {
     }
 
     /// Builds the descriptor of a written file.
-    fn describe(&self, prepared: &Prepared<'_>, request: &OffloadRequest, file_path: String) -> OffloadResponse {
-        let (body, kind, tokens, count) = (&prepared.body, prepared.kind, prepared.tokens, prepared.count());
+    fn describe(
+        &self,
+        prepared: &Prepared<'_>,
+        request: &OffloadRequest,
+        file_path: String,
+    ) -> OffloadResponse {
+        let (body, kind, tokens, count) = (
+            &prepared.body,
+            prepared.kind,
+            prepared.tokens,
+            prepared.count(),
+        );
         let tally = Tally::of(body);
         let (line_schema, recipes) = match kind {
-            RecordKind::Mif(detail) => (schema::mif_schema(detail), recipes::mif_recipes(detail, &tally.examples)),
+            RecordKind::Mif(detail) => (
+                schema::mif_schema(detail),
+                recipes::mif_recipes(detail, &tally.examples),
+            ),
             RecordKind::Raw => {
-                let sample: Vec<Value> = (0..count.min(SAMPLE_SIZE)).map(|i| body.value(i)).collect();
+                let sample: Vec<Value> =
+                    (0..count.min(SAMPLE_SIZE)).map(|i| body.value(i)).collect();
                 let profile = Profile::of(&sample);
-                (schema::inferred_schema(&profile), recipes::raw_recipes(&profile))
+                (
+                    schema::inferred_schema(&profile),
+                    recipes::raw_recipes(&profile),
+                )
             }
         };
-        let guidance = descriptor::guidance(self.config.guidance, kind, count, tokens, &file_path, &recipes);
+        let guidance = descriptor::guidance(
+            self.config.guidance,
+            kind,
+            count,
+            tokens,
+            &file_path,
+            &recipes,
+        );
         OffloadResponse {
             offloaded: true,
             summary: OffloadSummary {
@@ -462,7 +572,10 @@ impl<H: Host> Offloader<H> {
                 score_range: score_range(request.scores.as_deref()),
                 detail: kind.detail_name().to_owned(),
             },
-            jq_recipes: recipes.iter().map(|r| to_jq_recipe(r, &file_path)).collect(),
+            jq_recipes: recipes
+                .iter()
+                .map(|r| to_jq_recipe(r, &file_path))
+                .collect(),
             file_path,
             line_schema,
             guidance,
@@ -484,7 +597,8 @@ fn check_operation(operation: &str) -> Result<()> {
 
 /// Deserializes `value` as `T`, mapping serde errors to `invalid_argument`.
 pub fn from_json_value<T: serde::de::DeserializeOwned>(value: &Value, what: &str) -> Result<T> {
-    T::deserialize(value).map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("invalid {what}: {e}")))
+    T::deserialize(value)
+        .map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("invalid {what}: {e}")))
 }
 
 /// The records recipes' examples are drawn from: the first [`SAMPLE_SIZE`] (native
@@ -494,7 +608,10 @@ pub fn sample(records: &[Value]) -> &[Value] {
 }
 
 fn to_jq_recipe(recipe: &Recipe, file_path: &str) -> JqRecipe {
-    JqRecipe { description: recipe.description.clone(), command: recipe.shell_command(file_path) }
+    JqRecipe {
+        description: recipe.description.clone(),
+        command: recipe.shell_command(file_path),
+    }
 }
 
 fn path_string(path: &Path) -> String {
@@ -503,8 +620,12 @@ fn path_string(path: &Path) -> String {
 
 /// `(min, max)` of the finite scores, if any.
 pub fn score_range(scores: Option<&[f64]>) -> Option<(f64, f64)> {
-    scores?.iter().copied().filter(|s| s.is_finite()).fold(None, |acc, s| match acc {
-        None => Some((s, s)),
-        Some((lo, hi)) => Some((lo.min(s), hi.max(s))),
-    })
+    scores?
+        .iter()
+        .copied()
+        .filter(|s| s.is_finite())
+        .fold(None, |acc, s| match acc {
+            None => Some((s, s)),
+            Some((lo, hi)) => Some((lo.min(s), hi.max(s))),
+        })
 }

@@ -93,13 +93,24 @@ impl<'a> Payload<'a> {
                 Some((key, items)) => {
                     let mut rest = fields.clone();
                     rest.shift_remove(key);
-                    (Cow::Borrowed(items.as_slice()), Some(Envelope { array_field: key.clone(), fields: rest }), false)
+                    (
+                        Cow::Borrowed(items.as_slice()),
+                        Some(Envelope {
+                            array_field: key.clone(),
+                            fields: rest,
+                        }),
+                        false,
+                    )
                 }
                 None => (Cow::Borrowed(std::slice::from_ref(value)), None, false),
             },
             _ => (Cow::Borrowed(std::slice::from_ref(value)), None, false),
         };
-        Self { records, envelope, is_text }
+        Self {
+            records,
+            envelope,
+            is_text,
+        }
     }
 }
 
@@ -127,10 +138,19 @@ mod tests {
         assert_eq!(p.records.len(), 2);
         let env = p.envelope.unwrap();
         assert_eq!(env.array_field, "entities");
-        assert_eq!(Value::Object(env.fields), json!({"relations": [{"a": 1}], "total": 2}));
+        assert_eq!(
+            Value::Object(env.fields),
+            json!({"relations": [{"a": 1}], "total": 2})
+        );
         let text = json!("a\nb\n");
         let p = Payload::of(&text);
         assert!(p.is_text);
-        assert_eq!(p.records.as_ref(), &[json!({"line": 1, "text": "a"}), json!({"line": 2, "text": "b"})]);
+        assert_eq!(
+            p.records.as_ref(),
+            &[
+                json!({"line": 1, "text": "a"}),
+                json!({"line": 2, "text": "b"})
+            ]
+        );
     }
 }

@@ -100,7 +100,10 @@ pub struct Profile {
 impl Profile {
     /// Profiles the first [`SAMPLE_SIZE`] of `records`.
     pub fn of<'v>(records: impl IntoIterator<Item = &'v Value>) -> Self {
-        let mut profile = Self { all_objects: true, ..Self::default() };
+        let mut profile = Self {
+            all_objects: true,
+            ..Self::default()
+        };
         let mut index: HashMap<String, usize> = HashMap::new();
         for record in records.into_iter().take(SAMPLE_SIZE) {
             profile.sampled += 1;
@@ -114,7 +117,11 @@ impl Profile {
             };
             for (key, value) in map {
                 let i = *index.entry(key.clone()).or_insert_with(|| {
-                    profile.fields.push(FieldStats { name: key.clone(), string_array: true, ..FieldStats::default() });
+                    profile.fields.push(FieldStats {
+                        name: key.clone(),
+                        string_array: true,
+                        ..FieldStats::default()
+                    });
                     profile.fields.len() - 1
                 });
                 let stats = &mut profile.fields[i];

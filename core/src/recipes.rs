@@ -52,7 +52,8 @@ fn safe_example(value: Option<&str>, placeholder: &str) -> String {
         Some(v)
             if !v.is_empty()
                 && v.len() <= 64
-                && v.bytes().all(|b| b.is_ascii_alphanumeric() || b" _-./:@#+".contains(&b)) =>
+                && v.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b" _-./:@#+".contains(&b)) =>
         {
             v.to_owned()
         }
@@ -61,7 +62,14 @@ fn safe_example(value: Option<&str>, placeholder: &str) -> String {
 }
 
 fn recipe(number: u8, description: impl Into<String>, filter: impl Into<String>) -> Recipe {
-    Recipe { number, description: description.into(), filter: filter.into(), slurp: false, raw_output: false, params: Vec::new() }
+    Recipe {
+        number,
+        description: description.into(),
+        filter: filter.into(),
+        slurp: false,
+        raw_output: false,
+        params: Vec::new(),
+    }
 }
 
 impl Recipe {
@@ -85,7 +93,10 @@ impl Recipe {
     pub fn filter_with_literals(&self, values: &[(&str, &str)]) -> String {
         let mut program = self.filter.clone();
         for p in &self.params {
-            let value = values.iter().find(|(n, _)| *n == p.name).map_or(p.example.as_str(), |(_, v)| *v);
+            let value = values
+                .iter()
+                .find(|(n, _)| *n == p.name)
+                .map_or(p.example.as_str(), |(_, v)| *v);
             program = program.replace(&format!("${}", p.name), &Value::from(value).to_string());
         }
         program
@@ -104,13 +115,20 @@ impl Recipe {
     /// The shell command: `tail -n +2 FILE | jq [-r|-s] 'PROGRAM'`.
     pub fn shell_command(&self, file: &str) -> String {
         let program = self.filter_with_literals(&[]).replace('\'', r"'\''");
-        format!("tail -n +2 {} | jq{} '{program}'", shell_quote(file), self.flags())
+        format!(
+            "tail -n +2 {} | jq{} '{program}'",
+            shell_quote(file),
+            self.flags()
+        )
     }
 }
 
 /// Quotes `s` for a POSIX shell when it needs it.
 pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"_-./:@+,=".contains(&b)) {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_-./:@+,=".contains(&b))
+    {
         s.to_owned()
     } else {
         format!("'{}'", s.replace('\'', r"'\''"))
@@ -143,35 +161,84 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
     let tag = safe_example(examples.tag.as_deref(), PLACEHOLDER_TAG);
     let keyword = PLACEHOLDER_KEYWORD.to_owned();
     let mut recipes = vec![
-        recipe(1, "List titles with namespaces", r#"[(.title // ""), (.namespace // "")] | @tsv"#).raw(),
-        recipe(2, "Filter by namespace prefix", r#"select((.namespace // "") | startswith($namespace))"#)
-            .param("namespace", namespace),
-        recipe(3, "Search titles by keyword", r#"select((.title // "") | test($keyword; "i"))"#)
-            .param("keyword", keyword.clone()),
+        recipe(
+            1,
+            "List titles with namespaces",
+            r#"[(.title // ""), (.namespace // "")] | @tsv"#,
+        )
+        .raw(),
+        recipe(
+            2,
+            "Filter by namespace prefix",
+            r#"select((.namespace // "") | startswith($namespace))"#,
+        )
+        .param("namespace", namespace),
+        recipe(
+            3,
+            "Search titles by keyword",
+            r#"select((.title // "") | test($keyword; "i"))"#,
+        )
+        .param("keyword", keyword.clone()),
         recipe(4, "Extract IDs and titles only", "{id, title, namespace}"),
-        recipe(5, "Filter by memory type", "select(.memory_type == $memory_type)").param("memory_type", memory_type),
-        recipe(6, "Count by namespace", "group_by(.namespace) | map({namespace: .[0].namespace, count: length})").slurp(),
-        recipe(7, "Filter by tag", "select(any((.tags // [])[]?; . == $tag))").param("tag", tag),
+        recipe(
+            5,
+            "Filter by memory type",
+            "select(.memory_type == $memory_type)",
+        )
+        .param("memory_type", memory_type),
+        recipe(
+            6,
+            "Count by namespace",
+            "group_by(.namespace) | map({namespace: .[0].namespace, count: length})",
+        )
+        .slurp(),
+        recipe(
+            7,
+            "Filter by tag",
+            "select(any((.tags // [])[]?; . == $tag))",
+        )
+        .param("tag", tag),
         recipe(8, "Sort by created date", "sort_by(.created)").slurp(),
     ];
     match detail {
         Detail::Light => {
-            recipes.push(recipe(9, "List unique namespaces", "map(.namespace // empty) | unique").slurp());
             recipes.push(
-                recipe(10, "Count by memory_type", "group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length})")
-                    .slurp(),
+                recipe(
+                    9,
+                    "List unique namespaces",
+                    "map(.namespace // empty) | unique",
+                )
+                .slurp(),
+            );
+            recipes.push(
+                recipe(
+                    10,
+                    "Count by memory_type",
+                    "group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length})",
+                )
+                .slurp(),
             );
         }
         Detail::Medium | Detail::Full => {
             let (field, description) = if detail == Detail::Medium {
-                (".confidence", "Sort by confidence, highest first (.confidence)")
+                (
+                    ".confidence",
+                    "Sort by confidence, highest first (.confidence)",
+                )
             } else {
-                (".provenance.confidence", "Sort by confidence, highest first (.provenance.confidence)")
+                (
+                    ".provenance.confidence",
+                    "Sort by confidence, highest first (.provenance.confidence)",
+                )
             };
             recipes.push(recipe(9, description, format!("sort_by(-({field} // 0))")).slurp());
             recipes.push(
-                recipe(10, "Full-text search in content (.content)", r#"select((.content // "") | test($keyword; "i"))"#)
-                    .param("keyword", keyword),
+                recipe(
+                    10,
+                    "Full-text search in content (.content)",
+                    r#"select((.content // "") | test($keyword; "i"))"#,
+                )
+                .param("keyword", keyword),
             );
         }
     }
@@ -180,26 +247,36 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
 
 /// jq keywords cannot follow a dot in jq 1.6 (`.and` is a syntax error there).
 const JQ_KEYWORDS: [&str; 19] = [
-    "and", "or", "not", "if", "then", "elif", "else", "end", "as", "def", "reduce", "foreach", "try", "catch", "label",
-    "import", "include", "__loc__", "null",
+    "and", "or", "not", "if", "then", "elif", "else", "end", "as", "def", "reduce", "foreach",
+    "try", "catch", "label", "import", "include", "__loc__", "null",
 ];
 
 /// Whether `.name` parses in every jq (jq 1.6 rejects keywords after a dot: `.and`).
 fn is_plain_identifier(name: &str) -> bool {
-    name.chars().next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    name.chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !JQ_KEYWORDS.contains(&name)
 }
 
 /// `.name`, or `.["name"]` where a plain identifier would not parse.
 fn path(name: &str) -> String {
-    if is_plain_identifier(name) { format!(".{name}") } else { format!(".[{}]", Value::from(name)) }
+    if is_plain_identifier(name) {
+        format!(".{name}")
+    } else {
+        format!(".[{}]", Value::from(name))
+    }
 }
 
 /// Field `name` of the value at `base` (`.[0]`): `.[0].name` or `.[0]["name"]`. jq 1.6 does
 /// not accept `.[0].["name"]`.
 fn path_after(base: &str, name: &str) -> String {
-    if is_plain_identifier(name) { format!("{base}.{name}") } else { format!("{base}[{}]", Value::from(name)) }
+    if is_plain_identifier(name) {
+        format!("{base}.{name}")
+    } else {
+        format!("{base}[{}]", Value::from(name))
+    }
 }
 
 /// An object key in jq construction syntax.
@@ -207,14 +284,46 @@ fn key(name: &str) -> String {
     Value::from(name).to_string()
 }
 
-const LABEL_NAMES: [&str; 13] =
-    ["title", "name", "label", "path", "text", "summary", "description", "message", "content", "key", "id", "uri", "url"];
+const LABEL_NAMES: [&str; 13] = [
+    "title",
+    "name",
+    "label",
+    "path",
+    "text",
+    "summary",
+    "description",
+    "message",
+    "content",
+    "key",
+    "id",
+    "uri",
+    "url",
+];
 const GROUP_NAMES: [&str; 14] = [
-    "namespace", "type", "entityType", "kind", "category", "status", "group", "level", "source", "language",
-    "mimeType", "mime_type", "relationType", "state",
+    "namespace",
+    "type",
+    "entityType",
+    "kind",
+    "category",
+    "status",
+    "group",
+    "level",
+    "source",
+    "language",
+    "mimeType",
+    "mime_type",
+    "relationType",
+    "state",
 ];
 const ID_NAMES: [&str; 5] = ["id", "uri", "key", "name", "path"];
-const DATE_HINTS: [&str; 6] = ["created", "date", "time", "modified", "updated", "timestamp"];
+const DATE_HINTS: [&str; 6] = [
+    "created",
+    "date",
+    "time",
+    "modified",
+    "updated",
+    "timestamp",
+];
 
 /// The roles fields play in raw recipes.
 struct Roles<'p> {
@@ -226,8 +335,16 @@ struct Roles<'p> {
     id: Option<&'p FieldStats>,
 }
 
-fn pick<'p>(profile: &'p Profile, names: &[&str], ok: impl Fn(&FieldStats) -> bool) -> Option<&'p FieldStats> {
-    names.iter().filter_map(|n| profile.field(n)).find(|f| ok(f)).or_else(|| profile.fields.iter().find(|f| ok(f)))
+fn pick<'p>(
+    profile: &'p Profile,
+    names: &[&str],
+    ok: impl Fn(&FieldStats) -> bool,
+) -> Option<&'p FieldStats> {
+    names
+        .iter()
+        .filter_map(|n| profile.field(n))
+        .find(|f| ok(f))
+        .or_else(|| profile.fields.iter().find(|f| ok(f)))
 }
 
 impl<'p> Roles<'p> {
@@ -235,29 +352,57 @@ impl<'p> Roles<'p> {
         let is_string = |f: &FieldStats| f.only("string");
         // A grouping field repeats: at most half as many values as records, and at least two.
         let groups = |f: &FieldStats| {
-            is_string(f) && !f.values_capped && f.values.len() >= 2 && f.values.len() * 2 <= profile.sampled.max(2)
+            is_string(f)
+                && !f.values_capped
+                && f.values.len() >= 2
+                && f.values.len() * 2 <= profile.sampled.max(2)
         };
         let group = GROUP_NAMES
             .iter()
             .filter_map(|n| profile.field(n))
             .find(|f| groups(f))
-            .or_else(|| profile.fields.iter().filter(|f| groups(f)).min_by_key(|f| f.values.len()));
+            .or_else(|| {
+                profile
+                    .fields
+                    .iter()
+                    .filter(|f| groups(f))
+                    .min_by_key(|f| f.values.len())
+            });
         // The label names a record; prefer a field other than the grouping one.
         let not_group = |f: &FieldStats| is_string(f) && group.is_none_or(|g| g.name != f.name);
-        let label = pick(profile, &LABEL_NAMES, not_group).or_else(|| pick(profile, &LABEL_NAMES, is_string));
-        let list = profile.fields.iter().find(|f| f.only("array") && f.string_array);
-        let number = profile.fields.iter().find(|f| f.only("integer") || f.only("number") || numeric(f));
-        let date = profile
+        let label = pick(profile, &LABEL_NAMES, not_group)
+            .or_else(|| pick(profile, &LABEL_NAMES, is_string));
+        let list = profile
             .fields
             .iter()
-            .find(|f| is_string(f) && DATE_HINTS.iter().any(|h| f.name.to_ascii_lowercase().contains(h)));
+            .find(|f| f.only("array") && f.string_array);
+        let number = profile
+            .fields
+            .iter()
+            .find(|f| f.only("integer") || f.only("number") || numeric(f));
+        let date = profile.fields.iter().find(|f| {
+            is_string(f)
+                && DATE_HINTS
+                    .iter()
+                    .any(|h| f.name.to_ascii_lowercase().contains(h))
+        });
         let id = ID_NAMES.iter().filter_map(|n| profile.field(n)).next();
-        Self { label, group, list, number, date, id }
+        Self {
+            label,
+            group,
+            list,
+            number,
+            date,
+            id,
+        }
     }
 }
 
 fn numeric(f: &FieldStats) -> bool {
-    f.present > 0 && f.types.iter().all(|t| matches!(*t, "integer" | "number" | "null"))
+    f.present > 0
+        && f.types
+            .iter()
+            .all(|t| matches!(*t, "integer" | "number" | "null"))
 }
 
 /// The ten recipes for raw records, built from the fields that exist.
@@ -267,24 +412,39 @@ pub fn raw_recipes(profile: &Profile) -> Vec<Recipe> {
     }
     let roles = Roles::of(profile);
     let label = roles.label.or(roles.id).or(profile.fields.first());
-    let Some(label) = label else { return scalar_recipes() };
+    let Some(label) = label else {
+        return scalar_recipes();
+    };
     let text_of = |f: &FieldStats| format!(r#"({} // "" | tostring)"#, path(&f.name));
     let (l, lname) = (text_of(label), label.name.as_str());
     let group = roles.group;
     let mut recipes = Vec::with_capacity(10);
 
     recipes.push(match group {
-        Some(g) => recipe(1, format!("List {lname} with {}", g.name), format!("[{l}, {}] | @tsv", text_of(g))).raw(),
+        Some(g) => recipe(
+            1,
+            format!("List {lname} with {}", g.name),
+            format!("[{l}, {}] | @tsv", text_of(g)),
+        )
+        .raw(),
         None => recipe(1, format!("List {lname}"), l.clone()).raw(),
     });
     let prefix_field = group.unwrap_or(label);
     recipes.push(
-        recipe(2, format!("Filter by {} prefix", prefix_field.name), format!("select({} | startswith($prefix))", text_of(prefix_field)))
-            .param("prefix", safe_example(prefix_field.top_value(), "prefix")),
+        recipe(
+            2,
+            format!("Filter by {} prefix", prefix_field.name),
+            format!("select({} | startswith($prefix))", text_of(prefix_field)),
+        )
+        .param("prefix", safe_example(prefix_field.top_value(), "prefix")),
     );
     recipes.push(
-        recipe(3, format!("Search {lname} by keyword"), format!(r#"select({l} | test($keyword; "i"))"#))
-            .param("keyword", PLACEHOLDER_KEYWORD.to_owned()),
+        recipe(
+            3,
+            format!("Search {lname} by keyword"),
+            format!(r#"select({l} | test($keyword; "i"))"#),
+        )
+        .param("keyword", PLACEHOLDER_KEYWORD.to_owned()),
     );
     let mut keys: Vec<&str> = Vec::new();
     for f in [roles.id, Some(label), group].into_iter().flatten() {
@@ -292,35 +452,79 @@ pub fn raw_recipes(profile: &Profile) -> Vec<Recipe> {
             keys.push(&f.name);
         }
     }
-    let projection = keys.iter().map(|k| format!("{}: {}", key(k), path(k))).collect::<Vec<_>>().join(", ");
-    recipes.push(recipe(4, format!("Extract {} only", keys.join(", ")), format!("{{{projection}}}")));
+    let projection = keys
+        .iter()
+        .map(|k| format!("{}: {}", key(k), path(k)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    recipes.push(recipe(
+        4,
+        format!("Extract {} only", keys.join(", ")),
+        format!("{{{projection}}}"),
+    ));
     let value_field = group.unwrap_or(label);
     recipes.push(
-        recipe(5, format!("Filter by {} value", value_field.name), format!("select({} == $value)", path(&value_field.name)))
-            .param("value", safe_example(value_field.top_value(), "value")),
+        recipe(
+            5,
+            format!("Filter by {} value", value_field.name),
+            format!("select({} == $value)", path(&value_field.name)),
+        )
+        .param("value", safe_example(value_field.top_value(), "value")),
     );
     recipes.push(match group {
         Some(g) => {
             let (p, first) = (path(&g.name), path_after(".[0]", &g.name));
-            recipe(6, format!("Count by {}", g.name), format!("group_by({p}) | map({{{}: {first}, count: length}})", key(&g.name)))
-                .slurp()
+            recipe(
+                6,
+                format!("Count by {}", g.name),
+                format!(
+                    "group_by({p}) | map({{{}: {first}, count: length}})",
+                    key(&g.name)
+                ),
+            )
+            .slurp()
         }
         None => recipe(6, "Count records", "length").slurp(),
     });
     recipes.push(match roles.list {
-        Some(a) => recipe(7, format!("Filter by {} item", a.name), format!("select(any(({} // [])[]?; . == $item))", path(&a.name)))
-            .param("item", safe_example(a.top_item(), "item")),
-        None => recipe(7, "Search all fields by keyword", r#"select(tostring | test($keyword; "i"))"#)
-            .param("keyword", PLACEHOLDER_KEYWORD.to_owned()),
+        Some(a) => recipe(
+            7,
+            format!("Filter by {} item", a.name),
+            format!("select(any(({} // [])[]?; . == $item))", path(&a.name)),
+        )
+        .param("item", safe_example(a.top_item(), "item")),
+        None => recipe(
+            7,
+            "Search all fields by keyword",
+            r#"select(tostring | test($keyword; "i"))"#,
+        )
+        .param("keyword", PLACEHOLDER_KEYWORD.to_owned()),
     });
     let sort_field = roles.date.or(roles.number).unwrap_or(label);
-    recipes.push(recipe(8, format!("Sort by {}", sort_field.name), format!("sort_by({})", path(&sort_field.name))).slurp());
+    recipes.push(
+        recipe(
+            8,
+            format!("Sort by {}", sort_field.name),
+            format!("sort_by({})", path(&sort_field.name)),
+        )
+        .slurp(),
+    );
     recipes.push(match group {
-        Some(g) => recipe(9, format!("List unique {} values", g.name), format!("map({} // empty) | unique", path(&g.name))).slurp(),
+        Some(g) => recipe(
+            9,
+            format!("List unique {} values", g.name),
+            format!("map({} // empty) | unique", path(&g.name)),
+        )
+        .slurp(),
         None => recipe(9, "List field names", "map(keys) | add // [] | unique").slurp(),
     });
     recipes.push(match roles.number {
-        Some(n) => recipe(10, format!("Top 10 by {}, largest first", n.name), format!("sort_by(-({} // 0)) | .[:10]", path(&n.name))).slurp(),
+        Some(n) => recipe(
+            10,
+            format!("Top 10 by {}, largest first", n.name),
+            format!("sort_by(-({} // 0)) | .[:10]", path(&n.name)),
+        )
+        .slurp(),
         None => recipe(10, "First 10 records", ".[:10]").slurp(),
     });
     recipes
@@ -331,11 +535,27 @@ fn scalar_recipes() -> Vec<Recipe> {
     let keyword = || PLACEHOLDER_KEYWORD.to_owned();
     vec![
         recipe(1, "List values as text", "tostring").raw(),
-        recipe(2, "Values starting with a prefix", "select(tostring | startswith($prefix))").param("prefix", "prefix".to_owned()),
-        recipe(3, "Search values by keyword", r#"select(tostring | test($keyword; "i"))"#).param("keyword", keyword()),
+        recipe(
+            2,
+            "Values starting with a prefix",
+            "select(tostring | startswith($prefix))",
+        )
+        .param("prefix", "prefix".to_owned()),
+        recipe(
+            3,
+            "Search values by keyword",
+            r#"select(tostring | test($keyword; "i"))"#,
+        )
+        .param("keyword", keyword()),
         recipe(4, "Values with their types", "{type: type, value: .}"),
-        recipe(5, "Values equal to a string", "select(. == $value)").param("value", "value".to_owned()),
-        recipe(6, "Count by type", "group_by(type) | map({type: (.[0] | type), count: length})").slurp(),
+        recipe(5, "Values equal to a string", "select(. == $value)")
+            .param("value", "value".to_owned()),
+        recipe(
+            6,
+            "Count by type",
+            "group_by(type) | map({type: (.[0] | type), count: length})",
+        )
+        .slurp(),
         recipe(7, "Unique values", "unique").slurp(),
         recipe(8, "Sorted values", "sort").slurp(),
         recipe(9, "Count records", "length").slurp(),
@@ -356,21 +576,36 @@ mod tests {
             assert!(r.iter().all(|r| !r.filter.contains(".score")));
         }
         let medium = mif_recipes(Detail::Medium, &MifExamples::default());
-        assert!(medium[8].filter.contains(".confidence") && !medium[8].filter.contains("provenance"));
+        assert!(
+            medium[8].filter.contains(".confidence") && !medium[8].filter.contains("provenance")
+        );
         let full = mif_recipes(Detail::Full, &MifExamples::default());
         assert!(full[8].filter.contains(".provenance.confidence"));
         let light = mif_recipes(Detail::Light, &MifExamples::default());
-        assert!(light.iter().all(|r| !r.filter.contains("content") && !r.filter.contains("confidence")));
+        assert!(
+            light
+                .iter()
+                .all(|r| !r.filter.contains("content") && !r.filter.contains("confidence"))
+        );
     }
 
     #[test]
     fn shell_commands_quote_and_substitute() {
-        let r = &mif_recipes(Detail::Light, &MifExamples { namespace: Some("it's".into()), ..Default::default() })[1];
+        let r = &mif_recipes(
+            Detail::Light,
+            &MifExamples {
+                namespace: Some("it's".into()),
+                ..Default::default()
+            },
+        )[1];
         assert_eq!(
             r.shell_command("/tmp/a b.jsonl"),
             r#"tail -n +2 '/tmp/a b.jsonl' | jq 'select((.namespace // "") | startswith("_semantic"))'"#
         );
-        assert_eq!(r.filter_with_literals(&[("namespace", "x\"y")]), r#"select((.namespace // "") | startswith("x\"y"))"#);
+        assert_eq!(
+            r.filter_with_literals(&[("namespace", "x\"y")]),
+            r#"select((.namespace // "") | startswith("x\"y"))"#
+        );
     }
 
     #[test]
@@ -385,7 +620,11 @@ mod tests {
         assert_eq!(r.len(), 10);
         for recipe in &r {
             for word in ["title", "namespace", "memory_type", "tags", "content"] {
-                assert!(!recipe.filter.contains(word), "{} mentions {word}", recipe.filter);
+                assert!(
+                    !recipe.filter.contains(word),
+                    "{} mentions {word}",
+                    recipe.filter
+                );
             }
         }
         assert!(r[5].filter.contains(".entityType"));

@@ -14,7 +14,13 @@ fn nullable(ty: &str) -> Value {
 /// The schema of a MIF memory line at `detail` (built once per level, then cloned).
 pub fn mif_schema(detail: Detail) -> Value {
     static SCHEMAS: std::sync::OnceLock<[Value; 3]> = std::sync::OnceLock::new();
-    let schemas = SCHEMAS.get_or_init(|| [build_mif_schema(Detail::Light), build_mif_schema(Detail::Medium), build_mif_schema(Detail::Full)]);
+    let schemas = SCHEMAS.get_or_init(|| {
+        [
+            build_mif_schema(Detail::Light),
+            build_mif_schema(Detail::Medium),
+            build_mif_schema(Detail::Full),
+        ]
+    });
     schemas[detail as usize].clone()
 }
 
@@ -22,14 +28,26 @@ pub fn mif_schema(detail: Detail) -> Value {
 /// fields (`additionalProperties: false`); Full lines may hold any MIF field.
 fn build_mif_schema(detail: Detail) -> Value {
     let mut props = Map::new();
-    props.insert("id".into(), json!({"type": "string", "description": "Memory identifier"}));
+    props.insert(
+        "id".into(),
+        json!({"type": "string", "description": "Memory identifier"}),
+    );
     props.insert("memory_type".into(), nullable("string"));
     props.insert("title".into(), nullable("string"));
     props.insert("namespace".into(), nullable("string"));
-    props.insert("tags".into(), json!({"type": ["array", "null"], "items": {"type": "string"}}));
+    props.insert(
+        "tags".into(),
+        json!({"type": ["array", "null"], "items": {"type": "string"}}),
+    );
     props.insert("status".into(), nullable("string"));
-    props.insert("created".into(), json!({"type": ["string", "null"], "format": "date-time"}));
-    props.insert("modified".into(), json!({"type": ["string", "null"], "format": "date-time"}));
+    props.insert(
+        "created".into(),
+        json!({"type": ["string", "null"], "format": "date-time"}),
+    );
+    props.insert(
+        "modified".into(),
+        json!({"type": ["string", "null"], "format": "date-time"}),
+    );
     if detail != Detail::Light {
         props.insert("content".into(), nullable("string"));
         props.insert("summary".into(), nullable("string"));
@@ -38,7 +56,14 @@ fn build_mif_schema(detail: Detail) -> Value {
         props.insert("confidence".into(), json!({"type": ["number", "null"], "description": "Flattened from provenance.confidence"}));
     }
     if detail == Detail::Full {
-        for name in ["entities", "relationships", "wiki_links", "embedding", "blocks", "citations"] {
+        for name in [
+            "entities",
+            "relationships",
+            "wiki_links",
+            "embedding",
+            "blocks",
+            "citations",
+        ] {
             props.insert(name.into(), json!({"type": ["array", "object", "null"]}));
         }
         props.insert(
@@ -74,7 +99,11 @@ pub fn inferred_schema(profile: &Profile) -> Value {
     let mut required = Vec::new();
     for field in &profile.fields {
         let types: Vec<Value> = field.types.iter().map(|t| Value::from(*t)).collect();
-        let ty = if types.len() == 1 { types[0].clone() } else { Value::Array(types) };
+        let ty = if types.len() == 1 {
+            types[0].clone()
+        } else {
+            Value::Array(types)
+        };
         props.insert(field.name.clone(), json!({"type": ty}));
         if field.present == profile.sampled && !field.types.contains(&"null") {
             required.push(Value::from(field.name.as_str()));

@@ -42,7 +42,12 @@ impl<'a> Counts<'a> {
                 self.list.push((value, 1));
                 return;
             }
-            self.map = self.list.drain(..).enumerate().map(|(i, (text, n))| (text, (n, i))).collect();
+            self.map = self
+                .list
+                .drain(..)
+                .enumerate()
+                .map(|(i, (text, n))| (text, (n, i)))
+                .collect();
         }
         let next = self.map.len();
         self.map.entry(value).or_insert((0, next)).0 += 1;
@@ -51,12 +56,20 @@ impl<'a> Counts<'a> {
     /// The `n` most frequent values, most frequent first.
     pub fn top(&self, n: usize) -> Vec<String> {
         let mut ranked: Vec<(&[u8], (usize, usize))> = if self.map.is_empty() {
-            self.list.iter().enumerate().map(|(i, (text, count))| (*text, (*count, i))).collect()
+            self.list
+                .iter()
+                .enumerate()
+                .map(|(i, (text, count))| (*text, (*count, i)))
+                .collect()
         } else {
             self.map.iter().map(|(text, v)| (*text, *v)).collect()
         };
         ranked.sort_unstable_by(|a, b| b.1.0.cmp(&a.1.0).then(a.1.1.cmp(&b.1.1)));
-        ranked.into_iter().take(n).filter_map(|(text, _)| as_str(text).map(Cow::into_owned)).collect()
+        ranked
+            .into_iter()
+            .take(n)
+            .filter_map(|(text, _)| as_str(text).map(Cow::into_owned))
+            .collect()
     }
 
     fn first(&self) -> Option<String> {
@@ -106,8 +119,15 @@ impl<'a> Tally<'a> {
                 }
             }
         }
-        let examples = MifExamples { namespace: sample_namespaces.first(), memory_type: types.first(), tag: tags.first() };
-        Self { namespaces, examples }
+        let examples = MifExamples {
+            namespace: sample_namespaces.first(),
+            memory_type: types.first(),
+            tag: tags.first(),
+        };
+        Self {
+            namespaces,
+            examples,
+        }
     }
 }
 
@@ -146,7 +166,10 @@ mod tests {
         records.push(json!({"namespace": "né\"q"}));
         let body = Body::of_values(&records);
         let tally = Tally::of(&body);
-        assert_eq!(tally.namespaces.top(6), ["n1", "n3", "n5", "n7", "n9", "n11"]);
+        assert_eq!(
+            tally.namespaces.top(6),
+            ["n1", "n3", "n5", "n7", "n9", "n11"]
+        );
         assert_eq!(tally.namespaces.top(100).len(), 21);
         assert!(tally.namespaces.top(100).contains(&"né\"q".to_owned()));
     }

@@ -24,7 +24,9 @@ impl UlidGenerator {
     pub fn next(&mut self, host: &dyn Host) -> Ulid {
         let now = host.now_millis();
         let next = match self.last {
-            Some(last) if last.timestamp_ms() >= now => last.increment().unwrap_or_else(|| fresh(host, now)),
+            Some(last) if last.timestamp_ms() >= now => {
+                last.increment().unwrap_or_else(|| fresh(host, now))
+            }
             _ => fresh(host, now),
         };
         self.last = Some(next);

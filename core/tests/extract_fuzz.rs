@@ -4,7 +4,10 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use lro_core::{ExtractLimits, ExtractRequest, LineRange, LineUnit, OffloadConfig, Offloader, SearchSpec, StdHost};
+use lro_core::{
+    ExtractLimits, ExtractRequest, LineRange, LineUnit, OffloadConfig, Offloader, SearchSpec,
+    StdHost,
+};
 use proptest::prelude::*;
 use serde_json::{Map, Value};
 

@@ -4,8 +4,8 @@
 use std::path::Path;
 
 use lro_core::{
-    ErrorCode, ExtractLimits, ExtractRequest, LineRange, LineUnit, MemoryHost, OffloadConfig, OffloadRequest,
-    Offloader, SearchSpec, StdHost,
+    ErrorCode, ExtractLimits, ExtractRequest, LineRange, LineUnit, MemoryHost, OffloadConfig,
+    OffloadRequest, Offloader, SearchSpec, StdHost,
 };
 use serde_json::{Value, json};
 
@@ -55,7 +55,12 @@ fn paths_outside_the_output_dir_are_denied() {
     let out = root.path().join("out");
     std::fs::create_dir(&out).unwrap();
     let (lro, file) = setup(&out, ExtractLimits::default());
-    let name = Path::new(&file).file_name().unwrap().to_str().unwrap().to_owned();
+    let name = Path::new(&file)
+        .file_name()
+        .unwrap()
+        .to_str()
+        .unwrap()
+        .to_owned();
     let ok = query(".id");
     assert_eq!(lro.extract(&file, &ok).unwrap().count, 100);
     // The bare file name is taken relative to the output directory.
@@ -65,7 +70,11 @@ fn paths_outside_the_output_dir_are_denied() {
     let elsewhere = root.path().join(&name);
     std::fs::copy(&file, &elsewhere).unwrap();
     let traversal = format!("{}/../{name}", out.display());
-    assert_eq!(code(&lro, &traversal, &ok), ErrorCode::PathDenied, "traversal");
+    assert_eq!(
+        code(&lro, &traversal, &ok),
+        ErrorCode::PathDenied,
+        "traversal"
+    );
     assert_eq!(
         code(&lro, &format!("../{name}"), &ok),
         ErrorCode::PathDenied,
@@ -76,7 +85,11 @@ fn paths_outside_the_output_dir_are_denied() {
         ErrorCode::PathDenied,
         "absolute elsewhere"
     );
-    assert_eq!(code(&lro, "/etc/passwd", &ok), ErrorCode::PathDenied, "system file");
+    assert_eq!(
+        code(&lro, "/etc/passwd", &ok),
+        ErrorCode::PathDenied,
+        "system file"
+    );
 
     // A symlink inside the directory, named like an offload file, pointing out.
     let link = out.join(name.replace("recall", "linked"));
@@ -116,7 +129,10 @@ fn paths_outside_the_output_dir_are_denied() {
 
     // Missing offload files inside the directory are `not_found`; the empty path is an argument error.
     let missing = out.join(name.replace("recall", "gone"));
-    assert_eq!(code(&lro, missing.to_str().unwrap(), &ok), ErrorCode::NotFound);
+    assert_eq!(
+        code(&lro, missing.to_str().unwrap(), &ok),
+        ErrorCode::NotFound
+    );
     assert_eq!(code(&lro, "", &ok), ErrorCode::InvalidArgument);
 }
 
@@ -127,7 +143,10 @@ fn arguments_are_checked() {
     let req = |v: Value| -> ExtractRequest { serde_json::from_value(v).unwrap() };
     let cases = [
         (req(json!({})), ErrorCode::InvalidArgument),
-        (req(json!({"recipe": 1, "query": "."})), ErrorCode::InvalidArgument),
+        (
+            req(json!({"recipe": 1, "query": "."})),
+            ErrorCode::InvalidArgument,
+        ),
         (req(json!({"recipe": 11})), ErrorCode::InvalidArgument),
         (req(json!({"recipe": 0})), ErrorCode::InvalidArgument),
         (
@@ -155,15 +174,23 @@ fn arguments_are_checked() {
             ErrorCode::InvalidArgument,
         ),
         (req(json!({"query": ".[) |"})), ErrorCode::InvalidQuery),
-        (req(json!({"query": "nosuchfilter"})), ErrorCode::InvalidQuery),
+        (
+            req(json!({"query": "nosuchfilter"})),
+            ErrorCode::InvalidQuery,
+        ),
         (req(json!({"query": "$undefined"})), ErrorCode::InvalidQuery),
         (req(json!({"query": "env"})), ErrorCode::InvalidQuery),
         (req(json!({"query": "$ENV"})), ErrorCode::InvalidQuery),
         (req(json!({"query": "now"})), ErrorCode::InvalidQuery),
         (req(json!({"query": "input"})), ErrorCode::InvalidQuery),
-        (req(json!({"query": "import \"a\" as a; ."})), ErrorCode::InvalidQuery),
         (
-            req(json!({"query": "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((."})),
+            req(json!({"query": "import \"a\" as a; ."})),
+            ErrorCode::InvalidQuery,
+        ),
+        (
+            req(
+                json!({"query": "((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((."}),
+            ),
             ErrorCode::InvalidQuery,
         ),
         (
@@ -171,10 +198,15 @@ fn arguments_are_checked() {
             ErrorCode::QueryFailed,
         ),
         (req(json!({"query": ".title + 1"})), ErrorCode::QueryFailed),
-        (req(json!({"query": "def f: 1 + f; f"})), ErrorCode::QueryFailed),
+        (
+            req(json!({"query": "def f: 1 + f; f"})),
+            ErrorCode::QueryFailed,
+        ),
     ];
     for (request, expected) in cases {
-        let err = lro.extract(&file, &request).expect_err(&format!("{request:?}"));
+        let err = lro
+            .extract(&file, &request)
+            .expect_err(&format!("{request:?}"));
         assert_eq!(err.code(), expected, "{request:?}: {err}");
     }
     assert!(
@@ -206,13 +238,20 @@ fn lines_and_search() {
         lines: Some(LineRange { start, end, unit }),
         ..Default::default()
     };
-    let r = lro.extract(&file, &lines(3, Some(5), LineUnit::Records)).unwrap();
+    let r = lro
+        .extract(&file, &lines(3, Some(5), LineUnit::Records))
+        .unwrap();
     assert_eq!(
-        r.results.iter().map(|v| v["id"].clone()).collect::<Vec<_>>(),
+        r.results
+            .iter()
+            .map(|v| v["id"].clone())
+            .collect::<Vec<_>>(),
         vec![json!("m3"), json!("m4")]
     );
     assert!(!r.truncated);
-    let r = lro.extract(&file, &lines(0, Some(12), LineUnit::Chars)).unwrap();
+    let r = lro
+        .extract(&file, &lines(0, Some(12), LineUnit::Chars))
+        .unwrap();
     assert_eq!(r.results, vec![json!("{\"id\":\"m0\",\"")]);
     let search = |pattern: &str, ignore_case, max_results| ExtractRequest {
         search: Some(SearchSpec {
@@ -222,13 +261,27 @@ fn lines_and_search() {
         }),
         ..Default::default()
     };
-    let r = lro.extract(&file, &search(r#""id":"m9\d""#, false, None)).unwrap();
+    let r = lro
+        .extract(&file, &search(r#""id":"m9\d""#, false, None))
+        .unwrap();
     assert_eq!(r.count, 10);
     assert_eq!(r.results[0]["index"], json!(90));
     assert_eq!(r.results[0]["line"], json!(92));
-    assert_eq!(lro.extract(&file, &search("CACHING", false, None)).unwrap().count, 0);
-    assert_eq!(lro.extract(&file, &search("CACHING", true, None)).unwrap().count, 100);
-    let r = lro.extract(&file, &search("caching", false, Some(5))).unwrap();
+    assert_eq!(
+        lro.extract(&file, &search("CACHING", false, None))
+            .unwrap()
+            .count,
+        0
+    );
+    assert_eq!(
+        lro.extract(&file, &search("CACHING", true, None))
+            .unwrap()
+            .count,
+        100
+    );
+    let r = lro
+        .extract(&file, &search("caching", false, Some(5)))
+        .unwrap();
     assert_eq!(
         (r.count, r.truncated, r.limit.as_deref()),
         (5, true, Some("max_results (5)"))
@@ -275,7 +328,10 @@ fn each_limit_cuts_the_result_and_says_so() {
             },
         )
         .unwrap();
-    assert!(r.truncated && r.count == 0, "one output too large for the limit");
+    assert!(
+        r.truncated && r.count == 0,
+        "one output too large for the limit"
+    );
 
     let (_d, lro, file) = limited(ExtractLimits {
         max_read_bytes: 2000,
@@ -324,6 +380,9 @@ fn time_is_read_through_the_host() {
         .file_path
         .clone();
     let r = lro.extract(&file, &query(".id")).unwrap();
-    assert!(r.truncated, "a zero timeout on a stopped clock has already passed");
+    assert!(
+        r.truncated,
+        "a zero timeout on a stopped clock has already passed"
+    );
     assert_eq!(r.limit.as_deref(), Some("timeout_ms (0 ms)"));
 }

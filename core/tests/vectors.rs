@@ -7,7 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use lro_core::{
-    ErrorCode, LroError, OffloadConfig, OffloadRequest, Offloader, Outcome, StdHost, ToolCallContext,
+    ErrorCode, LroError, OffloadConfig, OffloadRequest, Offloader, Outcome, StdHost,
+    ToolCallContext,
 };
 use serde_json::{Map, Value, json};
 
@@ -39,7 +40,8 @@ fn normalise(value: &Value, dir: &str) -> Value {
 fn normalise_str(s: &str, dir: &str) -> String {
     let s = s.replace(dir, "{dir}");
     // ULIDs: 26 Crockford base32 characters (no I, L, O, U), not part of a longer run.
-    let is_ulid_char = |c: u8| c.is_ascii_digit() || (c.is_ascii_uppercase() && !b"ILOU".contains(&c));
+    let is_ulid_char =
+        |c: u8| c.is_ascii_digit() || (c.is_ascii_uppercase() && !b"ILOU".contains(&c));
     let bytes = s.as_bytes();
     let mut out = String::with_capacity(s.len());
     let mut i = 0;
@@ -84,58 +86,99 @@ fn run(vector: &Value, dir: &str) -> Result<Run, LroError> {
     let call = vector["call"].as_str().unwrap();
     let input = &vector["input"];
     let mut config_json = vector["config"].clone();
-    let output_dir = config_json.get("output_dir").and_then(Value::as_str).map_or(dir.to_owned(), |d| d.replace("{dir}", dir));
+    let output_dir = config_json
+        .get("output_dir")
+        .and_then(Value::as_str)
+        .map_or(dir.to_owned(), |d| d.replace("{dir}", dir));
     config_json["output_dir"] = json!(output_dir);
     let request = || OffloadRequest::from_json(&vector["request"]);
     let file_of = |outcome: &Outcome| outcome.offloaded().map(|r| r.file_path.clone());
     match call {
         "config_toml" => {
             let config = OffloadConfig::from_toml_str(input.as_str().unwrap())?;
-            Ok(Run { outcome: serde_json::to_value(config).unwrap(), file: None })
+            Ok(Run {
+                outcome: serde_json::to_value(config).unwrap(),
+                file: None,
+            })
         }
         "config_env" => {
             let mut config = OffloadConfig::default();
-            let vars: Vec<(String, String)> =
-                input.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned())).collect();
+            let vars: Vec<(String, String)> = input
+                .as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| (k.clone(), v.as_str().unwrap().to_owned()))
+                .collect();
             config.apply_env(vars)?;
-            Ok(Run { outcome: serde_json::to_value(config).unwrap(), file: None })
+            Ok(Run {
+                outcome: serde_json::to_value(config).unwrap(),
+                file: None,
+            })
         }
         _ => {
             let lro = offloader(OffloadConfig::from_json(&config_json)?)?;
             match call {
                 "offload" => {
                     let outcome = lro.offload(input, &request()?)?;
-                    Ok(Run { file: file_of(&outcome), outcome: outcome.to_value() })
+                    Ok(Run {
+                        file: file_of(&outcome),
+                        outcome: outcome.to_value(),
+                    })
                 }
                 "offload_json" => {
-                    let outcome = lro.offload_json(input.as_str().unwrap().as_bytes(), &request()?)?;
-                    Ok(Run { file: file_of(&outcome), outcome: outcome.to_value() })
+                    let outcome =
+                        lro.offload_json(input.as_str().unwrap().as_bytes(), &request()?)?;
+                    Ok(Run {
+                        file: file_of(&outcome),
+                        outcome: outcome.to_value(),
+                    })
                 }
                 "offload_lines" => {
                     let lines = lro_core::jsonl::Body::of_values(input.as_array().unwrap());
                     let outcome = lro.offload_lines(lines, &request()?)?;
-                    Ok(Run { file: file_of(&outcome), outcome: outcome.to_value() })
+                    Ok(Run {
+                        file: file_of(&outcome),
+                        outcome: outcome.to_value(),
+                    })
                 }
                 "offload_inject" => {
-                    let outcome =
-                        lro.offload_inject(input["formatted"].as_str().unwrap(), &input["pre_budget"], &request()?)?;
-                    Ok(Run { file: file_of(&outcome), outcome: outcome.to_value() })
+                    let outcome = lro.offload_inject(
+                        input["formatted"].as_str().unwrap(),
+                        &input["pre_budget"],
+                        &request()?,
+                    )?;
+                    Ok(Run {
+                        file: file_of(&outcome),
+                        outcome: outcome.to_value(),
+                    })
                 }
                 "intercept" => {
                     let context = ToolCallContext::from_json(&input["context"])?;
                     let intercepted = lro.intercept_tool_result(&input["result"], &context)?;
                     let file = intercepted.response.as_ref().map(|r| r.file_path.clone());
-                    Ok(Run { outcome: serde_json::to_value(intercepted).unwrap(), file })
+                    Ok(Run {
+                        outcome: serde_json::to_value(intercepted).unwrap(),
+                        file,
+                    })
                 }
-                "cleanup" => Ok(Run { outcome: serde_json::to_value(lro.cleanup()?).unwrap(), file: None }),
+                "cleanup" => Ok(Run {
+                    outcome: serde_json::to_value(lro.cleanup()?).unwrap(),
+                    file: None,
+                }),
                 "extract" => {
                     let outcome = lro.offload(input, &request()?)?;
                     let written = file_of(&outcome).expect("extract vectors must offload");
-                    let path = vector.get("extract_path").and_then(Value::as_str).map_or(written, |p| p.replace("{dir}", dir));
+                    let path = vector
+                        .get("extract_path")
+                        .and_then(Value::as_str)
+                        .map_or(written, |p| p.replace("{dir}", dir));
                     let extract_request: lro_core::ExtractRequest =
                         lro_core::offload::from_json_value(&vector["extract"], "extract request")?;
                     let response = lro.extract(&path, &extract_request)?;
-                    Ok(Run { outcome: serde_json::to_value(response).unwrap(), file: None })
+                    Ok(Run {
+                        outcome: serde_json::to_value(response).unwrap(),
+                        file: None,
+                    })
                 }
                 other => panic!("unknown call {other}"),
             }
@@ -161,17 +204,26 @@ fn produce(vector: &Value) -> Result<Map<String, Value>, String> {
         Ok(run) => {
             produced.insert("outcome".into(), normalise(&run.outcome, &dir_str));
             if let Some(file) = run.file {
-                let body = fs::read_to_string(&file).map_err(|e| format!("cannot read {file}: {e}"))?;
+                let body =
+                    fs::read_to_string(&file).map_err(|e| format!("cannot read {file}: {e}"))?;
                 let lines: Vec<Value> = body
                     .lines()
                     .enumerate()
-                    .map(|(i, l)| json!(if i == 0 { normalise_header(l) } else { l.to_owned() }))
+                    .map(|(i, l)| {
+                        json!(if i == 0 {
+                            normalise_header(l)
+                        } else {
+                            l.to_owned()
+                        })
+                    })
                     .collect();
                 produced.insert("jsonl".into(), Value::Array(lines));
             }
             if vector["call"] == "cleanup" {
-                let mut names: Vec<String> =
-                    fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+                let mut names: Vec<String> = fs::read_dir(&dir)
+                    .unwrap()
+                    .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                    .collect();
                 names.sort();
                 produced.insert("remaining".into(), json!(names));
             }
@@ -222,7 +274,10 @@ fn check(path: &Path, bless: bool) -> Result<(), String> {
         for key in ["error", "remaining"] {
             if let Some(required) = expect.get(key) {
                 if produced.get(key) != Some(required) {
-                    return Err(format!("{key}: required {required}, produced {:?}", produced.get(key)));
+                    return Err(format!(
+                        "{key}: required {required}, produced {:?}",
+                        produced.get(key)
+                    ));
                 }
             }
         }
@@ -230,7 +285,9 @@ fn check(path: &Path, bless: bool) -> Result<(), String> {
         fs::write(path, serde_json::to_string_pretty(&vector).unwrap() + "\n").unwrap();
         return Ok(());
     }
-    let Value::Object(expect) = expect else { return Err("no expect".into()) };
+    let Value::Object(expect) = expect else {
+        return Err("no expect".into());
+    };
     if expect.is_empty() {
         return Err("vector has no expectations (bless it)".into());
     }
@@ -259,15 +316,32 @@ fn conformance_vectors() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .filter(|p| std::env::var("LRO_VECTOR").is_ok_and(|only| p.to_string_lossy().contains(&only)) || std::env::var_os("LRO_VECTOR").is_none())
+        .filter(|p| {
+            std::env::var("LRO_VECTOR").is_ok_and(|only| p.to_string_lossy().contains(&only))
+                || std::env::var_os("LRO_VECTOR").is_none()
+        })
         .collect();
     paths.sort();
-    assert!(paths.len() >= 30 || std::env::var_os("LRO_VECTOR").is_some(), "expected at least 30 vectors, found {}", paths.len());
+    assert!(
+        paths.len() >= 30 || std::env::var_os("LRO_VECTOR").is_some(),
+        "expected at least 30 vectors, found {}",
+        paths.len()
+    );
     let failures: Vec<String> = paths
         .iter()
-        .filter_map(|p| check(p, bless).err().map(|e| format!("{}: {e}", p.file_name().unwrap().to_string_lossy())))
+        .filter_map(|p| {
+            check(p, bless)
+                .err()
+                .map(|e| format!("{}: {e}", p.file_name().unwrap().to_string_lossy()))
+        })
         .collect();
-    assert!(failures.is_empty(), "{} of {} vectors failed:\n{}", failures.len(), paths.len(), failures.join("\n\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {} vectors failed:\n{}",
+        failures.len(),
+        paths.len(),
+        failures.join("\n\n")
+    );
 }
 
 #[test]

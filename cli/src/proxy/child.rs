@@ -65,7 +65,7 @@ impl ChildUpstream {
                 let mut line = Vec::new();
                 match lines.read_until(b'\n', &mut line) {
                     Ok(0) => break,
-                    Ok(_) => router.from_server(line),
+                    Ok(_) => router.on_server_message(line),
                     Err(err) => {
                         eprintln!("lro proxy: cannot read from the MCP server: {err}");
                         break;

@@ -198,9 +198,9 @@ impl Inner {
         match status {
             202 | 204 => {}
             200..=299 if event_stream => {
-                if let Err(err) =
-                    sse::read_events(BufReader::new(body), |data| self.router.from_server(data))
-                {
+                if let Err(err) = sse::read_events(BufReader::new(body), |data| {
+                    self.router.on_server_message(data)
+                }) {
                     eprintln!("lro proxy: the MCP server's event stream broke: {err}");
                 }
             }
@@ -212,7 +212,7 @@ impl Inner {
                 let text = read_all(body.take(64 * 1024)).unwrap_or_default();
                 // A JSON-RPC error for the request is the best answer there is.
                 if Peek::parse(&text).is_some_and(|p| matches!(p.kind(), Kind::Response(_))) {
-                    self.router.from_server(text);
+                    self.router.on_server_message(text);
                 } else {
                     let detail = if status == 404 {
                         " (the session has expired)".to_owned()
@@ -243,12 +243,12 @@ impl Inner {
             if let Ok(batch) = serde_json::from_slice::<Vec<Value>>(&bytes) {
                 for message in batch {
                     self.router
-                        .from_server(serde_json::to_vec(&message).unwrap_or_default());
+                        .on_server_message(serde_json::to_vec(&message).unwrap_or_default());
                 }
                 return;
             }
         }
-        self.router.from_server(bytes);
+        self.router.on_server_message(bytes);
     }
 
     fn fail(&self, request: Option<&IdKey>, reason: &str) {
@@ -270,7 +270,7 @@ impl Inner {
                 Ok(response) if response.status().as_u16() == 200 && is_event_stream(&response) => {
                     let opened = std::time::Instant::now();
                     let body = BufReader::new(response.into_body().into_reader());
-                    let _ = sse::read_events(body, |data| self.router.from_server(data));
+                    let _ = sse::read_events(body, |data| self.router.on_server_message(data));
                     // A stream that stays open a while was worth it; one closed at once counts as a failure.
                     failures = if opened.elapsed() > Duration::from_secs(10) {
                         0

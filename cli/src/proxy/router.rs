@@ -167,7 +167,7 @@ impl Router {
     }
 
     /// Handles one message from the server.
-    pub fn from_server(&self, line: Vec<u8>) {
+    pub fn on_server_message(&self, line: Vec<u8>) {
         let line_ref = jsonrpc::trim_line(&line);
         if line_ref.iter().all(u8::is_ascii_whitespace) {
             return;

@@ -134,7 +134,11 @@ fn number(n: &Num) -> Value {
         // Big integers and decimal literals: through their text, as jq 1.6 would (a double).
         other => match serde_json::from_str::<Value>(&other.to_string()) {
             Ok(Value::Number(n)) => n.as_f64().map_or(Value::Number(n.clone()), |f| {
-                if n.is_f64() { float(f) } else { Value::Number(n) }
+                if n.is_f64() {
+                    float(f)
+                } else {
+                    Value::Number(n)
+                }
             }),
             _ => Value::Null,
         },
@@ -152,14 +156,21 @@ pub(crate) fn to_value(val: &Val) -> Result<Value, String> {
 
 fn convert(val: &Val, depth: usize) -> Result<Value, String> {
     if depth > MAX_OUTPUT_DEPTH {
-        return Err(format!("output value nested more than {MAX_OUTPUT_DEPTH} levels deep"));
+        return Err(format!(
+            "output value nested more than {MAX_OUTPUT_DEPTH} levels deep"
+        ));
     }
     Ok(match val {
         Val::Null => Value::Null,
         Val::Bool(b) => Value::Bool(*b),
         Val::Num(n) => number(n),
         Val::TStr(s) | Val::BStr(s) => Value::String(text(s)),
-        Val::Arr(items) => Value::Array(items.iter().map(|v| convert(v, depth + 1)).collect::<Result<_, _>>()?),
+        Val::Arr(items) => Value::Array(
+            items
+                .iter()
+                .map(|v| convert(v, depth + 1))
+                .collect::<Result<_, _>>()?,
+        ),
         Val::Obj(entries) => {
             let mut map = Map::with_capacity(entries.len());
             for (k, v) in entries.iter() {
@@ -181,7 +192,10 @@ mod tests {
 
     #[test]
     fn numbers_print_as_jq_prints_them() {
-        let v = parse_val(br#"{"a": 1.0, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890}"#).unwrap();
+        let v = parse_val(
+            br#"{"a": 1.0, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890}"#,
+        )
+        .unwrap();
         assert_eq!(
             to_value(&v).unwrap(),
             json!({"a": 1, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890u64})
@@ -190,14 +204,20 @@ mod tests {
         assert_eq!(float(f64::INFINITY), json!(f64::MAX));
         assert_eq!(float(1e300), json!(1e300));
         assert!(matches!(parse_val(b"3.0").unwrap(), Val::Num(Num::Int(3))));
-        assert!(matches!(parse_val(b"3.5").unwrap(), Val::Num(Num::Float(_))));
+        assert!(matches!(
+            parse_val(b"3.5").unwrap(),
+            Val::Num(Num::Float(_))
+        ));
         assert!(parse_val(b"1 2").is_err());
     }
 
     #[test]
     fn deep_values_are_refused_not_overflowed() {
         let deep = "[".repeat(200) + &"]".repeat(200);
-        assert!(parse_val(deep.as_bytes()).is_err(), "serde_json stops at 128");
+        assert!(
+            parse_val(deep.as_bytes()).is_err(),
+            "serde_json stops at 128"
+        );
         assert_eq!(nesting_depth(deep.as_bytes()), 200);
         assert_eq!(nesting_depth(br#"[{"a": "[[[\"[["}]"#), 2);
     }

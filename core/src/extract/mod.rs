@@ -170,7 +170,9 @@ impl ExtractRequest {
                 ),
             ));
         }
-        if self.params.as_ref().is_some_and(|p| !p.is_empty()) && matches!(verbs[0], Verb::Lines(_) | Verb::Search(_)) {
+        if self.params.as_ref().is_some_and(|p| !p.is_empty())
+            && matches!(verbs[0], Verb::Lines(_) | Verb::Search(_))
+        {
             return Err(LroError::new(
                 ErrorCode::InvalidArgument,
                 "params apply to recipe and query only",
@@ -190,7 +192,12 @@ impl<H: Host> Offloader<H> {
     /// an offload file), `not_found`, `invalid_input` (a record line is not JSON), `io_error`.
     pub fn extract(&self, file_path: &str, request: &ExtractRequest) -> Result<ExtractResponse> {
         let verb = request.verb()?;
-        let path = safety::resolve_offload_file(&self.host, &self.output_dir(), &self.config.file_prefix, file_path)?;
+        let path = safety::resolve_offload_file(
+            &self.host,
+            &self.output_dir(),
+            &self.config.file_prefix,
+            file_path,
+        )?;
         let deadline = budget::Deadline::new(&self.host, self.config.extract.timeout_ms);
         let mut budget = budget::Budget::new(&self.config.extract, &deadline);
         let reader = self
@@ -199,8 +206,12 @@ impl<H: Host> Offloader<H> {
             .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         match verb {
-            Verb::Recipe(number) => run::recipe(&mut lines, &mut budget, number, request.params.as_ref())?,
-            Verb::Query(filter) => run::query(&mut lines, &mut budget, filter, request.params.as_ref())?,
+            Verb::Recipe(number) => {
+                run::recipe(&mut lines, &mut budget, number, request.params.as_ref())?
+            }
+            Verb::Query(filter) => {
+                run::query(&mut lines, &mut budget, filter, request.params.as_ref())?
+            }
             Verb::Lines(range) => lines::read_range(&mut lines, &mut budget, range)?,
             Verb::Search(spec) => search::search(&mut lines, &mut budget, spec)?,
         }

@@ -74,7 +74,9 @@ impl<'h> LineReader<'h> {
 
     /// Skips the header (line 1). Returns it, if there was one.
     pub(crate) fn header(&mut self) -> Result<Option<String>> {
-        Ok(self.next_line()?.map(|l| String::from_utf8_lossy(l).into_owned()))
+        Ok(self
+            .next_line()?
+            .map(|l| String::from_utf8_lossy(l).into_owned()))
     }
 
     /// Bytes read so far.
@@ -117,7 +119,10 @@ mod tests {
             lines(b"a\nbb\r\nc", 100),
             (vec!["a".into(), "bb".into(), "c".into()], false)
         );
-        assert_eq!(lines(b"a\nbb\nc\n", 5), (vec!["a".into(), "bb".into()], true));
+        assert_eq!(
+            lines(b"a\nbb\nc\n", 5),
+            (vec!["a".into(), "bb".into()], true)
+        );
         assert_eq!(lines(b"a\nbb\n", 5), (vec!["a".into(), "bb".into()], false));
         assert_eq!(lines(b"a\nbbbbbb\n", 4), (vec!["a".into()], true));
         assert_eq!(lines(b"", 0), (vec![], false));

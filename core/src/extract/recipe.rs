@@ -29,7 +29,10 @@ pub(crate) fn kind_of_header(header: Option<&str>) -> Result<RecordKind> {
     RecordKind::from_detail_name(&header.detail).ok_or_else(|| {
         LroError::new(
             ErrorCode::InvalidInput,
-            format!("unknown detail level {:?} in the file header", header.detail),
+            format!(
+                "unknown detail level {:?} in the file header",
+                header.detail
+            ),
         )
     })
 }
@@ -38,7 +41,10 @@ pub(crate) fn kind_of_header(header: Option<&str>) -> Result<RecordKind> {
 /// [`SAMPLE_SIZE`] are looked at).
 pub(crate) fn recipes_for(kind: RecordKind, sample: &[Value]) -> Vec<Recipe> {
     match kind {
-        RecordKind::Mif(detail) => mif_recipes(detail, &MifExamples::from_records(crate::offload::sample(sample))),
+        RecordKind::Mif(detail) => mif_recipes(
+            detail,
+            &MifExamples::from_records(crate::offload::sample(sample)),
+        ),
         RecordKind::Raw => raw_recipes(&Profile::of(sample.iter().take(SAMPLE_SIZE))),
     }
 }
@@ -46,12 +52,15 @@ pub(crate) fn recipes_for(kind: RecordKind, sample: &[Value]) -> Vec<Recipe> {
 /// Recipe `number` of `recipes`, or `invalid_argument`.
 pub(crate) fn pick(recipes: Vec<Recipe>, number: u8) -> Result<Recipe> {
     let count = recipes.len();
-    recipes.into_iter().find(|r| r.number == number).ok_or_else(|| {
-        LroError::new(
-            ErrorCode::InvalidArgument,
-            format!("unknown recipe {number}: recipes are numbered 1 to {count}"),
-        )
-    })
+    recipes
+        .into_iter()
+        .find(|r| r.number == number)
+        .ok_or_else(|| {
+            LroError::new(
+                ErrorCode::InvalidArgument,
+                format!("unknown recipe {number}: recipes are numbered 1 to {count}"),
+            )
+        })
 }
 
 /// Checks a number before any file is read, so a typo fails fast.
@@ -67,8 +76,18 @@ pub(crate) fn check_number(number: u8) -> Result<()> {
 }
 
 /// The values of the recipe's parameters, in the order of `recipe.params`.
-pub(crate) fn bind_params(recipe: &Recipe, params: Option<&Map<String, Value>>) -> Result<Vec<(String, Value)>> {
-    let names = || recipe.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ");
+pub(crate) fn bind_params(
+    recipe: &Recipe,
+    params: Option<&Map<String, Value>>,
+) -> Result<Vec<(String, Value)>> {
+    let names = || {
+        recipe
+            .params
+            .iter()
+            .map(|p| p.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if let Some(params) = params {
         if let Some(unknown) = params
             .keys()

@@ -47,7 +47,9 @@ pub(crate) fn recipe(
     let mut sample = Vec::new();
     while sample.len() < SAMPLE_SIZE {
         let number = lines.line_number() + 1;
-        let Some(line) = lines.next_line()? else { break };
+        let Some(line) = lines.next_line()? else {
+            break;
+        };
         if is_blank(line) {
             continue;
         }
@@ -59,7 +61,10 @@ pub(crate) fn recipe(
     let bound = recipe::bind_params(&recipe, params)?;
     let names: Vec<&str> = bound.iter().map(|(n, _)| n.as_str()).collect();
     let program = Program::compile(&recipe.filter, &names)?;
-    let vars = bound.iter().map(|(_, v)| value_to_val(v)).collect::<Result<Vec<_>>>()?;
+    let vars = bound
+        .iter()
+        .map(|(_, v)| value_to_val(v))
+        .collect::<Result<Vec<_>>>()?;
     execute(lines, budget, &program, &vars, recipe.slurp, pending)
 }
 
@@ -80,14 +85,22 @@ pub(crate) fn query(
     }
     let names: Vec<&str> = params.keys().map(String::as_str).collect();
     let program = Program::compile(filter, &names)?;
-    let vars = params.values().map(value_to_val).collect::<Result<Vec<_>>>()?;
+    let vars = params
+        .values()
+        .map(value_to_val)
+        .collect::<Result<Vec<_>>>()?;
     lines.header()?;
     execute(lines, budget, &program, &vars, false, Vec::new())
 }
 
 fn value_to_val(value: &Value) -> Result<Val> {
     let text = serde_json::to_vec(value).unwrap_or_default();
-    parse_val(&text).map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("parameter value {value}: {e}")))
+    parse_val(&text).map_err(|e| {
+        LroError::new(
+            ErrorCode::InvalidArgument,
+            format!("parameter value {value}: {e}"),
+        )
+    })
 }
 
 /// Feeds the records (the pending ones first) to `program`.
@@ -119,17 +132,28 @@ fn execute(
     if slurp {
         let mut records = Vec::new();
         while budget.in_time() {
-            let Some((_, record)) = next(lines)? else { break };
+            let Some((_, record)) = next(lines)? else {
+                break;
+            };
             records.push(record);
         }
         if budget.is_cut() {
             return Ok(());
         }
-        run_one(program, Val::Arr(records.into()), vars, &guard, budget, None)?;
+        run_one(
+            program,
+            Val::Arr(records.into()),
+            vars,
+            &guard,
+            budget,
+            None,
+        )?;
         return Ok(());
     }
     while budget.in_time() {
-        let Some((number, record)) = next(lines)? else { break };
+        let Some((number, record)) = next(lines)? else {
+            break;
+        };
         if run_one(program, record, vars, &guard, budget, Some(number))? == Flow::Stop {
             break;
         }
@@ -161,8 +185,15 @@ fn run_one(
         }
     };
     // jaq is not expected to panic, but an agent's filter must never take the host down.
-    let outcome = catch_unwind(AssertUnwindSafe(|| program.run(input, vars, guard, &mut emit)))
-        .unwrap_or_else(|panic| Err(RunError(format!("the jq engine failed: {}", panic_text(&panic)))));
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        program.run(input, vars, guard, &mut emit)
+    }))
+    .unwrap_or_else(|panic| {
+        Err(RunError(format!(
+            "the jq engine failed: {}",
+            panic_text(&panic)
+        )))
+    });
     if let Some(e) = convert_error {
         return Err(LroError::new(
             ErrorCode::QueryFailed,

@@ -22,7 +22,10 @@ use crate::files::parse_offload_file_name;
 use crate::host::{EntryKind, Host};
 
 fn denied(file_path: &str, why: &str) -> LroError {
-    LroError::new(ErrorCode::PathDenied, format!("{file_path:?} cannot be read: {why}"))
+    LroError::new(
+        ErrorCode::PathDenied,
+        format!("{file_path:?} cannot be read: {why}"),
+    )
 }
 
 fn is_offload_name(path: &Path, prefix: &str) -> bool {
@@ -40,13 +43,19 @@ pub fn resolve_offload_file<H: Host + ?Sized>(
     file_path: &str,
 ) -> Result<PathBuf> {
     if file_path.is_empty() {
-        return Err(LroError::new(ErrorCode::InvalidArgument, "file_path is empty"));
+        return Err(LroError::new(
+            ErrorCode::InvalidArgument,
+            "file_path is empty",
+        ));
     }
     if file_path.contains('\0') {
         return Err(denied(file_path, "the path contains a NUL character"));
     }
     let given = Path::new(file_path);
-    if given.components().any(|c| matches!(c, Component::ParentDir)) {
+    if given
+        .components()
+        .any(|c| matches!(c, Component::ParentDir))
+    {
         return Err(denied(file_path, "paths with '..' are not accepted"));
     }
     let given = if given.is_absolute() {
@@ -60,10 +69,13 @@ pub fn resolve_offload_file<H: Host + ?Sized>(
             &format!("not an offload file (expected {prefix}-OPERATION-ULID.jsonl)"),
         ));
     }
-    let dir = host
-        .canonicalize(output_dir)
-        .map_err(|e| LroError::from_io(&e, &format!("output directory {}", output_dir.display())))?;
-    let inside = |p: &Path| p.parent().is_some_and(|parent| parent == output_dir || parent == dir);
+    let dir = host.canonicalize(output_dir).map_err(|e| {
+        LroError::from_io(&e, &format!("output directory {}", output_dir.display()))
+    })?;
+    let inside = |p: &Path| {
+        p.parent()
+            .is_some_and(|parent| parent == output_dir || parent == dir)
+    };
     if !inside(&given) {
         return Err(denied(
             file_path,

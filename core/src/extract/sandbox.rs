@@ -55,7 +55,11 @@ pub(crate) fn check_text(filter: &str) -> Result<()> {
             filter.len()
         )));
     }
-    let too_deep = || invalid(format!("filter is nested more than {MAX_FILTER_NESTING} levels deep"));
+    let too_deep = || {
+        invalid(format!(
+            "filter is nested more than {MAX_FILTER_NESTING} levels deep"
+        ))
+    };
     // Open contexts: `true` for code brackets, `false` for string literals.
     let mut stack: Vec<bool> = Vec::new();
     let mut nesting_tokens = 0usize;
@@ -176,7 +180,14 @@ impl<'d> Guard<'d> {
 
 /// Natives the sandbox withholds: ambient authority (environment, clock, time zone files)
 /// and inputs beyond the record at hand.
-pub(crate) const WITHHELD: [&str; 6] = ["env", "now", "localtime", "strflocaltime", "input", "inputs"];
+pub(crate) const WITHHELD: [&str; 6] = [
+    "env",
+    "now",
+    "localtime",
+    "strflocaltime",
+    "input",
+    "inputs",
+];
 
 /// The name of the guard native.
 pub(crate) const TICK: &str = "_lro_tick";
@@ -291,13 +302,21 @@ mod tests {
     #[test]
     fn text_limits() {
         assert!(check_text(r#"select((.title // "") | test($keyword; "i"))"#).is_ok());
-        assert!(check_text(r#""(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((""#).is_ok());
+        assert!(
+            check_text(
+                r#""(((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((""#
+            )
+            .is_ok()
+        );
         assert!(check_text(&"(".repeat(65)).is_err());
         assert!(check_text(&format!("{}1", "- ".repeat(1000))).is_err());
         assert!(check_text(&format!("{}1", "if 1 then ".repeat(300))).is_err());
         assert!(check_text(&". as $x | ".repeat(300)).is_err());
         assert!(check_text(&"\"\\(".repeat(40)).is_err());
         assert!(check_text(&". ".repeat(MAX_FILTER_BYTES)).is_err());
-        assert!(check_text("# ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((\n.").is_ok());
+        assert!(
+            check_text("# ((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((\n.")
+                .is_ok()
+        );
     }
 }

@@ -18,7 +18,11 @@ const REGEX_SIZE_LIMIT: usize = 4 * 1024 * 1024;
 /// `{"index": RECORD_INDEX, "line": FILE_LINE, "text": LINE}`: `index` counts records from 0
 /// (as `lines` does), `line` counts file lines from 1 with the header as line 1 (as
 /// `grep -n` does).
-pub(crate) fn search(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, spec: &SearchSpec) -> Result<()> {
+pub(crate) fn search(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    spec: &SearchSpec,
+) -> Result<()> {
     let bad = |why: String| {
         LroError::new(
             ErrorCode::InvalidArgument,
@@ -37,12 +41,17 @@ pub(crate) fn search(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, spec: 
     let mut found = 0u64;
     while budget.in_time() {
         let number = lines.line_number() + 1;
-        let Some(line) = lines.next_line()? else { break };
+        let Some(line) = lines.next_line()? else {
+            break;
+        };
         if !regex.is_match(line) {
             continue;
         }
         if spec.max_results.is_some_and(|max| found >= max) {
-            budget.cut(format!("max_results ({})", spec.max_results.unwrap_or_default()));
+            budget.cut(format!(
+                "max_results ({})",
+                spec.max_results.unwrap_or_default()
+            ));
             break;
         }
         found += 1;

@@ -78,19 +78,27 @@ impl MemoryHost {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<PathBuf, Vec<u8>>> {
-        self.files.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.files
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
 impl Host for MemoryHost {
     fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
         if self.fail_writes.load(Ordering::SeqCst) {
-            return Err(io::Error::new(io::ErrorKind::PermissionDenied, "permission denied (simulated)"));
+            return Err(io::Error::new(
+                io::ErrorKind::PermissionDenied,
+                "permission denied (simulated)",
+            ));
         }
         let mut files = self.lock();
         let key = normalize(path);
         if files.contains_key(&key) {
-            return Err(io::Error::new(io::ErrorKind::AlreadyExists, "offload file already exists"));
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "offload file already exists",
+            ));
         }
         files.insert(key, parts.concat());
         Ok(())
@@ -101,7 +109,9 @@ impl Host for MemoryHost {
     }
 
     fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        let bytes = self.file(path).ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))?;
+        let bytes = self
+            .file(path)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))?;
         Ok(Box::new(io::Cursor::new(bytes)))
     }
 
@@ -112,7 +122,10 @@ impl Host for MemoryHost {
             .keys()
             .filter(|p| p.parent() == Some(dir.as_path()))
             .filter_map(|p| p.file_name()?.to_str())
-            .map(|name| DirEntry { name: name.to_owned(), kind: EntryKind::File })
+            .map(|name| DirEntry {
+                name: name.to_owned(),
+                kind: EntryKind::File,
+            })
             .collect())
     }
 
@@ -153,7 +166,10 @@ impl Host for MemoryHost {
     fn fill_random(&self, buf: &mut [u8]) {
         // splitmix64: deterministic, so tests and vectors are reproducible.
         for chunk in buf.chunks_mut(8) {
-            let mut z = self.rng_state.fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::SeqCst).wrapping_add(0x9E37_79B9_7F4A_7C15);
+            let mut z = self
+                .rng_state
+                .fetch_add(0x9E37_79B9_7F4A_7C15, Ordering::SeqCst)
+                .wrapping_add(0x9E37_79B9_7F4A_7C15);
             z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
             z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
             z ^= z >> 31;

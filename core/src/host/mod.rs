@@ -4,9 +4,9 @@
 //! same code runs natively ([`StdHost`]), in WebAssembly (a JS- or WASI-backed host) and in
 //! tests ([`MemoryHost`]).
 
+mod memory;
 #[cfg(feature = "std-host")]
 mod std_host;
-mod memory;
 
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};

@@ -48,14 +48,18 @@ impl Host for StdHost {
         let mut suffix = [0u8; 8];
         self.fill_random(&mut suffix);
         let tmp = path.with_extension(format!("jsonl.tmp-{}", u64::from_le_bytes(suffix)));
-        let result = create_private(&tmp).and_then(|mut file| parts.iter().try_for_each(|part| file.write_all(part)));
+        let result = create_private(&tmp)
+            .and_then(|mut file| parts.iter().try_for_each(|part| file.write_all(part)));
         if let Err(err) = result {
             let _ = fs::remove_file(&tmp);
             return Err(err);
         }
         if path.exists() {
             let _ = fs::remove_file(&tmp);
-            return Err(io::Error::new(io::ErrorKind::AlreadyExists, "offload file already exists"));
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "offload file already exists",
+            ));
         }
         fs::rename(&tmp, path).inspect_err(|_| {
             let _ = fs::remove_file(&tmp);
@@ -81,8 +85,13 @@ impl Host for StdHost {
         let mut entries = Vec::new();
         for entry in fs::read_dir(dir)? {
             let entry = entry?;
-            let Ok(name) = entry.file_name().into_string() else { continue };
-            entries.push(DirEntry { name, kind: kind_of(entry.file_type()?) });
+            let Ok(name) = entry.file_name().into_string() else {
+                continue;
+            };
+            entries.push(DirEntry {
+                name,
+                kind: kind_of(entry.file_type()?),
+            });
         }
         Ok(entries)
     }
@@ -100,7 +109,9 @@ impl Host for StdHost {
     }
 
     fn now_millis(&self) -> u64 {
-        SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_millis() as u64)
+        SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .map_or(0, |d| d.as_millis() as u64)
     }
 
     fn fill_random(&self, buf: &mut [u8]) {

@@ -35,7 +35,10 @@ pub struct Lines {
 /// Splits a JSON array into compact element lines; `None` when `input` is not an array or
 /// the fast path cannot vouch for its output (the caller then parses a `Value`).
 pub fn array_lines(input: &[u8]) -> Option<Lines> {
-    let mut lines = Lines { bytes: Vec::with_capacity(input.len()), line_ends: Vec::new() };
+    let mut lines = Lines {
+        bytes: Vec::with_capacity(input.len()),
+        line_ends: Vec::new(),
+    };
     for_each_element(input, |element| {
         lines.bytes.extend_from_slice(element);
         lines.bytes.push(b'\n');
@@ -54,7 +57,12 @@ pub fn array_lines(input: &[u8]) -> Option<Lines> {
 pub fn for_each_element(input: &[u8], mut each: impl FnMut(&[u8]) -> bool) -> Option<bool> {
     // One UTF-8 check up front (fast, vectorized) lets the scan copy strings as bytes.
     std::str::from_utf8(input).ok()?;
-    let mut scan = Scanner { input, pos: 0, out: Vec::with_capacity(4096), keys: Vec::new() };
+    let mut scan = Scanner {
+        input,
+        pos: 0,
+        out: Vec::with_capacity(4096),
+        keys: Vec::new(),
+    };
     scan.skip_ws();
     scan.expect(b'[')?;
     scan.skip_ws();
@@ -219,7 +227,10 @@ impl Scanner<'_> {
         let spans = &self.keys[first..];
         let key = |&(start, end): &(usize, usize)| &self.out[start..end];
         if spans.len() <= PAIRWISE_KEYS {
-            spans.iter().enumerate().all(|(i, a)| spans[i + 1..].iter().all(|b| key(a) != key(b)))
+            spans
+                .iter()
+                .enumerate()
+                .all(|(i, a)| spans[i + 1..].iter().all(|b| key(a) != key(b)))
         } else {
             let mut sorted: Vec<&[u8]> = spans.iter().map(key).collect();
             sorted.sort_unstable();
@@ -242,7 +253,9 @@ impl Scanner<'_> {
                 }
                 b'\\' => match self.input.get(at + 1)? {
                     b'"' | b'\\' | b'b' | b'f' | b'n' | b'r' | b't' => pos = at + 2,
-                    b'u' if canonical_unicode_escape(self.input.get(at + 2..at + 6)?) => pos = at + 6,
+                    b'u' if canonical_unicode_escape(self.input.get(at + 2..at + 6)?) => {
+                        pos = at + 6
+                    }
                     _ => {
                         self.out.truncate(out_start);
                         return self.reencode_string(open);
@@ -301,7 +314,8 @@ impl Scanner<'_> {
         self.pos = pos;
         // Integers up to 18 digits fit i64 and u64 and print as written; a leading zero
         // ("01") is invalid and "-0" prints as -0.0, so both take the serde_json route.
-        let leading_zero = bytes.get(int_start) == Some(&b'0') && (int_digits > 1 || start != int_start);
+        let leading_zero =
+            bytes.get(int_start) == Some(&b'0') && (int_digits > 1 || start != int_start);
         if integer && (1..=18).contains(&int_digits) && !leading_zero {
             self.out.extend_from_slice(token);
             return Some(());
@@ -315,7 +329,9 @@ impl Scanner<'_> {
 /// `\uXXXX` (the four hex digits) as serde_json writes it: a control character without a
 /// short form, in lowercase hex.
 fn canonical_unicode_escape(hex: &[u8]) -> bool {
-    let [b'0', b'0', hi @ (b'0' | b'1'), lo] = *hex else { return false };
+    let [b'0', b'0', hi @ (b'0' | b'1'), lo] = *hex else {
+        return false;
+    };
     let lo_value = match lo {
         b'0'..=b'9' => lo - b'0',
         b'a'..=b'f' => lo - b'a' + 10,
@@ -334,7 +350,9 @@ mod tests {
 
     /// What the Value path writes for `input`, one element per line.
     fn via_value(input: &[u8]) -> Option<Vec<u8>> {
-        let Value::Array(items) = serde_json::from_slice::<Value>(input).ok()? else { return None };
+        let Value::Array(items) = serde_json::from_slice::<Value>(input).ok()? else {
+            return None;
+        };
         let mut out = Vec::new();
         for item in items {
             serde_json::to_writer(&mut out, &item).unwrap();
@@ -348,8 +366,16 @@ mod tests {
     fn check(input: &[u8]) {
         // Declining (None) is always allowed: the caller then takes the Value path.
         if let Some(lines) = array_lines(input) {
-            assert_eq!(Some(&lines.bytes), via_value(input).as_ref(), "input {:?}", String::from_utf8_lossy(input));
-            assert_eq!(lines.line_ends.last().copied().unwrap_or(0), lines.bytes.len());
+            assert_eq!(
+                Some(&lines.bytes),
+                via_value(input).as_ref(),
+                "input {:?}",
+                String::from_utf8_lossy(input)
+            );
+            assert_eq!(
+                lines.line_ends.last().copied().unwrap_or(0),
+                lines.bytes.len()
+            );
         }
     }
 
@@ -373,10 +399,16 @@ mod tests {
         ] {
             check(text.as_bytes());
         }
-        assert!(array_lines(br#"[{"a": 1, "a": 2}]"#).is_none(), "duplicate keys are left to serde_json");
+        assert!(
+            array_lines(br#"[{"a": 1, "a": 2}]"#).is_none(),
+            "duplicate keys are left to serde_json"
+        );
         let deep = format!("[{}{}]", "[".repeat(150), "]".repeat(150));
         assert!(array_lines(deep.as_bytes()).is_none());
-        assert_eq!(array_lines(br#" [ {"a" : "x\/y"} ,2 ] "#).unwrap().bytes, b"{\"a\":\"x/y\"}\n2\n");
+        assert_eq!(
+            array_lines(br#" [ {"a" : "x\/y"} ,2 ] "#).unwrap().bytes,
+            b"{\"a\":\"x/y\"}\n2\n"
+        );
     }
 
     proptest! {

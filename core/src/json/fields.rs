@@ -11,7 +11,10 @@ use super::write::next_escape;
 /// The `(key, value)` pairs of a compact JSON object, in order: the key's bytes between
 /// its quotes, still escaped, and the value's JSON text. Yields nothing for non-objects.
 pub fn fields(line: &[u8]) -> Fields<'_> {
-    Fields { line, pos: usize::from(line.first() == Some(&b'{')) }
+    Fields {
+        line,
+        pos: usize::from(line.first() == Some(&b'{')),
+    }
 }
 
 /// Iterator returned by [`fields`].
@@ -34,28 +37,42 @@ impl<'a> Iterator for Fields<'a> {
         // `key_end` is at the colon.
         let value_start = key_end + 1;
         let value_end = value_end(self.line, value_start);
-        self.pos = if self.line.get(value_end) == Some(&b',') { value_end + 1 } else { 0 };
+        self.pos = if self.line.get(value_end) == Some(&b',') {
+            value_end + 1
+        } else {
+            0
+        };
         Some((key, &self.line[value_start..value_end.min(self.line.len())]))
     }
 }
 
 /// The items of a compact JSON array, as JSON texts. Yields nothing for non-arrays.
 pub fn array_items(array: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut pos = if array.first() == Some(&b'[') && array.get(1) != Some(&b']') { 1 } else { 0 };
+    let mut pos = if array.first() == Some(&b'[') && array.get(1) != Some(&b']') {
+        1
+    } else {
+        0
+    };
     std::iter::from_fn(move || {
         if pos == 0 {
             return None;
         }
         let start = pos;
         let end = value_end(array, start);
-        pos = if array.get(end) == Some(&b',') { end + 1 } else { 0 };
+        pos = if array.get(end) == Some(&b',') {
+            end + 1
+        } else {
+            0
+        };
         Some(&array[start..end.min(array.len())])
     })
 }
 
 /// The value of `key` in a compact JSON object line.
 pub fn get<'a>(line: &'a [u8], key: &str) -> Option<&'a [u8]> {
-    fields(line).find(|(k, _)| *k == key.as_bytes()).map(|(_, v)| v)
+    fields(line)
+        .find(|(k, _)| *k == key.as_bytes())
+        .map(|(_, v)| v)
 }
 
 /// A JSON string's value (`None` for other values), borrowed unless it has escapes.
@@ -110,7 +127,10 @@ fn value_end(line: &[u8], start: usize) -> usize {
         }
         _ => {
             let mut pos = start;
-            while line.get(pos).is_some_and(|b| !matches!(b, b',' | b'}' | b']')) {
+            while line
+                .get(pos)
+                .is_some_and(|b| !matches!(b, b',' | b'}' | b']'))
+            {
                 pos += 1;
             }
             pos
@@ -128,15 +148,28 @@ mod tests {
         let value = json!({"id": "m1", "tags": ["a", "b,]"], "nested": {"x": [1, {"y": "}"}]}, "q\"k": "v\\\"", "n": -1.5e-7, "z": null});
         let line = serde_json::to_vec(&value).unwrap();
         let got: Vec<(String, Value)> = fields(&line)
-            .map(|(k, v)| (serde_json::from_slice(&[b"\"", k, b"\""].concat()).unwrap(), serde_json::from_slice(v).unwrap()))
+            .map(|(k, v)| {
+                (
+                    serde_json::from_slice(&[b"\"", k, b"\""].concat()).unwrap(),
+                    serde_json::from_slice(v).unwrap(),
+                )
+            })
             .collect();
-        let expected: Vec<(String, Value)> = value.as_object().unwrap().iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+        let expected: Vec<(String, Value)> = value
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
         assert_eq!(got, expected);
         assert_eq!(get(&line, "id"), Some(&b"\"m1\""[..]));
         assert_eq!(as_str(get(&line, "q\\\"k").unwrap()).unwrap(), "v\\\"");
         assert_eq!(as_str(b"12"), None);
         assert_eq!(fields(b"[1,2]").count(), 0);
-        assert_eq!(array_items(br#"[1,"a,]",[2,3],{"k":"}"}]"#).collect::<Vec<_>>(), [&b"1"[..], b"\"a,]\"", b"[2,3]", br#"{"k":"}"}"#]);
+        assert_eq!(
+            array_items(br#"[1,"a,]",[2,3],{"k":"}"}]"#).collect::<Vec<_>>(),
+            [&b"1"[..], b"\"a,]\"", b"[2,3]", br#"{"k":"}"}"#]
+        );
         assert_eq!(array_items(b"[]").count(), 0);
         assert_eq!(fields(b"{}").count(), 0);
         assert_eq!(fields(b"\"text\"").count(), 0);

@@ -59,7 +59,11 @@ pub(crate) fn next_escape(bytes: &[u8], mut from: usize) -> usize {
         // they are masked off (borrows only run upwards, so they cannot disturb the rest).
         let skip = (from - (len - 8)) * 8;
         let mask = escape_mask(word_at(bytes, len - 8) >> skip) & (u64::MAX >> skip);
-        return if mask == 0 { len } else { from + (mask.trailing_zeros() / 8) as usize };
+        return if mask == 0 {
+            len
+        } else {
+            from + (mask.trailing_zeros() / 8) as usize
+        };
     }
     while from < len && !needs_escape(bytes[from]) {
         from += 1;
@@ -85,7 +89,14 @@ pub(crate) fn write_escape(out: &mut Vec<u8>, byte: u8) {
         b'\r' => out.extend_from_slice(b"\\r"),
         0x08 => out.extend_from_slice(b"\\b"),
         0x0c => out.extend_from_slice(b"\\f"),
-        _ => out.extend_from_slice(&[b'\\', b'u', b'0', b'0', HEX[(byte >> 4) as usize], HEX[(byte & 0xf) as usize]]),
+        _ => out.extend_from_slice(&[
+            b'\\',
+            b'u',
+            b'0',
+            b'0',
+            HEX[(byte >> 4) as usize],
+            HEX[(byte & 0xf) as usize],
+        ]),
     }
 }
 
@@ -183,7 +194,9 @@ pub(crate) mod tests {
             any::<bool>().prop_map(Value::from),
             any::<i64>().prop_map(Value::from),
             any::<u64>().prop_map(Value::from),
-            any::<f64>().prop_filter("finite", |f| f.is_finite()).prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(Value::from),
             "\\PC{0,12}".prop_map(Value::from),
             "[\\x00-\\x7f]{0,24}".prop_map(Value::from),
             any::<String>().prop_map(Value::from),
@@ -205,7 +218,11 @@ pub(crate) mod tests {
                     let mut bytes = vec![b'a'; len];
                     bytes[target] = special;
                     for from in 0..=target {
-                        assert_eq!(next_escape(&bytes, from), target, "len {len} target {target} from {from}");
+                        assert_eq!(
+                            next_escape(&bytes, from),
+                            target,
+                            "len {len} target {target} from {from}"
+                        );
                     }
                     assert_eq!(next_escape(&bytes, target + 1), len);
                     // An escape just handled, right before `from`, must not leak into the next.
@@ -213,20 +230,37 @@ pub(crate) mod tests {
                     two[target] = b'"';
                     if target + 1 < len {
                         two[target + 1] = b'#';
-                        assert_eq!(next_escape(&two, target + 1), len, "len {len} after {target}");
+                        assert_eq!(
+                            next_escape(&two, target + 1),
+                            len,
+                            "len {len} after {target}"
+                        );
                     }
                 }
             }
             // Bytes that look close to the special ones but are not.
-            let plain: Vec<u8> = (0..len).map(|i| [b' ', b'!', b'#', b'[', b']', 0x7f, 0x80, 0xff][i % 8]).collect();
+            let plain: Vec<u8> = (0..len)
+                .map(|i| [b' ', b'!', b'#', b'[', b']', 0x7f, 0x80, 0xff][i % 8])
+                .collect();
             assert_eq!(next_escape(&plain, 0), len);
         }
     }
 
     #[test]
     fn escapes_like_serde_json() {
-        for s in ["", "plain", "q\"b\\s/", "\u{0}\u{1f}\u{7f}\u{8}\u{c}\n\r\t", "émoji 🦀 東京", "0123456789abcdef\"0123456789"] {
-            assert_eq!(to_string(&json!(s)), serde_json::to_string(s).unwrap(), "{s:?}");
+        for s in [
+            "",
+            "plain",
+            "q\"b\\s/",
+            "\u{0}\u{1f}\u{7f}\u{8}\u{c}\n\r\t",
+            "émoji 🦀 東京",
+            "0123456789abcdef\"0123456789",
+        ] {
+            assert_eq!(
+                to_string(&json!(s)),
+                serde_json::to_string(s).unwrap(),
+                "{s:?}"
+            );
         }
     }
 

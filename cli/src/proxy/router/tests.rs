@@ -81,7 +81,7 @@ fn tool_results_above_the_threshold_are_offloaded_with_the_call_arguments() {
         .collect();
     let text = serde_json::to_string(&memories).unwrap();
     let response = json!({"jsonrpc": "2.0", "id": "a", "result": {"content": [{"type": "text", "text": text}]}});
-    router.from_server(response.to_string().into_bytes());
+    router.on_server_message(response.to_string().into_bytes());
     let out = capture.messages();
     assert_eq!(out.len(), 1);
     assert_eq!(out[0]["id"], "a");
