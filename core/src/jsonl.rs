@@ -25,11 +25,19 @@ pub struct Body {
 impl Body {
     /// Every value written on a line of its own, as it is (no projection).
     pub fn of_values(values: &[Value]) -> Self {
+        /// Records written before the rest is reserved at their average size.
+        const PROBE: usize = 16;
         let mut body = Self {
-            bytes: Vec::with_capacity(values.len() * 256),
+            bytes: Vec::with_capacity(4096),
             line_ends: Vec::with_capacity(values.len()),
         };
-        for value in values {
+        for (i, value) in values.iter().enumerate() {
+            if i == PROBE {
+                // One reservation instead of doubling (each doubling copies the whole body).
+                let average = body.bytes.len() / PROBE;
+                body.bytes
+                    .reserve((values.len() - PROBE) * (average + average / 8));
+            }
             write::write_value(&mut body.bytes, value);
             body.end_line();
         }
