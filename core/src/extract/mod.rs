@@ -42,6 +42,7 @@ mod budget;
 mod convert;
 mod engine;
 mod lines;
+mod parse;
 mod reader;
 mod recipe;
 mod regex_test;

@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use super::budget::Budget;
 use super::convert::{parse_val, to_value};
 use super::engine::{Flow, Program, RunError, is_var_name};
+use super::parse::RecordParser;
 use super::reader::LineReader;
 use super::recipe;
 use super::sandbox::{Guard, Trip};
@@ -100,14 +101,15 @@ fn execute(
     pending: Pending,
 ) -> Result<()> {
     let guard = Guard::new(budget.deadline);
+    let mut parser = RecordParser::default();
     let mut pending = pending.into_iter();
     let mut next = |lines: &mut LineReader<'_>| -> Result<Option<(u64, Val)>> {
         loop {
             let (number, parsed) = match pending.next() {
-                Some((number, line)) => (number, parse_val(&line)),
+                Some((number, line)) => (number, parser.parse(&line)),
                 None => match (lines.line_number() + 1, lines.next_line()?) {
                     (_, Some(line)) if is_blank(line) => continue,
-                    (number, Some(line)) => (number, parse_val(line)),
+                    (number, Some(line)) => (number, parser.parse(line)),
                     (_, None) => return Ok(None),
                 },
             };
