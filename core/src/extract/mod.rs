@@ -45,6 +45,7 @@ mod lines;
 mod parse;
 mod reader;
 mod recipe;
+mod records;
 mod regex_test;
 mod run;
 pub mod safety;
