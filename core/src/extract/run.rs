@@ -44,20 +44,24 @@ pub(crate) fn recipe(
     recipe::check_number(number)?;
     let header = lines.header()?;
     let kind = recipe::kind_of_header(header.as_deref())?;
-    // The profile needs the first records; keep their lines to run them afterwards.
     let mut pending: Pending = Vec::new();
-    let mut sample = Vec::new();
-    while sample.len() < SAMPLE_SIZE {
-        let number = lines.line_number() + 1;
-        let Some(line) = lines.next_line()? else { break };
-        if is_blank(line) {
-            continue;
+    let recipe = match recipe::without_sample(kind, number, params) {
+        Some(recipe) => recipe,
+        None => {
+            // The profile needs the first records; keep their lines to run them afterwards.
+            let mut sample = Vec::new();
+            while sample.len() < SAMPLE_SIZE {
+                let number = lines.line_number() + 1;
+                let Some(line) = lines.next_line()? else { break };
+                if is_blank(line) {
+                    continue;
+                }
+                sample.push(serde_json::from_slice::<Value>(line).map_err(|e| invalid_record(number, &e))?);
+                pending.push((number, line.to_vec()));
+            }
+            recipe::pick(recipe::recipes_for(kind, &sample), number)?
         }
-        sample.push(serde_json::from_slice::<Value>(line).map_err(|e| invalid_record(number, &e))?);
-        pending.push((number, line.to_vec()));
-    }
-    let recipe = recipe::pick(recipe::recipes_for(kind, &sample), number)?;
-    drop(sample);
+    };
     let bound = recipe::bind_params(&recipe, params)?;
     let names: Vec<&str> = bound.iter().map(|(n, _)| n.as_str()).collect();
     let program = Program::compile(&recipe.filter, &names)?;
