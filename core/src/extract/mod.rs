@@ -38,6 +38,7 @@
 //! assert_eq!(lro.extract(file, &request).unwrap().results, vec![json!("m7")]);
 //! ```
 
+mod batches;
 mod budget;
 mod convert;
 mod engine;
