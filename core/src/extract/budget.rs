@@ -86,8 +86,19 @@ impl<'d> Budget<'d> {
         self.limits.max_output_bytes
     }
 
+    /// The limits in force.
+    pub(crate) fn limits(&self) -> &ExtractLimits {
+        &self.limits
+    }
+
     /// Adds one output value; `false` when a limit was hit and the caller must stop.
     pub(crate) fn push(&mut self, value: Value) -> bool {
+        let size = json_size(&value);
+        self.push_sized(value, size)
+    }
+
+    /// [`Budget::push`] for a value whose [`json_size`] is known.
+    pub(crate) fn push_sized(&mut self, value: Value, size: u64) -> bool {
         if self.limit.is_some() {
             return false;
         }
@@ -98,7 +109,6 @@ impl<'d> Budget<'d> {
             ));
             return false;
         }
-        let size = json_size(&value);
         if self.output_bytes.saturating_add(size) > self.limits.max_output_bytes {
             self.cut(format!(
                 "max_output_bytes ({})",

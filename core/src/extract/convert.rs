@@ -55,6 +55,16 @@ pub(crate) fn parse_val(bytes: &[u8]) -> Result<Val, serde_json::Error> {
     Ok(val)
 }
 
+/// A double read from JSON text, as jq 1.6 holds it: integral values below 2^53 are integers.
+pub(crate) fn jq_float(f: f64) -> Num {
+    if f.fract() == 0.0 && f.abs() < EXACT_INT {
+        // In range, so the cast is exact.
+        Num::Int(f as isize)
+    } else {
+        Num::Float(f)
+    }
+}
+
 /// Builds jaq values from serde events (jaq-json's own visitor keeps `3.0` a float).
 #[derive(Clone, Copy)]
 struct JqVal;
@@ -85,11 +95,7 @@ impl<'de> serde::de::Visitor<'de> for JqVal {
         Ok(Val::Num(Num::from_integral(u)))
     }
     fn visit_f64<E>(self, f: f64) -> Result<Val, E> {
-        Ok(Val::Num(if f.fract() == 0.0 && f.abs() < EXACT_INT {
-            Num::Int(f as isize)
-        } else {
-            Num::Float(f)
-        }))
+        Ok(Val::Num(jq_float(f)))
     }
     fn visit_str<E>(self, s: &str) -> Result<Val, E> {
         Ok(Val::utf8_str(s.as_bytes().to_vec()))

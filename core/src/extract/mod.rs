@@ -38,12 +38,15 @@
 //! assert_eq!(lro.extract(file, &request).unwrap().results, vec![json!("m7")]);
 //! ```
 
+mod batches;
 mod budget;
 mod convert;
 mod engine;
 mod lines;
+mod parse;
 mod reader;
 mod recipe;
+mod records;
 mod regex_test;
 mod run;
 pub mod safety;

@@ -3,7 +3,8 @@
 //! The header's `detail` says which set applies: MIF recipes at `light`/`medium`/`full`, with
 //! examples from a profile of the records, or recipes inferred from a profile of the first
 //! [`SAMPLE_SIZE`] raw records. Offload profiles the same records, so the recipe numbers mean
-//! the same program in the descriptor and here.
+//! the same program in the descriptor and here. A MIF recipe whose parameters are all given
+//! needs no sample at all ([`without_sample`]): only the examples come from the records.
 //!
 //! Parameters: every parameter of a recipe is a string bound as `$name`. One left out takes
 //! the example value the descriptor's shell command shows, so `recipe=2` alone runs exactly
@@ -47,6 +48,31 @@ pub(crate) fn recipes_for(kind: RecordKind, sample: &[Value]) -> Vec<Recipe> {
         ),
         RecordKind::Raw => raw_recipes(&Profile::of(sample.iter().take(SAMPLE_SIZE))),
     }
+}
+
+/// Recipe `number` for a file of `kind`, when it can be known without reading records: a
+/// MIF recipe's program does not depend on the records, only the examples of its
+/// parameters do, so a recipe whose parameters are all given (or that has none) needs no
+/// sample. `None`: the caller must sample the records ([`recipes_for`]).
+pub(crate) fn without_sample(
+    kind: RecordKind,
+    number: u8,
+    params: Option<&Map<String, Value>>,
+) -> Option<Recipe> {
+    let RecordKind::Mif(detail) = kind else {
+        return None;
+    };
+    let recipe = pick(mif_recipes(detail, &MifExamples::default()), number).ok()?;
+    let given = |name: &str| {
+        params
+            .and_then(|p| p.get(name))
+            .is_some_and(|v| !v.is_null())
+    };
+    recipe
+        .params
+        .iter()
+        .all(|p| given(p.name))
+        .then_some(recipe)
 }
 
 /// Recipe `number` of `recipes`, or `invalid_argument`.
@@ -122,4 +148,45 @@ pub(crate) fn bind_params(
             )),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::detail::Detail;
+    use serde_json::json;
+
+    #[test]
+    fn mif_programs_do_not_depend_on_the_records() {
+        let records: Vec<Value> = (0..30)
+            .map(|i| json!({"id": i, "namespace": format!("ns{}", i % 4), "memory_type": "episodic", "tags": [format!("t{i}")]}))
+            .collect();
+        for detail in [Detail::Light, Detail::Medium, Detail::Full] {
+            let kind = RecordKind::Mif(detail);
+            let sampled = recipes_for(kind, &records);
+            let bare = mif_recipes(detail, &MifExamples::default());
+            for (a, b) in sampled.iter().zip(&bare) {
+                assert_eq!(
+                    (a.number, &a.filter, a.slurp, a.raw_output),
+                    (b.number, &b.filter, b.slurp, b.raw_output)
+                );
+                let names = |r: &Recipe| r.params.iter().map(|p| p.name).collect::<Vec<_>>();
+                assert_eq!(names(a), names(b));
+            }
+        }
+        let all = json!({"namespace": "x", "keyword": "y", "memory_type": "z", "tag": "t"});
+        let all = all.as_object().unwrap();
+        assert!(
+            without_sample(RecordKind::Mif(Detail::Light), 6, None).is_some(),
+            "no parameters"
+        );
+        assert!(without_sample(RecordKind::Mif(Detail::Light), 3, Some(all)).is_some());
+        assert!(
+            without_sample(RecordKind::Mif(Detail::Light), 2, None).is_none(),
+            "needs the example"
+        );
+        let null = json!({"namespace": null});
+        assert!(without_sample(RecordKind::Mif(Detail::Light), 2, null.as_object()).is_none());
+        assert!(without_sample(RecordKind::Raw, 6, None).is_none());
+    }
 }

@@ -1,8 +1,8 @@
 //! Running a recipe or a query over the records of a file.
 //!
-//! Filters that work record by record stream the file: one line is parsed, filtered and
-//! dropped before the next is read, so memory stays bounded by one record and the output.
-//! Slurping recipes (`jq -s`) read the records once into one array.
+//! Filters that work record by record stream the file in batches of lines, on worker threads
+//! when there is more than one batch ([`records`]), so memory stays bounded by a few batches
+//! and the output. Slurping recipes (`jq -s`) read the records once into one array.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
@@ -12,23 +12,25 @@ use serde_json::{Map, Value};
 use super::budget::Budget;
 use super::convert::{parse_val, to_value};
 use super::engine::{Flow, Program, RunError, is_var_name};
+use super::parse::RecordParser;
 use super::reader::LineReader;
 use super::recipe;
-use super::sandbox::{Guard, Trip};
+use super::records;
+use super::sandbox::{Clock, Guard, Trip};
 use crate::error::{ErrorCode, LroError, Result};
 use crate::profile::SAMPLE_SIZE;
 
 /// A record line already read (while sampling), with its file line number.
-type Pending = Vec<(u64, Vec<u8>)>;
+pub(crate) type Pending = Vec<(u64, Vec<u8>)>;
 
-fn invalid_record(line: u64, err: &serde_json::Error) -> LroError {
+pub(crate) fn invalid_record(line: u64, err: &serde_json::Error) -> LroError {
     LroError::new(
         ErrorCode::InvalidInput,
         format!("line {line} of the file is not valid JSON: {err}"),
     )
 }
 
-fn is_blank(line: &[u8]) -> bool {
+pub(crate) fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
@@ -42,30 +44,43 @@ pub(crate) fn recipe(
     recipe::check_number(number)?;
     let header = lines.header()?;
     let kind = recipe::kind_of_header(header.as_deref())?;
-    // The profile needs the first records; keep their lines to run them afterwards.
     let mut pending: Pending = Vec::new();
-    let mut sample = Vec::new();
-    while sample.len() < SAMPLE_SIZE {
-        let number = lines.line_number() + 1;
-        let Some(line) = lines.next_line()? else {
-            break;
-        };
-        if is_blank(line) {
-            continue;
+    let recipe = match recipe::without_sample(kind, number, params) {
+        Some(recipe) => recipe,
+        None => {
+            // The profile needs the first records; keep their lines to run them afterwards.
+            let mut sample = Vec::new();
+            while sample.len() < SAMPLE_SIZE {
+                let number = lines.line_number() + 1;
+                let Some(line) = lines.next_line()? else {
+                    break;
+                };
+                if is_blank(line) {
+                    continue;
+                }
+                sample.push(
+                    serde_json::from_slice::<Value>(line)
+                        .map_err(|e| invalid_record(number, &e))?,
+                );
+                pending.push((number, line.to_vec()));
+            }
+            recipe::pick(recipe::recipes_for(kind, &sample), number)?
         }
-        sample.push(serde_json::from_slice::<Value>(line).map_err(|e| invalid_record(number, &e))?);
-        pending.push((number, line.to_vec()));
-    }
-    let recipe = recipe::pick(recipe::recipes_for(kind, &sample), number)?;
-    drop(sample);
+    };
     let bound = recipe::bind_params(&recipe, params)?;
     let names: Vec<&str> = bound.iter().map(|(n, _)| n.as_str()).collect();
     let program = Program::compile(&recipe.filter, &names)?;
-    let vars = bound
-        .iter()
-        .map(|(_, v)| value_to_val(v))
-        .collect::<Result<Vec<_>>>()?;
-    execute(lines, budget, &program, &vars, recipe.slurp, pending)
+    let values: Vec<Value> = bound.into_iter().map(|(_, v)| v).collect();
+    let vars = vars_of(&values)?;
+    execute(
+        lines,
+        budget,
+        &program,
+        vars,
+        &values,
+        recipe.slurp,
+        pending,
+    )
 }
 
 /// Runs the jq filter `filter`, record by record, with `params` bound as variables.
@@ -85,12 +100,15 @@ pub(crate) fn query(
     }
     let names: Vec<&str> = params.keys().map(String::as_str).collect();
     let program = Program::compile(filter, &names)?;
-    let vars = params
-        .values()
-        .map(value_to_val)
-        .collect::<Result<Vec<_>>>()?;
+    let values: Vec<Value> = params.values().cloned().collect();
+    let vars = vars_of(&values)?;
     lines.header()?;
-    execute(lines, budget, &program, &vars, false, Vec::new())
+    execute(lines, budget, &program, vars, &values, false, Vec::new())
+}
+
+/// The engine values of filter variables.
+pub(crate) fn vars_of(values: &[Value]) -> Result<Vec<Val>> {
+    values.iter().map(value_to_val).collect()
 }
 
 fn value_to_val(value: &Value) -> Result<Val> {
@@ -103,72 +121,68 @@ fn value_to_val(value: &Value) -> Result<Val> {
     })
 }
 
-/// Feeds the records (the pending ones first) to `program`.
+/// Feeds the records (the pending ones first) to `program`: one by one, or slurped into one
+/// array.
 fn execute(
     lines: &mut LineReader<'_>,
     budget: &mut Budget<'_>,
     program: &Program,
-    vars: &[Val],
+    vars: Vec<Val>,
+    values: &[Value],
     slurp: bool,
     pending: Pending,
 ) -> Result<()> {
-    let guard = Guard::new(budget.deadline);
-    let mut pending = pending.into_iter();
-    let mut next = |lines: &mut LineReader<'_>| -> Result<Option<(u64, Val)>> {
-        loop {
-            let (number, parsed) = match pending.next() {
-                Some((number, line)) => (number, parse_val(&line)),
-                None => match (lines.line_number() + 1, lines.next_line()?) {
-                    (_, Some(line)) if is_blank(line) => continue,
-                    (number, Some(line)) => (number, parse_val(line)),
-                    (_, None) => return Ok(None),
-                },
-            };
-            return parsed
-                .map(|v| Some((number, v)))
-                .map_err(|e| invalid_record(number, &e));
-        }
-    };
-    if slurp {
-        let mut records = Vec::new();
-        while budget.in_time() {
-            let Some((_, record)) = next(lines)? else {
-                break;
-            };
-            records.push(record);
-        }
-        if budget.is_cut() {
-            return Ok(());
-        }
-        run_one(
-            program,
-            Val::Arr(records.into()),
-            vars,
-            &guard,
-            budget,
-            None,
-        )?;
-        return Ok(());
+    if !slurp {
+        return records::run(lines, budget, program, vars, values, pending);
+    }
+    let mut parser = RecordParser::default();
+    let mut records = Vec::with_capacity(pending.len());
+    for (number, line) in pending {
+        records.push(
+            parser
+                .parse(&line)
+                .map_err(|e| invalid_record(number, &e))?,
+        );
     }
     while budget.in_time() {
-        let Some((number, record)) = next(lines)? else {
-            break;
-        };
-        if run_one(program, record, vars, &guard, budget, Some(number))? == Flow::Stop {
-            break;
+        let number = lines.line_number() + 1;
+        match lines.next_line()? {
+            None => break,
+            Some(line) if is_blank(line) => {}
+            Some(line) => records.push(parser.parse(line).map_err(|e| invalid_record(number, &e))?),
         }
+    }
+    if budget.is_cut() {
+        return Ok(());
+    }
+    let guard = Guard::new(Clock::Deadline(budget.deadline));
+    match run_one(
+        program,
+        Val::Arr(records.into()),
+        &vars,
+        &guard,
+        None,
+        &mut |v| budget.push(v),
+    )? {
+        Flow::Tripped(_) => budget.cut_by_time(),
+        Flow::Continue | Flow::Stop => {}
     }
     Ok(())
 }
 
-/// Runs the program on one input, converting outputs into the budget.
-fn run_one(
+/// Runs the program on one input, handing each output, converted, to `sink` until it
+/// returns `false`. `line` names the record in error messages (`None`: all of them).
+///
+/// `Ok(Flow::Stop)`: the sink refused an output, or the filter called `halt`;
+/// `Ok(Flow::Tripped(Trip::Time))`: the time is up. A failing filter, recursion too deep and
+/// an output nested too deep are `query_failed`.
+pub(crate) fn run_one(
     program: &Program,
     input: Val,
     vars: &[Val],
     guard: &Guard<'_>,
-    budget: &mut Budget<'_>,
     line: Option<u64>,
+    sink: &mut dyn FnMut(Value) -> bool,
 ) -> Result<Flow> {
     let at = || {
         line.map_or_else(
@@ -178,7 +192,7 @@ fn run_one(
     };
     let mut convert_error = None;
     let mut emit = |val: Val| match to_value(&val) {
-        Ok(value) => budget.push(value),
+        Ok(value) => sink(value),
         Err(e) => {
             convert_error = Some(e);
             false
@@ -201,10 +215,6 @@ fn run_one(
         ));
     }
     match outcome {
-        Ok(Flow::Tripped(Trip::Time)) => {
-            budget.cut_by_time();
-            Ok(Flow::Stop)
-        }
         Ok(Flow::Tripped(Trip::Stack)) => Err(LroError::new(
             ErrorCode::QueryFailed,
             format!(
@@ -212,7 +222,7 @@ fn run_one(
                 at()
             ),
         )),
-        Ok(flow) => Ok(if budget.is_cut() { Flow::Stop } else { flow }),
+        Ok(flow) => Ok(flow),
         Err(RunError(message)) => Err(LroError::new(
             ErrorCode::QueryFailed,
             format!("jq filter failed{}: {message}", at()),

@@ -13,6 +13,7 @@
 //!   `inputs` and module loading (`import`, `include`) are not available.
 
 use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use jaq_core::load::lex::StrPart;
 use jaq_core::load::parse::{BinaryOp, Def, Pattern, Term};
@@ -119,9 +120,29 @@ pub(crate) enum Trip {
     Stack,
 }
 
+/// How a guard learns that the time is up.
+#[derive(Clone, Copy)]
+pub(crate) enum Clock<'d> {
+    /// It reads the deadline itself (the thread that owns the budget).
+    Deadline(&'d Deadline<'d>),
+    /// Another thread watches the deadline and raises the flag (worker threads, which cannot
+    /// reach the host's clock); the flag also cancels work whose output is no longer wanted.
+    Flag(&'d AtomicBool),
+}
+
+impl Clock<'_> {
+    /// The time is up (or, for a flag, the work was cancelled).
+    pub(crate) fn expired(self) -> bool {
+        match self {
+            Self::Deadline(deadline) => deadline.passed(),
+            Self::Flag(flag) => flag.load(Ordering::Relaxed),
+        }
+    }
+}
+
 /// The per-run state behind `_lro_tick`.
 pub(crate) struct Guard<'d> {
-    deadline: &'d Deadline<'d>,
+    clock: Clock<'d>,
     /// Compiled `test` patterns of this run.
     pub(crate) regexes: super::regex_test::RegexCache,
     ticks: Cell<u32>,
@@ -138,9 +159,9 @@ fn stack_position() -> usize {
 }
 
 impl<'d> Guard<'d> {
-    pub(crate) fn new(deadline: &'d Deadline<'d>) -> Self {
+    pub(crate) fn new(clock: Clock<'d>) -> Self {
         Self {
-            deadline,
+            clock,
             regexes: super::regex_test::RegexCache::default(),
             ticks: Cell::new(0),
             tripped: Cell::new(None),
@@ -151,6 +172,11 @@ impl<'d> Guard<'d> {
     /// Marks the current stack depth as the evaluation's entry point.
     pub(crate) fn enter(&self) {
         self.stack_base.set(stack_position());
+    }
+
+    /// The clock this guard reads.
+    pub(crate) fn clock(&self) -> Clock<'d> {
+        self.clock
     }
 
     /// What stopped the evaluation, if anything. Sticky: a filter that catches the error
@@ -170,7 +196,7 @@ impl<'d> Guard<'d> {
         }
         let ticks = self.ticks.get().wrapping_add(1);
         self.ticks.set(ticks);
-        if ticks % TICK_CLOCK_EVERY == 0 && self.deadline.passed() {
+        if ticks % TICK_CLOCK_EVERY == 0 && self.clock.expired() {
             self.tripped.set(Some(Trip::Time));
             return Err(Trip::Time);
         }

@@ -1,0 +1,234 @@
+//! The records of a file in batches of whole lines, and a pool of worker threads that
+//! processes batches and hands the results back in batch order.
+//!
+//! The reading thread cuts the file into batches ([`BATCH_BYTES`]) and gives batch `i` to
+//! worker `i % n`; each worker answers its batches in the order it got them, so reading the
+//! answers round robin gives them in file order without any reordering. At most [`AHEAD`]
+//! batches per worker are in flight, so memory stays bounded on files of any size.
+//!
+//! Workers cannot read the host's clock (it is not shared with threads): the reading thread
+//! watches the deadline, also while it waits for an answer, and raises the `cancel` flag,
+//! which workers' guards check ([`super::sandbox::Clock::Flag`]); the flag also stops work
+//! whose result is no longer wanted. Where threads cannot be started (WebAssembly) the pool
+//! says so and the caller runs the batches itself.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::thread;
+use std::time::Duration;
+
+use super::budget::Budget;
+use super::reader::LineReader;
+use super::run::{Pending, is_blank};
+use crate::error::{ErrorCode, LroError, Result};
+
+/// A batch closes once it holds this many bytes of record lines...
+const BATCH_BYTES: usize = 64 * 1024;
+/// ... or this many records.
+const BATCH_RECORDS: usize = 1024;
+/// Most worker threads, whatever the machine offers.
+const MAX_WORKERS: usize = 4;
+/// Batches handed to each worker ahead of the merge.
+const AHEAD: usize = 2;
+/// How often the reading thread looks at the clock while it waits for a worker.
+const POLL: Duration = Duration::from_millis(10);
+/// Stack of a worker thread: room for the guard's recursion budget with a wide margin.
+const WORKER_STACK: usize = 8 * 1024 * 1024;
+
+/// Whole record lines, each with its file line number and its span in `text`.
+#[derive(Default)]
+pub(crate) struct Batch {
+    pub(crate) text: Vec<u8>,
+    pub(crate) records: Vec<(u64, usize, usize)>,
+}
+
+impl Batch {
+    /// The records: file line number and line.
+    pub(crate) fn lines(&self) -> impl Iterator<Item = (u64, &[u8])> {
+        self.records
+            .iter()
+            .map(|&(number, start, end)| (number, &self.text[start..end]))
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.records.is_empty()
+    }
+}
+
+/// The record lines still to come: those read while sampling, then the file.
+pub(crate) struct Source<'l, 'h> {
+    lines: &'l mut LineReader<'h>,
+    pending: std::vec::IntoIter<(u64, Vec<u8>)>,
+    /// The file has no more lines.
+    ended: bool,
+}
+
+impl<'l, 'h> Source<'l, 'h> {
+    pub(crate) fn new(lines: &'l mut LineReader<'h>, pending: Pending) -> Self {
+        Self {
+            lines,
+            pending: pending.into_iter(),
+            ended: false,
+        }
+    }
+
+    /// The next batch; empty at the end of the input.
+    pub(crate) fn batch(&mut self) -> Result<Batch> {
+        let mut batch = Batch::default();
+        while batch.text.len() < BATCH_BYTES && batch.records.len() < BATCH_RECORDS {
+            let start = batch.text.len();
+            let number = if let Some((number, line)) = self.pending.next() {
+                batch.text.extend_from_slice(&line);
+                number
+            } else {
+                if self.ended {
+                    break;
+                }
+                let number = self.lines.line_number() + 1;
+                match self.lines.next_line()? {
+                    None => {
+                        self.ended = true;
+                        break;
+                    }
+                    Some(line) if is_blank(line) => continue,
+                    Some(line) => batch.text.extend_from_slice(line),
+                }
+                number
+            };
+            batch.records.push((number, start, batch.text.len()));
+        }
+        Ok(batch)
+    }
+
+    /// Lines may remain.
+    pub(crate) fn more(&self) -> bool {
+        !self.ended || self.pending.len() > 0
+    }
+}
+
+/// How many worker threads to use: the machine's parallelism, up to [`MAX_WORKERS`]; 1
+/// where threads are not available (WebAssembly).
+pub(crate) fn worker_count() -> usize {
+    thread::available_parallelism().map_or(1, |n| n.get().min(MAX_WORKERS))
+}
+
+/// The result of [`in_parallel`].
+pub(crate) enum Pool {
+    /// The batches were processed (or processing stopped: a merge said so, the time is up,
+    /// an error).
+    Ran(Result<()>),
+    /// No thread could be started: the first batch, untouched, for the caller to process.
+    NoThreads(Batch),
+}
+
+/// Processes `first` and every following batch of `source` on up to `workers` threads,
+/// handing the results to `merge` in batch order until it returns `Ok(false)`.
+///
+/// Each worker calls `job` once to make its processing function (its own parser, guard,
+/// variables: values that must not cross threads), which should watch `cancel`.
+pub(crate) fn in_parallel<T, J, F, M>(
+    source: &mut Source<'_, '_>,
+    budget: &mut Budget<'_>,
+    first: Batch,
+    workers: usize,
+    cancel: &AtomicBool,
+    job: &F,
+    merge: &mut M,
+) -> Pool
+where
+    T: Send,
+    J: FnMut(&Batch) -> T,
+    F: Fn() -> J + Sync,
+    M: FnMut(&mut Budget<'_>, T) -> Result<bool>,
+{
+    thread::scope(|scope| {
+        let mut inputs = Vec::with_capacity(workers);
+        let mut results = Vec::with_capacity(workers);
+        for _ in 0..workers {
+            let (batch_tx, batch_rx) = mpsc::channel::<Batch>();
+            let (result_tx, result_rx) = mpsc::channel::<T>();
+            let spawned = thread::Builder::new()
+                .name("lro-extract".to_owned())
+                .stack_size(WORKER_STACK)
+                .spawn_scoped(scope, move || {
+                    let mut process = job();
+                    for batch in batch_rx {
+                        if result_tx.send(process(&batch)).is_err() {
+                            break;
+                        }
+                    }
+                });
+            if spawned.is_err() {
+                break;
+            }
+            inputs.push(batch_tx);
+            results.push(result_rx);
+        }
+        if inputs.is_empty() {
+            return Pool::NoThreads(first);
+        }
+        let outcome = drive(source, budget, cancel, &inputs, &results, first, merge);
+        // Whatever is still running is not wanted; closing the inputs ends the workers.
+        cancel.store(true, Ordering::Relaxed);
+        drop(inputs);
+        Pool::Ran(outcome)
+    })
+}
+
+/// Hands batches to the workers in turn and merges their results in the same order.
+fn drive<T, M>(
+    source: &mut Source<'_, '_>,
+    budget: &mut Budget<'_>,
+    cancel: &AtomicBool,
+    inputs: &[Sender<Batch>],
+    results: &[Receiver<T>],
+    first: Batch,
+    merge: &mut M,
+) -> Result<()>
+where
+    M: FnMut(&mut Budget<'_>, T) -> Result<bool>,
+{
+    let workers = inputs.len();
+    let lost = || {
+        LroError::new(
+            ErrorCode::QueryFailed,
+            "an extraction worker thread stopped unexpectedly",
+        )
+    };
+    let (mut sent, mut merged) = (0usize, 0usize);
+    let mut next = Some(first);
+    loop {
+        while sent - merged < workers * AHEAD {
+            let batch = match next.take() {
+                Some(batch) => batch,
+                None if source.more() => source.batch()?,
+                None => break,
+            };
+            if batch.is_empty() {
+                break;
+            }
+            if !budget.in_time() {
+                return Ok(());
+            }
+            inputs[sent % workers].send(batch).map_err(|_| lost())?;
+            sent += 1;
+        }
+        if merged == sent {
+            return Ok(());
+        }
+        match results[merged % workers].recv_timeout(POLL) {
+            Ok(result) => {
+                merged += 1;
+                if !merge(budget, result)? {
+                    return Ok(());
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if budget.deadline.passed() {
+                    cancel.store(true, Ordering::Relaxed);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => return Err(lost()),
+        }
+    }
+}

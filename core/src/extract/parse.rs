@@ -1,0 +1,463 @@
+//! A fast reader of record lines into jaq values, with the same result as
+//! [`convert::parse_val`] on every line it accepts and that function on every other line.
+//!
+//! Parsing through serde allocates twice per string (the `String`, then jaq's boxed bytes)
+//! and grows every object's map from empty. This reader copies the line once into shared
+//! bytes and makes every string without escapes a slice of it, so a string costs one small
+//! box; objects are sized from the previous record, since records of a file share a shape.
+//!
+//! It takes the plain path only: a line it is not sure about (invalid UTF-8, a control
+//! character or a lone surrogate in a string, an integer of 19 digits or more, a float out of
+//! range, nesting deeper than [`MAX_FAST_DEPTH`], any syntax error) goes to
+//! [`convert::parse_val`], which decides, so values and error messages stay serde_json's.
+
+use jaq_json::{Map, Num, Val};
+
+use super::convert;
+
+/// Deepest nesting the fast path follows; serde_json, the fallback, stops at 128.
+const MAX_FAST_DEPTH: usize = 100;
+
+/// Longest integer literal, in digits, read on the fast path: 18 digits always fit an `i64`.
+const MAX_FAST_DIGITS: usize = 18;
+
+/// Reads record lines; keeps the size of the last record's top-level object as a hint.
+#[derive(Default)]
+pub(crate) struct RecordParser {
+    fields: usize,
+}
+
+impl RecordParser {
+    /// Parses one line (one JSON text, surrounding whitespace allowed).
+    pub(crate) fn parse(&mut self, line: &[u8]) -> Result<Val, serde_json::Error> {
+        match self.fast(line) {
+            Some(val) => Ok(val),
+            None => convert::parse_val(line),
+        }
+    }
+
+    fn fast(&mut self, line: &[u8]) -> Option<Val> {
+        // Outside strings JSON is ASCII, so a line that is valid UTF-8 as a whole has valid
+        // UTF-8 in every string piece cut at an ASCII delimiter.
+        std::str::from_utf8(line).ok()?;
+        let mut reader = Reader {
+            text: line,
+            at: 0,
+            shared: None,
+            fields: self.fields,
+        };
+        reader.skip_whitespace();
+        let first = reader.peek()?;
+        let val = reader.value(first, 0)?;
+        reader.skip_whitespace();
+        if reader.at != line.len() {
+            return None;
+        }
+        if let Val::Obj(map) = &val {
+            self.fields = map.len();
+        }
+        Some(val)
+    }
+}
+
+/// The state of one fast parse.
+struct Reader<'t> {
+    text: &'t [u8],
+    at: usize,
+    /// The line as one shared value, made at the first string: every plain string is a
+    /// slice of it.
+    shared: Option<Val>,
+    /// Capacity for the top-level object.
+    fields: usize,
+}
+
+impl Reader<'_> {
+    fn peek(&self) -> Option<u8> {
+        self.text.get(self.at).copied()
+    }
+
+    /// serde_json's whitespace: space, tab, line feed, carriage return.
+    fn skip_whitespace(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.peek() {
+            self.at += 1;
+        }
+    }
+
+    /// The next byte after whitespace, consumed.
+    fn next_token(&mut self) -> Option<u8> {
+        self.skip_whitespace();
+        let b = self.peek()?;
+        self.at += 1;
+        Some(b)
+    }
+
+    fn literal(&mut self, word: &[u8], val: Val) -> Option<Val> {
+        if self.text[self.at..].starts_with(word) {
+            self.at += word.len();
+            Some(val)
+        } else {
+            None
+        }
+    }
+
+    /// The value starting at `first` (not consumed yet).
+    fn value(&mut self, first: u8, depth: usize) -> Option<Val> {
+        match first {
+            b'n' => self.literal(b"null", Val::Null),
+            b't' => self.literal(b"true", Val::Bool(true)),
+            b'f' => self.literal(b"false", Val::Bool(false)),
+            b'"' => {
+                self.at += 1;
+                self.string()
+            }
+            b'-' | b'0'..=b'9' => self.number(),
+            b'[' if depth < MAX_FAST_DEPTH => {
+                self.at += 1;
+                self.array(depth + 1)
+            }
+            b'{' if depth < MAX_FAST_DEPTH => {
+                self.at += 1;
+                self.object(depth + 1)
+            }
+            _ => None,
+        }
+    }
+
+    fn array(&mut self, depth: usize) -> Option<Val> {
+        let mut items = Vec::new();
+        self.skip_whitespace();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(Val::Arr(items.into()));
+        }
+        loop {
+            self.skip_whitespace();
+            let first = self.peek()?;
+            items.push(self.value(first, depth)?);
+            match self.next_token()? {
+                b',' => {}
+                b']' => return Some(Val::Arr(items.into())),
+                _ => return None,
+            }
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Option<Val> {
+        let capacity = if depth == 1 { self.fields } else { 0 };
+        let mut map = Map::with_capacity_and_hasher(capacity, Default::default());
+        if self.next_token()? == b'}' {
+            return Some(Val::obj(map));
+        }
+        self.at -= 1;
+        loop {
+            if self.next_token()? != b'"' {
+                return None;
+            }
+            let key = self.string()?;
+            if self.next_token()? != b':' {
+                return None;
+            }
+            self.skip_whitespace();
+            let first = self.peek()?;
+            let value = self.value(first, depth)?;
+            // As serde's visitor does: a repeated key keeps its place and takes the last value.
+            map.insert(key, value);
+            match self.next_token()? {
+                b',' => {}
+                b'}' => return Some(Val::obj(map)),
+                _ => return None,
+            }
+        }
+    }
+
+    /// A string, its opening quote consumed.
+    fn string(&mut self) -> Option<Val> {
+        let start = self.at;
+        self.at = plain_run(self.text, self.at);
+        loop {
+            match *self.text.get(self.at)? {
+                b'"' => {
+                    let end = self.at;
+                    self.at += 1;
+                    return Some(self.slice(start, end));
+                }
+                b'\\' => return self.escaped_string(start),
+                0..=0x1f => return None,
+                _ => self.at += 1,
+            }
+        }
+    }
+
+    /// `text[start..end]` as a string sharing the line's bytes.
+    fn slice(&mut self, start: usize, end: usize) -> Val {
+        if start == end {
+            return Val::utf8_str(Vec::new());
+        }
+        let text = self.text;
+        let shared = self
+            .shared
+            .get_or_insert_with(|| Val::utf8_str(text.to_vec()));
+        match shared {
+            Val::TStr(bytes) => Val::TStr(Box::new(bytes.slice(start..end))),
+            _ => unreachable!("the shared line is a text string"),
+        }
+    }
+
+    /// The rest of a string that holds an escape, from `start` (after the opening quote).
+    fn escaped_string(&mut self, start: usize) -> Option<Val> {
+        let mut out = self.text[start..self.at].to_vec();
+        loop {
+            match *self.text.get(self.at)? {
+                b'"' => {
+                    self.at += 1;
+                    return Some(Val::utf8_str(out));
+                }
+                b'\\' => {
+                    let escape = *self.text.get(self.at + 1)?;
+                    self.at += 2;
+                    match escape {
+                        b'"' | b'\\' | b'/' => out.push(escape),
+                        b'b' => out.push(0x08),
+                        b'f' => out.push(0x0c),
+                        b'n' => out.push(b'\n'),
+                        b'r' => out.push(b'\r'),
+                        b't' => out.push(b'\t'),
+                        b'u' => {
+                            let c = self.unicode_escape()?;
+                            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                        }
+                        _ => return None,
+                    }
+                }
+                0..=0x1f => return None,
+                b => {
+                    out.push(b);
+                    self.at += 1;
+                }
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Option<u32> {
+        let digits = self.text.get(self.at..self.at + 4)?;
+        let mut n = 0;
+        for &d in digits {
+            n = n * 16 + char::from(d).to_digit(16)?;
+        }
+        self.at += 4;
+        Some(n)
+    }
+
+    /// The character of `\uXXXX` (its `\u` consumed); a surrogate pair takes two escapes.
+    /// A lone surrogate is left to serde_json.
+    fn unicode_escape(&mut self) -> Option<char> {
+        let first = self.hex4()?;
+        match first {
+            0xd800..=0xdbff => {
+                if self.text.get(self.at..self.at + 2)? != b"\\u" {
+                    return None;
+                }
+                self.at += 2;
+                let second = self.hex4()?;
+                if !(0xdc00..=0xdfff).contains(&second) {
+                    return None;
+                }
+                char::from_u32(0x10000 + ((first - 0xd800) << 10) + (second - 0xdc00))
+            }
+            0xdc00..=0xdfff => None,
+            _ => char::from_u32(first),
+        }
+    }
+
+    /// A number in JSON's grammar, read as [`convert::parse_val`] reads it: integers as
+    /// integers, floats as doubles, and integral doubles below 2^53 as integers (jq 1.6
+    /// holds every number as a double).
+    fn number(&mut self) -> Option<Val> {
+        let start = self.at;
+        let negative = self.peek() == Some(b'-');
+        if negative {
+            self.at += 1;
+        }
+        let digits_start = self.at;
+        match self.peek()? {
+            b'0' => self.at += 1,
+            b'1'..=b'9' => self.skip_digits(),
+            _ => return None,
+        }
+        let digits = self.at - digits_start;
+        let mut integral = true;
+        if self.peek() == Some(b'.') {
+            self.at += 1;
+            if !self.peek()?.is_ascii_digit() {
+                return None;
+            }
+            self.skip_digits();
+            integral = false;
+        }
+        if let Some(b'e' | b'E') = self.peek() {
+            self.at += 1;
+            if let Some(b'+' | b'-') = self.peek() {
+                self.at += 1;
+            }
+            if !self.peek()?.is_ascii_digit() {
+                return None;
+            }
+            self.skip_digits();
+            integral = false;
+        }
+        if self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            // `01`: serde_json's error.
+            return None;
+        }
+        let literal = std::str::from_utf8(&self.text[start..self.at]).ok()?;
+        if integral {
+            if digits > MAX_FAST_DIGITS {
+                return None;
+            }
+            // At most 18 digits: exact in an i64; `-0` is 0, as serde's `-0.0` becomes.
+            return Some(Val::Num(Num::from_integral(literal.parse::<i64>().ok()?)));
+        }
+        let f: f64 = literal.parse().ok()?;
+        if !f.is_finite() {
+            return None;
+        }
+        Some(Val::Num(convert::jq_float(f)))
+    }
+
+    fn skip_digits(&mut self) {
+        while self.peek().is_some_and(|b| b.is_ascii_digit()) {
+            self.at += 1;
+        }
+    }
+}
+
+/// Eight copies of byte `b`.
+const fn splat(b: u8) -> u64 {
+    u64::from_ne_bytes([b; 8])
+}
+
+/// The high bit of every byte of `word` below `n` (n <= 128), exact for the lowest such byte:
+/// a borrow can only flag bytes above a true one.
+const fn bytes_below(word: u64, n: u8) -> u64 {
+    word.wrapping_sub(splat(n)) & !word & splat(0x80)
+}
+
+/// The end of the run of string bytes from `at` that need no attention (no quote, backslash
+/// or control character), eight bytes at a time.
+fn plain_run(text: &[u8], mut at: usize) -> usize {
+    while let Some(chunk) = text.get(at..at + 8) {
+        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
+        let special = bytes_below(word ^ splat(b'"'), 1)
+            | bytes_below(word ^ splat(b'\\'), 1)
+            | bytes_below(word, 0x20);
+        if special != 0 {
+            // Little-endian: the lowest flagged bit is the first special byte.
+            return at + special.trailing_zeros() as usize / 8;
+        }
+        at += 8;
+    }
+    at
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fast path was taken and agrees with serde's path.
+    fn same(text: &str) {
+        let mut parser = RecordParser::default();
+        let fast = parser
+            .fast(text.as_bytes())
+            .unwrap_or_else(|| panic!("fast path refused {text}"));
+        let slow = convert::parse_val(text.as_bytes()).unwrap();
+        assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text}");
+    }
+
+    fn refused(text: &str) {
+        assert!(
+            RecordParser::default().fast(text.as_bytes()).is_none(),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn plain_records_take_the_fast_path_and_agree() {
+        same(r#"{"id": "m1", "tags": ["a", "b"], "n": 3, "x": null, "t": true, "f": false}"#);
+        same(r#" {"a":{"b":[[],{}]},"c":""} "#);
+        same(r#"{"s": "caf\u00e9 \"q\" \\ \/ \b\f\n\r\t \ud83d\ude00 é"}"#);
+        same(
+            r#"[0, -0, 1.0, -2.5e3, 1E2, 3.0e-2, 123456789012345678, -123456789012345678, 1e300, 4.9e-324]"#,
+        );
+        same(r#"{"a": 1, "a": 2, "b": 3}"#);
+        same("\"text\"");
+        same("12");
+    }
+
+    #[test]
+    fn plain_runs_stop_at_the_first_special_byte() {
+        let text = b"abcdefghijklmnop\"qrstuvwxyz0123456789";
+        assert_eq!(plain_run(text, 0), 16);
+        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
+            for at in 0..20 {
+                let mut bytes = vec![b'a'; 24];
+                bytes[at] = special;
+                // Bytes above the first special one must not confuse the scan.
+                bytes[at + 1..]
+                    .iter_mut()
+                    .step_by(2)
+                    .for_each(|b| *b = 0x80);
+                let found = plain_run(&bytes, 0);
+                assert!(
+                    found == at || (found < at && found + 8 > bytes.len()),
+                    "{special} at {at}: {found}"
+                );
+            }
+        }
+        assert_eq!(plain_run("é€😀 ~\x7f".as_bytes(), 0), 8);
+    }
+
+    #[test]
+    fn doubtful_lines_are_left_to_serde() {
+        for text in [
+            "",
+            "{",
+            "{}x",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "-",
+            "1.",
+            "1e",
+            "+1",
+            ".5",
+            "NaN",
+            "1e400",
+            "1234567890123456789",
+            "\"\\ud800\"",
+            "\"\\udc00x\"",
+            "\"a\tb\"",
+            "\"\\x\"",
+            "tru",
+            "[1 2]",
+            "{\"a\" 1}",
+            "{1: 2}",
+            "\"\u{feff}\"x",
+        ] {
+            refused(text);
+        }
+        refused(&format!("{}{}", "[".repeat(101), "]".repeat(101)));
+        same(&format!("{}{}", "[".repeat(100), "]".repeat(100)));
+        assert!(RecordParser::default().fast(b"\"\xff\"").is_none());
+    }
+
+    #[test]
+    fn the_fallback_keeps_serde_results_and_errors() {
+        let mut parser = RecordParser::default();
+        assert!(parser.parse(b"1234567890123456789").is_ok());
+        let err = parser.parse(b"{\"a\": 01}").unwrap_err().to_string();
+        assert_eq!(
+            err,
+            convert::parse_val(b"{\"a\": 01}").unwrap_err().to_string()
+        );
+    }
+}

@@ -1,0 +1,188 @@
+//! Filters that work record by record: batches of lines run on worker threads when the
+//! input is longer than one batch ([`super::batches`]), merged back in record order.
+//!
+//! A batch is parsed, filtered and converted to output values by one runner; the reading
+//! thread adds the outcomes strictly in batch order to the budget, so the response is the
+//! sequential one: the same outputs in the same order, the first failing record (in file
+//! order) reported, nothing after `halt` or a limit. A small input (one batch), or a host
+//! without threads (WebAssembly), runs the same code on the calling thread.
+//!
+//! Workers receive bytes and send back `serde_json` values; the compiled program is shared,
+//! and each worker has its own guard, parser and variables.
+
+use std::sync::atomic::AtomicBool;
+
+use jaq_json::Val;
+use serde_json::Value;
+
+use super::batches::{Batch, Pool, Source, in_parallel, worker_count};
+use super::budget::{Budget, json_size};
+use super::engine::{Flow, Program};
+use super::parse::RecordParser;
+use super::reader::LineReader;
+use super::run::{Pending, invalid_record, run_one, vars_of};
+use super::sandbox::{Clock, Guard};
+use crate::config::ExtractLimits;
+use crate::error::{LroError, Result};
+
+/// How the run of a batch ended.
+enum End {
+    /// Every record ran (or the outputs reached a limit: the merge cuts there).
+    Done,
+    /// The filter called `halt`: no more output.
+    Halt,
+    /// The time is up (or, on a worker, the work was cancelled).
+    Time,
+    /// A record is not JSON, or the filter failed on it.
+    Failed(LroError),
+}
+
+/// The outputs of a batch, with their compact JSON sizes, and how it ended.
+struct Outcome {
+    outputs: Vec<(Value, u64)>,
+    end: End,
+}
+
+/// Runs batches: the program with its variables, a guard, a parser.
+struct Runner<'p> {
+    program: &'p Program,
+    vars: Vec<Val>,
+    guard: Guard<'p>,
+    parser: RecordParser,
+    limits: ExtractLimits,
+}
+
+impl<'p> Runner<'p> {
+    fn new(program: &'p Program, vars: Vec<Val>, clock: Clock<'p>, limits: ExtractLimits) -> Self {
+        Self {
+            program,
+            vars,
+            guard: Guard::new(clock),
+            parser: RecordParser::default(),
+            limits,
+        }
+    }
+
+    fn run(&mut self, batch: &Batch) -> Outcome {
+        let mut outputs = Vec::new();
+        let mut bytes = 0u64;
+        for (line, text) in batch.lines() {
+            if self.guard.clock().expired() {
+                return Outcome {
+                    outputs,
+                    end: End::Time,
+                };
+            }
+            let record = match self.parser.parse(text) {
+                Ok(record) => record,
+                Err(e) => {
+                    return Outcome {
+                        outputs,
+                        end: End::Failed(invalid_record(line, &e)),
+                    };
+                }
+            };
+            // Past either limit the merge is sure to cut: stop producing there.
+            let mut full = false;
+            let mut emit = |value: Value| {
+                let size = json_size(&value);
+                bytes = bytes.saturating_add(size);
+                outputs.push((value, size));
+                full = outputs.len() as u64 > self.limits.max_output_records
+                    || bytes > self.limits.max_output_bytes;
+                !full
+            };
+            let end = match run_one(
+                self.program,
+                record,
+                &self.vars,
+                &self.guard,
+                Some(line),
+                &mut emit,
+            ) {
+                Ok(Flow::Continue) => continue,
+                Ok(Flow::Stop) if full => End::Done,
+                Ok(Flow::Stop) => End::Halt,
+                Ok(Flow::Tripped(_)) => End::Time,
+                Err(e) => End::Failed(e),
+            };
+            return Outcome { outputs, end };
+        }
+        Outcome {
+            outputs,
+            end: End::Done,
+        }
+    }
+}
+
+/// Adds an outcome to the budget; `Ok(false)` when the output stops there.
+fn merge(budget: &mut Budget<'_>, outcome: Outcome) -> Result<bool> {
+    for (value, size) in outcome.outputs {
+        if !budget.push_sized(value, size) {
+            return Ok(false);
+        }
+    }
+    match outcome.end {
+        End::Done => Ok(!budget.is_cut()),
+        End::Halt => Ok(false),
+        End::Time => {
+            budget.cut_by_time();
+            Ok(false)
+        }
+        End::Failed(e) => Err(e),
+    }
+}
+
+/// Runs `program` on every record, in order, into `budget`. `vars` are its variables as
+/// engine values (for this thread), `values` the same as JSON (for worker threads).
+pub(crate) fn run(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    program: &Program,
+    vars: Vec<Val>,
+    values: &[Value],
+    pending: Pending,
+) -> Result<()> {
+    let mut source = Source::new(lines, pending);
+    let mut first = source.batch()?;
+    let workers = worker_count();
+    if source.more() && workers >= 2 {
+        let cancel = AtomicBool::new(false);
+        let limits = budget.limits().clone();
+        let job = || {
+            // The reading thread built the same variables, so this cannot fail; if it did,
+            // every batch reports it.
+            let mut made = vars_of(values)
+                .map(|vars| Runner::new(program, vars, Clock::Flag(&cancel), limits.clone()));
+            move |batch: &Batch| match &mut made {
+                Ok(runner) => runner.run(batch),
+                Err(e) => Outcome {
+                    outputs: Vec::new(),
+                    end: End::Failed(e.clone()),
+                },
+            }
+        };
+        match in_parallel(
+            &mut source,
+            budget,
+            first,
+            workers,
+            &cancel,
+            &job,
+            &mut merge,
+        ) {
+            Pool::Ran(result) => return result,
+            Pool::NoThreads(batch) => first = batch,
+        }
+    }
+    let limits = budget.limits().clone();
+    let mut runner = Runner::new(program, vars, Clock::Deadline(budget.deadline), limits);
+    let mut batch = first;
+    while !batch.is_empty() && budget.in_time() {
+        if !merge(budget, runner.run(&batch))? {
+            break;
+        }
+        batch = source.batch()?;
+    }
+    Ok(())
+}
