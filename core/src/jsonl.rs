@@ -12,6 +12,11 @@ use crate::detail::{Detail, LIGHT_FIELDS};
 use crate::json::{canonical, fields, write};
 use crate::payload::RecordKind;
 
+/// From this many records on, [`Body::of_values`] writes on several threads: below it,
+/// starting threads costs more than it saves.
+#[cfg(not(target_family = "wasm"))]
+const PARALLEL_MIN_RECORDS: usize = 2048;
+
 /// The serialized records: `bytes` holds every line with its `\n`; `line_ends[i]` is the
 /// offset just past record `i`'s newline.
 #[derive(Debug, Default)]
@@ -23,8 +28,19 @@ pub struct Body {
 }
 
 impl Body {
-    /// Every value written on a line of its own, as it is (no projection).
+    /// Every value written on a line of its own, as it is (no projection). Large sets are
+    /// written on several threads (natively), in chunks joined in order.
     pub fn of_values(values: &[Value]) -> Self {
+        #[cfg(not(target_family = "wasm"))]
+        if values.len() >= PARALLEL_MIN_RECORDS {
+            if let Some(body) = Self::of_values_parallel(values) {
+                return body;
+            }
+        }
+        Self::of_values_serial(values)
+    }
+
+    fn of_values_serial(values: &[Value]) -> Self {
         /// Records written before the rest is reserved at their average size.
         const PROBE: usize = 16;
         let mut body = Self {
@@ -42,6 +58,49 @@ impl Body {
             body.end_line();
         }
         body
+    }
+
+    /// [`Body::of_values_serial`] on up to four threads; `None` when threads are not to be had.
+    #[cfg(not(target_family = "wasm"))]
+    fn of_values_parallel(values: &[Value]) -> Option<Self> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, std::num::NonZero::get)
+            .min(4);
+        if threads < 2 {
+            return None;
+        }
+        let chunk = values.len().div_ceil(threads);
+        let parts: Vec<Self> = std::thread::scope(|scope| {
+            let spawned: Vec<_> = values
+                .chunks(chunk)
+                .map(|part| {
+                    std::thread::Builder::new()
+                        .spawn_scoped(scope, move || Self::of_values_serial(part))
+                })
+                .collect();
+            // A thread that could not start leaves the job to the serial path.
+            let handles: Vec<_> = spawned.into_iter().collect::<std::io::Result<_>>().ok()?;
+            Some(
+                handles
+                    .into_iter()
+                    .map(|h| {
+                        h.join()
+                            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+                    })
+                    .collect(),
+            )
+        })?;
+        let mut parts = parts.into_iter();
+        let mut body = parts.next()?;
+        let rest: Vec<Self> = parts.collect();
+        body.bytes.reserve(rest.iter().map(|p| p.bytes.len()).sum());
+        for part in rest {
+            let offset = body.bytes.len();
+            body.bytes.extend_from_slice(&part.bytes);
+            body.line_ends
+                .extend(part.line_ends.iter().map(|end| end + offset));
+        }
+        Some(body)
     }
 
     /// The elements of a JSON array given as text, one per line, as [`Body::of_values`]
@@ -255,6 +314,17 @@ mod tests {
             let projected: Vec<Value> = records.iter().map(|r| detail.project(r)).collect();
             assert_eq!(lines.bytes, Body::of_values(&projected).bytes, "{detail}");
         }
+    }
+
+    #[test]
+    fn parallel_writing_joins_chunks_in_order() {
+        let records: Vec<Value> = (0..5000)
+            .map(|i| json!({"id": i, "text": "x".repeat(i % 7)}))
+            .collect();
+        let parallel = Body::of_values(&records);
+        let serial = Body::of_values_serial(&records);
+        assert_eq!(parallel.bytes, serial.bytes);
+        assert_eq!(parallel.line_ends, serial.line_ends);
     }
 
     #[test]
