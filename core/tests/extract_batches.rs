@@ -148,6 +148,42 @@ fn a_bad_line_deep_in_the_file_names_its_line() {
         err.to_string().contains(&format!("line {}", RECORDS + 2)),
         "{err}"
     );
+    // Slurping recipes parse the batches in parallel: the same error.
+    let slurping = ExtractRequest {
+        recipe: Some(6),
+        ..ExtractRequest::default()
+    };
+    let err = lro.extract(&file, &slurping).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidInput);
+    assert!(
+        err.to_string().contains(&format!("line {}", RECORDS + 2)),
+        "{err}"
+    );
+}
+
+#[test]
+fn slurping_recipes_see_every_record_in_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lro, file) = setup(dir.path(), unlimited());
+    let recipe = |n: u8| ExtractRequest {
+        recipe: Some(n),
+        ..ExtractRequest::default()
+    };
+    let counts = lro.extract(&file, &recipe(6)).unwrap().results;
+    let expected: Vec<Value> = (0..7)
+        .map(|ns| json!({"namespace": format!("_semantic/ns{ns}"), "count": (0..RECORDS).filter(|i| i % 7 == ns).count()}))
+        .collect();
+    assert_eq!(counts, vec![Value::Array(expected)]);
+    // Sorting by an equal key keeps file order (a stable sort over every record, in order).
+    let sorted = lro.extract(&file, &recipe(8)).unwrap().results;
+    let sorted_ids: Vec<&str> = sorted[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
+    let file_order: Vec<String> = (0..RECORDS).map(|i| format!("m{i}")).collect();
+    assert_eq!(sorted_ids, file_order);
 }
 
 #[test]

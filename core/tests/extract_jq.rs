@@ -10,7 +10,8 @@ use std::process::Command;
 
 use lro_core::recipes::{MifExamples, mif_recipes, shell_quote};
 use lro_core::{
-    Detail, ExtractRequest, OffloadConfig, OffloadRequest, OffloadResponse, Offloader, StdHost,
+    Detail, ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, OffloadResponse,
+    Offloader, StdHost,
 };
 use serde_json::{Value, json};
 
@@ -260,6 +261,41 @@ fn every_recipe_matches_jq_on_mif_memories_at_each_detail() {
         let descriptor = offload(&lro, &data, "recall", Some(detail));
         assert_eq!(descriptor.summary.detail, detail.as_str());
         check_all_recipes(&lro, &descriptor, detail.as_str());
+    }
+}
+
+#[test]
+fn every_recipe_matches_jq_on_a_file_of_many_batches() {
+    // Record filters run in batches on worker threads, slurping recipes parse in parallel:
+    // the output must still be jq's, in jq's order. 3,000 memories are some 15 batches.
+    jq_available();
+    let dir = tempfile::tempdir().unwrap();
+    let config = OffloadConfig {
+        output_dir: dir.path().to_string_lossy().into_owned(),
+        threshold_tokens: 10,
+        // Slurping recipes print every record at once: more than the default output limit.
+        extract: ExtractLimits {
+            max_output_bytes: 64 << 20,
+            ..ExtractLimits::default()
+        },
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, StdHost::new()).unwrap();
+    let base = memories();
+    let base = base.as_array().unwrap();
+    let many: Vec<Value> = (0..3000)
+        .map(|i| {
+            let mut m = base[i % base.len()].clone();
+            m["id"] = json!(format!("mem-{i:05}"));
+            if let Some(title) = m.get("title").and_then(Value::as_str) {
+                m["title"] = json!(format!("{title} #{i}"));
+            }
+            m
+        })
+        .collect();
+    for detail in [Detail::Light, Detail::Full] {
+        let descriptor = offload(&lro, &Value::Array(many.clone()), "recall", Some(detail));
+        check_all_recipes(&lro, &descriptor, &format!("3,000 at {}", detail.as_str()));
     }
 }
 

@@ -74,7 +74,21 @@ impl<'l, 'h> Source<'l, 'h> {
 
     /// The next batch; empty at the end of the input.
     pub(crate) fn batch(&mut self) -> Result<Batch> {
-        let mut batch = Batch::default();
+        // Room for the last line past the mark, so a batch rarely grows (and copies).
+        let mut batch = Batch {
+            text: Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 8),
+            records: Vec::with_capacity(256),
+        };
+        self.fill(&mut batch)?;
+        Ok(batch)
+    }
+
+    /// Replaces the contents of `batch` with the next batch (reusing its memory: a fresh
+    /// 64 KiB allocation per batch costs more than it seems, as it makes the allocator
+    /// consolidate its free lists).
+    pub(crate) fn fill(&mut self, batch: &mut Batch) -> Result<()> {
+        batch.text.clear();
+        batch.records.clear();
         while batch.text.len() < BATCH_BYTES && batch.records.len() < BATCH_RECORDS {
             let start = batch.text.len();
             let number = if let Some((number, line)) = self.pending.next() {
@@ -97,7 +111,7 @@ impl<'l, 'h> Source<'l, 'h> {
             };
             batch.records.push((number, start, batch.text.len()));
         }
-        Ok(batch)
+        Ok(())
     }
 
     /// Lines may remain.
@@ -144,16 +158,22 @@ where
     thread::scope(|scope| {
         let mut inputs = Vec::with_capacity(workers);
         let mut results = Vec::with_capacity(workers);
+        // Processed batches come back to be filled again.
+        let (spare_tx, spare_rx) = mpsc::channel::<Batch>();
         for _ in 0..workers {
             let (batch_tx, batch_rx) = mpsc::channel::<Batch>();
             let (result_tx, result_rx) = mpsc::channel::<T>();
+            let spare_tx = spare_tx.clone();
             let spawned = thread::Builder::new()
                 .name("lro-extract".to_owned())
                 .stack_size(WORKER_STACK)
                 .spawn_scoped(scope, move || {
                     let mut process = job();
                     for batch in batch_rx {
-                        if result_tx.send(process(&batch)).is_err() {
+                        let result = process(&batch);
+                        // The reader may be gone already: then the batch is simply freed.
+                        let _ = spare_tx.send(batch);
+                        if result_tx.send(result).is_err() {
                             break;
                         }
                     }
@@ -167,7 +187,9 @@ where
         if inputs.is_empty() {
             return Pool::NoThreads(first);
         }
-        let outcome = drive(source, budget, cancel, &inputs, &results, first, merge);
+        let outcome = drive(
+            source, budget, cancel, &inputs, &results, &spare_rx, first, merge,
+        );
         // Whatever is still running is not wanted; closing the inputs ends the workers.
         cancel.store(true, Ordering::Relaxed);
         drop(inputs);
@@ -176,12 +198,17 @@ where
 }
 
 /// Hands batches to the workers in turn and merges their results in the same order.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the pool's channels and the caller's state, each used once"
+)]
 fn drive<T, M>(
     source: &mut Source<'_, '_>,
     budget: &mut Budget<'_>,
     cancel: &AtomicBool,
     inputs: &[Sender<Batch>],
     results: &[Receiver<T>],
+    spares: &Receiver<Batch>,
     first: Batch,
     merge: &mut M,
 ) -> Result<()>
@@ -201,7 +228,13 @@ where
         while sent - merged < workers * AHEAD {
             let batch = match next.take() {
                 Some(batch) => batch,
-                None if source.more() => source.batch()?,
+                None if source.more() => match spares.try_recv() {
+                    Ok(mut batch) => {
+                        source.fill(&mut batch)?;
+                        batch
+                    }
+                    Err(_) => source.batch()?,
+                },
                 None => break,
             };
             if batch.is_empty() {

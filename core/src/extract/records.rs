@@ -9,8 +9,14 @@
 //!
 //! Workers receive bytes and send back `serde_json` values; the compiled program is shared,
 //! and each worker has its own guard, parser and variables.
+//!
+//! Slurping filters need every record at once: [`slurp`] parses the batches on the workers
+//! (engine values are `Send`: jaq-json's `sync` feature) and [`release`] frees them on two
+//! threads afterwards, since allocating and freeing millions of small values is most of what
+//! a slurping recipe costs.
 
 use std::sync::atomic::AtomicBool;
+use std::thread;
 
 use jaq_json::Val;
 use serde_json::Value;
@@ -182,7 +188,80 @@ pub(crate) fn run(
         if !merge(budget, runner.run(&batch))? {
             break;
         }
-        batch = source.batch()?;
+        source.fill(&mut batch)?;
     }
     Ok(())
+}
+
+/// Every record as an engine value, in file order, for a slurping filter: parsed on worker
+/// threads when the input is longer than one batch. Stops early when the time is up (the
+/// budget then says so).
+pub(crate) fn slurp(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    pending: Pending,
+) -> Result<Vec<Val>> {
+    let parse = |parser: &mut RecordParser, batch: &Batch| -> Result<Vec<Val>> {
+        let mut records = Vec::with_capacity(batch.records.len());
+        for (line, text) in batch.lines() {
+            records.push(parser.parse(text).map_err(|e| invalid_record(line, &e))?);
+        }
+        Ok(records)
+    };
+    let mut source = Source::new(lines, pending);
+    let mut first = source.batch()?;
+    let mut records = Vec::new();
+    let workers = worker_count();
+    if source.more() && workers >= 2 {
+        let cancel = AtomicBool::new(false);
+        let job = || {
+            let mut parser = RecordParser::default();
+            move |batch: &Batch| parse(&mut parser, batch)
+        };
+        let mut merge = |_: &mut Budget<'_>, parsed: Result<Vec<Val>>| {
+            records.extend(parsed?);
+            Ok(true)
+        };
+        match in_parallel(
+            &mut source,
+            budget,
+            first,
+            workers,
+            &cancel,
+            &job,
+            &mut merge,
+        ) {
+            Pool::Ran(result) => return result.map(|()| records),
+            Pool::NoThreads(batch) => first = batch,
+        }
+    }
+    let mut parser = RecordParser::default();
+    let mut batch = first;
+    while !batch.is_empty() && budget.in_time() {
+        records.extend(parse(&mut parser, &batch)?);
+        source.fill(&mut batch)?;
+    }
+    Ok(records)
+}
+
+/// Fewest records worth a second thread to free.
+const RELEASE_ON_TWO_THREADS: usize = 4096;
+
+/// Frees slurped records, half of them on another thread. Records still shared (an output
+/// kept one) are simply dropped.
+pub(crate) fn release(records: jaq_json::Rc<Vec<Val>>) {
+    let Ok(mut records) = jaq_json::Rc::try_unwrap(records) else {
+        return;
+    };
+    if records.len() < RELEASE_ON_TWO_THREADS || worker_count() < 2 {
+        return;
+    }
+    let half = records.split_off(records.len() / 2);
+    thread::scope(|scope| {
+        // If no thread can start, the closure, and `half` with it, is dropped right here.
+        let _ = thread::Builder::new()
+            .name("lro-extract".to_owned())
+            .spawn_scoped(scope, move || drop(half));
+        drop(records);
+    });
 }

@@ -12,7 +12,6 @@ use serde_json::{Map, Value};
 use super::budget::Budget;
 use super::convert::{parse_val, to_value};
 use super::engine::{Flow, Program, RunError, is_var_name};
-use super::parse::RecordParser;
 use super::reader::LineReader;
 use super::recipe;
 use super::records;
@@ -135,37 +134,24 @@ fn execute(
     if !slurp {
         return records::run(lines, budget, program, vars, values, pending);
     }
-    let mut parser = RecordParser::default();
-    let mut records = Vec::with_capacity(pending.len());
-    for (number, line) in pending {
-        records.push(
-            parser
-                .parse(&line)
-                .map_err(|e| invalid_record(number, &e))?,
-        );
-    }
-    while budget.in_time() {
-        let number = lines.line_number() + 1;
-        match lines.next_line()? {
-            None => break,
-            Some(line) if is_blank(line) => {}
-            Some(line) => records.push(parser.parse(line).map_err(|e| invalid_record(number, &e))?),
-        }
-    }
+    let records = jaq_json::Rc::new(records::slurp(lines, budget, pending)?);
     if budget.is_cut() {
         return Ok(());
     }
     let guard = Guard::new(Clock::Deadline(budget.deadline));
-    match run_one(
+    // The filter gets a second reference: its own copies are then cheap to drop, and the
+    // records are freed by `release`, on two threads.
+    let flow = run_one(
         program,
-        Val::Arr(records.into()),
+        Val::Arr(records.clone()),
         &vars,
         &guard,
         None,
         &mut |v| budget.push(v),
-    )? {
-        Flow::Tripped(_) => budget.cut_by_time(),
-        Flow::Continue | Flow::Stop => {}
+    );
+    records::release(records);
+    if let Flow::Tripped(_) = flow? {
+        budget.cut_by_time();
     }
     Ok(())
 }
