@@ -5,6 +5,8 @@
 //! - `std::fs::canonicalize` is unsupported on WASI (there is no `realpath`), so paths are
 //!   resolved here: `.` and `..` lexically, symbolic links with `read_link`, as realpath does.
 //!   The core relies on it to keep extraction inside `output_dir` and to name the real file.
+//!   The directories above a preopen cannot be inspected (WASI answers `ENOTCAPABLE`): they
+//!   are taken as they are named, since the host already resolved them when it preopened.
 
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
@@ -13,6 +15,9 @@ use lro_core::{DirEntry, EntryKind, Host, StdHost};
 
 /// Symbolic links followed before giving up, like Linux's `ELOOP` limit.
 const MAX_LINKS: usize = 40;
+
+/// WASI's `ENOTCAPABLE`: the path lies outside every preopened directory.
+const ENOTCAPABLE: i32 = 76;
 
 /// The component's host.
 #[derive(Debug, Clone, Copy, Default)]
@@ -25,7 +30,13 @@ fn realpath(path: &Path) -> io::Result<PathBuf> {
         .rev()
         .map(|c| PathBuf::from(c.as_os_str()))
         .collect();
-    let mut resolved = PathBuf::from("/");
+    // Relative paths start from the working directory, as with realpath(3) (WASI's is `/`
+    // unless the host says otherwise).
+    let mut resolved = if path.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"))
+    };
     let mut links = 0;
     while let Some(part) = pending.pop() {
         match part.components().next() {
@@ -37,8 +48,15 @@ fn realpath(path: &Path) -> io::Result<PathBuf> {
             Some(Component::Normal(_)) => {}
         }
         let candidate = resolved.join(&part);
-        let metadata = std::fs::symlink_metadata(&candidate)?;
-        if !metadata.file_type().is_symlink() {
+        let is_symlink = match std::fs::symlink_metadata(&candidate) {
+            Ok(metadata) => metadata.file_type().is_symlink(),
+            // Outside every preopen (e.g. `/tmp` above a preopened `/tmp/lro`): nothing here
+            // can be opened through it, so it stands as named. A path that ends outside the
+            // preopens then fails the core's inside-`output_dir` check, or its open.
+            Err(err) if err.raw_os_error() == Some(ENOTCAPABLE) => false,
+            Err(err) => return Err(err),
+        };
+        if !is_symlink {
             resolved = candidate;
             continue;
         }
