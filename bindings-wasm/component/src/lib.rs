@@ -111,7 +111,11 @@ impl Guest for Component {
         to_json(&outcome.to_value())
     }
 
-    fn intercept_tool_result(config: String, tool_result: String, context: String) -> Result<String> {
+    fn intercept_tool_result(
+        config: String,
+        tool_result: String,
+        context: String,
+    ) -> Result<String> {
         let lro = offloader(&config)?;
         let result = parse(&tool_result, ErrorCode::InvalidInput, "tool-result")?;
         let context = if context.trim().is_empty() {
