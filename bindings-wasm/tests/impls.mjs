@@ -2,7 +2,9 @@
 // `call(vector, config, dir)` -> { outcome, file } or throws an error whose `code` is the
 // core's code. `LRO_WASM_IMPL` picks one: "bindgen" (the wasm-bindgen package) or "jco"
 // (the WASI P2 component transpiled by jco).
+import fs from "node:fs";
 import { createRequire } from "node:module";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
@@ -63,6 +65,13 @@ async function bindgen() {
 
 async function jco() {
   const dir = process.env.LRO_JCO_DIR ?? path.join(here, "../component/dist/jco");
+  // The preview2 shim preopens nothing by default, and the component's wasip1 adapter reads
+  // the preopens once, on its first call: so the one directory every vector's output goes
+  // under (the system temp dir, where the runner makes them) is preopened, at its own path,
+  // before anything runs.
+  const { _setPreopens } = await import("@bytecodealliance/preview2-shim/filesystem");
+  const tmp = fs.realpathSync(os.tmpdir());
+  _setPreopens({ [tmp]: tmp });
   const { offloader } = await import(pathToFileURL(path.join(dir, "lro.js")).href);
   // A WIT `lro-error` arrives as a thrown ComponentError whose payload is the variant; its
   // case name is the core's code with `-` for `_`.

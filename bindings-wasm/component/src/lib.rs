@@ -17,10 +17,13 @@ use bindings::exports::lro::offload::offloader::{Guest, LroError as WitError};
 use wasi_host::WasiHost;
 
 mod bindings {
-    //! Generated from `wit/world.wit`.
-    // The generated glue is the canonical ABI: raw pointers by nature.
+    //! Generated from `wit/world.wit`, and the export of [`Component`](super::Component).
+    // The generated glue is the canonical ABI: raw pointers by nature. The export is made here
+    // rather than at the crate root so that this allowance covers its glue too.
     #![allow(unsafe_code, missing_docs)]
     wit_bindgen::generate!({ world: "lro", path: "wit" });
+    use super::Component;
+    export!(Component with_types_in self);
 }
 
 /// The core's error as the WIT variant whose case is its code.
@@ -108,9 +111,13 @@ impl Guest for Component {
         to_json(&outcome.to_value())
     }
 
-    fn intercept_tool_result(config: String, result: String, context: String) -> Result<String> {
+    fn intercept_tool_result(
+        config: String,
+        tool_result: String,
+        context: String,
+    ) -> Result<String> {
         let lro = offloader(&config)?;
-        let result = parse(&result, ErrorCode::InvalidInput, "result")?;
+        let result = parse(&tool_result, ErrorCode::InvalidInput, "tool-result")?;
         let context = if context.trim().is_empty() {
             Value::Object(Default::default())
         } else {
@@ -145,5 +152,3 @@ impl Guest for Component {
         to_json(&config)
     }
 }
-
-bindings::export!(Component with_types_in bindings);

@@ -5,14 +5,29 @@
 //! - `std::fs::canonicalize` is unsupported on WASI (there is no `realpath`), so paths are
 //!   resolved here: `.` and `..` lexically, symbolic links with `read_link`, as realpath does.
 //!   The core relies on it to keep extraction inside `output_dir` and to name the real file.
+//!   The directories above a preopen cannot be inspected (WASI answers `ENOTCAPABLE`): they
+//!   are taken as they are named, since the host already resolved them when it preopened.
+//!
+//! And one thing std does slowly over WASI: writing the offload file. The wasip1 adapter cuts
+//! every write into calls of at most 4 KB to the host (`blocking-write-and-flush`), and a host
+//! such as wasmtime runs each on a thread pool: 31 round trips for 200 memories, most of the
+//! component's overhead over native. [`WasiHost::write_atomic`] writes each part with one WASI
+//! 0.2 `descriptor.write` instead, through the preopened directory that holds the file, and
+//! otherwise does what the core's `StdHost` does (an exclusive temp name, then a rename).
 
+use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
 use lro_core::{DirEntry, EntryKind, Host, StdHost};
+use wasip2::filesystem::preopens::get_directories;
+use wasip2::filesystem::types::{DescriptorFlags, ErrorCode, OpenFlags, PathFlags};
 
 /// Symbolic links followed before giving up, like Linux's `ELOOP` limit.
 const MAX_LINKS: usize = 40;
+
+/// WASI's `ENOTCAPABLE`: the path lies outside every preopened directory.
+const ENOTCAPABLE: i32 = 76;
 
 /// The component's host.
 #[derive(Debug, Clone, Copy, Default)]
@@ -25,7 +40,13 @@ fn realpath(path: &Path) -> io::Result<PathBuf> {
         .rev()
         .map(|c| PathBuf::from(c.as_os_str()))
         .collect();
-    let mut resolved = PathBuf::from("/");
+    // Relative paths start from the working directory, as with realpath(3) (WASI's is `/`
+    // unless the host says otherwise).
+    let mut resolved = if path.is_absolute() {
+        PathBuf::from("/")
+    } else {
+        std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/"))
+    };
     let mut links = 0;
     while let Some(part) = pending.pop() {
         match part.components().next() {
@@ -37,8 +58,15 @@ fn realpath(path: &Path) -> io::Result<PathBuf> {
             Some(Component::Normal(_)) => {}
         }
         let candidate = resolved.join(&part);
-        let metadata = std::fs::symlink_metadata(&candidate)?;
-        if !metadata.file_type().is_symlink() {
+        let is_symlink = match std::fs::symlink_metadata(&candidate) {
+            Ok(metadata) => metadata.file_type().is_symlink(),
+            // Outside every preopen (e.g. `/tmp` above a preopened `/tmp/lro`): nothing here
+            // can be opened through it, so it stands as named. A path that ends outside the
+            // preopens then fails the core's inside-`output_dir` check, or its open.
+            Err(err) if err.raw_os_error() == Some(ENOTCAPABLE) => false,
+            Err(err) => return Err(err),
+        };
+        if !is_symlink {
             resolved = candidate;
             continue;
         }
@@ -60,9 +88,79 @@ fn realpath(path: &Path) -> io::Result<PathBuf> {
     Ok(resolved)
 }
 
+/// A WASI 0.2 error as the `io::Error` std would give for it.
+fn io_error(code: ErrorCode) -> io::Error {
+    let kind = match code {
+        ErrorCode::Exist => io::ErrorKind::AlreadyExists,
+        ErrorCode::NoEntry => io::ErrorKind::NotFound,
+        ErrorCode::Access | ErrorCode::NotPermitted => io::ErrorKind::PermissionDenied,
+        _ => io::ErrorKind::Other,
+    };
+    io::Error::new(kind, code.message())
+}
+
+/// Creates `path`, which must not exist, and writes `parts` into it with one `descriptor.write`
+/// each (looping only on short writes). `None` when no preopened directory holds `path`: the
+/// caller then goes through std, which fails as it would for any path outside the preopens.
+fn create_and_write(path: &Path, parts: &[&[u8]]) -> Option<io::Result<()>> {
+    // The deepest preopen that holds the path (a host may preopen `/` and `/data/lro`).
+    let (dir, relative) = get_directories()
+        .into_iter()
+        .filter_map(|(dir, root)| {
+            let relative = path.strip_prefix(&root).ok()?.to_str()?.to_owned();
+            let depth = Path::new(&root).components().count();
+            (!relative.is_empty()).then_some((depth, dir, relative))
+        })
+        .max_by_key(|(depth, _, _)| *depth)
+        .map(|(_, dir, relative)| (dir, relative))?;
+    let write = || -> Result<(), ErrorCode> {
+        let file = dir.open_at(
+            PathFlags::empty(),
+            &relative,
+            OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
+            DescriptorFlags::WRITE,
+        )?;
+        let mut offset = 0;
+        for part in parts {
+            let mut rest = *part;
+            while !rest.is_empty() {
+                let written = file.write(rest, offset)?;
+                if written == 0 {
+                    return Err(ErrorCode::Io);
+                }
+                // A host never reports more than it was given; if one did, stop at the end.
+                rest = &rest[usize::try_from(written).map_or(rest.len(), |n| n.min(rest.len()))..];
+                offset += written;
+            }
+        }
+        Ok(())
+    };
+    Some(write().map_err(io_error))
+}
+
 impl Host for WasiHost {
     fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
-        StdHost.write_atomic(path, parts)
+        // `StdHost::write_atomic` with the temp file written through WASI 0.2 (see above).
+        let mut suffix = [0u8; 8];
+        self.fill_random(&mut suffix);
+        let tmp = path.with_extension(format!("jsonl.tmp-{}", u64::from_le_bytes(suffix)));
+        let Some(written) = create_and_write(&tmp, parts) else {
+            return StdHost.write_atomic(path, parts);
+        };
+        if let Err(err) = written {
+            let _ = fs::remove_file(&tmp);
+            return Err(err);
+        }
+        if path.exists() {
+            let _ = fs::remove_file(&tmp);
+            return Err(io::Error::new(
+                io::ErrorKind::AlreadyExists,
+                "offload file already exists",
+            ));
+        }
+        fs::rename(&tmp, path).inspect_err(|_| {
+            let _ = fs::remove_file(&tmp);
+        })
     }
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         StdHost.create_dir_all(dir)

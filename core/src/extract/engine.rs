@@ -111,13 +111,25 @@ fn test_native() -> Fun<Data> {
     ("test", v(2), native)
 }
 
+/// jaq's format filters: all of them natively, the tabular ones (`@csv`, `@tsv`, ...) on wasm
+/// (see `tabular.rs`).
+#[cfg(not(target_family = "wasm"))]
+fn formats() -> impl Iterator<Item = Fun<Data>> {
+    jaq_fmts::funs::<Data>()
+}
+
+#[cfg(target_family = "wasm")]
+fn formats() -> impl Iterator<Item = Fun<Data>> {
+    super::tabular::funs()
+}
+
 /// The natives: jaq's standard set without [`WITHHELD`], `range/3` renamed so the prelude can
 /// tick it, our `fromjson`, and the tick.
 fn natives() -> Vec<Fun<Data>> {
     let standard = jaq_core::funs::<Data>()
         .chain(jaq_std::funs::<Data>())
         .chain(jaq_json::funs::<Data>())
-        .chain(jaq_fmts::funs::<Data>());
+        .chain(formats());
     let mut natives: Vec<Fun<Data>> = standard
         .filter(|(name, _, _)| !WITHHELD.contains(name) && *name != "fromjson")
         .map(|(name, args, native)| {

@@ -52,6 +52,8 @@ mod run;
 pub mod safety;
 mod sandbox;
 mod search;
+#[cfg(target_family = "wasm")]
+mod tabular;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
