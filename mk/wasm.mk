@@ -34,6 +34,9 @@ WASM_COMPONENT := $(WASM_DIR)/component/dist/lro.component.wasm
 
 TEST_TARGETS += test-wasm
 
+# `npm install`, not `npm ci`: jco's and rolldown's optional per-platform packages that this
+# registry lacks are left out of the lock file, which `npm ci` rejects as out of sync (as for
+# the Node addon); `npm install` still installs the locked versions.
 setup-wasm: ## Install the wasm toolchain (Debian packages, wasm-bindgen-cli, jco, wasmtime-py), reusing what is present
 	@missing=""; for p in $(WASM_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
@@ -49,7 +52,7 @@ setup-wasm: ## Install the wasm toolchain (Debian packages, wasm-bindgen-cli, jc
 	         cargo install wasm-bindgen-cli --version "$$v"; }; \
 	fi
 	@test -d $(WASM_DIR)/node_modules/@bytecodealliance/jco -a -d $(WASM_DIR)/node_modules/@bytecodealliance/preview2-shim \
-	  -a -x $(WASM_OPT) || (cd $(WASM_DIR) && npm ci --no-audit --no-fund)
+	  -a -x $(WASM_OPT) || (cd $(WASM_DIR) && npm install --no-audit --no-fund --loglevel=error)
 	@test -x $(WASM_VENV)/bin/python || python3 -m venv $(WASM_VENV)
 	@$(WASM_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("wasmtime") != "$(WASMTIME_PY_VERSION)")' 2>/dev/null \
 	  || $(WASM_VENV)/bin/pip install -q "wasmtime==$(WASMTIME_PY_VERSION)"
