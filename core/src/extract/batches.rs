@@ -135,11 +135,37 @@ pub(crate) enum Pool {
     NoThreads(Batch),
 }
 
+/// WebAssembly has no threads (and wasip1's libc no pthreads to link): the caller always
+/// processes the batches itself.
+#[cfg(target_family = "wasm")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the signature of the threaded version"
+)]
+pub(crate) fn in_parallel<T, J, F, M>(
+    _source: &mut Source<'_, '_>,
+    _budget: &mut Budget<'_>,
+    first: Batch,
+    _workers: usize,
+    _cancel: &AtomicBool,
+    _job: &F,
+    _merge: &mut M,
+) -> Pool
+where
+    T: Send,
+    J: FnMut(&Batch) -> T,
+    F: Fn() -> J + Sync,
+    M: FnMut(&mut Budget<'_>, T) -> Result<bool>,
+{
+    Pool::NoThreads(first)
+}
+
 /// Processes `first` and every following batch of `source` on up to `workers` threads,
 /// handing the results to `merge` in batch order until it returns `Ok(false)`.
 ///
 /// Each worker calls `job` once to make its processing function (its own parser, guard,
 /// variables: values that must not cross threads), which should watch `cancel`.
+#[cfg(not(target_family = "wasm"))]
 pub(crate) fn in_parallel<T, J, F, M>(
     source: &mut Source<'_, '_>,
     budget: &mut Budget<'_>,

@@ -16,6 +16,7 @@
 //! a slurping recipe costs.
 
 use std::sync::atomic::AtomicBool;
+#[cfg(not(target_family = "wasm"))]
 use std::thread;
 
 use jaq_json::Val;
@@ -256,12 +257,16 @@ pub(crate) fn release(records: jaq_json::Rc<Vec<Val>>) {
     if records.len() < RELEASE_ON_TWO_THREADS || worker_count() < 2 {
         return;
     }
-    let half = records.split_off(records.len() / 2);
-    thread::scope(|scope| {
-        // If no thread can start, the closure, and `half` with it, is dropped right here.
-        let _ = thread::Builder::new()
-            .name("lro-extract".to_owned())
-            .spawn_scoped(scope, move || drop(half));
-        drop(records);
-    });
+    // No threads on WebAssembly: the records are simply dropped here.
+    #[cfg(not(target_family = "wasm"))]
+    {
+        let half = records.split_off(records.len() / 2);
+        thread::scope(|scope| {
+            // If no thread can start, the closure, and `half` with it, is dropped right here.
+            let _ = thread::Builder::new()
+                .name("lro-extract".to_owned())
+                .spawn_scoped(scope, move || drop(half));
+            drop(records);
+        });
+    }
 }
