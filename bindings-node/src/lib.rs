@@ -11,6 +11,12 @@ mod js;
 mod options;
 mod task;
 
+/// mimalloc, as in every native LRO artifact: extraction allocates and frees millions of
+/// small jq values across worker threads, where glibc's per-thread arenas are slow (see
+/// ARCHITECTURE.md, "Allocator").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use lro_core::{ErrorCode, LroError, OffloadConfig};
 use napi::bindgen_prelude::{AsyncTask, Buffer, FromNapiValue, Unknown};
 use napi::{Env, JsValue, ValueType};

@@ -13,6 +13,12 @@ mod offloader;
 mod pystr;
 mod tojson;
 
+/// mimalloc, as in every native LRO artifact: extraction allocates and frees millions of
+/// small jq values across worker threads, where glibc's per-thread arenas are slow (see
+/// ARCHITECTURE.md, "Allocator").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use lro_core::{ErrorCode, intercept};
 use pyo3::prelude::*;
 

@@ -10,6 +10,12 @@ mod demo;
 mod options;
 mod proxy;
 
+/// mimalloc, as in every native LRO artifact: extraction allocates and frees millions of
+/// small jq values across worker threads, where glibc's per-thread arenas are slow (see
+/// ARCHITECTURE.md, "Allocator").
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::io::{self, Read, Write};
 use std::process::ExitCode;
 

@@ -12,6 +12,7 @@
 //! whose result is no longer wanted. Where threads cannot be started (WebAssembly) the pool
 //! says so and the caller runs the batches itself.
 
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
 use std::thread;
@@ -26,6 +27,12 @@ use crate::error::{ErrorCode, LroError, Result};
 const BATCH_BYTES: usize = 64 * 1024;
 /// ... or this many records.
 const BATCH_RECORDS: usize = 1024;
+/// The first batch is read larger: a file that fits in it is processed on the calling
+/// thread, as starting workers costs more than they save on small files (the common case
+/// of a few hundred memories).
+const FIRST_BATCH_BYTES: usize = 4 * BATCH_BYTES;
+/// ... or this many records.
+const FIRST_BATCH_RECORDS: usize = 4 * BATCH_RECORDS;
 /// Most worker threads, whatever the machine offers.
 const MAX_WORKERS: usize = 4;
 /// Batches handed to each worker ahead of the merge.
@@ -72,14 +79,23 @@ impl<'l, 'h> Source<'l, 'h> {
         }
     }
 
+    /// The first batch (up to [`FIRST_BATCH_BYTES`]); empty when the input is.
+    pub(crate) fn first_batch(&mut self) -> Result<Batch> {
+        self.batch_up_to(FIRST_BATCH_BYTES, FIRST_BATCH_RECORDS)
+    }
+
     /// The next batch; empty at the end of the input.
     pub(crate) fn batch(&mut self) -> Result<Batch> {
+        self.batch_up_to(BATCH_BYTES, BATCH_RECORDS)
+    }
+
+    fn batch_up_to(&mut self, bytes: usize, records: usize) -> Result<Batch> {
         // Room for the last line past the mark, so a batch rarely grows (and copies).
         let mut batch = Batch {
-            text: Vec::with_capacity(BATCH_BYTES + BATCH_BYTES / 8),
-            records: Vec::with_capacity(256),
+            text: Vec::with_capacity(bytes + bytes / 8),
+            records: Vec::with_capacity(records.min(1024)),
         };
-        self.fill(&mut batch)?;
+        self.fill_up_to(&mut batch, bytes, records)?;
         Ok(batch)
     }
 
@@ -87,9 +103,13 @@ impl<'l, 'h> Source<'l, 'h> {
     /// 64 KiB allocation per batch costs more than it seems, as it makes the allocator
     /// consolidate its free lists).
     pub(crate) fn fill(&mut self, batch: &mut Batch) -> Result<()> {
+        self.fill_up_to(batch, BATCH_BYTES, BATCH_RECORDS)
+    }
+
+    fn fill_up_to(&mut self, batch: &mut Batch, bytes: usize, records: usize) -> Result<()> {
         batch.text.clear();
         batch.records.clear();
-        while batch.text.len() < BATCH_BYTES && batch.records.len() < BATCH_RECORDS {
+        while batch.text.len() < bytes && batch.records.len() < records {
             let start = batch.text.len();
             let number = if let Some((number, line)) = self.pending.next() {
                 batch.text.extend_from_slice(&line);
@@ -123,7 +143,9 @@ impl<'l, 'h> Source<'l, 'h> {
 /// How many worker threads to use: the machine's parallelism, up to [`MAX_WORKERS`]; 1
 /// where threads are not available (WebAssembly).
 pub(crate) fn worker_count() -> usize {
-    thread::available_parallelism().map_or(1, |n| n.get().min(MAX_WORKERS))
+    // Asked once: the answer reads cgroup files on Linux, a cost on every small extraction.
+    static WORKERS: OnceLock<usize> = OnceLock::new();
+    *WORKERS.get_or_init(|| thread::available_parallelism().map_or(1, |n| n.get().min(MAX_WORKERS)))
 }
 
 /// The result of [`in_parallel`].

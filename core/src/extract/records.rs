@@ -151,7 +151,7 @@ pub(crate) fn run(
     pending: Pending,
 ) -> Result<()> {
     let mut source = Source::new(lines, pending);
-    let mut first = source.batch()?;
+    let mut first = source.first_batch()?;
     let workers = worker_count();
     if source.more() && workers >= 2 {
         let cancel = AtomicBool::new(false);
@@ -210,7 +210,7 @@ pub(crate) fn slurp(
         Ok(records)
     };
     let mut source = Source::new(lines, pending);
-    let mut first = source.batch()?;
+    let mut first = source.first_batch()?;
     let mut records = Vec::new();
     let workers = worker_count();
     if source.more() && workers >= 2 {
