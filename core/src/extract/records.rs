@@ -170,10 +170,19 @@ pub(crate) fn run(
     Ok(())
 }
 
+/// Slurped records, and which thread parsed which of them.
+pub(crate) struct Slurped {
+    /// Every record, in file order.
+    pub(crate) records: Vec<Val>,
+    /// Records per batch, in order, and the number of workers the batches went to (round
+    /// robin); `None` when they were parsed on the calling thread.
+    pub(crate) parsed_by: Option<(Vec<usize>, usize)>,
+}
+
 /// Every record as an engine value, in file order, for a slurping filter: parsed on worker
 /// threads when the input is longer than one batch. Stops early when the time is up (the
 /// budget then says so).
-pub(crate) fn slurp(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, pending: Pending) -> Result<Vec<Val>> {
+pub(crate) fn slurp(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, pending: Pending) -> Result<Slurped> {
     let parse = |parser: &mut RecordParser, batch: &Batch| -> Result<Vec<Val>> {
         let mut records = Vec::with_capacity(batch.records.len());
         for (line, text) in batch.lines() {
@@ -191,12 +200,20 @@ pub(crate) fn slurp(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, pending
             let mut parser = RecordParser::default();
             move |batch: &Batch| parse(&mut parser, batch)
         };
+        let mut batches = Vec::new();
         let mut merge = |_: &mut Budget<'_>, parsed: Result<Vec<Val>>| {
-            records.extend(parsed?);
+            let parsed = parsed?;
+            batches.push(parsed.len());
+            records.extend(parsed);
             Ok(true)
         };
         match in_parallel(&mut source, budget, first, workers, &cancel, &job, &mut merge) {
-            Pool::Ran(result) => return result.map(|()| records),
+            Pool::Ran(result) => {
+                return result.map(|()| Slurped {
+                    records,
+                    parsed_by: Some((batches, workers)),
+                });
+            }
             Pool::NoThreads(batch) => first = batch,
         }
     }
@@ -206,25 +223,38 @@ pub(crate) fn slurp(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, pending
         records.extend(parse(&mut parser, &batch)?);
         source.fill(&mut batch)?;
     }
-    Ok(records)
+    Ok(Slurped {
+        records,
+        parsed_by: None,
+    })
 }
 
 /// Fewest records worth a second thread to free.
 const RELEASE_ON_TWO_THREADS: usize = 4096;
 
-/// Frees slurped records, half of them on another thread. Records still shared (an output
-/// kept one) are simply dropped.
-pub(crate) fn release(records: jaq_json::Rc<Vec<Val>>) {
-    let Ok(mut records) = jaq_json::Rc::try_unwrap(records) else { return };
-    if records.len() < RELEASE_ON_TWO_THREADS || worker_count() < 2 {
+/// Frees slurped records (`records`, the array the filter saw, now unshared) on two threads
+/// when workers parsed them: each thread takes the batches of every other worker, so the
+/// two never free into the same allocator arena (glibc gives each thread its own, and
+/// freeing into an arena another thread is freeing into makes both wait on its lock).
+pub(crate) fn release(records: jaq_json::Rc<Vec<Val>>, parsed_by: Option<(Vec<usize>, usize)>) {
+    // Still shared (an output kept it), or parsed on one thread: an ordinary drop.
+    let Ok(records) = jaq_json::Rc::try_unwrap(records) else { return };
+    let Some((batches, workers)) = parsed_by else { return };
+    if records.len() < RELEASE_ON_TWO_THREADS || workers < 2 {
         return;
     }
-    let half = records.split_off(records.len() / 2);
+    let (mut mine, mut theirs) = (Vec::with_capacity(records.len() / 2 + 1), Vec::with_capacity(records.len() / 2 + 1));
+    let mut records = records.into_iter();
+    for (index, &count) in batches.iter().enumerate() {
+        let half = if (index % workers) % 2 == 0 { &mut mine } else { &mut theirs };
+        half.extend(records.by_ref().take(count));
+    }
+    mine.extend(records);
     thread::scope(|scope| {
-        // If no thread can start, the closure, and `half` with it, is dropped right here.
+        // If no thread can start, the closure, and `theirs` with it, is dropped right here.
         let _ = thread::Builder::new()
             .name("lro-extract".to_owned())
-            .spawn_scoped(scope, move || drop(half));
-        drop(records);
+            .spawn_scoped(scope, move || drop(theirs));
+        drop(mine);
     });
 }

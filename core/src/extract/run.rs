@@ -116,15 +116,16 @@ fn execute(
     if !slurp {
         return records::run(lines, budget, program, vars, values, pending);
     }
-    let records = jaq_json::Rc::new(records::slurp(lines, budget, pending)?);
+    let slurped = records::slurp(lines, budget, pending)?;
     if budget.is_cut() {
         return Ok(());
     }
+    let records = jaq_json::Rc::new(slurped.records);
     let guard = Guard::new(Clock::Deadline(budget.deadline));
     // The filter gets a second reference: its own copies are then cheap to drop, and the
     // records are freed by `release`, on two threads.
     let flow = run_one(program, Val::Arr(records.clone()), &vars, &guard, None, &mut |v| budget.push(v));
-    records::release(records);
+    records::release(records, slurped.parsed_by);
     if let Flow::Tripped(_) = flow? {
         budget.cut_by_time();
     }
