@@ -40,7 +40,10 @@ fn setup(dir: &Path, limits: ExtractLimits) -> (Offloader<StdHost>, String) {
         .unwrap()
         .file_path
         .clone();
-    assert!(std::fs::metadata(&file).unwrap().len() > 1 << 20, "the file spans many batches");
+    assert!(
+        std::fs::metadata(&file).unwrap().len() > 1 << 20,
+        "the file spans many batches"
+    );
     (lro, file)
 }
 
@@ -73,7 +76,10 @@ fn outputs_come_in_record_order() {
     assert_eq!((r.truncated, r.records_read), (false, RECORDS as u64));
     // Several outputs per record, and records with none.
     let r = lro
-        .extract(&file, &query("select(.id | ltrimstr(\"m\") | tonumber % 3 == 0) | .id, .tags[0]"))
+        .extract(
+            &file,
+            &query("select(.id | ltrimstr(\"m\") | tonumber % 3 == 0) | .id, .tags[0]"),
+        )
         .unwrap();
     let expected: Vec<Value> = (0..RECORDS)
         .filter(|i| i % 3 == 0)
@@ -152,7 +158,12 @@ fn slurping_recipes_see_every_record_in_order() {
     assert_eq!(counts, vec![Value::Array(expected)]);
     // Sorting by an equal key keeps file order (a stable sort over every record, in order).
     let sorted = lro.extract(&file, &recipe(8)).unwrap().results;
-    let sorted_ids: Vec<&str> = sorted[0].as_array().unwrap().iter().map(|m| m["id"].as_str().unwrap()).collect();
+    let sorted_ids: Vec<&str> = sorted[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_str().unwrap())
+        .collect();
     let file_order: Vec<String> = (0..RECORDS).map(|i| format!("m{i}")).collect();
     assert_eq!(sorted_ids, file_order);
 }
@@ -161,7 +172,9 @@ fn slurping_recipes_see_every_record_in_order() {
 fn halt_and_limits_stop_the_output_where_a_sequential_run_would() {
     let dir = tempfile::tempdir().unwrap();
     let (lro, file) = setup(dir.path(), unlimited());
-    let r = lro.extract(&file, &query("if .id == \"m2345\" then halt else .id end")).unwrap();
+    let r = lro
+        .extract(&file, &query("if .id == \"m2345\" then halt else .id end"))
+        .unwrap();
     assert_eq!((r.results.clone(), r.truncated), (ids(0..2345), false));
 
     let (lro, file) = setup(
@@ -207,6 +220,10 @@ fn endless_filters_stop_at_the_time_limit() {
         let r = lro.extract(&file, &query(endless)).unwrap();
         assert!(r.truncated, "{endless}: {r:?}");
         assert_eq!(r.limit.as_deref(), Some("timeout_ms (100 ms)"), "{endless}");
-        assert!(started.elapsed().as_secs() < 10, "{endless} took {:?}", started.elapsed());
+        assert!(
+            started.elapsed().as_secs() < 10,
+            "{endless} took {:?}",
+            started.elapsed()
+        );
     }
 }

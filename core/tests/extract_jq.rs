@@ -9,7 +9,9 @@ use std::path::Path;
 use std::process::Command;
 
 use lro_core::recipes::{MifExamples, mif_recipes, shell_quote};
-use lro_core::{Detail, ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, OffloadResponse, Offloader, StdHost};
+use lro_core::{
+    Detail, ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, OffloadResponse, Offloader, StdHost,
+};
 use serde_json::{Value, json};
 
 const JQ: &str = "/usr/bin/jq";
@@ -313,7 +315,10 @@ fn parameters_bind_like_literals_in_the_jq_program() {
     let data = memories();
     let records = data.as_array().unwrap();
     let descriptor = offload(&lro, &data, "recall", Some(Detail::Medium));
-    let recipes = mif_recipes(Detail::Medium, &MifExamples::from_records(lro_core::offload::sample(records)));
+    let recipes = mif_recipes(
+        Detail::Medium,
+        &MifExamples::from_records(lro_core::offload::sample(records)),
+    );
     let cases: [(u8, &str, &str); 6] = [
         (2, "namespace", "_semantic"),
         (3, "keyword", "BILLING"),

@@ -196,7 +196,10 @@ where
 }
 
 /// Hands batches to the workers in turn and merges their results in the same order.
-#[allow(clippy::too_many_arguments, reason = "the pool's channels and the caller's state, each used once")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the pool's channels and the caller's state, each used once"
+)]
 fn drive<T, M>(
     source: &mut Source<'_, '_>,
     budget: &mut Budget<'_>,
@@ -211,7 +214,12 @@ where
     M: FnMut(&mut Budget<'_>, T) -> Result<bool>,
 {
     let workers = inputs.len();
-    let lost = || LroError::new(ErrorCode::QueryFailed, "an extraction worker thread stopped unexpectedly");
+    let lost = || {
+        LroError::new(
+            ErrorCode::QueryFailed,
+            "an extraction worker thread stopped unexpectedly",
+        )
+    };
     let (mut sent, mut merged) = (0usize, 0usize);
     let mut next = Some(first);
     loop {

@@ -345,7 +345,8 @@ const fn bytes_below(word: u64, n: u8) -> u64 {
 fn plain_run(text: &[u8], mut at: usize) -> usize {
     while let Some(chunk) = text.get(at..at + 8) {
         let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let special = bytes_below(word ^ splat(b'"'), 1) | bytes_below(word ^ splat(b'\\'), 1) | bytes_below(word, 0x20);
+        let special =
+            bytes_below(word ^ splat(b'"'), 1) | bytes_below(word ^ splat(b'\\'), 1) | bytes_below(word, 0x20);
         if special != 0 {
             // Little-endian: the lowest flagged bit is the first special byte.
             return at + special.trailing_zeros() as usize / 8;
@@ -362,7 +363,9 @@ mod tests {
     /// The fast path was taken and agrees with serde's path.
     fn same(text: &str) {
         let mut parser = RecordParser::default();
-        let fast = parser.fast(text.as_bytes()).unwrap_or_else(|| panic!("fast path refused {text}"));
+        let fast = parser
+            .fast(text.as_bytes())
+            .unwrap_or_else(|| panic!("fast path refused {text}"));
         let slow = convert::parse_val(text.as_bytes()).unwrap();
         assert_eq!(format!("{fast:?}"), format!("{slow:?}"), "{text}");
     }
@@ -393,7 +396,10 @@ mod tests {
                 // Bytes above the first special one must not confuse the scan.
                 bytes[at + 1..].iter_mut().step_by(2).for_each(|b| *b = 0x80);
                 let found = plain_run(&bytes, 0);
-                assert!(found == at || (found < at && found + 8 > bytes.len()), "{special} at {at}: {found}");
+                assert!(
+                    found == at || (found < at && found + 8 > bytes.len()),
+                    "{special} at {at}: {found}"
+                );
             }
         }
         assert_eq!(plain_run("é€😀 ~\x7f".as_bytes(), 0), 8);
@@ -402,9 +408,29 @@ mod tests {
     #[test]
     fn doubtful_lines_are_left_to_serde() {
         for text in [
-            "", "{", "{}x", "[1,]", "{\"a\":1,}", "01", "-", "1.", "1e", "+1", ".5", "NaN", "1e400",
-            "1234567890123456789", "\"\\ud800\"", "\"\\udc00x\"", "\"a\tb\"", "\"\\x\"", "tru", "[1 2]",
-            "{\"a\" 1}", "{1: 2}", "\"\u{feff}\"x",
+            "",
+            "{",
+            "{}x",
+            "[1,]",
+            "{\"a\":1,}",
+            "01",
+            "-",
+            "1.",
+            "1e",
+            "+1",
+            ".5",
+            "NaN",
+            "1e400",
+            "1234567890123456789",
+            "\"\\ud800\"",
+            "\"\\udc00x\"",
+            "\"a\tb\"",
+            "\"\\x\"",
+            "tru",
+            "[1 2]",
+            "{\"a\" 1}",
+            "{1: 2}",
+            "\"\u{feff}\"x",
         ] {
             refused(text);
         }

@@ -133,16 +133,25 @@ mod tests {
             let sampled = recipes_for(kind, &records);
             let bare = mif_recipes(detail, &MifExamples::default());
             for (a, b) in sampled.iter().zip(&bare) {
-                assert_eq!((a.number, &a.filter, a.slurp, a.raw_output), (b.number, &b.filter, b.slurp, b.raw_output));
+                assert_eq!(
+                    (a.number, &a.filter, a.slurp, a.raw_output),
+                    (b.number, &b.filter, b.slurp, b.raw_output)
+                );
                 let names = |r: &Recipe| r.params.iter().map(|p| p.name).collect::<Vec<_>>();
                 assert_eq!(names(a), names(b));
             }
         }
         let all = json!({"namespace": "x", "keyword": "y", "memory_type": "z", "tag": "t"});
         let all = all.as_object().unwrap();
-        assert!(without_sample(RecordKind::Mif(Detail::Light), 6, None).is_some(), "no parameters");
+        assert!(
+            without_sample(RecordKind::Mif(Detail::Light), 6, None).is_some(),
+            "no parameters"
+        );
         assert!(without_sample(RecordKind::Mif(Detail::Light), 3, Some(all)).is_some());
-        assert!(without_sample(RecordKind::Mif(Detail::Light), 2, None).is_none(), "needs the example");
+        assert!(
+            without_sample(RecordKind::Mif(Detail::Light), 2, None).is_none(),
+            "needs the example"
+        );
         let null = json!({"namespace": null});
         assert!(without_sample(RecordKind::Mif(Detail::Light), 2, null.as_object()).is_none());
         assert!(without_sample(RecordKind::Raw, 6, None).is_none());

@@ -74,7 +74,10 @@ impl<'p> Runner<'p> {
         let mut bytes = 0u64;
         for (line, text) in batch.lines() {
             if self.guard.clock().expired() {
-                return Outcome { outputs, end: End::Time };
+                return Outcome {
+                    outputs,
+                    end: End::Time,
+                };
             }
             let record = match self.parser.parse(text) {
                 Ok(record) => record,
@@ -103,7 +106,10 @@ impl<'p> Runner<'p> {
             };
             return Outcome { outputs, end };
         }
-        Outcome { outputs, end: End::Done }
+        Outcome {
+            outputs,
+            end: End::Done,
+        }
     }
 }
 
@@ -238,15 +244,24 @@ const RELEASE_ON_TWO_THREADS: usize = 4096;
 /// freeing into an arena another thread is freeing into makes both wait on its lock).
 pub(crate) fn release(records: jaq_json::Rc<Vec<Val>>, parsed_by: Option<(Vec<usize>, usize)>) {
     // Still shared (an output kept it), or parsed on one thread: an ordinary drop.
-    let Ok(records) = jaq_json::Rc::try_unwrap(records) else { return };
+    let Ok(records) = jaq_json::Rc::try_unwrap(records) else {
+        return;
+    };
     let Some((batches, workers)) = parsed_by else { return };
     if records.len() < RELEASE_ON_TWO_THREADS || workers < 2 {
         return;
     }
-    let (mut mine, mut theirs) = (Vec::with_capacity(records.len() / 2 + 1), Vec::with_capacity(records.len() / 2 + 1));
+    let (mut mine, mut theirs) = (
+        Vec::with_capacity(records.len() / 2 + 1),
+        Vec::with_capacity(records.len() / 2 + 1),
+    );
     let mut records = records.into_iter();
     for (index, &count) in batches.iter().enumerate() {
-        let half = if (index % workers) % 2 == 0 { &mut mine } else { &mut theirs };
+        let half = if (index % workers) % 2 == 0 {
+            &mut mine
+        } else {
+            &mut theirs
+        };
         half.extend(records.by_ref().take(count));
     }
     mine.extend(records);

@@ -124,7 +124,9 @@ fn execute(
     let guard = Guard::new(Clock::Deadline(budget.deadline));
     // The filter gets a second reference: its own copies are then cheap to drop, and the
     // records are freed by `release`, on two threads.
-    let flow = run_one(program, Val::Arr(records.clone()), &vars, &guard, None, &mut |v| budget.push(v));
+    let flow = run_one(program, Val::Arr(records.clone()), &vars, &guard, None, &mut |v| {
+        budget.push(v)
+    });
     records::release(records, slurped.parsed_by);
     if let Flow::Tripped(_) = flow? {
         budget.cut_by_time();
