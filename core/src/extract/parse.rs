@@ -341,8 +341,9 @@ const fn bytes_below(word: u64, n: u8) -> u64 {
 }
 
 /// The end of the run of string bytes from `at` that need no attention (no quote, backslash
-/// or control character), eight bytes at a time.
-fn plain_run(text: &[u8], mut at: usize) -> usize {
+/// or control character), eight bytes at a time; the last seven bytes or fewer are left to
+/// the caller.
+pub(crate) fn plain_run(text: &[u8], mut at: usize) -> usize {
     while let Some(chunk) = text.get(at..at + 8) {
         let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
         let special =
@@ -497,6 +498,9 @@ mod tests {
                 Some(fast) => {
                     let slow = slow.expect("the fast path accepted what serde refuses");
                     prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
+                    // And the size counted while converting is serde_json's.
+                    let (value, size) = convert::to_value_sized(&fast).unwrap();
+                    prop_assert_eq!(size, super::super::budget::json_size(&value));
                 }
                 // Declining is for integers of 19 digits or more (serde_json writes no other
                 // text the fast path leaves alone).

@@ -22,7 +22,7 @@ use jaq_json::Val;
 use serde_json::Value;
 
 use super::batches::{Batch, Pool, Source, in_parallel, worker_count};
-use super::budget::{Budget, json_size};
+use super::budget::Budget;
 use super::engine::{Flow, Program};
 use super::parse::RecordParser;
 use super::reader::LineReader;
@@ -90,8 +90,7 @@ impl<'p> Runner<'p> {
             };
             // Past either limit the merge is sure to cut: stop producing there.
             let mut full = false;
-            let mut emit = |value: Value| {
-                let size = json_size(&value);
+            let mut emit = |value: Value, size: u64| {
                 bytes = bytes.saturating_add(size);
                 outputs.push((value, size));
                 full = outputs.len() as u64 > self.limits.max_output_records || bytes > self.limits.max_output_bytes;
