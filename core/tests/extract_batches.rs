@@ -5,7 +5,9 @@
 use std::io::Write;
 use std::path::Path;
 
-use lro_core::{ErrorCode, ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, Offloader, StdHost};
+use lro_core::{
+    ErrorCode, ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, Offloader, StdHost,
+};
 use serde_json::{Value, json};
 
 /// Records of about 300 bytes: 4,000 of them are some twenty batches of 64 KiB.
@@ -88,7 +90,8 @@ fn outputs_come_in_record_order() {
     assert_eq!(r.results, expected);
     // A recipe after its sample of the first records.
     let request: ExtractRequest =
-        serde_json::from_value(json!({"recipe": 3, "params": {"keyword": "number 3[0-9]*7 "}})).unwrap();
+        serde_json::from_value(json!({"recipe": 3, "params": {"keyword": "number 3[0-9]*7 "}}))
+            .unwrap();
     let r = lro.extract(&file, &request).unwrap();
     let expected: Vec<usize> = (0..RECORDS)
         .filter(|i| {
@@ -96,7 +99,11 @@ fn outputs_come_in_record_order() {
             s.starts_with('3') && s.ends_with('7')
         })
         .collect();
-    let got: Vec<&str> = r.results.iter().map(|v| v["id"].as_str().unwrap()).collect();
+    let got: Vec<&str> = r
+        .results
+        .iter()
+        .map(|v| v["id"].as_str().unwrap())
+        .collect();
     let want: Vec<String> = expected.iter().map(|i| format!("m{i}")).collect();
     assert_eq!(got, want);
 }
@@ -105,7 +112,9 @@ fn outputs_come_in_record_order() {
 fn the_first_failing_record_is_reported() {
     let dir = tempfile::tempdir().unwrap();
     let (lro, file) = setup(dir.path(), unlimited());
-    let fail_at = |n: usize| format!("if .id == \"m{n}\" or .id == \"m3900\" then error(\"boom\") else .id end");
+    let fail_at = |n: usize| {
+        format!("if .id == \"m{n}\" or .id == \"m3900\" then error(\"boom\") else .id end")
+    };
     let err = lro.extract(&file, &query(&fail_at(2500))).unwrap_err();
     assert_eq!(err.code(), ErrorCode::QueryFailed);
     // Line 1 is the header: record m2500 is on line 2502.
@@ -127,12 +136,18 @@ fn the_first_failing_record_is_reported() {
 fn a_bad_line_deep_in_the_file_names_its_line() {
     let dir = tempfile::tempdir().unwrap();
     let (lro, file) = setup(dir.path(), unlimited());
-    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&file)
+        .unwrap();
     writeln!(f, "{{\"id\": \"late\", broken").unwrap();
     drop(f);
     let err = lro.extract(&file, &query(".id")).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidInput);
-    assert!(err.to_string().contains(&format!("line {}", RECORDS + 2)), "{err}");
+    assert!(
+        err.to_string().contains(&format!("line {}", RECORDS + 2)),
+        "{err}"
+    );
     // Slurping recipes parse the batches in parallel: the same error.
     let slurping = ExtractRequest {
         recipe: Some(6),
@@ -140,7 +155,10 @@ fn a_bad_line_deep_in_the_file_names_its_line() {
     };
     let err = lro.extract(&file, &slurping).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidInput);
-    assert!(err.to_string().contains(&format!("line {}", RECORDS + 2)), "{err}");
+    assert!(
+        err.to_string().contains(&format!("line {}", RECORDS + 2)),
+        "{err}"
+    );
 }
 
 #[test]

@@ -10,7 +10,8 @@ use std::process::Command;
 
 use lro_core::recipes::{MifExamples, mif_recipes, shell_quote};
 use lro_core::{
-    Detail, ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, OffloadResponse, Offloader, StdHost,
+    Detail, ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, OffloadResponse,
+    Offloader, StdHost,
 };
 use serde_json::{Value, json};
 
@@ -44,7 +45,9 @@ fn normalize(value: &Value) -> Value {
     match value {
         Value::Number(n) => json!(n.as_f64()),
         Value::Array(items) => Value::Array(items.iter().map(normalize).collect()),
-        Value::Object(map) => Value::Object(map.iter().map(|(k, v)| (k.clone(), normalize(v))).collect()),
+        Value::Object(map) => {
+            Value::Object(map.iter().map(|(k, v)| (k.clone(), normalize(v))).collect())
+        }
         other => other.clone(),
     }
 }
@@ -83,7 +86,12 @@ fn offloader(dir: &Path) -> Offloader<StdHost> {
     Offloader::new(config, StdHost::new()).unwrap()
 }
 
-fn offload(lro: &Offloader<StdHost>, value: &Value, operation: &str, detail: Option<Detail>) -> OffloadResponse {
+fn offload(
+    lro: &Offloader<StdHost>,
+    value: &Value,
+    operation: &str,
+    detail: Option<Detail>,
+) -> OffloadResponse {
     let request = OffloadRequest {
         detail,
         ..OffloadRequest::new(operation)
@@ -228,7 +236,11 @@ fn check_all_recipes(lro: &Offloader<StdHost>, descriptor: &OffloadResponse, lab
         let ours = lro
             .extract(&descriptor.file_path, &request)
             .unwrap_or_else(|e| panic!("{label} #{number}: {e}"));
-        assert!(!ours.truncated, "{label} #{number} truncated: {:?}", ours.limit);
+        assert!(
+            !ours.truncated,
+            "{label} #{number} truncated: {:?}",
+            ours.limit
+        );
         let raw = recipe.command.contains("jq -r");
         assert_same(
             &format!("{label} recipe #{number} ({})", recipe.command),
@@ -304,7 +316,11 @@ fn every_recipe_matches_jq_on_raw_data() {
     }
     // An object holding one large array: its elements are the records.
     let envelope = json!({"total": 50, "entities": entities()});
-    check_all_recipes(&lro, &offload(&lro, &envelope, "read_graph", None), "envelope");
+    check_all_recipes(
+        &lro,
+        &offload(&lro, &envelope, "read_graph", None),
+        "envelope",
+    );
 }
 
 #[test]

@@ -187,7 +187,9 @@ where
         if inputs.is_empty() {
             return Pool::NoThreads(first);
         }
-        let outcome = drive(source, budget, cancel, &inputs, &results, &spare_rx, first, merge);
+        let outcome = drive(
+            source, budget, cancel, &inputs, &results, &spare_rx, first, merge,
+        );
         // Whatever is still running is not wanted; closing the inputs ends the workers.
         cancel.store(true, Ordering::Relaxed);
         drop(inputs);

@@ -127,11 +127,17 @@ impl<'d> Budget<'d> {
             return false;
         }
         if self.results.len() as u64 >= self.limits.max_output_records {
-            self.cut(format!("max_output_records ({})", self.limits.max_output_records));
+            self.cut(format!(
+                "max_output_records ({})",
+                self.limits.max_output_records
+            ));
             return false;
         }
         if self.output_bytes.saturating_add(size) > self.limits.max_output_bytes {
-            self.cut(format!("max_output_bytes ({})", self.limits.max_output_bytes));
+            self.cut(format!(
+                "max_output_bytes ({})",
+                self.limits.max_output_bytes
+            ));
             return false;
         }
         self.output_bytes += size;

@@ -142,7 +142,11 @@ fn number(n: &Num) -> Value {
         // Big integers and decimal literals: through their text, as jq 1.6 would (a double).
         other => match serde_json::from_str::<Value>(&other.to_string()) {
             Ok(Value::Number(n)) => n.as_f64().map_or(Value::Number(n.clone()), |f| {
-                if n.is_f64() { float(f) } else { Value::Number(n) }
+                if n.is_f64() {
+                    float(f)
+                } else {
+                    Value::Number(n)
+                }
             }),
             _ => Value::Null,
         },
@@ -189,7 +193,9 @@ fn number_size(value: &Value) -> u64 {
 
 fn convert(val: &Val, depth: usize) -> Result<(Value, u64), String> {
     if depth > MAX_OUTPUT_DEPTH {
-        return Err(format!("output value nested more than {MAX_OUTPUT_DEPTH} levels deep"));
+        return Err(format!(
+            "output value nested more than {MAX_OUTPUT_DEPTH} levels deep"
+        ));
     }
     Ok(match val {
         Val::Null => (Value::Null, 4),
@@ -246,7 +252,10 @@ mod tests {
 
     #[test]
     fn numbers_print_as_jq_prints_them() {
-        let v = parse_val(br#"{"a": 1.0, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890}"#).unwrap();
+        let v = parse_val(
+            br#"{"a": 1.0, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890}"#,
+        )
+        .unwrap();
         assert_eq!(
             to_value(&v).unwrap(),
             json!({"a": 1, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890u64})
@@ -255,7 +264,10 @@ mod tests {
         assert_eq!(float(f64::INFINITY), json!(f64::MAX));
         assert_eq!(float(1e300), json!(1e300));
         assert!(matches!(parse_val(b"3.0").unwrap(), Val::Num(Num::Int(3))));
-        assert!(matches!(parse_val(b"3.5").unwrap(), Val::Num(Num::Float(_))));
+        assert!(matches!(
+            parse_val(b"3.5").unwrap(),
+            Val::Num(Num::Float(_))
+        ));
         assert!(parse_val(b"1 2").is_err());
     }
 
@@ -273,7 +285,15 @@ mod tests {
             let (value, size) = to_value_sized(&parse_val(text).unwrap()).unwrap();
             assert_eq!(size, json_size(&value), "{}", String::from_utf8_lossy(text));
         }
-        for f in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.1, 1e-300, 4e15, 9.1e15] {
+        for f in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.1,
+            1e-300,
+            4e15,
+            9.1e15,
+        ] {
             let (value, size) = to_value_sized(&Val::Num(Num::Float(f))).unwrap();
             assert_eq!(size, json_size(&value), "{f}");
         }
@@ -282,13 +302,19 @@ mod tests {
         map.insert(Val::utf8_str(b"1".to_vec()), Val::Null);
         map.insert(Val::Num(Num::Int(1)), Val::Bool(true));
         let (value, size) = to_value_sized(&Val::obj(map)).unwrap();
-        assert_eq!((value.clone(), size), (json!({"1": true}), json_size(&value)));
+        assert_eq!(
+            (value.clone(), size),
+            (json!({"1": true}), json_size(&value))
+        );
     }
 
     #[test]
     fn deep_values_are_refused_not_overflowed() {
         let deep = "[".repeat(200) + &"]".repeat(200);
-        assert!(parse_val(deep.as_bytes()).is_err(), "serde_json stops at 128");
+        assert!(
+            parse_val(deep.as_bytes()).is_err(),
+            "serde_json stops at 128"
+        );
         assert_eq!(nesting_depth(deep.as_bytes()), 200);
         assert_eq!(nesting_depth(br#"[{"a": "[[[\"[["}]"#), 2);
     }

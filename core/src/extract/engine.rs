@@ -81,7 +81,10 @@ fn fromjson_native() -> Fun<Data> {
                 for r in jaq_json::read::parse_many(s) {
                     let failed = r.is_err();
                     values.push(r.map_err(|e| {
-                        jaq_core::Error::str(format!("{e} (while parsing '{}')", String::from_utf8_lossy(s)))
+                        jaq_core::Error::str(format!(
+                            "{e} (while parsing '{}')",
+                            String::from_utf8_lossy(s)
+                        ))
                     }));
                     if failed {
                         break;
@@ -171,7 +174,9 @@ fn query_error(filter: &str, message: impl std::fmt::Display) -> LroError {
 /// A variable name usable as `$name`.
 pub(crate) fn is_var_name(name: &str) -> bool {
     let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
         && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
         && name != "__loc__"
 }
@@ -189,7 +194,13 @@ impl Program {
         // Parse alone first: the loader reports what was expected where.
         let arena = Arena::default();
         let loader = Loader::new([]);
-        if let Err(errors) = loader.load(&arena, File { code: filter, path: () }) {
+        if let Err(errors) = loader.load(
+            &arena,
+            File {
+                code: filter,
+                path: (),
+            },
+        ) {
             return Err(query_error(filter, describe_load_errors(&errors)));
         }
         let mut term = jaq_core::load::parse(filter, |p| p.term())
@@ -200,14 +211,17 @@ impl Program {
             args: dollar.iter().map(String::as_str).collect(),
             body: term,
         };
-        let range_defs =
-            jaq_core::load::parse(RANGE_DEF, |p| p.defs()).ok_or_else(|| query_error(filter, "internal prelude"))?;
+        let range_defs = jaq_core::load::parse(RANGE_DEF, |p| p.defs())
+            .ok_or_else(|| query_error(filter, "internal prelude"))?;
         let prelude = range_defs
             .into_iter()
             .chain(jaq_core::defs())
             .chain(jaq_std::defs())
             .chain(jaq_json::defs())
-            .filter(|def| !(def.name == "test" && def.args.len() == 2) && !(def.name == "empty" && def.args.is_empty()))
+            .filter(|def| {
+                !(def.name == "test" && def.args.len() == 2)
+                    && !(def.name == "empty" && def.args.is_empty())
+            })
             .map(shorten)
             .map(sandbox::tick_def)
             .chain([main_def]);
@@ -229,7 +243,9 @@ impl Program {
                 for (_, undefined) in errors {
                     for (name, kind) in undefined {
                         parts.push(match kind {
-                            jaq_core::compile::Undefined::Filter(arity) => format!("undefined filter {name}/{arity}"),
+                            jaq_core::compile::Undefined::Filter(arity) => {
+                                format!("undefined filter {name}/{arity}")
+                            }
                             other => format!("undefined {} {name}", other.as_str()),
                         });
                     }

@@ -8,7 +8,11 @@ use super::{LineRange, LineUnit};
 use crate::error::{ErrorCode, LroError, Result};
 
 /// Reads `range` of the body into the budget.
-pub(crate) fn read_range(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, range: &LineRange) -> Result<()> {
+pub(crate) fn read_range(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    range: &LineRange,
+) -> Result<()> {
     if range.end.is_some_and(|end| end < range.start) {
         return Err(LroError::new(
             ErrorCode::InvalidArgument,
@@ -26,10 +30,17 @@ pub(crate) fn read_range(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, ra
     }
 }
 
-fn records(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, start: u64, end: Option<u64>) -> Result<()> {
+fn records(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    start: u64,
+    end: Option<u64>,
+) -> Result<()> {
     let mut index = 0u64;
     while budget.in_time() && end.is_none_or(|end| index < end) {
-        let Some(line) = lines.next_line()? else { break };
+        let Some(line) = lines.next_line()? else {
+            break;
+        };
         if index >= start {
             // Every line of an offload file is JSON; anything else is returned as text.
             let value = serde_json::from_slice::<Value>(line)
@@ -43,14 +54,21 @@ fn records(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, start: u64, end:
     Ok(())
 }
 
-fn chars(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, start: u64, end: Option<u64>) -> Result<()> {
+fn chars(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    start: u64,
+    end: Option<u64>,
+) -> Result<()> {
     let mut text = String::new();
     // The JSON string's quotes, then each character as escaped.
     let mut size = 2u64;
     let mut position = 0u64;
     let max_bytes = budget.max_output_bytes();
     'read: while budget.in_time() {
-        let Some(line) = lines.next_line()? else { break };
+        let Some(line) = lines.next_line()? else {
+            break;
+        };
         let line = String::from_utf8_lossy(line);
         for c in line.chars().chain(['\n']) {
             if end.is_some_and(|end| position >= end) {

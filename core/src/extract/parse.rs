@@ -194,7 +194,9 @@ impl Reader<'_> {
             return Val::utf8_str(Vec::new());
         }
         let text = self.text;
-        let shared = self.shared.get_or_insert_with(|| Val::utf8_str(text.to_vec()));
+        let shared = self
+            .shared
+            .get_or_insert_with(|| Val::utf8_str(text.to_vec()));
         match shared {
             Val::TStr(bytes) => Val::TStr(Box::new(bytes.slice(start..end))),
             _ => unreachable!("the shared line is a text string"),
@@ -346,8 +348,9 @@ const fn bytes_below(word: u64, n: u8) -> u64 {
 pub(crate) fn plain_run(text: &[u8], mut at: usize) -> usize {
     while let Some(chunk) = text.get(at..at + 8) {
         let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let special =
-            bytes_below(word ^ splat(b'"'), 1) | bytes_below(word ^ splat(b'\\'), 1) | bytes_below(word, 0x20);
+        let special = bytes_below(word ^ splat(b'"'), 1)
+            | bytes_below(word ^ splat(b'\\'), 1)
+            | bytes_below(word, 0x20);
         if special != 0 {
             // Little-endian: the lowest flagged bit is the first special byte.
             return at + special.trailing_zeros() as usize / 8;
@@ -373,7 +376,10 @@ mod tests {
     }
 
     fn refused(text: &str) {
-        assert!(RecordParser::default().fast(text.as_bytes()).is_none(), "{text}");
+        assert!(
+            RecordParser::default().fast(text.as_bytes()).is_none(),
+            "{text}"
+        );
     }
 
     #[test]
@@ -381,7 +387,9 @@ mod tests {
         same(r#"{"id": "m1", "tags": ["a", "b"], "n": 3, "x": null, "t": true, "f": false}"#);
         same(r#" {"a":{"b":[[],{}]},"c":""} "#);
         same(r#"{"s": "caf\u00e9 \"q\" \\ \/ \b\f\n\r\t \ud83d\ude00 é"}"#);
-        same(r#"[0, -0, 1.0, -2.5e3, 1E2, 3.0e-2, 123456789012345678, -123456789012345678, 1e300, 4.9e-324]"#);
+        same(
+            r#"[0, -0, 1.0, -2.5e3, 1E2, 3.0e-2, 123456789012345678, -123456789012345678, 1e300, 4.9e-324]"#,
+        );
         same(r#"{"a": 1, "a": 2, "b": 3}"#);
         same("\"text\"");
         same("12");
@@ -396,7 +404,10 @@ mod tests {
                 let mut bytes = vec![b'a'; 24];
                 bytes[at] = special;
                 // Bytes above the first special one must not confuse the scan.
-                bytes[at + 1..].iter_mut().step_by(2).for_each(|b| *b = 0x80);
+                bytes[at + 1..]
+                    .iter_mut()
+                    .step_by(2)
+                    .for_each(|b| *b = 0x80);
                 let found = plain_run(&bytes, 0);
                 assert!(
                     found == at || (found < at && found + 8 > bytes.len()),
@@ -528,6 +539,9 @@ mod tests {
         let mut parser = RecordParser::default();
         assert!(parser.parse(b"1234567890123456789").is_ok());
         let err = parser.parse(b"{\"a\": 01}").unwrap_err().to_string();
-        assert_eq!(err, convert::parse_val(b"{\"a\": 01}").unwrap_err().to_string());
+        assert_eq!(
+            err,
+            convert::parse_val(b"{\"a\": 01}").unwrap_err().to_string()
+        );
     }
 }

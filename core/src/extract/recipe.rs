@@ -30,7 +30,10 @@ pub(crate) fn kind_of_header(header: Option<&str>) -> Result<RecordKind> {
     RecordKind::from_detail_name(&header.detail).ok_or_else(|| {
         LroError::new(
             ErrorCode::InvalidInput,
-            format!("unknown detail level {:?} in the file header", header.detail),
+            format!(
+                "unknown detail level {:?} in the file header",
+                header.detail
+            ),
         )
     })
 }
@@ -39,7 +42,10 @@ pub(crate) fn kind_of_header(header: Option<&str>) -> Result<RecordKind> {
 /// [`SAMPLE_SIZE`] are looked at).
 pub(crate) fn recipes_for(kind: RecordKind, sample: &[Value]) -> Vec<Recipe> {
     match kind {
-        RecordKind::Mif(detail) => mif_recipes(detail, &MifExamples::from_records(crate::offload::sample(sample))),
+        RecordKind::Mif(detail) => mif_recipes(
+            detail,
+            &MifExamples::from_records(crate::offload::sample(sample)),
+        ),
         RecordKind::Raw => raw_recipes(&Profile::of(sample.iter().take(SAMPLE_SIZE))),
     }
 }
@@ -48,22 +54,39 @@ pub(crate) fn recipes_for(kind: RecordKind, sample: &[Value]) -> Vec<Recipe> {
 /// MIF recipe's program does not depend on the records, only the examples of its
 /// parameters do, so a recipe whose parameters are all given (or that has none) needs no
 /// sample. `None`: the caller must sample the records ([`recipes_for`]).
-pub(crate) fn without_sample(kind: RecordKind, number: u8, params: Option<&Map<String, Value>>) -> Option<Recipe> {
-    let RecordKind::Mif(detail) = kind else { return None };
+pub(crate) fn without_sample(
+    kind: RecordKind,
+    number: u8,
+    params: Option<&Map<String, Value>>,
+) -> Option<Recipe> {
+    let RecordKind::Mif(detail) = kind else {
+        return None;
+    };
     let recipe = pick(mif_recipes(detail, &MifExamples::default()), number).ok()?;
-    let given = |name: &str| params.and_then(|p| p.get(name)).is_some_and(|v| !v.is_null());
-    recipe.params.iter().all(|p| given(p.name)).then_some(recipe)
+    let given = |name: &str| {
+        params
+            .and_then(|p| p.get(name))
+            .is_some_and(|v| !v.is_null())
+    };
+    recipe
+        .params
+        .iter()
+        .all(|p| given(p.name))
+        .then_some(recipe)
 }
 
 /// Recipe `number` of `recipes`, or `invalid_argument`.
 pub(crate) fn pick(recipes: Vec<Recipe>, number: u8) -> Result<Recipe> {
     let count = recipes.len();
-    recipes.into_iter().find(|r| r.number == number).ok_or_else(|| {
-        LroError::new(
-            ErrorCode::InvalidArgument,
-            format!("unknown recipe {number}: recipes are numbered 1 to {count}"),
-        )
-    })
+    recipes
+        .into_iter()
+        .find(|r| r.number == number)
+        .ok_or_else(|| {
+            LroError::new(
+                ErrorCode::InvalidArgument,
+                format!("unknown recipe {number}: recipes are numbered 1 to {count}"),
+            )
+        })
 }
 
 /// Checks a number before any file is read, so a typo fails fast.
@@ -79,8 +102,18 @@ pub(crate) fn check_number(number: u8) -> Result<()> {
 }
 
 /// The values of the recipe's parameters, in the order of `recipe.params`.
-pub(crate) fn bind_params(recipe: &Recipe, params: Option<&Map<String, Value>>) -> Result<Vec<(String, Value)>> {
-    let names = || recipe.params.iter().map(|p| p.name).collect::<Vec<_>>().join(", ");
+pub(crate) fn bind_params(
+    recipe: &Recipe,
+    params: Option<&Map<String, Value>>,
+) -> Result<Vec<(String, Value)>> {
+    let names = || {
+        recipe
+            .params
+            .iter()
+            .map(|p| p.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     if let Some(params) = params {
         if let Some(unknown) = params
             .keys()

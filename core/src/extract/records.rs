@@ -93,10 +93,18 @@ impl<'p> Runner<'p> {
             let mut emit = |value: Value, size: u64| {
                 bytes = bytes.saturating_add(size);
                 outputs.push((value, size));
-                full = outputs.len() as u64 > self.limits.max_output_records || bytes > self.limits.max_output_bytes;
+                full = outputs.len() as u64 > self.limits.max_output_records
+                    || bytes > self.limits.max_output_bytes;
                 !full
             };
-            let end = match run_one(self.program, record, &self.vars, &self.guard, Some(line), &mut emit) {
+            let end = match run_one(
+                self.program,
+                record,
+                &self.vars,
+                &self.guard,
+                Some(line),
+                &mut emit,
+            ) {
                 Ok(Flow::Continue) => continue,
                 Ok(Flow::Stop) if full => End::Done,
                 Ok(Flow::Stop) => End::Halt,
@@ -149,7 +157,8 @@ pub(crate) fn run(
         let job = || {
             // The reading thread built the same variables, so this cannot fail; if it did,
             // every batch reports it.
-            let mut made = vars_of(values).map(|vars| Runner::new(program, vars, Clock::Flag(&cancel), limits.clone()));
+            let mut made = vars_of(values)
+                .map(|vars| Runner::new(program, vars, Clock::Flag(&cancel), limits.clone()));
             move |batch: &Batch| match &mut made {
                 Ok(runner) => runner.run(batch),
                 Err(e) => Outcome {
@@ -158,7 +167,15 @@ pub(crate) fn run(
                 },
             }
         };
-        match in_parallel(&mut source, budget, first, workers, &cancel, &job, &mut merge) {
+        match in_parallel(
+            &mut source,
+            budget,
+            first,
+            workers,
+            &cancel,
+            &job,
+            &mut merge,
+        ) {
             Pool::Ran(result) => return result,
             Pool::NoThreads(batch) => first = batch,
         }
@@ -187,7 +204,11 @@ pub(crate) struct Slurped {
 /// Every record as an engine value, in file order, for a slurping filter: parsed on worker
 /// threads when the input is longer than one batch. Stops early when the time is up (the
 /// budget then says so).
-pub(crate) fn slurp(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, pending: Pending) -> Result<Slurped> {
+pub(crate) fn slurp(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    pending: Pending,
+) -> Result<Slurped> {
     let parse = |parser: &mut RecordParser, batch: &Batch| -> Result<Vec<Val>> {
         let mut records = Vec::with_capacity(batch.records.len());
         for (line, text) in batch.lines() {
@@ -212,7 +233,15 @@ pub(crate) fn slurp(lines: &mut LineReader<'_>, budget: &mut Budget<'_>, pending
             records.extend(parsed);
             Ok(true)
         };
-        match in_parallel(&mut source, budget, first, workers, &cancel, &job, &mut merge) {
+        match in_parallel(
+            &mut source,
+            budget,
+            first,
+            workers,
+            &cancel,
+            &job,
+            &mut merge,
+        ) {
             Pool::Ran(result) => {
                 return result.map(|()| Slurped {
                     records,
@@ -246,7 +275,9 @@ pub(crate) fn release(records: jaq_json::Rc<Vec<Val>>, parsed_by: Option<(Vec<us
     let Ok(records) = jaq_json::Rc::try_unwrap(records) else {
         return;
     };
-    let Some((batches, workers)) = parsed_by else { return };
+    let Some((batches, workers)) = parsed_by else {
+        return;
+    };
     if records.len() < RELEASE_ON_TWO_THREADS || workers < 2 {
         return;
     }

@@ -47,7 +47,10 @@ impl RegexCache {
             other => text_of(other, "the flags")?,
         };
         let mut cache = self.0.borrow_mut();
-        let index = match cache.iter().position(|(p, f, _, _)| p == pattern && f == flags) {
+        let index = match cache
+            .iter()
+            .position(|(p, f, _, _)| p == pattern && f == flags)
+        {
             Some(i) => i,
             None => {
                 let (regex, non_empty) = compile(pattern, &String::from_utf8_lossy(flags))?;
@@ -69,7 +72,8 @@ impl RegexCache {
 }
 
 fn compile(pattern: &[u8], flags: &str) -> Result<(Regex, bool), Error> {
-    let pattern = std::str::from_utf8(pattern).map_err(|e| Error::str(format!("invalid regex: {e}")))?;
+    let pattern =
+        std::str::from_utf8(pattern).map_err(|e| Error::str(format!("invalid regex: {e}")))?;
     let mut builder = RegexBuilder::new(pattern);
     builder.size_limit(SIZE_LIMIT);
     let mut non_empty = false;
@@ -98,6 +102,8 @@ fn compile(pattern: &[u8], flags: &str) -> Result<(Regex, bool), Error> {
             c => return Err(Error::str(format!("invalid regex flag: {c}"))),
         }
     }
-    let regex = builder.build().map_err(|e| Error::str(format!("invalid regex: {e}")))?;
+    let regex = builder
+        .build()
+        .map_err(|e| Error::str(format!("invalid regex: {e}")))?;
     Ok((regex, non_empty))
 }

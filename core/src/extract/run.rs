@@ -51,11 +51,16 @@ pub(crate) fn recipe(
             let mut sample = Vec::new();
             while sample.len() < SAMPLE_SIZE {
                 let number = lines.line_number() + 1;
-                let Some(line) = lines.next_line()? else { break };
+                let Some(line) = lines.next_line()? else {
+                    break;
+                };
                 if is_blank(line) {
                     continue;
                 }
-                sample.push(serde_json::from_slice::<Value>(line).map_err(|e| invalid_record(number, &e))?);
+                sample.push(
+                    serde_json::from_slice::<Value>(line)
+                        .map_err(|e| invalid_record(number, &e))?,
+                );
                 pending.push((number, line.to_vec()));
             }
             recipe::pick(recipe::recipes_for(kind, &sample), number)?
@@ -66,7 +71,15 @@ pub(crate) fn recipe(
     let program = Program::compile(&recipe.filter, &names)?;
     let values: Vec<Value> = bound.into_iter().map(|(_, v)| v).collect();
     let vars = vars_of(&values)?;
-    execute(lines, budget, &program, vars, &values, recipe.slurp, pending)
+    execute(
+        lines,
+        budget,
+        &program,
+        vars,
+        &values,
+        recipe.slurp,
+        pending,
+    )
 }
 
 /// Runs the jq filter `filter`, record by record, with `params` bound as variables.
@@ -99,7 +112,12 @@ pub(crate) fn vars_of(values: &[Value]) -> Result<Vec<Val>> {
 
 fn value_to_val(value: &Value) -> Result<Val> {
     let text = serde_json::to_vec(value).unwrap_or_default();
-    parse_val(&text).map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("parameter value {value}: {e}")))
+    parse_val(&text).map_err(|e| {
+        LroError::new(
+            ErrorCode::InvalidArgument,
+            format!("parameter value {value}: {e}"),
+        )
+    })
 }
 
 /// Feeds the records (the pending ones first) to `program`: one by one, or slurped into one
@@ -169,8 +187,15 @@ pub(crate) fn run_one(
         }
     };
     // jaq is not expected to panic, but an agent's filter must never take the host down.
-    let outcome = catch_unwind(AssertUnwindSafe(|| program.run(input, vars, guard, &mut emit)))
-        .unwrap_or_else(|panic| Err(RunError(format!("the jq engine failed: {}", panic_text(&panic)))));
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        program.run(input, vars, guard, &mut emit)
+    }))
+    .unwrap_or_else(|panic| {
+        Err(RunError(format!(
+            "the jq engine failed: {}",
+            panic_text(&panic)
+        )))
+    });
     if let Some(e) = convert_error {
         return Err(LroError::new(
             ErrorCode::QueryFailed,
