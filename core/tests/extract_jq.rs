@@ -395,6 +395,16 @@ fn custom_queries_match_jq() {
         "(.provenance.confidence // 0) | tostring",
         "(.content // \"\") | test(\"UNICODE: É Ü\"; \"i\")",
         "(.title // \"\") | test(\"auth|BILLING\"; \"ix\")",
+        // `empty` everywhere a filter can stand: values, paths, updates.
+        "[.id, empty, .status]",
+        "(empty) |= 1 | .id",
+        "(.id, empty) |= \"x\" | .id",
+        "[path(empty)]",
+        "[paths(empty)]",
+        "del(empty) | .id",
+        "[.tags[]? | select(. == \"t1\") |= \"T\"]",
+        "[limit(1; empty)], first(empty, .id)",
+        "try error(\"x\") catch empty",
     ];
     for query in queries {
         let command = format!(

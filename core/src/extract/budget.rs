@@ -61,6 +61,30 @@ pub(crate) fn json_size(value: &Value) -> u64 {
     counter.0
 }
 
+/// Bytes `c` takes inside a JSON string, as serde_json writes it: quote, backslash and the
+/// short control escapes in two, other control characters as `\u00XX`, the rest as UTF-8.
+pub(crate) fn escaped_len(c: char) -> u64 {
+    match c {
+        '"' | '\\' | '\n' | '\r' | '\t' | '\u{08}' | '\u{0c}' => 2,
+        c if (c as u32) < 0x20 => 6,
+        c => c.len_utf8() as u64,
+    }
+}
+
+/// Compact JSON size of the string `s`, quotes included.
+pub(crate) fn string_size(s: &str) -> u64 {
+    // Text without quotes, backslashes or control characters (most text) is written as is.
+    let bytes = s.as_bytes();
+    let plain = bytes[super::parse::plain_run(bytes, 0)..]
+        .iter()
+        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
+    2 + if plain {
+        s.len() as u64
+    } else {
+        s.chars().map(escaped_len).sum()
+    }
+}
+
 /// Output collected so far, and the limit that cut it, if any.
 pub(crate) struct Budget<'d> {
     limits: ExtractLimits,

@@ -7,6 +7,8 @@
 
 use serde_json::{Map, Number, Value};
 
+use super::budget::{json_size, string_size};
+
 use jaq_json::{Num, Val};
 
 /// Deepest output value converted; deeper values are an error, not a stack overflow.
@@ -152,41 +154,93 @@ fn number(n: &Num) -> Value {
 }
 
 fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
+    // Checking first is much faster than the lossy conversion on valid text (all text, unless
+    // a filter built invalid bytes).
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_owned(),
+        Err(_) => String::from_utf8_lossy(bytes).into_owned(),
+    }
 }
 
 /// Converts an output value; `Err` when it is nested deeper than [`MAX_OUTPUT_DEPTH`].
+#[cfg(test)]
 pub(crate) fn to_value(val: &Val) -> Result<Value, String> {
+    convert(val, 0).map(|(value, _)| value)
+}
+
+/// [`to_value`] with the value's [`json_size`], counted while converting: serializing every
+/// output a second time just to measure it cost as much as the conversion.
+pub(crate) fn to_value_sized(val: &Val) -> Result<(Value, u64), String> {
     convert(val, 0)
 }
 
-fn convert(val: &Val, depth: usize) -> Result<Value, String> {
+/// Compact JSON size of a decimal integer.
+fn digits(magnitude: u64, negative: bool) -> u64 {
+    u64::from(magnitude.checked_ilog10().map_or(1, |l| l + 1)) + u64::from(negative)
+}
+
+fn number_size(value: &Value) -> u64 {
+    match value {
+        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
+            (Some(i), _) => digits(i.unsigned_abs(), i < 0),
+            (None, Some(u)) => digits(u, false),
+            // Floats: as serde_json writes them.
+            (None, None) => json_size(value),
+        },
+        other => json_size(other),
+    }
+}
+
+fn convert(val: &Val, depth: usize) -> Result<(Value, u64), String> {
     if depth > MAX_OUTPUT_DEPTH {
         return Err(format!(
             "output value nested more than {MAX_OUTPUT_DEPTH} levels deep"
         ));
     }
     Ok(match val {
-        Val::Null => Value::Null,
-        Val::Bool(b) => Value::Bool(*b),
-        Val::Num(n) => number(n),
-        Val::TStr(s) | Val::BStr(s) => Value::String(text(s)),
-        Val::Arr(items) => Value::Array(
-            items
-                .iter()
-                .map(|v| convert(v, depth + 1))
-                .collect::<Result<_, _>>()?,
-        ),
+        Val::Null => (Value::Null, 4),
+        Val::Bool(b) => (Value::Bool(*b), if *b { 4 } else { 5 }),
+        Val::Num(n) => {
+            let value = number(n);
+            let size = number_size(&value);
+            (value, size)
+        }
+        Val::TStr(s) | Val::BStr(s) => {
+            let s = text(s);
+            let size = string_size(&s);
+            (Value::String(s), size)
+        }
+        Val::Arr(items) => {
+            let mut size = 2 + items.len().saturating_sub(1) as u64;
+            let mut array = Vec::with_capacity(items.len());
+            for item in items.iter() {
+                let (value, item_size) = convert(item, depth + 1)?;
+                size += item_size;
+                array.push(value);
+            }
+            (Value::Array(array), size)
+        }
         Val::Obj(entries) => {
             let mut map = Map::with_capacity(entries.len());
+            let mut size = 2 + entries.len().saturating_sub(1) as u64;
+            let mut merged = false;
             for (k, v) in entries.iter() {
                 let key = match k {
                     Val::TStr(s) | Val::BStr(s) => text(s),
                     other => other.to_string(),
                 };
-                map.insert(key, convert(v, depth + 1)?);
+                let (value, value_size) = convert(v, depth + 1)?;
+                size += string_size(&key) + 1 + value_size;
+                // Two keys that print alike (`"1"` and `1`) make one entry.
+                merged |= map.insert(key, value).is_some();
             }
-            Value::Object(map)
+            let object = Value::Object(map);
+            if merged {
+                let size = json_size(&object);
+                (object, size)
+            } else {
+                (object, size)
+            }
         }
     })
 }
@@ -215,6 +269,43 @@ mod tests {
             Val::Num(Num::Float(_))
         ));
         assert!(parse_val(b"1 2").is_err());
+    }
+
+    #[test]
+    fn sizes_are_counted_as_serde_json_writes() {
+        let texts: [&[u8]; 6] = [
+            br#"{"a": 1.0, "b": -1.5e-7, "c": [null, true, false, "x\"\\\n\u0001\u007f"], "d": 12345678901234567890}"#,
+            br#"[0, -0, 9, 10, -10, 99, 100, 9007199254740993, -9223372036854775808, 1e300, 2.5, []]"#,
+            r#"{"é": "日本 \u2028 😀", "": {}, "k": [{}, [], ""]}"#.as_bytes(),
+            br#"{"a": 1, "a": 2}"#,
+            b"\"plain\"",
+            b"123456789012345678901234567890",
+        ];
+        for text in texts {
+            let (value, size) = to_value_sized(&parse_val(text).unwrap()).unwrap();
+            assert_eq!(size, json_size(&value), "{}", String::from_utf8_lossy(text));
+        }
+        for f in [
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            0.1,
+            1e-300,
+            4e15,
+            9.1e15,
+        ] {
+            let (value, size) = to_value_sized(&Val::Num(Num::Float(f))).unwrap();
+            assert_eq!(size, json_size(&value), "{f}");
+        }
+        // Keys that print alike merge into one entry: measured on the result.
+        let mut map = jaq_json::Map::default();
+        map.insert(Val::utf8_str(b"1".to_vec()), Val::Null);
+        map.insert(Val::Num(Num::Int(1)), Val::Bool(true));
+        let (value, size) = to_value_sized(&Val::obj(map)).unwrap();
+        assert_eq!(
+            (value.clone(), size),
+            (json!({"1": true}), json_size(&value))
+        );
     }
 
     #[test]

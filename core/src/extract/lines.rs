@@ -2,19 +2,10 @@
 
 use serde_json::Value;
 
-use super::budget::Budget;
+use super::budget::{Budget, escaped_len};
 use super::reader::LineReader;
 use super::{LineRange, LineUnit};
 use crate::error::{ErrorCode, LroError, Result};
-
-/// Bytes `c` takes inside a JSON string, as serde_json writes it.
-fn escaped_len(c: char) -> u64 {
-    match c {
-        '"' | '\\' | '\n' | '\r' | '\t' | '\u{08}' | '\u{0c}' => 2,
-        c if (c as u32) < 0x20 => 6,
-        c => c.len_utf8() as u64,
-    }
-}
 
 /// Reads `range` of the body into the budget.
 pub(crate) fn read_range(

@@ -343,8 +343,9 @@ const fn bytes_below(word: u64, n: u8) -> u64 {
 }
 
 /// The end of the run of string bytes from `at` that need no attention (no quote, backslash
-/// or control character), eight bytes at a time.
-fn plain_run(text: &[u8], mut at: usize) -> usize {
+/// or control character), eight bytes at a time; the last seven bytes or fewer are left to
+/// the caller.
+pub(crate) fn plain_run(text: &[u8], mut at: usize) -> usize {
     while let Some(chunk) = text.get(at..at + 8) {
         let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
         let special = bytes_below(word ^ splat(b'"'), 1)
@@ -362,6 +363,7 @@ fn plain_run(text: &[u8], mut at: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     /// The fast path was taken and agrees with serde's path.
     fn same(text: &str) {
@@ -448,6 +450,88 @@ mod tests {
         refused(&format!("{}{}", "[".repeat(101), "]".repeat(101)));
         same(&format!("{}{}", "[".repeat(100), "]".repeat(100)));
         assert!(RecordParser::default().fast(b"\"\xff\"").is_none());
+    }
+
+    /// JSON values of every kind, with strings that need escapes and numbers at the edges.
+    fn json_value() -> impl Strategy<Value = serde_json::Value> {
+        use serde_json::{Value, json};
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(|n| json!(n)),
+            any::<u64>().prop_map(|n| json!(n)),
+            any::<f64>()
+                .prop_filter("finite", |f| f.is_finite())
+                .prop_map(|f| json!(f)),
+            (-1e6f64..1e6).prop_map(|f| json!(f.round())),
+            any::<String>().prop_map(Value::String),
+            "[a-z\\\"/\u{0}-\u{1f}\u{7f}-\u{ff}\u{2028}\u{1F600}]{0,12}".prop_map(Value::String),
+        ];
+        leaf.prop_recursive(4, 48, 6, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
+                prop::collection::vec(("[a-z_]{0,6}", inner), 0..6)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    fn has_long_integer(text: &str) -> bool {
+        text.split(|c: char| !c.is_ascii_digit())
+            .any(|run| run.len() > MAX_FAST_DIGITS)
+    }
+
+    /// Text as written by other tools: spaces around tokens, escapes where none are needed.
+    fn respell(text: &str, spaces: bool, escape_slash: bool) -> String {
+        let mut out = text.to_owned();
+        if spaces {
+            out = out
+                .replace(',', " ,\t")
+                .replace(':', ": ")
+                .replace('[', "[ ")
+                .replace('{', "\r{ ");
+        }
+        if escape_slash {
+            out = out.replace('/', "\\/");
+        }
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        /// On any JSON text the fast path either declines or gives serde's value exactly.
+        #[test]
+        fn the_fast_path_agrees_with_serde(value in json_value(), spaces: bool, escape_slash: bool) {
+            let text = respell(&serde_json::to_string(&value).unwrap(), spaces, escape_slash);
+            let slow = convert::parse_val(text.as_bytes());
+            match RecordParser::default().fast(text.as_bytes()) {
+                Some(fast) => {
+                    let slow = slow.expect("the fast path accepted what serde refuses");
+                    prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
+                    // And the size counted while converting is serde_json's.
+                    let (value, size) = convert::to_value_sized(&fast).unwrap();
+                    prop_assert_eq!(size, super::super::budget::json_size(&value));
+                }
+                // Declining is for integers of 19 digits or more (serde_json writes no other
+                // text the fast path leaves alone).
+                None => prop_assert!(
+                    slow.is_err() || has_long_integer(&text),
+                    "declined plain JSON: {}", text
+                ),
+            }
+        }
+
+        /// On broken text (random bytes from JSON's alphabet) the fast path never accepts what
+        /// serde refuses, and never disagrees.
+        #[test]
+        fn the_fast_path_never_accepts_what_serde_refuses(text in "[\\[\\]{}\",:0-9eE.+\\- a-z\\\\/\u{1}\u{e9}]{0,24}") {
+            let slow = convert::parse_val(text.as_bytes());
+            if let Some(fast) = RecordParser::default().fast(text.as_bytes()) {
+                let slow = slow.expect("the fast path accepted what serde refuses");
+                prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
+            }
+        }
     }
 
     #[test]

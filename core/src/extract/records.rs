@@ -23,7 +23,7 @@ use jaq_json::Val;
 use serde_json::Value;
 
 use super::batches::{Batch, Pool, Source, in_parallel, worker_count};
-use super::budget::{Budget, json_size};
+use super::budget::Budget;
 use super::engine::{Flow, Program};
 use super::parse::RecordParser;
 use super::reader::LineReader;
@@ -91,8 +91,7 @@ impl<'p> Runner<'p> {
             };
             // Past either limit the merge is sure to cut: stop producing there.
             let mut full = false;
-            let mut emit = |value: Value| {
-                let size = json_size(&value);
+            let mut emit = |value: Value, size: u64| {
                 bytes = bytes.saturating_add(size);
                 outputs.push((value, size));
                 full = outputs.len() as u64 > self.limits.max_output_records
@@ -194,6 +193,15 @@ pub(crate) fn run(
     Ok(())
 }
 
+/// Slurped records, and which thread parsed which of them.
+pub(crate) struct Slurped {
+    /// Every record, in file order.
+    pub(crate) records: Vec<Val>,
+    /// Records per batch, in order, and the number of workers the batches went to (round
+    /// robin); `None` when they were parsed on the calling thread.
+    pub(crate) parsed_by: Option<(Vec<usize>, usize)>,
+}
+
 /// Every record as an engine value, in file order, for a slurping filter: parsed on worker
 /// threads when the input is longer than one batch. Stops early when the time is up (the
 /// budget then says so).
@@ -201,7 +209,7 @@ pub(crate) fn slurp(
     lines: &mut LineReader<'_>,
     budget: &mut Budget<'_>,
     pending: Pending,
-) -> Result<Vec<Val>> {
+) -> Result<Slurped> {
     let parse = |parser: &mut RecordParser, batch: &Batch| -> Result<Vec<Val>> {
         let mut records = Vec::with_capacity(batch.records.len());
         for (line, text) in batch.lines() {
@@ -219,8 +227,11 @@ pub(crate) fn slurp(
             let mut parser = RecordParser::default();
             move |batch: &Batch| parse(&mut parser, batch)
         };
+        let mut batches = Vec::new();
         let mut merge = |_: &mut Budget<'_>, parsed: Result<Vec<Val>>| {
-            records.extend(parsed?);
+            let parsed = parsed?;
+            batches.push(parsed.len());
+            records.extend(parsed);
             Ok(true)
         };
         match in_parallel(
@@ -232,7 +243,12 @@ pub(crate) fn slurp(
             &job,
             &mut merge,
         ) {
-            Pool::Ran(result) => return result.map(|()| records),
+            Pool::Ran(result) => {
+                return result.map(|()| Slurped {
+                    records,
+                    parsed_by: Some((batches, workers)),
+                });
+            }
             Pool::NoThreads(batch) => first = batch,
         }
     }
@@ -242,31 +258,54 @@ pub(crate) fn slurp(
         records.extend(parse(&mut parser, &batch)?);
         source.fill(&mut batch)?;
     }
-    Ok(records)
+    Ok(Slurped {
+        records,
+        parsed_by: None,
+    })
 }
+
+/// No threads on WebAssembly (`parsed_by` is always `None` there): the records are dropped.
+#[cfg(target_family = "wasm")]
+pub(crate) fn release(_records: jaq_json::Rc<Vec<Val>>, _parsed_by: Option<(Vec<usize>, usize)>) {}
 
 /// Fewest records worth a second thread to free.
 const RELEASE_ON_TWO_THREADS: usize = 4096;
 
-/// Frees slurped records, half of them on another thread. Records still shared (an output
-/// kept one) are simply dropped.
-pub(crate) fn release(records: jaq_json::Rc<Vec<Val>>) {
-    let Ok(mut records) = jaq_json::Rc::try_unwrap(records) else {
+/// Frees slurped records (`records`, the array the filter saw, now unshared) on two threads
+/// when workers parsed them: each thread takes the batches of every other worker, so the
+/// two never free into the same allocator arena (glibc gives each thread its own, and
+/// freeing into an arena another thread is freeing into makes both wait on its lock).
+#[cfg(not(target_family = "wasm"))]
+pub(crate) fn release(records: jaq_json::Rc<Vec<Val>>, parsed_by: Option<(Vec<usize>, usize)>) {
+    // Still shared (an output kept it), or parsed on one thread: an ordinary drop.
+    let Ok(records) = jaq_json::Rc::try_unwrap(records) else {
         return;
     };
-    if records.len() < RELEASE_ON_TWO_THREADS || worker_count() < 2 {
+    let Some((batches, workers)) = parsed_by else {
+        return;
+    };
+    if records.len() < RELEASE_ON_TWO_THREADS || workers < 2 {
         return;
     }
-    // No threads on WebAssembly: the records are simply dropped here.
-    #[cfg(not(target_family = "wasm"))]
-    {
-        let half = records.split_off(records.len() / 2);
-        thread::scope(|scope| {
-            // If no thread can start, the closure, and `half` with it, is dropped right here.
-            let _ = thread::Builder::new()
-                .name("lro-extract".to_owned())
-                .spawn_scoped(scope, move || drop(half));
-            drop(records);
-        });
+    let (mut mine, mut theirs) = (
+        Vec::with_capacity(records.len() / 2 + 1),
+        Vec::with_capacity(records.len() / 2 + 1),
+    );
+    let mut records = records.into_iter();
+    for (index, &count) in batches.iter().enumerate() {
+        let half = if (index % workers) % 2 == 0 {
+            &mut mine
+        } else {
+            &mut theirs
+        };
+        half.extend(records.by_ref().take(count));
     }
+    mine.extend(records);
+    thread::scope(|scope| {
+        // If no thread can start, the closure, and `theirs` with it, is dropped right here.
+        let _ = thread::Builder::new()
+            .name("lro-extract".to_owned())
+            .spawn_scoped(scope, move || drop(theirs));
+        drop(mine);
+    });
 }

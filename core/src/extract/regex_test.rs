@@ -19,7 +19,7 @@ const CACHE_SIZE: usize = 16;
 
 /// One compiled pattern: its text, its flags, the regex, and whether only non-empty matches
 /// count (flag `n`).
-type Entry = (Vec<u8>, String, Regex, bool);
+type Entry = (Vec<u8>, Vec<u8>, Regex, bool);
 
 /// Compiled patterns of one run, by pattern text and flags.
 #[derive(Default)]
@@ -41,22 +41,23 @@ impl RegexCache {
     pub(crate) fn test(&self, input: &Val, re: &Val, flags: &Val) -> Result<Val, Error> {
         let haystack = text_of(input, "it")?;
         let pattern = text_of(re, "the regex")?;
-        let flags = match flags {
-            Val::Null => String::new(),
-            other => String::from_utf8_lossy(text_of(other, "the flags")?).into_owned(),
+        // Compared as bytes: a hit (every record after the first) allocates nothing.
+        let flags: &[u8] = match flags {
+            Val::Null => b"",
+            other => text_of(other, "the flags")?,
         };
         let mut cache = self.0.borrow_mut();
         let index = match cache
             .iter()
-            .position(|(p, f, _, _)| p == pattern && *f == flags)
+            .position(|(p, f, _, _)| p == pattern && f == flags)
         {
             Some(i) => i,
             None => {
-                let (regex, non_empty) = compile(pattern, &flags)?;
+                let (regex, non_empty) = compile(pattern, &String::from_utf8_lossy(flags))?;
                 if cache.len() >= CACHE_SIZE {
                     cache.clear();
                 }
-                cache.push((pattern.to_vec(), flags, regex, non_empty));
+                cache.push((pattern.to_vec(), flags.to_vec(), regex, non_empty));
                 cache.len() - 1
             }
         };

@@ -10,7 +10,7 @@ use jaq_json::Val;
 use serde_json::{Map, Value};
 
 use super::budget::Budget;
-use super::convert::{parse_val, to_value};
+use super::convert::{parse_val, to_value_sized};
 use super::engine::{Flow, Program, RunError, is_var_name};
 use super::reader::LineReader;
 use super::recipe;
@@ -134,10 +134,11 @@ fn execute(
     if !slurp {
         return records::run(lines, budget, program, vars, values, pending);
     }
-    let records = jaq_json::Rc::new(records::slurp(lines, budget, pending)?);
+    let slurped = records::slurp(lines, budget, pending)?;
     if budget.is_cut() {
         return Ok(());
     }
+    let records = jaq_json::Rc::new(slurped.records);
     let guard = Guard::new(Clock::Deadline(budget.deadline));
     // The filter gets a second reference: its own copies are then cheap to drop, and the
     // records are freed by `release`, on two threads.
@@ -147,17 +148,18 @@ fn execute(
         &vars,
         &guard,
         None,
-        &mut |v| budget.push(v),
+        &mut |v, size| budget.push_sized(v, size),
     );
-    records::release(records);
+    records::release(records, slurped.parsed_by);
     if let Flow::Tripped(_) = flow? {
         budget.cut_by_time();
     }
     Ok(())
 }
 
-/// Runs the program on one input, handing each output, converted, to `sink` until it
-/// returns `false`. `line` names the record in error messages (`None`: all of them).
+/// Runs the program on one input, handing each output, converted, with its compact JSON size,
+/// to `sink` until it returns `false`. `line` names the record in error messages (`None`: all
+/// of them).
 ///
 /// `Ok(Flow::Stop)`: the sink refused an output, or the filter called `halt`;
 /// `Ok(Flow::Tripped(Trip::Time))`: the time is up. A failing filter, recursion too deep and
@@ -168,7 +170,7 @@ pub(crate) fn run_one(
     vars: &[Val],
     guard: &Guard<'_>,
     line: Option<u64>,
-    sink: &mut dyn FnMut(Value) -> bool,
+    sink: &mut dyn FnMut(Value, u64) -> bool,
 ) -> Result<Flow> {
     let at = || {
         line.map_or_else(
@@ -177,8 +179,8 @@ pub(crate) fn run_one(
         )
     };
     let mut convert_error = None;
-    let mut emit = |val: Val| match to_value(&val) {
-        Ok(value) => sink(value),
+    let mut emit = |val: Val| match to_value_sized(&val) {
+        Ok((value, size)) => sink(value, size),
         Err(e) => {
             convert_error = Some(e);
             false
