@@ -49,7 +49,9 @@ setup-wasm: ## Install the wasm toolchain (Debian packages, wasm-bindgen-cli, jc
 	         cargo install wasm-bindgen-cli --version "$$v"; }; \
 	fi
 	@test -d $(WASM_DIR)/node_modules/@bytecodealliance/jco -a -d $(WASM_DIR)/node_modules/@bytecodealliance/preview2-shim \
-	  -a -x $(WASM_OPT) || (cd $(WASM_DIR) && npm ci --no-audit --no-fund)
+	  -a -x $(WASM_OPT) || (cd $(WASM_DIR) && { npm ci --no-audit --no-fund --loglevel=error \
+	    || { echo "npm ci refused the lock (a registry that lacks some other platform's optional package); installing from it with npm install --no-save"; \
+	         npm install --no-save --no-audit --no-fund --loglevel=error; }; })
 	@test -x $(WASM_VENV)/bin/python || python3 -m venv $(WASM_VENV)
 	@$(WASM_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("wasmtime") != "$(WASMTIME_PY_VERSION)")' 2>/dev/null \
 	  || $(WASM_VENV)/bin/pip install -q "wasmtime==$(WASMTIME_PY_VERSION)"
