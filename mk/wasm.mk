@@ -106,6 +106,10 @@ test-wasm: build-wasm ## Wasm parity: the vectors under Node (wasm-bindgen, jco)
 	(cd $(WASM_DIR) && LRO_WASM_IMPL=jco node --test --test-timeout=300000 --test-reporter=dot tests/vectors.test.mjs) || status=1; \
 	echo "== component under wasmtime-py"; \
 	timeout 900 $(WASM_VENV)/bin/python $(WASM_DIR)/tests/vectors_wasmtime.py $(WASM_COMPONENT) || status=1; \
+	echo "== component imports (standard WASI P2 only)"; \
+	imports=$$(cd $(WASM_DIR) && npx --no-install jco wit component/dist/lro.component.wasm 2>/dev/null | sed -n 's/^ *import \(.*\);$$/\1/p'); \
+	echo $$imports; \
+	if [ -z "$$imports" ] || echo "$$imports" | grep -v '^wasi:'; then echo "the component imports something other than WASI P2"; status=1; fi; \
 	js=$$(stat -c %s $(WASM_JS_MODULE)); comp=$$(stat -c %s $(WASM_COMPONENT)); \
 	echo "sizes: wasm-bindgen module $$js bytes (budget 1572864), component $$comp bytes (budget 2097152)"; \
 	test $$js -le 1572864 || { echo "wasm-bindgen module over budget"; status=1; }; \
