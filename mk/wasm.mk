@@ -63,7 +63,7 @@ setup-wasm: ## Install the wasm toolchain (Debian packages, wasm-bindgen-cli, jc
 	 test "$$root" = "$$ours" || { echo "bindings-wasm version $$ours != workspace version $$root"; exit 1; }
 
 build-wasm-js: setup-wasm ## Build the wasm-bindgen package into bindings-wasm/js/pkg (node and web targets)
-	CARGO_TARGET_DIR=$(WASM_TARGET)/js $(WASM_CARGO) $(WASM_BUILD) --release --target wasm32-unknown-unknown -p lro-wasm
+	+CARGO_TARGET_DIR=$(WASM_TARGET)/js $(WASM_CARGO) $(WASM_BUILD) --release --target wasm32-unknown-unknown -p lro-wasm
 	@# wasm-bindgen, then wasm-opt (about 90 s): only when cargo produced a new module since
 	@# the last complete run (the stamp is written last).
 	@if [ ! -f $(WASM_DIR)/js/pkg/.built ] || [ $(WASM_JS_RAW) -nt $(WASM_DIR)/js/pkg/.built ]; then \
@@ -82,7 +82,7 @@ build-wasm-js: setup-wasm ## Build the wasm-bindgen package into bindings-wasm/j
 	fi
 
 build-wasm-component: setup-wasm ## Build the WASI P2 component (bindings-wasm/component/dist) and its jco transpilation
-	CARGO_TARGET_DIR=$(WASM_TARGET)/component $(WASM_CARGO) $(WASM_BUILD) --profile component --target wasm32-wasip1 -p lro-component
+	+CARGO_TARGET_DIR=$(WASM_TARGET)/component $(WASM_CARGO) $(WASM_BUILD) --profile component --target wasm32-wasip1 -p lro-component
 	@# wasm-opt (about 90 s), jco new, jco transpile: only when cargo produced a new module since
 	@# the last complete run (the stamp is written last).
 	@if [ ! -f $(WASM_DIR)/component/dist/.built ] || [ $(WASM_COMPONENT_RAW) -nt $(WASM_DIR)/component/dist/.built ]; then \
@@ -94,6 +94,9 @@ build-wasm-component: setup-wasm ## Build the WASI P2 component (bindings-wasm/c
 	  touch $(WASM_DIR)/component/dist/.built; \
 	fi
 
+# The cargo lines are marked `+` so that cargo shares make's jobserver: the two builds then
+# use two jobs between them, one core each, or both cores for whichever is not in a
+# single-threaded stretch.
 build-wasm: setup-wasm ## Build both WebAssembly artifacts (side by side; each one's output printed when it is done)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target build-wasm-js build-wasm-component
 
