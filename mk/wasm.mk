@@ -4,6 +4,9 @@
 
 WASM_DIR := bindings-wasm
 # A target dir of their own: the Debian compiler and build-std never invalidate native builds.
+# One per artifact inside it, so that `build-wasm` can run the two cargo builds side by side
+# (one target dir is one cargo lock): each has long single-threaded stretches (the LTO link,
+# wasm-opt) that the other fills. From cold, that takes several minutes off `make test`.
 WASM_TARGET := $(CURDIR)/target/wasm
 WASM_VENV := $(WASM_DIR)/.venv
 WASM_APT := rustc-web cargo-web rust-web-src lld-22 wasi-libc
@@ -11,7 +14,7 @@ WASM_LD := /usr/lib/llvm-22/bin/wasm-ld
 # The JS module (wasm32-unknown-unknown) is built with -C panic=immediate-abort and no panic
 # locations: about 200 KB less, and nothing is lost, since on that target a panic message
 # reaches no one. The component keeps its panic messages (WASI hosts print them on stderr).
-WASM_CARGO := RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$(WASM_TARGET) \
+WASM_CARGO := RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER=$(WASM_LD) \
 	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Zunstable-options -C panic=immediate-abort -Zlocation-detail=none" \
 	CARGO_TARGET_WASM32_WASIP1_LINKER=$(WASM_LD) \
@@ -27,9 +30,9 @@ WASM_OPT := $(WASM_DIR)/node_modules/.bin/wasm-opt
 # -Oz: both artifacts have size budgets; the features are those rustc 1.96 emits for wasm32.
 WASM_OPT_FLAGS := -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int \
 	--enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue
-WASM_JS_RAW := $(WASM_TARGET)/wasm32-unknown-unknown/release/lro_wasm.wasm
+WASM_JS_RAW := $(WASM_TARGET)/js/wasm32-unknown-unknown/release/lro_wasm.wasm
 WASM_JS_MODULE := $(WASM_DIR)/js/pkg/node/lro_wasm_bg.wasm
-WASM_COMPONENT_RAW := $(WASM_TARGET)/wasm32-wasip1/component/lro_component.wasm
+WASM_COMPONENT_RAW := $(WASM_TARGET)/component/wasm32-wasip1/component/lro_component.wasm
 WASM_COMPONENT := $(WASM_DIR)/component/dist/lro.component.wasm
 
 TEST_TARGETS += test-wasm
@@ -61,7 +64,7 @@ setup-wasm: ## Install the wasm toolchain (Debian packages, wasm-bindgen-cli, jc
 	 test "$$root" = "$$ours" || { echo "bindings-wasm version $$ours != workspace version $$root"; exit 1; }
 
 build-wasm-js: setup-wasm ## Build the wasm-bindgen package into bindings-wasm/js/pkg (node and web targets)
-	$(WASM_CARGO) $(WASM_BUILD) --release --target wasm32-unknown-unknown -p lro-wasm
+	+CARGO_TARGET_DIR=$(WASM_TARGET)/js $(WASM_CARGO) $(WASM_BUILD) --release --target wasm32-unknown-unknown -p lro-wasm
 	@# wasm-bindgen, then wasm-opt (about 90 s): only when cargo produced a new module since
 	@# the last complete run (the stamp is written last).
 	@if [ ! -f $(WASM_DIR)/js/pkg/.built ] || [ $(WASM_JS_RAW) -nt $(WASM_DIR)/js/pkg/.built ]; then \
@@ -80,7 +83,7 @@ build-wasm-js: setup-wasm ## Build the wasm-bindgen package into bindings-wasm/j
 	fi
 
 build-wasm-component: setup-wasm ## Build the WASI P2 component (bindings-wasm/component/dist) and its jco transpilation
-	$(WASM_CARGO) $(WASM_BUILD) --profile component --target wasm32-wasip1 -p lro-component
+	+CARGO_TARGET_DIR=$(WASM_TARGET)/component $(WASM_CARGO) $(WASM_BUILD) --profile component --target wasm32-wasip1 -p lro-component
 	@# wasm-opt (about 90 s), jco new, jco transpile: only when cargo produced a new module since
 	@# the last complete run (the stamp is written last).
 	@if [ ! -f $(WASM_DIR)/component/dist/.built ] || [ $(WASM_COMPONENT_RAW) -nt $(WASM_DIR)/component/dist/.built ]; then \
@@ -92,7 +95,11 @@ build-wasm-component: setup-wasm ## Build the WASI P2 component (bindings-wasm/c
 	  touch $(WASM_DIR)/component/dist/.built; \
 	fi
 
-build-wasm: build-wasm-js build-wasm-component ## Build both WebAssembly artifacts
+# The cargo lines are marked `+` so that cargo shares make's jobserver: the two builds then
+# use two jobs between them, one core each, or both cores for whichever is not in a
+# single-threaded stretch.
+build-wasm: setup-wasm ## Build both WebAssembly artifacts (side by side; each one's output printed when it is done)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target build-wasm-js build-wasm-component
 
 test-wasm: build-wasm ## Wasm parity: the vectors under Node (wasm-bindgen, jco) and wasmtime-py; size budgets
 	@# All three runs and the size check always run; the target fails if any of them failed.
@@ -103,6 +110,10 @@ test-wasm: build-wasm ## Wasm parity: the vectors under Node (wasm-bindgen, jco)
 	(cd $(WASM_DIR) && LRO_WASM_IMPL=jco node --test --test-timeout=300000 --test-reporter=dot tests/vectors.test.mjs) || status=1; \
 	echo "== component under wasmtime-py"; \
 	timeout 900 $(WASM_VENV)/bin/python $(WASM_DIR)/tests/vectors_wasmtime.py $(WASM_COMPONENT) || status=1; \
+	echo "== component imports (standard WASI P2 only)"; \
+	imports=$$(cd $(WASM_DIR) && npx --no-install jco wit component/dist/lro.component.wasm 2>/dev/null | sed -n 's/^ *import \(.*\);$$/\1/p'); \
+	echo $$imports; \
+	if [ -z "$$imports" ] || echo "$$imports" | grep -v '^wasi:'; then echo "the component imports something other than WASI P2"; status=1; fi; \
 	js=$$(stat -c %s $(WASM_JS_MODULE)); comp=$$(stat -c %s $(WASM_COMPONENT)); \
 	echo "sizes: wasm-bindgen module $$js bytes (budget 1572864), component $$comp bytes (budget 2097152)"; \
 	test $$js -le 1572864 || { echo "wasm-bindgen module over budget"; status=1; }; \

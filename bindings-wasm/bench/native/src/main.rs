@@ -1,5 +1,5 @@
 //! Times the call the component makes, natively: `offload_json` on the same JSON text, then
-//! the outcome serialized, as the component returns it. Prints one JSON line of figures.
+//! the outcome serialized, as the component returns it. Prints one JSON line: every time, in ms.
 //!
 //! `lro-bench-native RECORDS.json OUTPUT_DIR ITERATIONS`
 
@@ -23,22 +23,24 @@ fn main() {
     let request =
         OffloadRequest::from_json(&serde_json::json!({"operation": "recall", "detail": "full"}))
             .expect("request");
+    // Each round is a fresh process: a few untimed calls first, as the component's host warms
+    // up once for all its rounds.
+    const WARM_UP: usize = 5;
     let mut times = Vec::with_capacity(iterations);
-    for _ in 0..iterations {
+    for i in 0..WARM_UP + iterations {
         let start = Instant::now();
         let outcome = lro.offload_json(&json, &request).expect("offload");
         let text = serde_json::to_string(&outcome.to_value()).expect("serialize");
-        times.push(start.elapsed().as_secs_f64() * 1000.0);
+        if i >= WARM_UP {
+            times.push(start.elapsed().as_secs_f64() * 1000.0);
+        }
         // Removing the file is not part of the offload: outside the timing.
         if let Some(response) = outcome.offloaded() {
             std::fs::remove_file(&response.file_path).expect("remove");
         }
         std::hint::black_box(text);
     }
-    times.sort_by(f64::total_cmp);
-    println!(
-        "{{\"median_ms\": {:.4}, \"min_ms\": {:.4}, \"iterations\": {iterations}}}",
-        times[times.len() / 2],
-        times[0]
-    );
+    // Every time, in run order: the caller pools them with its own (interleaved rounds).
+    let times: Vec<String> = times.iter().map(|t| format!("{t:.4}")).collect();
+    println!("{{\"times_ms\": [{}]}}", times.join(", "));
 }
