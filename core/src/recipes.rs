@@ -38,6 +38,11 @@ pub struct Recipe {
     pub raw_output: bool,
     /// The parameters the program uses.
     pub params: Vec<RecipeParam>,
+    /// The top-level fields the program's output depends on, when that is all it reads of
+    /// an object record (`None`: it may read anything, e.g. it outputs whole records).
+    /// Native extraction builds only these fields of each record; a program run on records
+    /// cut to them gives the same output (the jq-equivalence tests run every recipe).
+    pub reads: Option<Vec<String>>,
 }
 
 /// The spec's placeholders, used when the data offers no safe example.
@@ -69,6 +74,7 @@ fn recipe(number: u8, description: impl Into<String>, filter: impl Into<String>)
         slurp: false,
         raw_output: false,
         params: Vec::new(),
+        reads: None,
     }
 }
 
@@ -80,6 +86,11 @@ impl Recipe {
 
     fn raw(mut self) -> Self {
         self.raw_output = true;
+        self
+    }
+
+    fn reads<S: AsRef<str>>(mut self, fields: &[S]) -> Self {
+        self.reads = Some(fields.iter().map(|f| f.as_ref().to_owned()).collect());
         self
     }
 
@@ -166,7 +177,8 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
             "List titles with namespaces",
             r#"[(.title // ""), (.namespace // "")] | @tsv"#,
         )
-        .raw(),
+        .raw()
+        .reads(&["title", "namespace"]),
         recipe(
             2,
             "Filter by namespace prefix",
@@ -179,7 +191,11 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
             r#"select((.title // "") | test($keyword; "i"))"#,
         )
         .param("keyword", keyword.clone()),
-        recipe(4, "Extract IDs and titles only", "{id, title, namespace}"),
+        recipe(4, "Extract IDs and titles only", "{id, title, namespace}").reads(&[
+            "id",
+            "title",
+            "namespace",
+        ]),
         recipe(
             5,
             "Filter by memory type",
@@ -191,7 +207,8 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
             "Count by namespace",
             "group_by(.namespace) | map({namespace: .[0].namespace, count: length})",
         )
-        .slurp(),
+        .slurp()
+        .reads(&["namespace"]),
         recipe(
             7,
             "Filter by tag",
@@ -208,7 +225,8 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
                     "List unique namespaces",
                     "map(.namespace // empty) | unique",
                 )
-                .slurp(),
+                .slurp()
+                .reads(&["namespace"]),
             );
             recipes.push(
                 recipe(
@@ -216,7 +234,8 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
                     "Count by memory_type",
                     "group_by(.memory_type) | map({memory_type: .[0].memory_type, count: length})",
                 )
-                .slurp(),
+                .slurp()
+                .reads(&["memory_type"]),
             );
         }
         Detail::Medium | Detail::Full => {
@@ -426,8 +445,11 @@ pub fn raw_recipes(profile: &Profile) -> Vec<Recipe> {
             format!("List {lname} with {}", g.name),
             format!("[{l}, {}] | @tsv", text_of(g)),
         )
-        .raw(),
-        None => recipe(1, format!("List {lname}"), l.clone()).raw(),
+        .raw()
+        .reads(&[lname, &g.name]),
+        None => recipe(1, format!("List {lname}"), l.clone())
+            .raw()
+            .reads(&[lname]),
     });
     let prefix_field = group.unwrap_or(label);
     recipes.push(
@@ -457,11 +479,14 @@ pub fn raw_recipes(profile: &Profile) -> Vec<Recipe> {
         .map(|k| format!("{}: {}", key(k), path(k)))
         .collect::<Vec<_>>()
         .join(", ");
-    recipes.push(recipe(
-        4,
-        format!("Extract {} only", keys.join(", ")),
-        format!("{{{projection}}}"),
-    ));
+    recipes.push(
+        recipe(
+            4,
+            format!("Extract {} only", keys.join(", ")),
+            format!("{{{projection}}}"),
+        )
+        .reads(&keys),
+    );
     let value_field = group.unwrap_or(label);
     recipes.push(
         recipe(
@@ -483,8 +508,11 @@ pub fn raw_recipes(profile: &Profile) -> Vec<Recipe> {
                 ),
             )
             .slurp()
+            .reads(&[&g.name])
         }
-        None => recipe(6, "Count records", "length").slurp(),
+        None => recipe(6, "Count records", "length")
+            .slurp()
+            .reads::<&str>(&[]),
     });
     recipes.push(match roles.list {
         Some(a) => recipe(
@@ -515,7 +543,8 @@ pub fn raw_recipes(profile: &Profile) -> Vec<Recipe> {
             format!("List unique {} values", g.name),
             format!("map({} // empty) | unique", path(&g.name)),
         )
-        .slurp(),
+        .slurp()
+        .reads(&[&g.name]),
         None => recipe(9, "List field names", "map(keys) | add // [] | unique").slurp(),
     });
     recipes.push(match roles.number {

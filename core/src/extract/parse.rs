@@ -10,6 +10,11 @@
 //! character or a lone surrogate in a string, an integer of 19 digits or more, a float out of
 //! range, nesting deeper than [`MAX_FAST_DEPTH`], any syntax error) goes to
 //! [`convert::parse_val`], which decides, so values and error messages stay serde_json's.
+//!
+//! A parser can also *project* records ([`RecordParser::projecting`]): a top-level object
+//! keeps only the named fields, the others are checked (a line stays valid or invalid as
+//! it was) but not built. Recipes whose output depends on a few fields only (count by
+//! namespace, ...) read their records that way; see [`crate::recipes::Recipe::reads`].
 
 use jaq_json::{Map, Num, Val};
 
@@ -22,17 +27,41 @@ const MAX_FAST_DEPTH: usize = 100;
 const MAX_FAST_DIGITS: usize = 18;
 
 /// Reads record lines; keeps the size of the last record's top-level object as a hint.
-#[derive(Default)]
+#[derive(Default, Clone)]
 pub(crate) struct RecordParser {
     fields: usize,
+    /// The top-level fields kept, when records are projected.
+    keep: Option<Vec<String>>,
 }
 
 impl RecordParser {
+    /// A parser that keeps only the `keep` fields of top-level objects (all when `None`).
+    /// Values other than objects are read whole.
+    pub(crate) fn projecting(keep: Option<&[String]>) -> Self {
+        Self {
+            fields: 0,
+            keep: keep.map(<[String]>::to_vec),
+        }
+    }
+
     /// Parses one line (one JSON text, surrounding whitespace allowed).
     pub(crate) fn parse(&mut self, line: &[u8]) -> Result<Val, serde_json::Error> {
         match self.fast(line) {
             Some(val) => Ok(val),
-            None => convert::parse_val(line),
+            None => convert::parse_val(line).map(|val| self.project(val)),
+        }
+    }
+
+    /// `val` with the fields this parser does not keep removed (a top-level object only).
+    fn project(&self, val: Val) -> Val {
+        match (&self.keep, val) {
+            (Some(keep), Val::Obj(map)) => Val::obj(
+                map.iter()
+                    .filter(|(key, _)| kept(keep, key_bytes(key)))
+                    .map(|(key, value)| (key.clone(), value.clone()))
+                    .collect(),
+            ),
+            (_, val) => val,
         }
     }
 
@@ -45,6 +74,8 @@ impl RecordParser {
             at: 0,
             shared: None,
             fields: self.fields,
+            keep: self.keep.as_deref(),
+            skipping: false,
         };
         reader.skip_whitespace();
         let first = reader.peek()?;
@@ -60,6 +91,19 @@ impl RecordParser {
     }
 }
 
+/// A key's bytes (keys are strings; anything else has none).
+fn key_bytes(key: &Val) -> &[u8] {
+    match key {
+        Val::TStr(b) | Val::BStr(b) => b,
+        _ => &[],
+    }
+}
+
+/// `key` is one of `keep`.
+fn kept(keep: &[String], key: &[u8]) -> bool {
+    keep.iter().any(|k| k.as_bytes() == key)
+}
+
 /// The state of one fast parse.
 struct Reader<'t> {
     text: &'t [u8],
@@ -69,6 +113,11 @@ struct Reader<'t> {
     shared: Option<Val>,
     /// Capacity for the top-level object.
     fields: usize,
+    /// The top-level fields kept (all when `None`).
+    keep: Option<&'t [String]>,
+    /// Checking a value that is not kept: nothing is built (strings, arrays and objects
+    /// read as `null`).
+    skipping: bool,
 }
 
 impl Reader<'_> {
@@ -123,6 +172,14 @@ impl Reader<'_> {
         }
     }
 
+    /// Checks the value starting at `first` as [`Self::value`] does, without building it.
+    fn skip_value(&mut self, first: u8, depth: usize) -> Option<()> {
+        let outer = std::mem::replace(&mut self.skipping, true);
+        let checked = self.value(first, depth).map(drop);
+        self.skipping = outer;
+        checked
+    }
+
     fn array(&mut self, depth: usize) -> Option<Val> {
         let mut items = Vec::new();
         self.skip_whitespace();
@@ -133,7 +190,10 @@ impl Reader<'_> {
         loop {
             self.skip_whitespace();
             let first = self.peek()?;
-            items.push(self.value(first, depth)?);
+            let item = self.value(first, depth)?;
+            if !self.skipping {
+                items.push(item);
+            }
             match self.next_token()? {
                 b',' => {}
                 b']' => return Some(Val::Arr(items.into())),
@@ -149,11 +209,41 @@ impl Reader<'_> {
             return Some(Val::obj(map));
         }
         self.at -= 1;
+        let keep = if depth == 1 { self.keep } else { None };
         loop {
             if self.next_token()? != b'"' {
                 return None;
             }
-            let key = self.string()?;
+            let key = match keep {
+                None => self.string()?,
+                Some(keep) => {
+                    // Projecting: a key not kept is checked, not built, and so is its value.
+                    let start = self.at;
+                    self.skip_string()?;
+                    let text = self.text;
+                    let written = &text[start..self.at - 1];
+                    let decoded = if written.contains(&b'\\') {
+                        self.at = start;
+                        Some(self.string()?)
+                    } else {
+                        None
+                    };
+                    if !kept(keep, decoded.as_ref().map_or(written, key_bytes)) {
+                        if self.next_token()? != b':' {
+                            return None;
+                        }
+                        self.skip_whitespace();
+                        let first = self.peek()?;
+                        self.skip_value(first, depth)?;
+                        match self.next_token()? {
+                            b',' => continue,
+                            b'}' => return Some(Val::obj(map)),
+                            _ => return None,
+                        }
+                    }
+                    decoded.unwrap_or_else(|| self.slice(start, start + written.len()))
+                }
+            };
             if self.next_token()? != b':' {
                 return None;
             }
@@ -161,7 +251,9 @@ impl Reader<'_> {
             let first = self.peek()?;
             let value = self.value(first, depth)?;
             // As serde's visitor does: a repeated key keeps its place and takes the last value.
-            map.insert(key, value);
+            if !self.skipping {
+                map.insert(key, value);
+            }
             match self.next_token()? {
                 b',' => {}
                 b'}' => return Some(Val::obj(map)),
@@ -179,7 +271,11 @@ impl Reader<'_> {
                 b'"' => {
                     let end = self.at;
                     self.at += 1;
-                    return Some(self.slice(start, end));
+                    return Some(if self.skipping {
+                        Val::Null
+                    } else {
+                        self.slice(start, end)
+                    });
                 }
                 b'\\' => return self.escaped_string(start),
                 0..=0x1f => return None,
@@ -188,10 +284,22 @@ impl Reader<'_> {
         }
     }
 
+    /// Checks a string (its opening quote consumed) without building it.
+    fn skip_string(&mut self) -> Option<()> {
+        let outer = std::mem::replace(&mut self.skipping, true);
+        let checked = self.string().map(drop);
+        self.skipping = outer;
+        checked
+    }
+
     /// `text[start..end]` as a string sharing the line's bytes.
     fn slice(&mut self, start: usize, end: usize) -> Val {
         if start == end {
             return Val::utf8_str(Vec::new());
+        }
+        if self.keep.is_some() {
+            // Projecting, few strings are kept: a copy of each beats keeping the line.
+            return Val::utf8_str(self.text[start..end].to_vec());
         }
         let text = self.text;
         let shared = self
@@ -205,34 +313,50 @@ impl Reader<'_> {
 
     /// The rest of a string that holds an escape, from `start` (after the opening quote).
     fn escaped_string(&mut self, start: usize) -> Option<Val> {
-        let mut out = self.text[start..self.at].to_vec();
+        // Checking only: nothing is collected.
+        let build = !self.skipping;
+        let mut out = if build {
+            self.text[start..self.at].to_vec()
+        } else {
+            Vec::new()
+        };
         loop {
             match *self.text.get(self.at)? {
                 b'"' => {
                     self.at += 1;
-                    return Some(Val::utf8_str(out));
+                    return Some(if build { Val::utf8_str(out) } else { Val::Null });
                 }
                 b'\\' => {
                     let escape = *self.text.get(self.at + 1)?;
                     self.at += 2;
-                    match escape {
-                        b'"' | b'\\' | b'/' => out.push(escape),
-                        b'b' => out.push(0x08),
-                        b'f' => out.push(0x0c),
-                        b'n' => out.push(b'\n'),
-                        b'r' => out.push(b'\r'),
-                        b't' => out.push(b'\t'),
+                    let byte = match escape {
+                        b'"' | b'\\' | b'/' => escape,
+                        b'b' => 0x08,
+                        b'f' => 0x0c,
+                        b'n' => b'\n',
+                        b'r' => b'\r',
+                        b't' => b'\t',
                         b'u' => {
                             let c = self.unicode_escape()?;
-                            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                            if build {
+                                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
+                            }
+                            continue;
                         }
                         _ => return None,
+                    };
+                    if build {
+                        out.push(byte);
                     }
                 }
                 0..=0x1f => return None,
-                b => {
-                    out.push(b);
-                    self.at += 1;
+                _ => {
+                    // A run of plain bytes (at least this one).
+                    let end = plain_run(self.text, self.at + 1);
+                    if build {
+                        out.extend_from_slice(&self.text[self.at..end]);
+                    }
+                    self.at = end;
                 }
             }
         }
@@ -522,6 +646,26 @@ mod tests {
             }
         }
 
+        /// A projecting parser gives what the full parse gives, cut to the kept fields: on any
+        /// object (keys with escapes included) and on broken text (the same error).
+        #[test]
+        fn projection_is_the_full_parse_cut_to_the_kept_fields(
+            entries in prop::collection::vec(("[ab\"\\\\\u{e9}\n]{0,2}", json_value()), 0..6),
+            keep in prop::collection::vec("[ab\"\\\\\u{e9}\n]{0,2}", 0..3),
+            spaces: bool,
+            escape_slash: bool,
+            cut in 0usize..64,
+        ) {
+            let record = serde_json::Value::Object(entries.into_iter().collect());
+            let text = respell(&serde_json::to_string(&record).unwrap(), spaces, escape_slash);
+            let mut projecting = RecordParser::projecting(Some(&keep));
+            for text in [text.as_bytes(), &text.as_bytes()[..cut.min(text.len())]] {
+                let full = convert::parse_val(text).map(|val| projecting.project(val));
+                let projected = projecting.parse(text);
+                prop_assert_eq!(format!("{projected:?}"), format!("{full:?}"));
+            }
+        }
+
         /// On broken text (random bytes from JSON's alphabet) the fast path never accepts what
         /// serde refuses, and never disagrees.
         #[test]
@@ -532,6 +676,27 @@ mod tests {
                 prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
             }
         }
+    }
+
+    #[test]
+    fn projection_keeps_the_last_of_repeated_keys_and_leaves_other_values_whole() {
+        let keep = ["a".to_owned(), "c".to_owned()];
+        let mut parser = RecordParser::projecting(Some(&keep));
+        for text in [
+            r#"{"a": 1, "b": {"a": 2}, "a": "x\ny", "c": [1, {"b": 2}]}"#,
+            r#"{"\u0061": 1, "b": 2}"#,
+            r#"[{"a": 1, "b": 2}]"#,
+            r#""a""#,
+        ] {
+            let full = convert::parse_val(text.as_bytes()).map(|val| parser.project(val));
+            let projected = parser.parse(text.as_bytes());
+            assert_eq!(format!("{projected:?}"), format!("{full:?}"), "{text}");
+        }
+        let projected = parser.parse(br#"{"a": 1, "b": {"a": 2}, "a": 3}"#).unwrap();
+        assert_eq!(
+            format!("{projected:?}"),
+            format!("{:?}", convert::parse_val(br#"{"a": 3}"#).unwrap())
+        );
     }
 
     #[test]

@@ -60,12 +60,18 @@ struct Runner<'p> {
 }
 
 impl<'p> Runner<'p> {
-    fn new(program: &'p Program, vars: Vec<Val>, clock: Clock<'p>, limits: ExtractLimits) -> Self {
+    fn new(
+        program: &'p Program,
+        vars: Vec<Val>,
+        clock: Clock<'p>,
+        limits: ExtractLimits,
+        parser: RecordParser,
+    ) -> Self {
         Self {
             program,
             vars,
             guard: Guard::new(clock),
-            parser: RecordParser::default(),
+            parser,
             limits,
         }
     }
@@ -140,7 +146,8 @@ fn merge(budget: &mut Budget<'_>, outcome: Outcome) -> Result<bool> {
 }
 
 /// Runs `program` on every record, in order, into `budget`. `vars` are its variables as
-/// engine values (for this thread), `values` the same as JSON (for worker threads).
+/// engine values (for this thread), `values` the same as JSON (for worker threads); each
+/// thread reads records with a copy of `parser`.
 pub(crate) fn run(
     lines: &mut LineReader<'_>,
     budget: &mut Budget<'_>,
@@ -148,6 +155,7 @@ pub(crate) fn run(
     vars: Vec<Val>,
     values: &[Value],
     pending: Pending,
+    parser: &RecordParser,
 ) -> Result<()> {
     let mut source = Source::new(lines, pending);
     let mut first = source.first_batch()?;
@@ -158,8 +166,10 @@ pub(crate) fn run(
         let job = || {
             // The reading thread built the same variables, so this cannot fail; if it did,
             // every batch reports it.
-            let mut made = vars_of(values)
-                .map(|vars| Runner::new(program, vars, Clock::Flag(&cancel), limits.clone()));
+            let mut made = vars_of(values).map(|vars| {
+                let clock = Clock::Flag(&cancel);
+                Runner::new(program, vars, clock, limits.clone(), parser.clone())
+            });
             move |batch: &Batch| match &mut made {
                 Ok(runner) => runner.run(batch),
                 Err(e) => Outcome {
@@ -182,7 +192,8 @@ pub(crate) fn run(
         }
     }
     let limits = budget.limits().clone();
-    let mut runner = Runner::new(program, vars, Clock::Deadline(budget.deadline), limits);
+    let clock = Clock::Deadline(budget.deadline);
+    let mut runner = Runner::new(program, vars, clock, limits, parser.clone());
     let mut batch = first;
     while !batch.is_empty() && budget.in_time() {
         if !merge(budget, runner.run(&batch))? {
@@ -204,11 +215,12 @@ pub(crate) struct Slurped {
 
 /// Every record as an engine value, in file order, for a slurping filter: parsed on worker
 /// threads when the input is longer than one batch. Stops early when the time is up (the
-/// budget then says so).
+/// budget then says so). Each thread reads records with a copy of `parser`.
 pub(crate) fn slurp(
     lines: &mut LineReader<'_>,
     budget: &mut Budget<'_>,
     pending: Pending,
+    parser: &RecordParser,
 ) -> Result<Slurped> {
     let parse = |parser: &mut RecordParser, batch: &Batch| -> Result<Vec<Val>> {
         let mut records = Vec::with_capacity(batch.records.len());
@@ -224,7 +236,7 @@ pub(crate) fn slurp(
     if source.more() && workers >= 2 {
         let cancel = AtomicBool::new(false);
         let job = || {
-            let mut parser = RecordParser::default();
+            let mut parser = parser.clone();
             move |batch: &Batch| parse(&mut parser, batch)
         };
         let mut batches = Vec::new();
@@ -252,7 +264,7 @@ pub(crate) fn slurp(
             Pool::NoThreads(batch) => first = batch,
         }
     }
-    let mut parser = RecordParser::default();
+    let mut parser = parser.clone();
     let mut batch = first;
     while !batch.is_empty() && budget.in_time() {
         records.extend(parse(&mut parser, &batch)?);

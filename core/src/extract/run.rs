@@ -12,6 +12,7 @@ use serde_json::{Map, Value};
 use super::budget::Budget;
 use super::convert::{parse_val, to_value_sized};
 use super::engine::{Flow, Program, RunError, is_var_name};
+use super::parse::RecordParser;
 use super::reader::LineReader;
 use super::recipe;
 use super::records;
@@ -79,6 +80,7 @@ pub(crate) fn recipe(
         &values,
         recipe.slurp,
         pending,
+        &RecordParser::projecting(recipe.reads.as_deref()),
     )
 }
 
@@ -102,7 +104,17 @@ pub(crate) fn query(
     let values: Vec<Value> = params.values().cloned().collect();
     let vars = vars_of(&values)?;
     lines.header()?;
-    execute(lines, budget, &program, vars, &values, false, Vec::new())
+    let parser = RecordParser::default();
+    execute(
+        lines,
+        budget,
+        &program,
+        vars,
+        &values,
+        false,
+        Vec::new(),
+        &parser,
+    )
 }
 
 /// The engine values of filter variables.
@@ -130,11 +142,12 @@ fn execute(
     values: &[Value],
     slurp: bool,
     pending: Pending,
+    parser: &RecordParser,
 ) -> Result<()> {
     if !slurp {
-        return records::run(lines, budget, program, vars, values, pending);
+        return records::run(lines, budget, program, vars, values, pending, parser);
     }
-    let slurped = records::slurp(lines, budget, pending)?;
+    let slurped = records::slurp(lines, budget, pending, parser)?;
     if budget.is_cut() {
         return Ok(());
     }
