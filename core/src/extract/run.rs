@@ -134,6 +134,10 @@ fn value_to_val(value: &Value) -> Result<Val> {
 
 /// Feeds the records (the pending ones first) to `program`: one by one, or slurped into one
 /// array.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the program, its variables both ways, and how records are read: each used once"
+)]
 fn execute(
     lines: &mut LineReader<'_>,
     budget: &mut Budget<'_>,
