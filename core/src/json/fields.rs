@@ -6,8 +6,6 @@
 
 use std::borrow::Cow;
 
-use super::write::next_escape;
-
 /// The `(key, value)` pairs of a compact JSON object, in order: the key's bytes between
 /// its quotes, still escaped, and the value's JSON text. Yields nothing for non-objects.
 pub fn fields(line: &[u8]) -> Fields<'_> {
@@ -85,17 +83,23 @@ pub fn as_str(value: &[u8]) -> Option<Cow<'_, str>> {
     }
 }
 
-/// The offset just past the string whose opening quote is at `open`.
+/// The offset just past the string whose opening quote is at `open`. Written lines hold no
+/// raw control characters, so only quotes and backslashes matter (found with SIMD: long
+/// contents are most of what a walk over fields crosses).
 fn string_end(line: &[u8], open: usize) -> usize {
     let mut pos = open + 1;
     loop {
-        let at = next_escape(line, pos);
-        match line.get(at) {
-            Some(b'"') => return at + 1,
-            Some(b'\\') => pos = at + 2,
-            Some(_) => pos = at + 1,
-            None => return line.len(),
+        let Some(found) = line
+            .get(pos..)
+            .and_then(|rest| memchr::memchr2(b'"', b'\\', rest))
+        else {
+            return line.len();
+        };
+        let at = pos + found;
+        if line[at] == b'"' {
+            return at + 1;
         }
+        pos = at + 2;
     }
 }
 
