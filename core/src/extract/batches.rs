@@ -14,7 +14,7 @@
 
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError, Sender};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::thread;
 use std::time::Duration;
 
@@ -207,10 +207,10 @@ where
         let mut inputs = Vec::with_capacity(workers);
         let mut results = Vec::with_capacity(workers);
         // Processed batches come back to be filled again.
-        let (spare_tx, spare_rx) = mpsc::channel::<Batch>();
+        let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Batch>();
         for _ in 0..workers {
-            let (batch_tx, batch_rx) = mpsc::channel::<Batch>();
-            let (result_tx, result_rx) = mpsc::channel::<T>();
+            let (batch_tx, batch_rx) = std::sync::mpsc::channel::<Batch>();
+            let (result_tx, result_rx) = std::sync::mpsc::channel::<T>();
             let spare_tx = spare_tx.clone();
             let spawned = thread::Builder::new()
                 .name("lro-extract".to_owned())
