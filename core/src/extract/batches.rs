@@ -13,15 +13,21 @@
 //! says so and the caller runs the batches itself.
 
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
+#[cfg(not(target_family = "wasm"))]
+use std::sync::atomic::Ordering;
+#[cfg(not(target_family = "wasm"))]
 use std::sync::mpsc::{Receiver, RecvTimeoutError, Sender};
 use std::thread;
+#[cfg(not(target_family = "wasm"))]
 use std::time::Duration;
 
 use super::budget::Budget;
 use super::reader::LineReader;
 use super::run::{Pending, is_blank};
-use crate::error::{ErrorCode, LroError, Result};
+use crate::error::Result;
+#[cfg(not(target_family = "wasm"))]
+use crate::error::{ErrorCode, LroError};
 
 /// A batch closes once it holds this many bytes of record lines...
 const BATCH_BYTES: usize = 64 * 1024;
@@ -36,10 +42,13 @@ const FIRST_BATCH_RECORDS: usize = 4 * BATCH_RECORDS;
 /// Most worker threads, whatever the machine offers.
 const MAX_WORKERS: usize = 4;
 /// Batches handed to each worker ahead of the merge.
+#[cfg(not(target_family = "wasm"))]
 const AHEAD: usize = 2;
 /// How often the reading thread looks at the clock while it waits for a worker.
+#[cfg(not(target_family = "wasm"))]
 const POLL: Duration = Duration::from_millis(10);
 /// Stack of a worker thread: room for the guard's recursion budget with a wide margin.
+#[cfg(not(target_family = "wasm"))]
 const WORKER_STACK: usize = 8 * 1024 * 1024;
 
 /// Whole record lines, each with its file line number and its span in `text`.
@@ -85,6 +94,7 @@ impl<'l, 'h> Source<'l, 'h> {
     }
 
     /// The next batch; empty at the end of the input.
+    #[cfg(not(target_family = "wasm"))]
     pub(crate) fn batch(&mut self) -> Result<Batch> {
         self.batch_up_to(BATCH_BYTES, BATCH_RECORDS)
     }
@@ -152,6 +162,10 @@ pub(crate) fn worker_count() -> usize {
 pub(crate) enum Pool {
     /// The batches were processed (or processing stopped: a merge said so, the time is up,
     /// an error).
+    #[cfg_attr(
+        target_family = "wasm",
+        allow(dead_code, reason = "no threads on wasm: the pool never runs")
+    )]
     Ran(Result<()>),
     /// No thread could be started: the first batch, untouched, for the caller to process.
     NoThreads(Batch),
@@ -246,6 +260,7 @@ where
 }
 
 /// Hands batches to the workers in turn and merges their results in the same order.
+#[cfg(not(target_family = "wasm"))]
 #[allow(
     clippy::too_many_arguments,
     reason = "the pool's channels and the caller's state, each used once"

@@ -281,6 +281,7 @@ pub(crate) fn slurp(
 pub(crate) fn release(_records: jaq_json::Rc<Vec<Val>>, _parsed_by: Option<(Vec<usize>, usize)>) {}
 
 /// Fewest records worth a second thread to free.
+#[cfg(not(target_family = "wasm"))]
 const RELEASE_ON_TWO_THREADS: usize = 4096;
 
 /// Frees slurped records (`records`, the array the filter saw, now unshared) on two threads
