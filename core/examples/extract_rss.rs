@@ -6,6 +6,10 @@
 //!
 //! `cargo run --release -p lro-core --example extract_rss`
 
+// As in the shipped native artifacts (the `lro` binary, the Python and Node modules).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use std::io::{BufWriter, Write};
 use std::time::Instant;
 
