@@ -23,7 +23,7 @@ use clap::{Parser, Subcommand};
 use lro_core::{ErrorCode, LroError};
 use serde_json::Value;
 
-use options::{ConfigArgs, ExtractArgs, InputFormat};
+use options::{ConfigArgs, ExtractArgs, Input, InputFormat};
 
 /// Large Result Offloading: large tool results become a JSONL file plus a compact descriptor.
 #[derive(Debug, Parser)]
@@ -110,8 +110,12 @@ fn run(cli: Cli) -> Result<(), LroError> {
             let request = lro_core::OffloadRequest::from_json(&serde_json::json!({
                 "operation": operation, "detail": detail, "query": query,
             }))?;
-            let value = input.parse(&read_stdin()?)?;
-            print_json(&lro.offload(&value, &request)?.to_value())
+            let stdin = read_stdin()?;
+            let outcome = match input.read(&stdin)? {
+                Input::Json(json) => lro.offload_json(json, &request)?,
+                Input::Text(text) => lro.offload(&text, &request)?,
+            };
+            print_json(&outcome.to_value())
         }
         Command::Extract(args) => {
             let lro = args.config.offloader()?;

@@ -89,23 +89,28 @@ pub enum InputFormat {
     Text,
 }
 
+/// Stdin as `lro offload` hands it to the core.
+#[derive(Debug)]
+pub enum Input<'a> {
+    /// JSON text, for the core's text path (no tree is built for an array of records).
+    Json(&'a [u8]),
+    /// Plain text: one record per line.
+    Text(Value),
+}
+
 impl InputFormat {
     /// Reads `bytes` as this format says.
-    pub fn parse(self, bytes: &[u8]) -> Result<Value, LroError> {
+    pub fn read(self, bytes: &[u8]) -> Result<Input<'_>, LroError> {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             LroError::new(ErrorCode::InvalidInput, format!("input is not UTF-8: {e}"))
         })?;
         let looks_json = text.trim_start().starts_with(['[', '{', '"']);
-        match self {
-            Self::Text => Ok(Value::String(text.to_owned())),
-            Self::Auto if !looks_json => Ok(Value::String(text.to_owned())),
-            Self::Auto | Self::Json => serde_json::from_str(text).map_err(|e| {
-                LroError::new(
-                    ErrorCode::InvalidInput,
-                    format!("input is not valid JSON: {e}"),
-                )
-            }),
-        }
+        Ok(match self {
+            Self::Text => Input::Text(Value::String(text.to_owned())),
+            Self::Auto if !looks_json => Input::Text(Value::String(text.to_owned())),
+            // Invalid JSON is the core's `invalid_input` ("input is not valid JSON: ...").
+            Self::Auto | Self::Json => Input::Json(bytes),
+        })
     }
 }
 
