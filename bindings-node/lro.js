@@ -45,13 +45,31 @@ function withReadFieldsOnly(records, options) {
   if (detail === undefined) return records // not a detail name: let the core report it
   const fields = native.projectionFields(operation, detail)
   if (fields === null || !records.every(isMifMemory)) return records
-  return records.map((record) => {
-    const kept = {}
-    for (const key of fields) {
-      if (propertyIsEnumerable.call(record, key)) kept[key] = record[key]
-    }
-    return kept
-  })
+  return records.map(projector(fields))
+}
+
+const projectors = new Map()
+
+/** A function copying `fields` of a record, own and enumerable ones only, in `fields` order:
+ * made once per field list, with the names written in (quoted by JSON.stringify), so V8
+ * sees fixed property names and every copy gets the same hidden class, which JSON.stringify
+ * then writes on its fast path. A loop over the names is about a third slower. */
+function projector(fields) {
+  const key = fields.join('\n')
+  let project = projectors.get(key)
+  if (project === undefined) {
+    const copies = fields
+      .map((field) => {
+        const name = JSON.stringify(field)
+        return `if (isEnumerable.call(record, ${name})) kept[${name}] = record[${name}]`
+      })
+      .join('\n')
+    project = new Function('isEnumerable', `return function project(record) {\nconst kept = {}\n${copies}\nreturn kept\n}`)(
+      propertyIsEnumerable,
+    )
+    projectors.set(key, project)
+  }
+  return project
 }
 
 function offload(records, options, config) {

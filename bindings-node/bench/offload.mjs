@@ -32,15 +32,22 @@ function handWritten(records, operation = 'recall') {
   return { offloaded: true, file_path: file, summary: { count: records.length, estimated_tokens: tokens, operation, top_namespaces: top } }
 }
 
-function median(fn, runs) {
-  for (let i = 0; i < Math.min(5, runs); i++) fn() // warm-up (JIT, page cache)
-  const times = []
-  for (let i = 0; i < runs; i++) {
-    const t = process.hrtime.bigint()
-    fn()
-    times.push(Number(process.hrtime.bigint() - t) / 1e6)
+/** Medians of `fns`, measured in alternating rounds so that all of them see the same phases of
+ * a shared machine (its speed drifts by a third over seconds). */
+function medians(fns, runs) {
+  for (const fn of fns) for (let i = 0; i < Math.min(5, runs); i++) fn() // warm-up (JIT, page cache)
+  const times = fns.map(() => [])
+  const perRound = Math.max(1, Math.floor(runs / 10))
+  for (let done = 0; done < runs; done += perRound) {
+    fns.forEach((fn, i) => {
+      for (let k = 0; k < perRound; k++) {
+        const t = process.hrtime.bigint()
+        fn()
+        times[i].push(Number(process.hrtime.bigint() - t) / 1e6)
+      }
+    })
   }
-  return times.sort((a, b) => a - b)[Math.floor(times.length / 2)]
+  return times.map((ts) => ts.sort((a, b) => a - b)[Math.floor(ts.length / 2)])
 }
 
 const config = { outputDir: dir }
@@ -48,18 +55,23 @@ const rows = []
 for (const n of [200, 10_000]) {
   const memories = makeMemories(n)
   const text = JSON.stringify(memories)
-  const runs = n <= 200 ? 200 : 25
-  const hand = median(() => handWritten(memories), runs)
-  const handFromText = median(() => handWritten(JSON.parse(text)), runs)
-  const addon = median(() => offload(memories, null, config), runs)
-  const addonJson = median(() => offloadJson(text, null, config), runs)
+  const runs = n <= 200 ? 400 : 40
+  const [hand, handFromText, addon, addonJson] = medians(
+    [
+      () => handWritten(memories),
+      () => handWritten(JSON.parse(text)),
+      () => offload(memories, null, config),
+      () => offloadJson(text, null, config),
+    ],
+    runs,
+  )
   rows.push({ memories: n, input: 'JS objects', 'hand-written ms': hand, 'addon ms': addon, speedup: hand / addon })
   rows.push({ memories: n, input: 'JSON text', 'hand-written ms': handFromText, 'addon ms': addonJson, speedup: handFromText / addonJson })
   for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f))
 }
 fs.rmSync(dir, { recursive: true, force: true })
 
-console.log(`node ${process.version}, ${os.cpus().length} cpus, medians; Light detail (recall default), full MIF memories in`)
+console.log(`node ${process.version}, ${os.cpus().length} cpus, medians of alternating rounds; Light detail (recall default), full MIF memories in`)
 for (const r of rows) {
   console.log(
     `${String(r.memories).padStart(6)} memories  ${r.input.padEnd(10)}  hand-written ${r['hand-written ms'].toFixed(2).padStart(8)} ms` +
