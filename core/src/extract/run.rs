@@ -69,7 +69,7 @@ pub(crate) fn recipe(
     };
     let bound = recipe::bind_params(&recipe, params)?;
     let names: Vec<&str> = bound.iter().map(|(n, _)| n.as_str()).collect();
-    let program = Program::compile(&recipe.filter, &names)?;
+    let program = Program::cached(&recipe.filter, &names)?;
     let values: Vec<Value> = bound.into_iter().map(|(_, v)| v).collect();
     let vars = vars_of(&values)?;
     execute(
@@ -100,7 +100,7 @@ pub(crate) fn query(
         ));
     }
     let names: Vec<&str> = params.keys().map(String::as_str).collect();
-    let program = Program::compile(filter, &names)?;
+    let program = Program::cached(filter, &names)?;
     let values: Vec<Value> = params.values().cloned().collect();
     let vars = vars_of(&values)?;
     lines.header()?;
