@@ -172,12 +172,17 @@ impl Reader<'_> {
         }
     }
 
-    /// Checks the value starting at `first` as [`Self::value`] does, without building it.
-    fn skip_value(&mut self, first: u8, depth: usize) -> Option<()> {
+    /// Runs `read` in checking mode: the text is checked as when building, nothing is built.
+    fn check(&mut self, read: impl FnOnce(&mut Self) -> Option<Val>) -> Option<()> {
         let outer = std::mem::replace(&mut self.skipping, true);
-        let checked = self.value(first, depth).map(drop);
+        let checked = read(self).map(drop);
         self.skipping = outer;
         checked
+    }
+
+    /// Checks the value starting at `first` as [`Self::value`] does, without building it.
+    fn skip_value(&mut self, first: u8, depth: usize) -> Option<()> {
+        self.check(|reader| reader.value(first, depth))
     }
 
     fn array(&mut self, depth: usize) -> Option<Val> {
@@ -286,10 +291,7 @@ impl Reader<'_> {
 
     /// Checks a string (its opening quote consumed) without building it.
     fn skip_string(&mut self) -> Option<()> {
-        let outer = std::mem::replace(&mut self.skipping, true);
-        let checked = self.string().map(drop);
-        self.skipping = outer;
-        checked
+        self.check(Self::string)
     }
 
     /// `text[start..end]` as a string sharing the line's bytes.
