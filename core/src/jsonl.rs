@@ -193,7 +193,19 @@ impl Body {
     /// Classifies full-detail lines and projects MIF memories to `detail` (`None`: the
     /// operation's default, see [`Detail::default_for`]); raw records stay as they are.
     pub fn classify(self, operation: &str, detail: Option<Detail>) -> (RecordKind, Self) {
-        if self.is_mif() {
+        let mif = self.is_mif();
+        self.classify_as(mif, operation, detail)
+    }
+
+    /// [`Body::classify`] when whether the lines are MIF memories is already known (from
+    /// the records they were written from: [`crate::payload::is_mif`]).
+    pub fn classify_as(
+        self,
+        mif: bool,
+        operation: &str,
+        detail: Option<Detail>,
+    ) -> (RecordKind, Self) {
+        if mif {
             let detail = detail.unwrap_or_else(|| Detail::default_for(operation));
             (RecordKind::Mif(detail), self.project(detail))
         } else {

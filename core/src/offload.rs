@@ -1,6 +1,7 @@
 //! The offloader: decide inline vs offload, write the JSONL file, build the descriptor,
 //! fall back to an inline truncated result when the write fails.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -19,7 +20,7 @@ use crate::events::{EventSink, OffloadEvent};
 use crate::host::Host;
 use crate::json::fields;
 use crate::jsonl::{self, Body};
-use crate::payload::{Envelope, Payload, RecordKind};
+use crate::payload::{self, Envelope, Payload, RecordKind};
 use crate::profile::{Profile, SAMPLE_SIZE};
 use crate::recipes::{self, Recipe};
 use crate::schema;
@@ -162,6 +163,8 @@ pub struct Offloader<H: Host> {
     estimator: Box<dyn SharedEstimator>,
     events: Option<Box<dyn SharedEventSink>>,
     ulids: Mutex<UlidGenerator>,
+    /// The output directory as last made and resolved: `(as configured, real path)`.
+    resolved_dir: Mutex<Option<(PathBuf, PathBuf)>>,
 }
 
 impl<H: Host> std::fmt::Debug for Offloader<H> {
@@ -184,6 +187,8 @@ struct Prepared<'a> {
     is_text: bool,
     /// The input as a `Value`, when it came as one.
     original: Option<&'a Value>,
+    /// The records the body was written from, when it was written from `Value`s.
+    records: Option<Cow<'a, [Value]>>,
 }
 
 impl Prepared<'_> {
@@ -202,6 +207,7 @@ impl<H: Host> Offloader<H> {
             estimator: Box::new(HeuristicEstimator),
             events: None,
             ulids: Mutex::new(UlidGenerator::new()),
+            resolved_dir: Mutex::new(None),
         })
     }
 
@@ -256,7 +262,11 @@ impl<H: Host> Offloader<H> {
             envelope,
             is_text,
         } = Payload::of(value);
-        let (kind, body) = Body::of_values(&records).classify(&request.operation, request.detail);
+        let (kind, body) = Body::of_values(&records).classify_as(
+            payload::is_mif(&records),
+            &request.operation,
+            request.detail,
+        );
         let tokens = self.estimator.estimate_utf8(&body.bytes);
         Ok(Prepared {
             body,
@@ -265,6 +275,7 @@ impl<H: Host> Offloader<H> {
             envelope,
             is_text,
             original: Some(value),
+            records: Some(records),
         })
     }
 
@@ -299,6 +310,7 @@ impl<H: Host> Offloader<H> {
             envelope: None,
             is_text: false,
             original: None,
+            records: None,
         }
     }
 
@@ -436,14 +448,7 @@ impl<H: Host> Offloader<H> {
             detail: prepared.kind.detail_name().to_owned(),
         };
         let header_bytes = jsonl::header_line(&header);
-        let written = self.host.create_dir_all(&dir).and_then(|()| {
-            // Resolve symlinks in the directory so the descriptor names the real file.
-            let dir = self.host.canonicalize(&dir).unwrap_or(dir.clone());
-            let path = dir.join(&file_name);
-            self.host
-                .write_atomic(&path, &[&header_bytes, &prepared.body.bytes])
-                .map(|()| path)
-        });
+        let written = self.write_file(&dir, &file_name, &[&header_bytes, &prepared.body.bytes]);
         match written {
             Ok(path) => {
                 let file_path = path_string(&path);
@@ -470,6 +475,38 @@ impl<H: Host> Offloader<H> {
                 Outcome::Inline(fallback)
             }
         }
+    }
+
+    /// Writes `parts` as the file `name` in `dir`, made if missing; returns the file's path
+    /// with symlinks in `dir` resolved, so the descriptor names the real file.
+    ///
+    /// The directory is made and resolved once and then reused (two to three system calls
+    /// less per offload); should it disappear, it is made and resolved again.
+    fn write_file(&self, dir: &Path, name: &str, parts: &[&[u8]]) -> std::io::Result<PathBuf> {
+        let lock = || {
+            self.resolved_dir
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let known = lock()
+            .as_ref()
+            .filter(|(configured, _)| configured == dir)
+            .map(|(_, resolved)| resolved.join(name));
+        if let Some(path) = known {
+            match self.host.write_atomic(&path, parts) {
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                written => return written.map(|()| path),
+            }
+        }
+        self.host.create_dir_all(dir)?;
+        let resolved = self
+            .host
+            .canonicalize(dir)
+            .unwrap_or_else(|_| dir.to_path_buf());
+        let path = resolved.join(name);
+        self.host.write_atomic(&path, parts)?;
+        *lock() = Some((dir.to_path_buf(), resolved));
+        Ok(path)
     }
 
     /// The inline fallback: as many leading records as fit within the threshold.
@@ -538,7 +575,10 @@ impl<H: Host> Offloader<H> {
             prepared.tokens,
             prepared.count(),
         );
-        let tally = Tally::of(body);
+        let tally = prepared
+            .records
+            .as_deref()
+            .map_or_else(|| Tally::of(body), Tally::of_values);
         let (line_schema, recipes) = match kind {
             RecordKind::Mif(detail) => (
                 schema::mif_schema(detail),
@@ -568,7 +608,7 @@ impl<H: Host> Offloader<H> {
                 count,
                 estimated_tokens: tokens,
                 operation: request.operation.clone(),
-                top_namespaces: tally.namespaces.top(5),
+                top_namespaces: tally.top_namespaces,
                 score_range: score_range(request.scores.as_deref()),
                 detail: kind.detail_name().to_owned(),
             },

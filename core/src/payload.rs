@@ -10,7 +10,8 @@
 //! Records are *MIF memories* when every one is an object with an `id` and a `memory_type`
 //! or `namespace`; only then do detail levels apply. Everything else is *raw* data, written
 //! as given, with a line schema and recipes inferred from its fields. The test is made on
-//! the serialized lines ([`crate::jsonl::Body::classify`]), the same for every input path.
+//! the serialized lines ([`crate::jsonl::Body::classify`]) or, equivalently, on the `Value`
+//! records they are written from ([`is_mif`]).
 
 use std::borrow::Cow;
 
@@ -83,6 +84,31 @@ pub fn text_records(text: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Whether `records` are MIF memories: the rule of [`crate::jsonl::Body::is_mif`] on the
+/// lines these records are written as, read from the records.
+pub fn is_mif(records: &[Value]) -> bool {
+    !records.is_empty() && records.iter().all(is_mif_record)
+}
+
+fn is_mif_record(record: &Value) -> bool {
+    let Value::Object(fields) = record else {
+        return false;
+    };
+    // A walk along the keys (records have a dozen) costs less than hashing two names.
+    let (mut id, mut kind) = (false, false);
+    for key in fields.keys() {
+        match key.as_str() {
+            "id" => id = true,
+            "memory_type" | "namespace" => kind = true,
+            _ => continue,
+        }
+        if id && kind {
+            return true;
+        }
+    }
+    false
+}
+
 impl<'a> Payload<'a> {
     /// Finds the records of `value`.
     pub fn of(value: &'a Value) -> Self {
@@ -129,7 +155,29 @@ fn largest_array(fields: &Map<String, Value>) -> Option<(&String, &Vec<Value>)> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::write::tests::arb_json;
+    use crate::jsonl::Body;
+    use proptest::prelude::*;
     use serde_json::json;
+
+    proptest! {
+        #[test]
+        fn mif_rule_on_values_matches_the_rule_on_lines(
+            records in proptest::collection::vec(
+                prop_oneof![
+                    proptest::collection::vec(
+                        (prop_oneof![Just("id"), Just("memory_type"), Just("namespace"), Just("x")], arb_json()),
+                        0..4,
+                    )
+                    .prop_map(|fields| Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+                    arb_json(),
+                ],
+                0..6,
+            )
+        ) {
+            prop_assert_eq!(is_mif(&records), Body::of_values(&records).is_mif());
+        }
+    }
 
     #[test]
     fn classifies_shapes() {

@@ -147,7 +147,7 @@ pub fn shell_quote(s: &str) -> String {
 }
 
 /// Examples for the MIF recipes' parameters, taken from the data.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MifExamples {
     /// Most frequent namespace.
     pub namespace: Option<String>,
@@ -161,7 +161,7 @@ impl MifExamples {
     /// The examples of `records` (pass the first [`crate::profile::SAMPLE_SIZE`]): the most
     /// frequent value of each field, ties to the first seen.
     pub fn from_records(records: &[Value]) -> Self {
-        crate::tally::Tally::of(&crate::jsonl::Body::of_values(records)).examples
+        crate::tally::Tally::of_values(records).examples
     }
 }
 

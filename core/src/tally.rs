@@ -1,12 +1,18 @@
-//! One pass over the written lines for what the descriptor needs: namespace counts over
-//! all records (`top_namespaces`) and the most frequent namespace, memory type and tag of
-//! the first [`SAMPLE_SIZE`] (the recipes' example values).
+//! One pass over the records for what the descriptor needs: namespace counts over all
+//! records (`top_namespaces`) and the most frequent namespace, memory type and tag of the
+//! first [`SAMPLE_SIZE`] (the recipes' example values).
 //!
-//! It reads the compact lines of the file body rather than `Value` trees, so every path to
-//! a file (values, JSON text, bindings) describes it the same way, from what was written.
+//! Two sources, one answer: the compact lines of the file body ([`Tally::of`], the path for
+//! records that arrived as text) or the `Value` records they were written from
+//! ([`Tally::of_values`]: a map lookup per field instead of a walk along each line). The
+//! fields read here survive every projection unchanged, so both see the same strings; a
+//! property test holds them equal.
 
 use std::borrow::Cow;
 use std::collections::HashMap;
+use std::hash::Hash;
+
+use serde_json::Value;
 
 use crate::json::fields::{self, as_str};
 use crate::jsonl::Body;
@@ -17,22 +23,41 @@ use crate::recipes::MifExamples;
 /// more namespaces or types than this, and a short list beats hashing.
 const LIST_LIMIT: usize = 16;
 
-/// Counts of JSON string values (keyed by their compact text: one spelling per string,
-/// decoded only for the answer), ties broken by first appearance.
-#[derive(Default)]
-pub struct Counts<'a> {
-    /// `(text, count)` in first-seen order, while there are few.
-    list: Vec<(&'a [u8], usize)>,
-    /// `text -> (count, first seen)`, once there are many.
-    map: HashMap<&'a [u8], (usize, usize)>,
+/// How a counted string is held: its compact JSON text (one spelling per string, decoded
+/// only for the answer) or the string itself.
+trait Spelling: Copy + Eq + Hash {
+    fn decoded(self) -> Option<String>;
 }
 
-impl<'a> Counts<'a> {
-    /// Counts `value` when it is a JSON string.
-    fn add(&mut self, value: &'a [u8]) {
-        if value.first() != Some(&b'"') {
-            return;
+impl Spelling for &[u8] {
+    fn decoded(self) -> Option<String> {
+        as_str(self).map(Cow::into_owned)
+    }
+}
+
+impl Spelling for &str {
+    fn decoded(self) -> Option<String> {
+        Some(self.to_owned())
+    }
+}
+
+/// Counts of strings, ties broken by first appearance.
+struct Counts<K> {
+    /// `(string, count)` in first-seen order, while there are few.
+    list: Vec<(K, usize)>,
+    /// `string -> (count, first seen)`, once there are many.
+    map: HashMap<K, (usize, usize)>,
+}
+
+impl<K: Spelling> Counts<K> {
+    fn new() -> Self {
+        Self {
+            list: Vec::new(),
+            map: HashMap::new(),
         }
+    }
+
+    fn add(&mut self, value: K) {
         if self.map.is_empty() {
             if let Some(entry) = self.list.iter_mut().find(|(text, _)| *text == value) {
                 entry.1 += 1;
@@ -54,8 +79,8 @@ impl<'a> Counts<'a> {
     }
 
     /// The `n` most frequent values, most frequent first.
-    pub fn top(&self, n: usize) -> Vec<String> {
-        let mut ranked: Vec<(&[u8], (usize, usize))> = if self.map.is_empty() {
+    fn top(&self, n: usize) -> Vec<String> {
+        let mut ranked: Vec<(K, (usize, usize))> = if self.map.is_empty() {
             self.list
                 .iter()
                 .enumerate()
@@ -68,7 +93,7 @@ impl<'a> Counts<'a> {
         ranked
             .into_iter()
             .take(n)
-            .filter_map(|(text, _)| as_str(text).map(Cow::into_owned))
+            .filter_map(|(text, _)| text.decoded())
             .collect()
     }
 
@@ -77,21 +102,64 @@ impl<'a> Counts<'a> {
     }
 }
 
-/// What one pass over the lines found.
-pub struct Tally<'a> {
-    /// Namespace counts over every record.
-    pub namespaces: Counts<'a>,
+/// The counts kept while walking the records.
+struct Counter<K> {
+    namespaces: Counts<K>,
+    sample_namespaces: Counts<K>,
+    types: Counts<K>,
+    tags: Counts<K>,
+}
+
+impl<K: Spelling> Counter<K> {
+    fn new() -> Self {
+        Self {
+            namespaces: Counts::new(),
+            sample_namespaces: Counts::new(),
+            types: Counts::new(),
+            tags: Counts::new(),
+        }
+    }
+
+    fn namespace(&mut self, value: K, sampled: bool) {
+        self.namespaces.add(value);
+        if sampled {
+            self.sample_namespaces.add(value);
+        }
+    }
+
+    fn finish(self) -> Tally {
+        Tally {
+            top_namespaces: self.namespaces.top(TOP_NAMESPACES),
+            examples: MifExamples {
+                namespace: self.sample_namespaces.first(),
+                memory_type: self.types.first(),
+                tag: self.tags.first(),
+            },
+        }
+    }
+}
+
+/// How many namespaces the summary lists.
+const TOP_NAMESPACES: usize = 5;
+
+/// A JSON string's compact text (`None` for other values).
+fn string_text(value: &[u8]) -> Option<&[u8]> {
+    (value.first() == Some(&b'"')).then_some(value)
+}
+
+/// What one pass over the records found.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Tally {
+    /// The most frequent namespaces over every record (up to 5), most frequent first.
+    pub top_namespaces: Vec<String>,
     /// Example values from the first [`SAMPLE_SIZE`] records.
     pub examples: MifExamples,
 }
 
-impl<'a> Tally<'a> {
+impl Tally {
     /// Walks the top-level fields of every line of `body` once.
-    pub fn of(body: &'a Body) -> Self {
-        let mut namespaces = Counts::default();
-        let mut sample_namespaces = Counts::default();
-        let mut types = Counts::default();
-        let mut tags = Counts::default();
+    pub fn of(body: &Body) -> Self {
+        let mut counter = Counter::new();
         for (i, line) in body.lines().enumerate() {
             let sampled = i < SAMPLE_SIZE;
             // Stop walking a line once every field it is read for has been seen: past the
@@ -100,15 +168,18 @@ impl<'a> Tally<'a> {
             for (key, value) in fields::fields(line) {
                 match key {
                     b"namespace" => {
-                        namespaces.add(value);
-                        if sampled {
-                            sample_namespaces.add(value);
+                        if let Some(text) = string_text(value) {
+                            counter.namespace(text, sampled);
                         }
                     }
-                    b"memory_type" if sampled => types.add(value),
+                    b"memory_type" if sampled => {
+                        if let Some(text) = string_text(value) {
+                            counter.types.add(text);
+                        }
+                    }
                     b"tags" if sampled => {
-                        for item in fields::array_items(value) {
-                            tags.add(item);
+                        for text in fields::array_items(value).filter_map(string_text) {
+                            counter.tags.add(text);
                         }
                     }
                     _ => continue,
@@ -119,21 +190,45 @@ impl<'a> Tally<'a> {
                 }
             }
         }
-        let examples = MifExamples {
-            namespace: sample_namespaces.first(),
-            memory_type: types.first(),
-            tag: tags.first(),
-        };
-        Self {
-            namespaces,
-            examples,
+        counter.finish()
+    }
+
+    /// [`Tally::of`] the lines `records` are written as, read from the records themselves.
+    pub fn of_values(records: &[Value]) -> Self {
+        let mut counter = Counter::new();
+        for (i, record) in records.iter().enumerate() {
+            let Value::Object(fields) = record else {
+                continue;
+            };
+            let sampled = i < SAMPLE_SIZE;
+            // One walk along the fields: records have a dozen, where a walk costs less
+            // than hashing three names.
+            for (key, value) in fields {
+                match (key.as_str(), value) {
+                    ("namespace", Value::String(namespace)) => {
+                        counter.namespace(namespace.as_str(), sampled);
+                    }
+                    ("memory_type", Value::String(memory_type)) if sampled => {
+                        counter.types.add(memory_type.as_str());
+                    }
+                    ("tags", Value::Array(tags)) if sampled => {
+                        for tag in tags.iter().filter_map(Value::as_str) {
+                            counter.tags.add(tag);
+                        }
+                    }
+                    _ => {}
+                }
+            }
         }
+        counter.finish()
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::write::tests::arb_json;
+    use proptest::prelude::*;
     use serde_json::json;
 
     #[test]
@@ -147,7 +242,7 @@ mod tests {
         ]);
         let body = Body::of_values(records.as_array().unwrap());
         let tally = Tally::of(&body);
-        assert_eq!(tally.namespaces.top(5), ["a", "b", "b\"q"]);
+        assert_eq!(tally.top_namespaces, ["a", "b", "b\"q"]);
         assert_eq!(tally.examples.namespace.as_deref(), Some("a"));
         assert_eq!(tally.examples.memory_type.as_deref(), Some("y"));
         assert_eq!(tally.examples.tag.as_deref(), Some("t2"));
@@ -165,12 +260,62 @@ mod tests {
         }
         records.push(json!({"namespace": "né\"q"}));
         let body = Body::of_values(&records);
-        let tally = Tally::of(&body);
         assert_eq!(
-            tally.namespaces.top(6),
-            ["n1", "n3", "n5", "n7", "n9", "n11"]
+            Tally::of(&body).top_namespaces,
+            ["n1", "n3", "n5", "n7", "n9"]
         );
-        assert_eq!(tally.namespaces.top(100).len(), 21);
-        assert!(tally.namespaces.top(100).contains(&"né\"q".to_owned()));
+        let mut counts = Counts::new();
+        for line in body.lines() {
+            counts.add(fields::get(line, "namespace").unwrap());
+        }
+        assert_eq!(counts.top(6), ["n1", "n3", "n5", "n7", "n9", "n11"]);
+        assert_eq!(counts.top(100).len(), 21);
+        assert!(counts.top(100).contains(&"né\"q".to_owned()));
+    }
+
+    /// Records that exercise the tally: MIF-like fields with strings (some needing
+    /// escapes), other JSON values in their place, and unrelated fields around them.
+    fn arb_record() -> impl Strategy<Value = Value> {
+        let text = prop_oneof![
+            Just("a".to_owned()),
+            Just("b".to_owned()),
+            Just("é\"\\\n".to_owned()),
+            "[a-c]{0,2}",
+        ];
+        let field = prop_oneof![
+            text.clone().prop_map(Value::from),
+            Just(Value::Null),
+            any::<i32>().prop_map(Value::from),
+            proptest::collection::vec(
+                prop_oneof![text.prop_map(Value::from), Just(Value::from(1))],
+                0..4
+            )
+            .prop_map(Value::Array),
+        ];
+        let record = proptest::collection::vec(
+            (
+                prop_oneof![
+                    Just("namespace"),
+                    Just("memory_type"),
+                    Just("tags"),
+                    Just("id"),
+                    Just("other"),
+                ],
+                prop_oneof![field, arb_json()],
+            ),
+            0..6,
+        )
+        .prop_map(|fields| {
+            Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())
+        });
+        prop_oneof![8 => record, 1 => arb_json()]
+    }
+
+    proptest! {
+        #[test]
+        fn values_and_lines_tally_the_same(records in proptest::collection::vec(arb_record(), 0..40)) {
+            let from_lines = Tally::of(&Body::of_values(&records));
+            prop_assert_eq!(from_lines, Tally::of_values(&records));
+        }
     }
 }
