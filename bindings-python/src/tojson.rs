@@ -289,10 +289,7 @@ pub fn to_lines(obj: &Bound<'_, PyAny>) -> Option<Result<Body, ConvertError>> {
         line_ends.push(writer.out.len());
         Ok(())
     });
-    Some(lines.map(|()| Body {
-        bytes: writer.out,
-        line_ends,
-    }))
+    Some(lines.map(|()| Body::new(writer.out, line_ends)))
 }
 
 /// `obj` as a JSON value (through its text: one walker for both).

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::descriptor::OffloadHeader;
 use crate::detail::{Detail, LIGHT_FIELDS};
-use crate::json::{canonical, fields, write};
+use crate::json::canonical::{self, Element};
+use crate::json::{fields, write};
 use crate::payload::RecordKind;
 
 /// From this many records on, [`Body::of_values`] writes on several threads: below it,
@@ -25,9 +26,53 @@ pub struct Body {
     pub bytes: Vec<u8>,
     /// End offset of each line.
     pub line_ends: Vec<usize>,
+    /// Where each line's descriptor fields are, when noted while writing (one per line, or
+    /// none at all).
+    landmarks: Vec<Landmarks>,
+}
+
+/// Where the fields the descriptor reads sit in one line, as offsets into [`Body::bytes`]:
+/// noted while a line is written from scanned text, so that [`crate::tally::Tally`] need
+/// not walk the line again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Landmarks {
+    /// The `namespace` value's JSON text.
+    pub namespace: Option<(usize, usize)>,
+    /// The `memory_type` value's JSON text.
+    pub memory_type: Option<(usize, usize)>,
+    /// The `tags` value's JSON text.
+    pub tags: Option<(usize, usize)>,
+}
+
+impl Landmarks {
+    /// Notes the field `key` when it is one of the descriptor's, its value at `value`.
+    #[inline]
+    fn note(&mut self, key: &[u8], value: (usize, usize)) {
+        match key {
+            b"namespace" => self.namespace = Some(value),
+            b"memory_type" => self.memory_type = Some(value),
+            b"tags" => self.tags = Some(value),
+            _ => {}
+        }
+    }
 }
 
 impl Body {
+    /// Lines already written (by a binding): `bytes` holds every line with its `\n`,
+    /// `line_ends[i]` is the offset just past line `i`'s newline.
+    pub fn new(bytes: Vec<u8>, line_ends: Vec<usize>) -> Self {
+        Self {
+            bytes,
+            line_ends,
+            landmarks: Vec::new(),
+        }
+    }
+
+    /// The landmarks of every line, when they were noted.
+    pub(crate) fn landmarks(&self) -> Option<&[Landmarks]> {
+        (self.landmarks.len() == self.len()).then_some(&self.landmarks)
+    }
+
     /// Every value written on a line of its own, as it is (no projection). Large sets are
     /// written on several threads (natively), in chunks joined in order.
     pub fn of_values(values: &[Value]) -> Self {
@@ -46,6 +91,7 @@ impl Body {
         let mut body = Self {
             bytes: Vec::with_capacity(4096),
             line_ends: Vec::with_capacity(values.len()),
+            landmarks: Vec::new(),
         };
         for (i, value) in values.iter().enumerate() {
             if i == PROBE {
@@ -105,12 +151,14 @@ impl Body {
 
     /// The elements of a JSON array given as text, one per line, as [`Body::of_values`]
     /// would write them; `None` when the text is not an array or needs the `Value` path
-    /// (see [`canonical::array_lines`]).
+    /// (see [`canonical::for_each_element`]).
     pub fn from_json(json: &[u8]) -> Option<Self> {
-        canonical::array_lines(json).map(|lines| Self {
-            bytes: lines.bytes,
-            line_ends: lines.line_ends,
-        })
+        let mut raw = Self::with_capacity(json.len());
+        canonical::for_each_element(json, |element| {
+            raw.push_element(element, Detail::Full);
+            true
+        })?;
+        Some(raw)
     }
 
     /// [`Body::from_json`] then [`Body::classify`], in one pass over the text: each record
@@ -124,8 +172,8 @@ impl Body {
         let detail = detail.unwrap_or_else(|| Detail::default_for(operation));
         let mut mif = Self::with_capacity(json.len());
         let all_mif = canonical::for_each_element(json, |record| {
-            is_mif_record(record) && {
-                mif.push_projected(record, detail);
+            is_mif_element(&record) && {
+                mif.push_element(record, detail);
                 true
             }
         })?;
@@ -141,6 +189,7 @@ impl Body {
         Self {
             bytes: Vec::with_capacity(bytes),
             line_ends: Vec::new(),
+            landmarks: Vec::new(),
         }
     }
 
@@ -229,19 +278,59 @@ impl Body {
     /// Appends the compact record `line` projected to `detail`, as a line.
     fn push_projected(&mut self, line: &[u8], detail: Detail) {
         if detail == Detail::Full || line.first() != Some(&b'{') {
+            let start = self.bytes.len();
             self.bytes.extend_from_slice(line);
+            let mut marks = Landmarks::default();
+            for (key, value) in fields::fields(line) {
+                let from = start + (value.as_ptr() as usize - line.as_ptr() as usize);
+                marks.note(key, (from, from + value.len()));
+            }
+            self.landmarks.push(marks);
             self.end_line();
             return;
         }
         // Up to 16 fields looked up in place; past that, in a list.
         let mut found: Vec<(&[u8], &[u8])> = Vec::new();
         found.extend(fields::fields(line));
-        let get = |name: &str| {
-            found
-                .iter()
-                .find(|(k, _)| *k == name.as_bytes())
-                .map(|(_, v)| *v)
+        self.push_fields(
+            |name| {
+                found
+                    .iter()
+                    .find(|(k, _)| *k == name.as_bytes())
+                    .map(|(_, v)| *v)
+            },
+            detail,
+        );
+    }
+
+    /// Appends a scanned element projected to `detail`, as a line, noting its landmarks.
+    fn push_element(&mut self, element: Element<'_>, detail: Detail) {
+        let verbatim = match detail {
+            Detail::Full => true,
+            // Records already holding only Light fields, in Light order (what the Node
+            // addon sends), project to themselves.
+            Detail::Light => is_light_in_order(&element),
+            Detail::Medium => false,
         };
+        if !verbatim && element.text.first() == Some(&b'{') {
+            self.push_fields(|name| element.get(name), detail);
+            return;
+        }
+        let start = self.bytes.len();
+        self.bytes.extend_from_slice(element.text);
+        let mut marks = Landmarks::default();
+        for field in element.fields {
+            let (from, to) = field.value;
+            marks.note(element.key(field), (start + from, start + to));
+        }
+        self.landmarks.push(marks);
+        self.end_line();
+    }
+
+    /// Appends the record whose top-level fields `get` finds, projected to Light or
+    /// Medium, as a line, noting its landmarks.
+    fn push_fields<'v>(&mut self, get: impl Fn(&str) -> Option<&'v [u8]>, detail: Detail) {
+        let mut marks = Landmarks::default();
         let out = &mut self.bytes;
         out.push(b'{');
         let mut first = true;
@@ -252,7 +341,9 @@ impl Body {
             first = false;
             write::write_str(out, key);
             out.push(b':');
+            let start = out.len();
             out.extend_from_slice(value);
+            marks.note(key.as_bytes(), (start, out.len()));
         };
         for key in LIGHT_FIELDS {
             if let Some(value) = get(key) {
@@ -273,8 +364,45 @@ impl Body {
             }
         }
         out.push(b'}');
+        self.landmarks.push(marks);
         self.end_line();
     }
+}
+
+/// Whether an element's fields are all Light fields, in Light order: its Light
+/// projection is then the element itself.
+fn is_light_in_order(element: &Element<'_>) -> bool {
+    let mut next = 0;
+    element.text.first() == Some(&b'{')
+        && element.fields.iter().all(|field| {
+            let key = element.key(field);
+            match LIGHT_FIELDS[next..]
+                .iter()
+                .position(|k| k.as_bytes() == key)
+            {
+                Some(at) => {
+                    next += at + 1;
+                    true
+                }
+                None => false,
+            }
+        })
+}
+
+/// [`is_mif_record`] on a scanned element, from its noted fields.
+fn is_mif_element(element: &Element<'_>) -> bool {
+    let (mut id, mut kind) = (false, false);
+    for field in element.fields {
+        match element.key(field) {
+            b"id" => id = true,
+            b"memory_type" | b"namespace" => kind = true,
+            _ => continue,
+        }
+        if id && kind {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether a compact record is a MIF memory: an object with an `id` and a `memory_type`

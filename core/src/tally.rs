@@ -15,7 +15,7 @@ use std::hash::Hash;
 use serde_json::Value;
 
 use crate::json::fields::{self, as_str};
-use crate::jsonl::Body;
+use crate::jsonl::{Body, Landmarks};
 use crate::profile::SAMPLE_SIZE;
 use crate::recipes::MifExamples;
 
@@ -157,8 +157,12 @@ pub struct Tally {
 }
 
 impl Tally {
-    /// Walks the top-level fields of every line of `body` once.
+    /// Walks the top-level fields of every line of `body` once (or reads where they are,
+    /// when the body noted it while being written).
     pub fn of(body: &Body) -> Self {
+        if let Some(landmarks) = body.landmarks() {
+            return Self::of_landmarks(body, landmarks);
+        }
         let mut counter = Counter::new();
         for (i, line) in body.lines().enumerate() {
             let sampled = i < SAMPLE_SIZE;
@@ -187,6 +191,30 @@ impl Tally {
                 wanted -= 1;
                 if wanted == 0 {
                     break;
+                }
+            }
+        }
+        counter.finish()
+    }
+
+    /// [`Tally::of`] from the fields' places noted while writing `body`.
+    fn of_landmarks(body: &Body, landmarks: &[Landmarks]) -> Self {
+        let text = |(start, end): (usize, usize)| &body.bytes[start..end];
+        let mut counter = Counter::new();
+        for (i, marks) in landmarks.iter().enumerate() {
+            let sampled = i < SAMPLE_SIZE;
+            if let Some(namespace) = marks.namespace.map(text).and_then(string_text) {
+                counter.namespace(namespace, sampled);
+            }
+            if !sampled {
+                continue;
+            }
+            if let Some(memory_type) = marks.memory_type.map(text).and_then(string_text) {
+                counter.types.add(memory_type);
+            }
+            if let Some(tags) = marks.tags.map(text) {
+                for tag in fields::array_items(tags).filter_map(string_text) {
+                    counter.tags.add(tag);
                 }
             }
         }
@@ -227,6 +255,7 @@ impl Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::detail::Detail;
     use crate::json::write::tests::arb_json;
     use proptest::prelude::*;
     use serde_json::json;
@@ -315,7 +344,22 @@ mod tests {
         #[test]
         fn values_and_lines_tally_the_same(records in proptest::collection::vec(arb_record(), 0..40)) {
             let from_lines = Tally::of(&Body::of_values(&records));
-            prop_assert_eq!(from_lines, Tally::of_values(&records));
+            prop_assert_eq!(&from_lines, &Tally::of_values(&records));
+            // Bodies scanned from text note their landmarks: every way in, one body, one tally.
+            let text = serde_json::to_vec(&records).unwrap();
+            let scanned = Body::from_json(&text).unwrap();
+            prop_assert!(scanned.landmarks().is_some());
+            prop_assert_eq!(&scanned.bytes, &Body::of_values(&records).bytes);
+            prop_assert_eq!(&Tally::of(&scanned), &from_lines);
+            for detail in [Detail::Light, Detail::Medium, Detail::Full] {
+                let (kind, body) = Body::from_json_classified(&text, "recall", Some(detail)).unwrap();
+                let (want_kind, want) = Body::of_values(&records).classify("recall", Some(detail));
+                prop_assert_eq!(kind, want_kind);
+                prop_assert_eq!(body.as_str(), want.as_str());
+                prop_assert_eq!(&body.line_ends, &want.line_ends);
+                prop_assert_eq!(&Tally::of(&body), &from_lines);
+                prop_assert_eq!(&Tally::of(&want), &from_lines);
+            }
         }
     }
 }

@@ -3,8 +3,9 @@
 //!
 //! The output is exactly what `serde_json::to_string(&serde_json::from_slice::<Value>(..))`
 //! would give, because the JSONL file and the descriptor must not depend on which path a
-//! result took. Most of the text is already in that form and is copied in runs; what is
-//! not gets serde_json's own treatment:
+//! result took. Most of the text is already in that form: the scan only reads it, and copies
+//! it in runs (one per element when the text is compact) up to the first thing that needs
+//! changing, which gets serde_json's own treatment:
 //! - whitespace outside strings is dropped;
 //! - strings are copied as they are unless an escape is not the one serde_json writes
 //!   (`\/`, `\u00e9`, `\u000A`, ...): such a string is decoded and re-encoded;
@@ -40,7 +41,7 @@ pub fn array_lines(input: &[u8]) -> Option<Lines> {
         line_ends: Vec::new(),
     };
     for_each_element(input, |element| {
-        lines.bytes.extend_from_slice(element);
+        lines.bytes.extend_from_slice(element.text);
         lines.bytes.push(b'\n');
         lines.line_ends.push(lines.bytes.len());
         true
@@ -48,20 +49,61 @@ pub fn array_lines(input: &[u8]) -> Option<Lines> {
     Some(lines)
 }
 
-/// Hands the compact text of each element of a JSON array to `each`, in order, until it
-/// returns `false` (the rest of the text is then not read). Returns whether every element
-/// was handed over, or `None` when `input`
-/// is not an array or the fast path cannot vouch for its output (the caller then parses a
-/// `Value`). Elements are written to one scratch buffer, reused: a large array never needs
-/// a second copy of itself in memory.
-pub fn for_each_element(input: &[u8], mut each: impl FnMut(&[u8]) -> bool) -> Option<bool> {
+/// Where a top-level field of an element object sits in the element's compact text: its
+/// key (between the quotes, still escaped) and its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FieldSpan {
+    /// Start and end of the key's bytes.
+    pub key: (usize, usize),
+    /// Start and end of the value's JSON text.
+    pub value: (usize, usize),
+}
+
+/// One element of the array: its compact text and, for an object, where its fields are
+/// (noted while scanning, so readers need not walk the text again).
+#[derive(Debug, Clone, Copy)]
+pub struct Element<'a> {
+    /// The element as compact JSON.
+    pub text: &'a [u8],
+    /// The element's top-level fields in order; empty for other values.
+    pub fields: &'a [FieldSpan],
+}
+
+impl<'a> Element<'a> {
+    /// The key of `field`, still escaped (canonical: one spelling per key).
+    pub fn key(&self, field: &FieldSpan) -> &'a [u8] {
+        &self.text[field.key.0..field.key.1]
+    }
+
+    /// The JSON text of `field`'s value.
+    pub fn value(&self, field: &FieldSpan) -> &'a [u8] {
+        &self.text[field.value.0..field.value.1]
+    }
+
+    /// The value of the field named `name` (a key needing no escapes).
+    pub fn get(&self, name: &str) -> Option<&'a [u8]> {
+        self.fields
+            .iter()
+            .find(|f| self.key(f) == name.as_bytes())
+            .map(|f| self.value(f))
+    }
+}
+
+/// Hands each element of a JSON array to `each`, in order, until it returns `false` (the
+/// rest of the text is then not read). Returns whether every element was handed over, or
+/// `None` when `input` is not an array or the fast path cannot vouch for its output (the
+/// caller then parses a `Value`). Elements are written to one scratch buffer, reused: a
+/// large array never needs a second copy of itself in memory.
+pub fn for_each_element(input: &[u8], mut each: impl FnMut(Element<'_>) -> bool) -> Option<bool> {
     // One UTF-8 check up front (fast, vectorized) lets the scan copy strings as bytes.
     std::str::from_utf8(input).ok()?;
     let mut scan = Scanner {
         input,
         pos: 0,
         out: Vec::with_capacity(4096),
+        run: 0,
         keys: Vec::new(),
+        fields: Vec::new(),
     };
     scan.skip_ws();
     scan.expect(b'[')?;
@@ -72,14 +114,21 @@ pub fn for_each_element(input: &[u8], mut each: impl FnMut(&[u8]) -> bool) -> Op
     } else {
         loop {
             scan.out.clear();
-            scan.value(1)?;
+            scan.fields.clear();
+            scan.run = scan.pos;
+            scan.value(ELEMENT_DEPTH)?;
+            scan.flush();
             scan.skip_ws();
             let last = match scan.next()? {
                 b',' => false,
                 b']' => true,
                 _ => return None,
             };
-            if !each(&scan.out) {
+            let element = Element {
+                text: &scan.out,
+                fields: &scan.fields,
+            };
+            if !each(element) {
                 complete = false;
                 break;
             }
@@ -98,13 +147,21 @@ pub fn for_each_element(input: &[u8], mut each: impl FnMut(&[u8]) -> bool) -> Op
     Some(complete)
 }
 
+/// The depth of the array's elements, whose fields are noted.
+const ELEMENT_DEPTH: usize = 1;
+
 struct Scanner<'a> {
     input: &'a [u8],
     pos: usize,
     out: Vec<u8>,
+    /// Where the input not yet copied to `out` starts: `input[run..pos]` is read, already
+    /// canonical, and goes out as it is at the next [`Scanner::flush`].
+    run: usize,
     /// Output spans of the keys of the objects being scanned (a stack: nested objects push
     /// above their parent's keys and pop them when they end).
     keys: Vec<(usize, usize)>,
+    /// The fields of the current element, when it is an object.
+    fields: Vec<FieldSpan>,
 }
 
 impl Scanner<'_> {
@@ -125,10 +182,39 @@ impl Scanner<'_> {
         (self.next()? == byte).then_some(())
     }
 
+    /// Copies the input read but not yet copied.
+    #[inline]
+    fn flush(&mut self) {
+        self.out.extend_from_slice(&self.input[self.run..self.pos]);
+        self.run = self.pos;
+    }
+
+    /// The output offset of the input at `pos`, once what is pending is copied.
+    #[inline]
+    fn out_pos(&self) -> usize {
+        self.out.len() + (self.pos - self.run)
+    }
+
+    /// The output bytes at `start..end`, copied or still pending (a token is never split
+    /// between the two: flushes happen between tokens).
+    fn emitted(&self, (start, end): (usize, usize)) -> &[u8] {
+        let copied = self.out.len();
+        if end <= copied {
+            &self.out[start..end]
+        } else {
+            &self.input[self.run + (start - copied)..self.run + (end - copied)]
+        }
+    }
+
+    /// Skips whitespace, which is not copied.
     #[inline]
     fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
-            self.pos += 1;
+        if let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+            self.flush();
+            while let Some(b' ' | b'\n' | b'\r' | b'\t') = self.peek() {
+                self.pos += 1;
+            }
+            self.run = self.pos;
         }
     }
 
@@ -148,7 +234,6 @@ impl Scanner<'_> {
     fn literal(&mut self, word: &[u8]) -> Option<()> {
         let end = self.pos + word.len();
         (self.input.get(self.pos..end)? == word).then_some(())?;
-        self.out.extend_from_slice(word);
         self.pos = end;
         Some(())
     }
@@ -158,11 +243,9 @@ impl Scanner<'_> {
             return None;
         }
         self.pos += 1;
-        self.out.push(b'[');
         self.skip_ws();
         if self.peek()? == b']' {
             self.pos += 1;
-            self.out.push(b']');
             return Some(());
         }
         loop {
@@ -170,11 +253,8 @@ impl Scanner<'_> {
             self.value(depth + 1)?;
             self.skip_ws();
             match self.next()? {
-                b',' => self.out.push(b','),
-                b']' => {
-                    self.out.push(b']');
-                    return Some(());
-                }
+                b',' => {}
+                b']' => return Some(()),
                 _ => return None,
             }
         }
@@ -185,11 +265,9 @@ impl Scanner<'_> {
             return None;
         }
         self.pos += 1;
-        self.out.push(b'{');
         self.skip_ws();
         if self.peek()? == b'}' {
             self.pos += 1;
-            self.out.push(b'}');
             return Some(());
         }
         let first_key = self.keys.len();
@@ -198,21 +276,25 @@ impl Scanner<'_> {
             if self.peek()? != b'"' {
                 return None;
             }
-            let key_start = self.out.len();
+            let key_start = self.out_pos();
             self.string()?;
-            self.keys.push((key_start, self.out.len()));
+            let key = (key_start, self.out_pos());
+            self.keys.push(key);
             self.skip_ws();
             self.expect(b':')?;
-            self.out.push(b':');
             self.skip_ws();
+            let value_start = self.out_pos();
             self.value(depth + 1)?;
+            if depth == ELEMENT_DEPTH {
+                self.fields.push(FieldSpan {
+                    key: (key.0 + 1, key.1 - 1),
+                    value: (value_start, self.out_pos()),
+                });
+            }
             self.skip_ws();
             match self.next()? {
-                b',' => self.out.push(b','),
-                b'}' => {
-                    self.out.push(b'}');
-                    break;
-                }
+                b',' => {}
+                b'}' => break,
                 _ => return None,
             }
         }
@@ -225,14 +307,17 @@ impl Scanner<'_> {
     /// spelling each, so comparing bytes compares the decoded keys.
     fn keys_unique(&self, first: usize) -> bool {
         let spans = &self.keys[first..];
-        let key = |&(start, end): &(usize, usize)| &self.out[start..end];
         if spans.len() <= PAIRWISE_KEYS {
-            spans
-                .iter()
+            let mut keys: [&[u8]; PAIRWISE_KEYS] = [&[]; PAIRWISE_KEYS];
+            for (slot, &span) in keys.iter_mut().zip(spans) {
+                *slot = self.emitted(span);
+            }
+            let keys = &keys[..spans.len()];
+            keys.iter()
                 .enumerate()
-                .all(|(i, a)| spans[i + 1..].iter().all(|b| key(a) != key(b)))
+                .all(|(i, a)| keys[i + 1..].iter().all(|b| a != b))
         } else {
-            let mut sorted: Vec<&[u8]> = spans.iter().map(key).collect();
+            let mut sorted: Vec<&[u8]> = spans.iter().map(|&span| self.emitted(span)).collect();
             sorted.sort_unstable();
             sorted.windows(2).all(|w| w[0] != w[1])
         }
@@ -241,13 +326,11 @@ impl Scanner<'_> {
     /// Copies a string whose escapes are all serde_json's own; re-encodes any other.
     fn string(&mut self) -> Option<()> {
         let open = self.pos;
-        let out_start = self.out.len();
         let mut pos = open + 1;
         loop {
             let at = next_escape(self.input, pos);
             match self.input.get(at)? {
                 b'"' => {
-                    self.out.extend_from_slice(&self.input[open..=at]);
                     self.pos = at + 1;
                     return Some(());
                 }
@@ -257,7 +340,7 @@ impl Scanner<'_> {
                         pos = at + 6
                     }
                     _ => {
-                        self.out.truncate(out_start);
+                        self.flush();
                         return self.reencode_string(open);
                     }
                 },
@@ -280,6 +363,7 @@ impl Scanner<'_> {
         let decoded: String = serde_json::from_slice(&self.input[open..=end]).ok()?;
         write_str(&mut self.out, &decoded);
         self.pos = end + 1;
+        self.run = self.pos;
         Some(())
     }
 
@@ -311,17 +395,19 @@ impl Scanner<'_> {
             }
         }
         let token = &bytes[start..pos];
-        self.pos = pos;
         // Integers up to 18 digits fit i64 and u64 and print as written; a leading zero
         // ("01") is invalid and "-0" prints as -0.0, so both take the serde_json route.
         let leading_zero =
             bytes.get(int_start) == Some(&b'0') && (int_digits > 1 || start != int_start);
         if integer && (1..=18).contains(&int_digits) && !leading_zero {
-            self.out.extend_from_slice(token);
+            self.pos = pos;
             return Some(());
         }
         let number: serde_json::Number = serde_json::from_slice(token).ok()?;
+        self.flush();
         write_number(&mut self.out, &number);
+        self.pos = pos;
+        self.run = pos;
         Some(())
     }
 }
@@ -376,6 +462,17 @@ mod tests {
                 lines.line_ends.last().copied().unwrap_or(0),
                 lines.bytes.len()
             );
+            // The noted fields are those a reader of the compact line finds.
+            for_each_element(input, |element| {
+                let noted: Vec<(&[u8], &[u8])> = element
+                    .fields
+                    .iter()
+                    .map(|f| (element.key(f), element.value(f)))
+                    .collect();
+                let read: Vec<(&[u8], &[u8])> = crate::json::fields::fields(element.text).collect();
+                assert_eq!(noted, read);
+                true
+            });
         }
     }
 
