@@ -302,6 +302,15 @@ export declare function offload(records: unknown, options?: OffloadOptions | nul
 export declare function offloadAsync(records: unknown, options?: OffloadOptions | null, config?: Config | null): Promise<Outcome>
 
 /**
+ * Internal to the package entry (`lro.js`), which calls it for large sets of MIF memories
+ * it has already cut down to the fields the projection reads: `offload` of the records of
+ * `chunks` (arrays, in order), each serialized on this thread while another thread scans
+ * the one before, so the two cores share the work. Returns `null` when the records turn
+ * out not to be MIF memories; the caller then offloads them whole.
+ */
+export declare function offloadChunks(chunks: unknown[][], options?: OffloadOptions | null, config?: Config | null): Outcome | null
+
+/**
  * The `inject_context` rule: the *pre-budget* result set decides. Above the threshold the
  * full set is offloaded and `formatted` (the budgeted prompt text) is discarded; otherwise
  * `formatted` is returned inline as `results`. The operation defaults to `inject`.

@@ -847,6 +847,7 @@ module.exports.interceptToolResult = nativeBinding.interceptToolResult
 module.exports.interceptToolResultAsync = nativeBinding.interceptToolResultAsync
 module.exports.offload = nativeBinding.offload
 module.exports.offloadAsync = nativeBinding.offloadAsync
+module.exports.offloadChunks = nativeBinding.offloadChunks
 module.exports.offloadInject = nativeBinding.offloadInject
 module.exports.offloadInjectAsync = nativeBinding.offloadInjectAsync
 module.exports.offloadJson = nativeBinding.offloadJson

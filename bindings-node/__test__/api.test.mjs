@@ -199,6 +199,9 @@ test('JS objects and their JSON text give the same file and result at every deta
     toJson: [...memories.slice(0, 50), new WithToJson()],
     nullProto: memories.slice(0, 60).map((m) => Object.assign(Object.create(null), m)),
     small: memories.slice(0, 2),
+    // Large sets of MIF memories cross in chunks, scanned on another thread.
+    large: makeMemories(5000).map((m, i) => (i % 7 ? m : { ...m, title: `é "${i}"\n\u2028 😀` })),
+    largeNotAllMif: [...makeMemories(4999), { title: 'no id' }],
   }
   for (const [name, records] of Object.entries(variants)) {
     for (const detail of ['light', 'medium', 'full', undefined]) {
@@ -212,4 +215,22 @@ test('JS objects and their JSON text give the same file and result at every deta
       assert.deepEqual(normal(fromObjects), normal(fromText), `${name} ${detail}`)
     }
   }
+})
+
+test('offloadChunks (the entry for large sets) gives what offloadJson gives, or null', () => {
+  const records = makeMemories(300).map((m) => ({ id: m.id, memory_type: m.memory_type, title: m.title, namespace: m.namespace }))
+  const chunks = [records.slice(0, 100), records.slice(100, 250), records.slice(250)]
+  const outputDir = tmp()
+  const chunked = lro.offloadChunks(chunks, { operation: 'search', query: 'q' }, { outputDir })
+  const whole = lro.offloadJson(JSON.stringify(records), { operation: 'search', query: 'q' }, { outputDir })
+  assert.equal(chunked.offloaded, true)
+  const body = (r) => fs.readFileSync(r.file_path, 'utf8').split('\n').slice(1)
+  assert.deepEqual(body(chunked), body(whole))
+  // Records that are not all MIF memories: null, for the caller to offload them whole.
+  assert.equal(lro.offloadChunks([records.slice(0, 2), [{ title: 'no id' }]], null, { outputDir }), null)
+  assert.equal(lro.offloadChunks([], null, { outputDir }), null)
+  // Bad chunks are errors like any bad records.
+  const cycle = { id: 'c', namespace: 'n' }
+  cycle.self = cycle
+  assert.throws(() => lro.offloadChunks([[cycle]], null, { outputDir }), (err) => err.code === 'invalid_input')
 })

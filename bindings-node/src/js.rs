@@ -23,6 +23,23 @@ pub fn stringify(
     code: ErrorCode,
     what: &str,
 ) -> Result<Option<String>, LroError> {
+    let Some(text) = json_string(env, value, code, what)? else {
+        return Ok(None);
+    };
+    let bytes = crate::jsstr::utf8_bytes(env, &text).map_err(internal)?;
+    // JSON.stringify escapes lone surrogates, so its text is always valid UTF-8.
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|e| LroError::new(code, format!("{what} did not serialize to UTF-8: {e}")))
+}
+
+/// The JS string `JSON.stringify(value)` returns, or `None` when it returns `undefined`.
+fn json_string<'env>(
+    env: &'env Env,
+    value: Unknown<'env>,
+    code: ErrorCode,
+    what: &str,
+) -> Result<Option<Unknown<'env>>, LroError> {
     let json: Object<'_> = env
         .get_global()
         .and_then(|g| g.get_named_property("JSON"))
@@ -36,15 +53,7 @@ pub fn stringify(
             format!("{what} cannot be serialized to JSON: {}", e.reason),
         )
     })?;
-    match text.get_type().map_err(internal)? {
-        ValueType::String => text
-            .coerce_to_string()
-            .and_then(|s| s.into_utf8())
-            .and_then(|s| s.into_owned())
-            .map(Some)
-            .map_err(internal),
-        _ => Ok(None),
-    }
+    Ok((text.get_type().map_err(internal)? == ValueType::String).then_some(text))
 }
 
 /// A JS value as `T`, through its JSON form; `undefined` reads as `null`.

@@ -8,6 +8,7 @@
 
 mod config;
 mod js;
+mod jsstr;
 mod options;
 mod task;
 
@@ -17,8 +18,9 @@ mod task;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use lro_core::{ErrorCode, LroError, OffloadConfig};
-use napi::bindgen_prelude::{AsyncTask, Buffer, FromNapiValue, Unknown};
+use lro_core::jsonl::MifChunks;
+use lro_core::{ErrorCode, LroError, OffloadConfig, OffloadRequest};
+use napi::bindgen_prelude::{Array, AsyncTask, Buffer, FromNapiValue, Unknown};
 use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
@@ -222,6 +224,87 @@ pub fn offload_async(
     run_async(prepare(&env, config, || {
         offload_job(&env, self::records(&env, records), options)
     }))
+}
+
+/// Internal to the package entry (`lro.js`), which calls it for large sets of MIF memories
+/// it has already cut down to the fields the projection reads: `offload` of the records of
+/// `chunks` (arrays, in order), each serialized on this thread while another thread scans
+/// the one before, so the two cores share the work. Returns `null` when the records turn
+/// out not to be MIF memories; the caller then offloads them whole.
+#[napi(
+    ts_args_type = "chunks: unknown[][], options?: OffloadOptions | null, config?: Config | null",
+    ts_return_type = "Outcome | null"
+)]
+pub fn offload_chunks(
+    env: Env,
+    chunks: Array<'_>,
+    options: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> napi::Result<Value> {
+    run_sync(
+        &env,
+        prepare(&env, config, || {
+            let request: OffloadRequest = convert(
+                options_json(&env, options, ErrorCode::InvalidArgument, "options")?,
+                ErrorCode::InvalidArgument,
+                "options",
+            )?;
+            let scanned = scan_chunks(&env, &chunks, &request)?;
+            Ok(Job::Offload {
+                records: Records::Chunks(scanned),
+                request,
+            })
+        }),
+    )
+}
+
+/// Serializes each chunk here (JSON.stringify needs the JS thread) and scans it on a
+/// worker thread, one chunk behind; on a single core, or without a thread, in turn.
+fn scan_chunks(
+    env: &Env,
+    chunks: &Array<'_>,
+    request: &OffloadRequest,
+) -> Result<MifChunks, LroError> {
+    let serialized = |i: u32| -> Result<Vec<u8>, LroError> {
+        let chunk: Unknown<'_> = chunks.get(i).map_err(unreadable)?.ok_or_else(|| {
+            LroError::new(ErrorCode::InvalidInput, format!("chunk {i} is missing"))
+        })?;
+        let text = js::stringify(env, chunk, ErrorCode::InvalidInput, "records")?;
+        Ok(text.unwrap_or_default().into_bytes())
+    };
+    let in_turn = || {
+        let mut scanned = MifChunks::new(&request.operation, request.detail);
+        for i in 0..chunks.len() {
+            scanned.push_json(&serialized(i)?);
+        }
+        Ok(scanned)
+    };
+    if std::thread::available_parallelism().map_or(true, |n| n.get() < 2) {
+        return in_turn();
+    }
+    std::thread::scope(|scope| {
+        // One chunk waiting at most: the memory of two or three chunks, whatever the set.
+        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+        let mut scanned = MifChunks::new(&request.operation, request.detail);
+        let Ok(scanner) = std::thread::Builder::new().spawn_scoped(scope, move || {
+            for text in receive {
+                scanned.push_json(&text);
+            }
+            scanned
+        }) else {
+            return in_turn();
+        };
+        for i in 0..chunks.len() {
+            // The scanner stops only by panicking, which `join` reports below.
+            if send.send(serialized(i)?).is_err() {
+                break;
+            }
+        }
+        drop(send);
+        scanner
+            .join()
+            .map_err(|panic| std::panic::resume_unwind(panic))
+    })
 }
 
 /// The fast path: `offload` on serialized JSON (a string or a Buffer), parsed by the core

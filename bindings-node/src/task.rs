@@ -3,6 +3,7 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use lro_core::jsonl::MifChunks;
 use lro_core::{
     ExtractRequest, LroError, OffloadConfig, OffloadEvent, OffloadRequest, Offloader, StdHost,
     ToolCallContext,
@@ -19,6 +20,8 @@ pub enum Records {
     Value(Value),
     /// Serialized JSON text (a string or a Buffer): parsed by the core, the fast path.
     Json(Vec<u8>),
+    /// MIF memories, already scanned piece by piece (`offloadChunks`).
+    Chunks(MifChunks),
 }
 
 /// One call's work, with everything it needs moved in (it may run on another thread).
@@ -60,6 +63,10 @@ pub struct Ran {
 fn parse(records: Records) -> Result<Value, LroError> {
     match records {
         Records::Value(value) => Ok(value),
+        Records::Chunks(_) => Err(LroError::new(
+            lro_core::ErrorCode::InvalidArgument,
+            "records in pieces are taken by offload only",
+        )),
         Records::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
             LroError::new(
                 lro_core::ErrorCode::InvalidInput,
@@ -77,6 +84,11 @@ fn offload_impl(
     let outcome = match records {
         Records::Json(bytes) => lro.offload_json(&bytes, request)?,
         Records::Value(value) => lro.offload(&value, request)?,
+        // Not MIF memories after all: `null` tells the caller to offload them whole.
+        Records::Chunks(chunks) => match lro.offload_chunks(chunks, request)? {
+            Some(outcome) => outcome,
+            None => return Ok(Value::Null),
+        },
     };
     Ok(outcome.to_value())
 }

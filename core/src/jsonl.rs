@@ -369,6 +369,60 @@ impl Body {
     }
 }
 
+/// MIF memories arriving as several JSON arrays of text, in order: the text path of
+/// [`crate::Offloader::offload_json`] taken a piece at a time, so that a binding can
+/// serialize the next piece while this one is scanned (on another thread). Fed the pieces
+/// of one array, it builds the body that array's text would give.
+///
+/// Only MIF memories are taken: a record that is not one (or a piece the text path does
+/// not take) ends the scan, and [`MifChunks::finish`] gives `None`; the caller then offloads
+/// the records whole, which classifies them as usual.
+#[derive(Debug)]
+pub struct MifChunks {
+    detail: Detail,
+    body: Body,
+    taken: bool,
+}
+
+impl MifChunks {
+    /// Chunks to be projected to `detail` (`None`: the operation's default).
+    pub fn new(operation: &str, detail: Option<Detail>) -> Self {
+        Self {
+            detail: detail.unwrap_or_else(|| Detail::default_for(operation)),
+            body: Body::default(),
+            taken: true,
+        }
+    }
+
+    /// Scans one piece, a JSON array of records; returns whether the pieces so far are
+    /// still MIF memories the text path takes (once not, later pieces are not read).
+    pub fn push_json(&mut self, chunk: &[u8]) -> bool {
+        if self.taken {
+            if self.body.bytes.capacity() == 0 {
+                self.body.bytes.reserve(chunk.len());
+            }
+            let (detail, body) = (self.detail, &mut self.body);
+            self.taken = canonical::for_each_element(chunk, |record| {
+                is_mif_element(&record) && {
+                    body.push_element(record, detail);
+                    true
+                }
+            }) == Some(true);
+        }
+        self.taken
+    }
+
+    /// The detail level the records are projected to.
+    pub fn detail(&self) -> Detail {
+        self.detail
+    }
+
+    /// The body of every piece, when all were MIF memories (and there was at least one).
+    pub fn finish(self) -> Option<Body> {
+        (self.taken && !self.body.is_empty()).then_some(self.body)
+    }
+}
+
 /// Whether an element's fields are all Light fields, in Light order: its Light
 /// projection is then the element itself.
 fn is_light_in_order(element: &Element<'_>) -> bool {

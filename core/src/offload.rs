@@ -19,7 +19,7 @@ use crate::estimate::{HeuristicEstimator, TokenEstimator};
 use crate::events::{EventSink, OffloadEvent};
 use crate::host::Host;
 use crate::json::fields;
-use crate::jsonl::{self, Body};
+use crate::jsonl::{self, Body, MifChunks};
 use crate::payload::{self, Envelope, Payload, RecordKind};
 use crate::profile::{Profile, SAMPLE_SIZE};
 use crate::recipes::{self, Recipe};
@@ -350,6 +350,26 @@ impl<H: Host> Offloader<H> {
         self.offload(&value, request)
     }
 
+    /// [`Offloader::offload_json`] on a JSON array of MIF memories given in pieces (see
+    /// [`MifChunks`], made for this request's operation and detail); `None` when the pieces
+    /// did not hold MIF memories only: the caller then offloads the records whole.
+    pub fn offload_chunks(
+        &self,
+        chunks: MifChunks,
+        request: &OffloadRequest,
+    ) -> Result<Option<Outcome>> {
+        check_operation(&request.operation)?;
+        let detail = chunks.detail();
+        let Some(body) = chunks.finish() else {
+            return Ok(None);
+        };
+        let prepared = self.prepared_lines(RecordKind::Mif(detail), body);
+        if self.offloads(&prepared) {
+            return Ok(Some(self.materialize(prepared, request)));
+        }
+        Ok(Some(self.inline_lines(&prepared, request)))
+    }
+
     /// [`Offloader::offload`] on records a binding already wrote one per line, in the
     /// form [`Body::of_values`] writes (compact, serde_json's spelling, unique keys): a
     /// binding that serializes its own objects (Python dicts, say) skips the text scan.
@@ -358,14 +378,18 @@ impl<H: Host> Offloader<H> {
         if self.offloads(&prepared) {
             return Ok(self.materialize(prepared, request));
         }
-        // Raw lines are the records as given; MIF lines are projected, which is what an
-        // inline MIF result returns anyway.
+        Ok(self.inline_lines(&prepared, request))
+    }
+
+    /// The inline result of records known only as lines. Raw lines are the records as
+    /// given; MIF lines are projected, which is what an inline MIF result returns anyway.
+    fn inline_lines(&self, prepared: &Prepared<'_>, request: &OffloadRequest) -> Outcome {
         let records = Value::Array(
             (0..prepared.count())
                 .map(|i| prepared.body.value(i))
                 .collect(),
         );
-        Ok(Outcome::Inline(self.inline(&records, &prepared, request)))
+        Outcome::Inline(self.inline(&records, prepared, request))
     }
 
     /// The `inject_context` rule: the *pre-budget* result set decides. Above the threshold
