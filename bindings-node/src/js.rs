@@ -56,6 +56,15 @@ fn json_string<'env>(
     Ok((text.get_type().map_err(internal)? == ValueType::String).then_some(text))
 }
 
+/// `value` as a JS value: `JSON.parse` of its text.
+pub fn parse<'env>(env: &'env Env, value: &Value) -> napi::Result<Unknown<'env>> {
+    let text = serde_json::to_string(value)
+        .map_err(|e| napi::Error::from_reason(format!("unserializable result: {e}")))?;
+    let json: Object<'_> = env.get_global()?.get_named_property("JSON")?;
+    let parse: Function<'_, Unknown<'_>, Unknown<'_>> = json.get_named_property("parse")?;
+    parse.call(env.create_string(&text)?.to_unknown())
+}
+
 /// A JS value as `T`, through its JSON form; `undefined` reads as `null`.
 pub fn from_js<T: DeserializeOwned>(
     env: &Env,

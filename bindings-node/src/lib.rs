@@ -26,6 +26,7 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::config::Resolved;
+use crate::jsstr::Json;
 use crate::options::convert;
 use crate::task::{Job, LroTask, Records, settle};
 
@@ -55,10 +56,10 @@ fn prepare(
     }
 }
 
-fn run_sync(env: &Env, call: Call) -> napi::Result<Value> {
+fn run_sync(env: &Env, call: Call) -> napi::Result<Json> {
     let Call { resolved, job } = call;
     let ran = job.run(resolved.config, resolved.on_event.is_some());
-    settle(env, resolved.on_event.as_ref(), ran)
+    settle(env, resolved.on_event.as_ref(), ran).map(Json)
 }
 
 fn run_async(call: Call) -> AsyncTask<LroTask> {
@@ -200,7 +201,7 @@ pub fn offload(
     records: Unknown<'_>,
     options: Option<Unknown<'_>>,
     config: Option<Unknown<'_>>,
-) -> napi::Result<Value> {
+) -> napi::Result<Json> {
     run_sync(
         &env,
         prepare(&env, config, || {
@@ -240,7 +241,7 @@ pub fn offload_chunks(
     chunks: Array<'_>,
     options: Option<Unknown<'_>>,
     config: Option<Unknown<'_>>,
-) -> napi::Result<Value> {
+) -> napi::Result<Json> {
     run_sync(
         &env,
         prepare(&env, config, || {
@@ -319,7 +320,7 @@ pub fn offload_json(
     json: Unknown<'_>,
     options: Option<Unknown<'_>>,
     config: Option<Unknown<'_>>,
-) -> napi::Result<Value> {
+) -> napi::Result<Json> {
     run_sync(
         &env,
         prepare(&env, config, || offload_job(&env, json_text(json), options)),
@@ -356,7 +357,7 @@ pub fn offload_inject(
     pre_budget: Unknown<'_>,
     options: Option<Unknown<'_>>,
     config: Option<Unknown<'_>>,
-) -> napi::Result<Value> {
+) -> napi::Result<Json> {
     run_sync(
         &env,
         prepare(&env, config, || {
@@ -394,7 +395,7 @@ pub fn intercept_tool_result(
     result: Unknown<'_>,
     context: Option<Unknown<'_>>,
     config: Option<Unknown<'_>>,
-) -> napi::Result<Value> {
+) -> napi::Result<Json> {
     run_sync(
         &env,
         prepare(&env, config, || intercept_job(&env, result, context)),
@@ -451,7 +452,7 @@ pub fn extract(
     file_path: Unknown<'_>,
     request: Option<Unknown<'_>>,
     config: Option<Unknown<'_>>,
-) -> napi::Result<Value> {
+) -> napi::Result<Json> {
     run_sync(
         &env,
         prepare(&env, config, || extract_job(&env, file_path, request)),
@@ -480,7 +481,7 @@ pub fn extract_async(
     ts_args_type = "config?: Config | null",
     ts_return_type = "CleanupReport"
 )]
-pub fn cleanup(env: Env, config: Option<Unknown<'_>>) -> napi::Result<Value> {
+pub fn cleanup(env: Env, config: Option<Unknown<'_>>) -> napi::Result<Json> {
     run_sync(&env, prepare(&env, config, || Ok(Job::Cleanup)))
 }
 
@@ -493,16 +494,16 @@ pub fn cleanup_async(env: Env, config: Option<Unknown<'_>>) -> AsyncTask<LroTask
     run_async(prepare(&env, config, || Ok(Job::Cleanup)))
 }
 
-fn config_result(env: &Env, result: Result<OffloadConfig, LroError>) -> napi::Result<Value> {
+fn config_result(env: &Env, result: Result<OffloadConfig, LroError>) -> napi::Result<Json> {
     result
-        .map(|c| config::to_js_value(&c))
+        .map(|c| Json(config::to_js_value(&c)))
         .map_err(|e| js::to_js_error(env, &e))
 }
 
 /// Reads the `[prompt.offload]` section of a TOML file over the defaults (a file without the
 /// section gives the defaults). Throws `not_found`, `io_error` or `invalid_config`.
 #[napi(ts_return_type = "Config")]
-pub fn config_from_toml(env: Env, path: String) -> napi::Result<Value> {
+pub fn config_from_toml(env: Env, path: String) -> napi::Result<Json> {
     let result = std::fs::read_to_string(&path)
         .map_err(|e| LroError::from_io(&e, &format!("cannot read {path}")))
         .and_then(|text| OffloadConfig::from_toml_str(&text));
@@ -511,7 +512,7 @@ pub fn config_from_toml(env: Env, path: String) -> napi::Result<Value> {
 
 /// Reads the `[prompt.offload]` section of TOML text over the defaults.
 #[napi(ts_return_type = "Config")]
-pub fn config_from_toml_string(env: Env, text: String) -> napi::Result<Value> {
+pub fn config_from_toml_string(env: Env, text: String) -> napi::Result<Json> {
     config_result(&env, OffloadConfig::from_toml_str(&text))
 }
 
@@ -528,7 +529,7 @@ pub fn config_from_env(
     env: Env,
     vars: Option<Unknown<'_>>,
     base: Option<Unknown<'_>>,
-) -> napi::Result<Value> {
+) -> napi::Result<Json> {
     let result =
         (|| {
             let mut config = config::resolve(&env, base)?.config;

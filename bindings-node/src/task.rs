@@ -8,11 +8,11 @@ use lro_core::{
     ExtractRequest, LroError, OffloadConfig, OffloadEvent, OffloadRequest, Offloader, StdHost,
     ToolCallContext,
 };
-use napi::bindgen_prelude::Unknown;
 use napi::{Env, Task};
 use serde_json::Value;
 
 use crate::js::{self, EventCallback};
+use crate::jsstr::Json;
 
 /// Tool output as it came from JS.
 pub enum Records {
@@ -185,9 +185,8 @@ impl LroTask {
 
 impl Task for LroTask {
     type Output = Ran;
-    // `Unknown` because `serde_json::Value` has no N-API type name; the JSON is converted in
-    // `resolve`, on the JS thread.
-    type JsValue = Unknown<'static>;
+    // The JSON is converted in `resolve`, on the JS thread.
+    type JsValue = Json;
 
     fn compute(&mut self) -> napi::Result<Ran> {
         let job = self.job.take().unwrap_or_else(|| {
@@ -199,8 +198,7 @@ impl Task for LroTask {
         Ok(job.run(self.config.clone(), self.on_event.is_some()))
     }
 
-    fn resolve(&mut self, env: Env, ran: Ran) -> napi::Result<Unknown<'static>> {
-        let value = settle(&env, self.on_event.as_ref(), ran)?;
-        env.to_js_value(&value)
+    fn resolve(&mut self, env: Env, ran: Ran) -> napi::Result<Json> {
+        settle(&env, self.on_event.as_ref(), ran).map(Json)
     }
 }
