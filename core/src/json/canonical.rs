@@ -325,8 +325,9 @@ impl Scanner<'_> {
 
     /// Reads a string whose escapes are all serde_json's own (it goes out as it is);
     /// re-encodes any other. Inlined: most strings are short keys and values, where a
-    /// call's prologue and epilogue cost a third of the scan.
-    #[inline(always)]
+    /// call's prologue and epilogue cost a third of the scan. Not on wasm, where the
+    /// module's size budget comes first.
+    #[cfg_attr(not(target_family = "wasm"), inline(always))]
     fn string(&mut self) -> Option<()> {
         let open = self.pos;
         let mut pos = open + 1;

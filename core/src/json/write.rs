@@ -117,8 +117,9 @@ pub(crate) fn write_escape(out: &mut Vec<u8>, byte: u8) {
 /// Writes `s` as a JSON string.
 ///
 /// Inlined: records are mostly short keys and values, where a call's prologue and
-/// epilogue cost as much as the scan; the rare escaping is out of line.
-#[inline(always)]
+/// epilogue cost as much as the scan; the rare escaping is out of line. Not on wasm,
+/// where the module's size budget comes first.
+#[cfg_attr(not(target_family = "wasm"), inline(always))]
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     out.reserve(bytes.len() + 2);
