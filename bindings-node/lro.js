@@ -44,7 +44,7 @@ function withReadFieldsOnly(records, options) {
   const detail = typeof options?.detail === 'string' ? options.detail : options?.detail == null ? null : undefined
   if (detail === undefined) return records // not a detail name: let the core report it
   const fields = native.projectionFields(operation, detail)
-  if (fields === null || !MIF_RULE_FIELDS.every((f) => fields.includes(f))) return records
+  if (fields === null || fields.length > 30 || !MIF_RULE_FIELDS.every((f) => fields.includes(f))) return records
   const project = projector(fields)
   const kept = []
   for (const record of records) {
@@ -61,19 +61,26 @@ const projectors = new Map()
 /** A function copying `fields` of a record, own and enumerable ones only (`Object.keys`, one
  * call per record), in `fields` order: made once per field list, with the names written in
  * (quoted by JSON.stringify), so V8 sees fixed property names and every copy gets the same
- * hidden class, which JSON.stringify then writes on its fast path. Asking
- * `propertyIsEnumerable` per field instead costs three times as much. */
+ * hidden class, which JSON.stringify then writes on its fast path. The record's keys are
+ * matched by a `switch` into a bit set (so at most 30 fields; the core's projections read a
+ * dozen): asking `propertyIsEnumerable` per field costs four times as much, `includes` per
+ * field half again. */
 function projector(fields) {
   const key = fields.join('\n')
   let project = projectors.get(key)
   if (project === undefined) {
-    const copies = fields
-      .map((field) => {
-        const name = JSON.stringify(field)
-        return `if (own.includes(${name})) kept[${name}] = record[${name}]`
-      })
-      .join('\n')
-    project = new Function(`return function project(record) {\nconst own = Object.keys(record)\nconst kept = {}\n${copies}\nreturn kept\n}`)()
+    const names = fields.map((field) => JSON.stringify(field))
+    const body = [
+      'let has = 0',
+      'for (let i = 0; i < own.length; i++) {',
+      'switch (own[i]) {',
+      ...names.map((name, i) => `case ${name}: has |= ${1 << i}; break`),
+      '}',
+      '}',
+      'const kept = {}',
+      ...names.map((name, i) => `if (has & ${1 << i}) kept[${name}] = record[${name}]`),
+    ]
+    project = new Function(`return function project(record) {\nconst own = Object.keys(record)\n${body.join('\n')}\nreturn kept\n}`)()
     projectors.set(key, project)
   }
   return project
