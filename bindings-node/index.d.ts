@@ -302,13 +302,14 @@ export declare function offload(records: unknown, options?: OffloadOptions | nul
 export declare function offloadAsync(records: unknown, options?: OffloadOptions | null, config?: Config | null): Promise<Outcome>
 
 /**
- * Internal to the package entry (`lro.js`), which calls it for large sets of MIF memories
- * it has already cut down to the fields the projection reads: `offload` of the records of
- * `chunks` (arrays, in order), each serialized on this thread while another thread scans
- * the one before, so the two cores share the work. Returns `null` when the records turn
- * out not to be MIF memories; the caller then offloads them whole.
+ * Internal to the package entry (`lro.js`), which calls it for MIF memories it encodes
+ * itself instead of calling `JSON.stringify` (see `encoded.rs`): `offload` of the records
+ * `next()` hands over, a chunk per call (`[text, shape]`), until it returns `undefined`.
+ * From the second chunk on, a worker thread writes each chunk's JSON and scans it while
+ * this thread takes the next. Returns `null` when `next` does (a record that is not a MIF
+ * memory) or the core finds records that are not; the caller then offloads them whole.
  */
-export declare function offloadChunks(chunks: unknown[][], options?: OffloadOptions | null, config?: Config | null): Outcome | null
+export declare function offloadEncoded(next: () => [string, Int32Array] | null | undefined, options?: OffloadOptions | null, config?: Config | null): Outcome | null
 
 /**
  * The `inject_context` rule: the *pre-budget* result set decides. Above the threshold the

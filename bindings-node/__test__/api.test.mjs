@@ -170,6 +170,10 @@ test('bad input throws coded errors and never crashes', async () => {
     [() => lro.offload(memories, null, 42), 'invalid_config'],
     [() => lro.offload(cyclic), 'invalid_input'],
     [() => lro.offload(10n), 'invalid_input'],
+    // JSON.stringify escapes a lone surrogate, which is not Unicode text: refused on every path.
+    [() => lro.offload([...memories, { ...memories[0], title: 'lone \ud800' }]), 'invalid_input'],
+    [() => lro.offload([...memories, { ...memories[0], title: 10n }]), 'invalid_input'],
+    [() => lro.offload([...memories, { ...memories[0], get title() { throw new Error('no') } }]), 'invalid_input'],
     [() => lro.offload(deep), 'invalid_input'],
     [() => lro.offload(undefined), 'invalid_input'],
     [() => lro.offloadJson('[1,2'), 'invalid_input'],
@@ -202,6 +206,16 @@ test('JS objects and their JSON text give the same file and result at every deta
     // Large sets of MIF memories cross in chunks, scanned on another thread.
     large: makeMemories(5000).map((m, i) => (i % 7 ? m : { ...m, title: `é "${i}"\n\u2028 😀` })),
     largeNotAllMif: [...makeMemories(4999), { title: 'no id' }],
+    // Values that are not plain strings, in the fields the projection reads.
+    awkward: makeMemories(1500).map((m, i) => ({
+      ...m,
+      title: AWKWARD[i % AWKWARD.length],
+      tags: AWKWARD[(i + 3) % AWKWARD.length],
+      created: AWKWARD[(i + 7) % AWKWARD.length],
+      status: AWKWARD[(i + 11) % AWKWARD.length],
+    })),
+    // A chunk ends early once its text is long: two titles of three million characters.
+    longStrings: makeMemories(3).map((m, i) => ({ ...m, title: `${i}`.repeat(3_000_000) })),
   }
   for (const [name, records] of Object.entries(variants)) {
     for (const detail of ['light', 'medium', 'full', undefined]) {
@@ -217,20 +231,67 @@ test('JS objects and their JSON text give the same file and result at every deta
   }
 })
 
-test('offloadChunks (the entry for large sets) gives what offloadJson gives, or null', () => {
-  const records = makeMemories(300).map((m) => ({ id: m.id, memory_type: m.memory_type, title: m.title, namespace: m.namespace }))
-  const chunks = [records.slice(0, 100), records.slice(100, 250), records.slice(250)]
+/** Field values JSON.stringify writes in every way it can (and a few it leaves out). */
+const AWKWARD = [
+  new Date(Date.UTC(2026, 0, 2)), 12.5, -0, NaN, Infinity, true, null, undefined, () => 1, Symbol('s'),
+  ['a', 'b\n"'], [], ['a', 1], [, 'hole'], Object.assign(['x'], { toJSON: () => 'array' }),
+  { nested: { deep: ['é'] } }, { toJSON: (key) => `toJSON of ${key}` },
+  'pair \ud83d\ude00', 'controls \u0000\u0001\b\t\n\f\r\u001f\u007f',
+  'back\\slash "quote"', '', 'ÿ Latin-1 only', '\u2028\u2029 separators', 'CJK 漢字',
+]
+
+test('offloadEncoded (the entry for MIF memories) writes the JSON of the values it is given', () => {
+  const records = [
+    { id: 'm1', memory_type: 'semantic', tags: ['a', 'é"\n😀'], title: 12 },
+    { id: 'm2😀', namespace: 'n', status: 'x\\y' },
+  ]
+  // Text and shape as lro.js encodes them: a bit per present field, then (length << 2) | kind
+  // (0 a string, 1 JSON text, 2 an array of strings whose lengths follow), in the order of
+  // projectionFields, with lengths in UTF-16 units.
+  const bit = (field) => 1 << lro.projectionFields('recall', null).indexOf(field)
+  const chunks = [
+    ['m1semantic12aé"\n😀', Int32Array.of(bit('id') | bit('memory_type') | bit('title') | bit('tags'), 2 << 2, 8 << 2, (2 << 2) | 1, (2 << 2) | 2, 1, 5)],
+    ['m2😀nx\\y', Int32Array.of(bit('id') | bit('namespace') | bit('status'), 4 << 2, 1 << 2, 3 << 2)],
+  ]
+  const given = () => {
+    const queue = [...chunks]
+    return () => queue.shift()
+  }
   const outputDir = tmp()
-  const chunked = lro.offloadChunks(chunks, { operation: 'search', query: 'q' }, { outputDir })
-  const whole = lro.offloadJson(JSON.stringify(records), { operation: 'search', query: 'q' }, { outputDir })
-  assert.equal(chunked.offloaded, true)
+  const options = { operation: 'search', query: 'q', detail: 'light' }
+  const encoded = lro.offloadEncoded(given(), options, { outputDir, thresholdTokens: 1 })
+  const whole = lro.offloadJson(JSON.stringify(records), options, { outputDir, thresholdTokens: 1 })
   const body = (r) => fs.readFileSync(r.file_path, 'utf8').split('\n').slice(1)
-  assert.deepEqual(body(chunked), body(whole))
-  // Records that are not all MIF memories: null, for the caller to offload them whole.
-  assert.equal(lro.offloadChunks([records.slice(0, 2), [{ title: 'no id' }]], null, { outputDir }), null)
-  assert.equal(lro.offloadChunks([], null, { outputDir }), null)
-  // Bad chunks are errors like any bad records.
-  const cycle = { id: 'c', namespace: 'n' }
-  cycle.self = cycle
-  assert.throws(() => lro.offloadChunks([[cycle]], null, { outputDir }), (err) => err.code === 'invalid_input')
+  assert.deepEqual(body(encoded), body(whole))
+  // `null` from `next` (a record that is not a MIF memory) or nothing at all: null.
+  assert.equal(lro.offloadEncoded(() => null, null, { outputDir }), null)
+  assert.equal(lro.offloadEncoded(() => undefined, null, { outputDir }), null)
+  // A shape that does not match its text, a chunk that is not one, an exception: errors.
+  const malformed = [
+    ['abc', Int32Array.of(bit('id'), 4 << 2)],
+    ['abc', Int32Array.of(bit('id'), 2 << 2)],
+    ['abc', Int32Array.of(1 << 30)],
+    ['abc', [1, 3 << 2]],
+    [42, Int32Array.of()],
+    'text',
+  ]
+  for (const chunk of malformed) {
+    assert.throws(() => lro.offloadEncoded(() => chunk, null, { outputDir }), (err) => err.code === 'invalid_input', String(chunk))
+  }
+  assert.throws(
+    () => lro.offloadEncoded(() => { throw new TypeError('cycle') }, null, { outputDir }),
+    (err) => err.code === 'invalid_input' && /cycle/.test(err.message),
+  )
+  // `offload` takes this path, small sets and large: each field is read once, where a
+  // fallback to JSON.stringify would read it again.
+  for (const n of [10, 3000]) {
+    const counted = makeMemories(n)
+    let reads = 0
+    Object.defineProperty(counted[n - 2], 'title', { enumerable: true, get: () => (reads++, 'counted') })
+    const outcome = lro.offload(counted, null, { outputDir, thresholdTokens: 1 })
+    assert.equal(reads, 1, `${n} records`)
+    assert.match(fs.readFileSync(outcome.file_path, 'utf8'), /"title":"counted"/)
+  }
+  // Full detail reads every field: nothing to encode.
+  assert.throws(() => lro.offloadEncoded(given(), { detail: 'full' }, { outputDir }), (err) => err.code === 'invalid_argument')
 })

@@ -66,6 +66,29 @@ fn utf16_len(env: sys::napi_env, value: sys::napi_value) -> napi::Result<usize> 
     Ok(units)
 }
 
+/// The UTF-16 units of `string`, which must be a JS string (the caller checked its type):
+/// for text the worker thread converts itself, the cheapest copy out of V8 (no encoding).
+pub fn utf16_units<'env>(env: &Env, string: &impl JsValue<'env>) -> napi::Result<Vec<u16>> {
+    let (env, value) = (env.raw(), string.raw());
+    let units = utf16_len(env, value)?;
+    let capacity = units
+        .checked_add(1)
+        .ok_or_else(|| napi::Error::new(Status::InvalidArg, "the string is too long"))?;
+    let mut text: Vec<u16> = Vec::with_capacity(capacity);
+    let mut written = 0usize;
+    // SAFETY: `text` owns `capacity` writable units; N-API writes at most `capacity - 1`
+    // units and a NUL, and reports in `written` how many it wrote before the NUL.
+    check(
+        unsafe {
+            sys::napi_get_value_string_utf16(env, value, text.as_mut_ptr(), capacity, &mut written)
+        },
+        "the string",
+    )?;
+    // SAFETY: the call above initialized the first `written` units, and `written < capacity`.
+    unsafe { text.set_len(written.min(capacity - 1)) };
+    Ok(text)
+}
+
 /// The UTF-8 bytes of `string`, which must be a JS string (the caller checked its type).
 pub fn utf8_bytes<'env>(env: &Env, string: &impl JsValue<'env>) -> napi::Result<Vec<u8>> {
     let (env, value) = (env.raw(), string.raw());

@@ -7,6 +7,7 @@
 //! pool and returns a Promise.
 
 mod config;
+mod encoded;
 mod js;
 mod jsstr;
 mod options;
@@ -20,12 +21,15 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use lro_core::jsonl::MifChunks;
 use lro_core::{ErrorCode, LroError, OffloadConfig, OffloadRequest};
-use napi::bindgen_prelude::{Array, AsyncTask, Buffer, FromNapiValue, Unknown};
+use napi::bindgen_prelude::{
+    AsyncTask, Buffer, FromNapiValue, Function, Int32ArraySlice, JsObjectValue, Object, Unknown,
+};
 use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::config::Resolved;
+use crate::encoded::Encoded;
 use crate::jsstr::Json;
 use crate::options::convert;
 use crate::task::{Job, LroTask, Records, settle};
@@ -227,18 +231,19 @@ pub fn offload_async(
     }))
 }
 
-/// Internal to the package entry (`lro.js`), which calls it for large sets of MIF memories
-/// it has already cut down to the fields the projection reads: `offload` of the records of
-/// `chunks` (arrays, in order), each serialized on this thread while another thread scans
-/// the one before, so the two cores share the work. Returns `null` when the records turn
-/// out not to be MIF memories; the caller then offloads them whole.
+/// Internal to the package entry (`lro.js`), which calls it for MIF memories it encodes
+/// itself instead of calling `JSON.stringify` (see `encoded.rs`): `offload` of the records
+/// `next()` hands over, a chunk per call (`[text, shape]`), until it returns `undefined`.
+/// From the second chunk on, a worker thread writes each chunk's JSON and scans it while
+/// this thread takes the next. Returns `null` when `next` does (a record that is not a MIF
+/// memory) or the core finds records that are not; the caller then offloads them whole.
 #[napi(
-    ts_args_type = "chunks: unknown[][], options?: OffloadOptions | null, config?: Config | null",
+    ts_args_type = "next: () => [string, Int32Array] | null | undefined, options?: OffloadOptions | null, config?: Config | null",
     ts_return_type = "Outcome | null"
 )]
-pub fn offload_chunks(
+pub fn offload_encoded(
     env: Env,
-    chunks: Array<'_>,
+    next: Function<'_, (), Unknown<'_>>,
     options: Option<Unknown<'_>>,
     config: Option<Unknown<'_>>,
 ) -> napi::Result<Json> {
@@ -250,7 +255,7 @@ pub fn offload_chunks(
                 ErrorCode::InvalidArgument,
                 "options",
             )?;
-            let scanned = scan_chunks(&env, &chunks, &request)?;
+            let scanned = scan_encoded(&env, &next, &request)?;
             Ok(Job::Offload {
                 records: Records::Chunks(scanned),
                 request,
@@ -259,52 +264,137 @@ pub fn offload_chunks(
     )
 }
 
-/// Serializes each chunk here (JSON.stringify needs the JS thread) and scans it on a
-/// worker thread, one chunk behind; on a single core, or without a thread, in turn.
-fn scan_chunks(
+/// What `next()` of `offloadEncoded` gave.
+enum Next {
+    Chunk(Encoded),
+    Done,
+    NotMif,
+}
+
+fn next_chunk(env: &Env, next: &Function<'_, (), Unknown<'_>>) -> Result<Next, LroError> {
+    // A cycle or a throwing getter or `toJSON` comes back as a JS exception.
+    let value = next.call(()).map_err(|e| {
+        LroError::new(
+            ErrorCode::InvalidInput,
+            format!("records cannot be serialized to JSON: {}", e.reason),
+        )
+    })?;
+    match value.get_type().map_err(unreadable)? {
+        ValueType::Undefined => return Ok(Next::Done),
+        ValueType::Null => return Ok(Next::NotMif),
+        _ => {}
+    }
+    let pair = Object::from_unknown(value).map_err(unreadable)?;
+    let text: Unknown<'_> = pair.get_element(0).map_err(unreadable)?;
+    let shape: Int32ArraySlice<'_> = pair.get_element(1).map_err(unreadable)?;
+    if text.get_type().map_err(unreadable)? != ValueType::String {
+        return Err(LroError::new(
+            ErrorCode::InvalidInput,
+            "malformed encoded records: the text is not a string",
+        ));
+    }
+    Ok(Next::Chunk(Encoded {
+        text: jsstr::utf16_units(env, &text).map_err(unreadable)?,
+        shape: shape.to_vec(),
+    }))
+}
+
+/// Whether this process has a single core to run on: asked once, as the answer costs a
+/// dozen system calls (std reads the cgroup's CPU quota).
+fn one_core() -> bool {
+    static ONE_CORE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ONE_CORE.get_or_init(|| std::thread::available_parallelism().map_or(true, |n| n.get() < 2))
+}
+
+/// Takes the chunks `next` gives and scans them, on a worker thread one chunk behind when
+/// there are two or more and two cores. An empty [`MifChunks`] (nothing scanned) when the
+/// records are not MIF memories: the core then reports them as not taken.
+fn scan_encoded(
     env: &Env,
-    chunks: &Array<'_>,
+    next: &Function<'_, (), Unknown<'_>>,
     request: &OffloadRequest,
 ) -> Result<MifChunks, LroError> {
-    let serialized = |i: u32| -> Result<Vec<u8>, LroError> {
-        let chunk: Unknown<'_> = chunks.get(i).map_err(unreadable)?.ok_or_else(|| {
-            LroError::new(ErrorCode::InvalidInput, format!("chunk {i} is missing"))
-        })?;
-        let text = js::stringify(env, chunk, ErrorCode::InvalidInput, "records")?;
-        Ok(text.unwrap_or_default().into_bytes())
+    let not_taken = || MifChunks::new(&request.operation, request.detail);
+    let mut scanned = not_taken();
+    let fields = scanned.detail().read_fields().ok_or_else(|| {
+        LroError::new(
+            ErrorCode::InvalidArgument,
+            "encoded records need a detail level that reads only some fields",
+        )
+    })?;
+    let mut json = Vec::new();
+    let mut scan = move |scanned: &mut MifChunks, chunk: Encoded| {
+        json.clear();
+        chunk
+            .write_json(fields, &mut json)
+            .map_err(|e| LroError::new(ErrorCode::InvalidInput, e.to_string()))?;
+        scanned.push_json(&json);
+        Ok::<(), LroError>(())
     };
-    let in_turn = || {
-        let mut scanned = MifChunks::new(&request.operation, request.detail);
-        for i in 0..chunks.len() {
-            scanned.push_json(&serialized(i)?);
+    let first = match next_chunk(env, next)? {
+        Next::Chunk(chunk) => chunk,
+        Next::Done | Next::NotMif => return Ok(not_taken()),
+    };
+    let mut second = match next_chunk(env, next)? {
+        Next::Chunk(chunk) => Some(chunk),
+        Next::Done => None,
+        Next::NotMif => return Ok(not_taken()),
+    };
+    if second.is_none() || one_core() {
+        scan(&mut scanned, first)?;
+        while let Some(chunk) = second.take() {
+            scan(&mut scanned, chunk)?;
+            match next_chunk(env, next)? {
+                Next::Chunk(chunk) => second = Some(chunk),
+                Next::Done => {}
+                Next::NotMif => return Ok(not_taken()),
+            }
         }
-        Ok(scanned)
-    };
-    if std::thread::available_parallelism().map_or(true, |n| n.get() < 2) {
-        return in_turn();
+        return Ok(scanned);
     }
     std::thread::scope(|scope| {
         // One chunk waiting at most: the memory of two or three chunks, whatever the set.
-        let (send, receive) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
-        let mut scanned = MifChunks::new(&request.operation, request.detail);
-        let Ok(scanner) = std::thread::Builder::new().spawn_scoped(scope, move || {
-            for text in receive {
-                scanned.push_json(&text);
+        let (send, receive) = std::sync::mpsc::sync_channel::<Encoded>(1);
+        let worker = std::thread::Builder::new().spawn_scoped(scope, move || {
+            for chunk in receive {
+                scan(&mut scanned, chunk)?;
             }
-            scanned
-        }) else {
-            return in_turn();
+            Ok(scanned)
+        });
+        let Ok(worker) = worker else {
+            return Err(LroError::new(
+                ErrorCode::InvalidInput,
+                "cannot start a thread to scan the records",
+            ));
         };
-        for i in 0..chunks.len() {
-            // The scanner stops only by panicking, which `join` reports below.
-            if send.send(serialized(i)?).is_err() {
-                break;
+        let mut pending = [Some(first), second]
+            .into_iter()
+            .flatten()
+            .collect::<Vec<_>>();
+        let sent = (|| {
+            loop {
+                for chunk in pending.drain(..) {
+                    // The worker stops early only on an error, which `join` reports below.
+                    if send.send(chunk).is_err() {
+                        return Ok(true);
+                    }
+                }
+                match next_chunk(env, next)? {
+                    Next::Chunk(chunk) => pending.push(chunk),
+                    Next::Done => return Ok(true),
+                    Next::NotMif => return Ok(false),
+                }
             }
-        }
+        })();
         drop(send);
-        scanner
+        let scanned = worker
             .join()
-            .map_err(|panic| std::panic::resume_unwind(panic))
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        match sent {
+            Ok(true) => scanned,
+            Ok(false) => Ok(not_taken()),
+            Err(err) => Err(err),
+        }
     })
 }
 
