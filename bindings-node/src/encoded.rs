@@ -48,6 +48,7 @@ pub struct Encoded {
 }
 
 /// Reads an [`Encoded`] chunk's text and shape in step.
+#[derive(Clone, Copy)]
 struct Reader<'a> {
     text: &'a [u16],
     shape: &'a [i32],
@@ -61,6 +62,25 @@ impl<'a> Reader<'a> {
             .ok_or(Malformed("the shape ends early"))?;
         self.shape = rest;
         Ok(word)
+    }
+
+    /// The text of the record whose present fields are `present`, from the shape read
+    /// ahead (the reader does not move).
+    fn record_text(mut self, present: i32) -> Result<&'a [u16], Malformed> {
+        let start = self.text;
+        for _ in 0..present.count_ones() {
+            let word = self.word()?;
+            let (length, kind) = (word >> 2, word & 3);
+            if kind == STRINGS {
+                for _ in 0..length {
+                    let length = self.word()?;
+                    self.units(length)?;
+                }
+            } else {
+                self.units(length)?;
+            }
+        }
+        Ok(&start[..start.len() - self.text.len()])
     }
 
     fn units(&mut self, length: i32) -> Result<&'a [u16], Malformed> {
@@ -86,7 +106,7 @@ impl Encoded {
             .iter()
             .map(|field| {
                 let mut key = Vec::with_capacity(field.len() + 3);
-                write_string(&field.encode_utf16().collect::<Vec<_>>(), &mut key);
+                write_string(&field.encode_utf16().collect::<Vec<_>>(), false, &mut key);
                 key.push(b':');
                 key
             })
@@ -107,6 +127,9 @@ impl Encoded {
             if present >> fields.len() != 0 {
                 return Err(Malformed("a field beyond the list"));
             }
+            // Most records are plain ASCII from end to end, which one vectorized pass over
+            // their text tells: their strings are then copied with no test per unit.
+            let plain = all_plain(reader.record_text(present)?);
             out.push(b'{');
             let mut first_field = true;
             for (i, key) in keys.iter().enumerate() {
@@ -121,7 +144,8 @@ impl Encoded {
                 let word = reader.word()?;
                 let (length, kind) = (word >> 2, word & 3);
                 match kind {
-                    STRING => write_string(reader.units(length)?, out),
+                    STRING => write_string(reader.units(length)?, plain, out),
+                    RAW if plain => narrow(reader.units(length)?, out),
                     RAW => write_utf8(reader.units(length)?, out),
                     STRINGS => {
                         out.push(b'[');
@@ -130,7 +154,7 @@ impl Encoded {
                                 out.push(b',');
                             }
                             let length = reader.word()?;
-                            write_string(reader.units(length)?, out);
+                            write_string(reader.units(length)?, plain, out);
                         }
                         out.push(b']');
                     }
@@ -153,35 +177,40 @@ fn plain(unit: u16) -> bool {
     (0x20..0x7f).contains(&unit) && unit != u16::from(b'"') && unit != u16::from(b'\\')
 }
 
-/// How many units at the start of `units` are [`plain`]: whole blocks of 16 first, tested
-/// without a branch per unit so that the compiler can use vector instructions.
-fn plain_run(units: &[u16]) -> usize {
-    let mut run = 0;
-    for block in units.chunks_exact(16) {
-        if !block.iter().fold(true, |all, &unit| all & plain(unit)) {
-            break;
-        }
-        run += 16;
-    }
-    run + units[run..]
-        .iter()
-        .position(|&unit| !plain(unit))
-        .unwrap_or(units.len() - run)
+/// Whether every unit of `units` is [`plain`]: tested 16 at a time, without a branch per
+/// unit, so that the compiler can use vector instructions.
+fn all_plain(units: &[u16]) -> bool {
+    let blocks = units.chunks_exact(16);
+    let rest = blocks.remainder();
+    blocks
+        .into_iter()
+        .all(|block| block.iter().fold(true, |all, &unit| all & plain(unit)))
+        && rest.iter().all(|&unit| plain(unit))
 }
 
-/// `units` as a JSON string, escaped as `JSON.stringify` escapes.
-fn write_string(units: &[u16], out: &mut Vec<u8>) {
+/// Plain units as the ASCII bytes they are, in one loop the compiler vectorizes.
+fn narrow(units: &[u16], out: &mut Vec<u8>) {
+    // Plain units are ASCII: the cast keeps them whole.
+    out.extend(units.iter().map(|&unit| unit as u8));
+}
+
+/// `units` as a JSON string, escaped as `JSON.stringify` escapes; `all_plain`: they are
+/// all [`plain`], and copied as they are.
+fn write_string(units: &[u16], all_plain: bool, out: &mut Vec<u8>) {
     out.push(b'"');
+    if all_plain {
+        narrow(units, out);
+        out.push(b'"');
+        return;
+    }
     let mut rest = units;
     while !rest.is_empty() {
         // Runs of plain ASCII, the bulk of any memory, byte for unit.
-        let run = plain_run(rest);
-        let start = out.len();
-        out.resize(start + run, 0);
-        for (byte, &unit) in out[start..].iter_mut().zip(&rest[..run]) {
-            // Plain units are ASCII: the cast keeps them whole.
-            *byte = unit as u8;
-        }
+        let run = rest
+            .iter()
+            .position(|&unit| !plain(unit))
+            .unwrap_or(rest.len());
+        narrow(&rest[..run], out);
         rest = &rest[run..];
         let Some(&unit) = rest.first() else { break };
         rest = &rest[1..];
@@ -299,6 +328,18 @@ mod tests {
             let expected = format!("[{{\"s\":{}}}]", serde_json::to_string(&value).unwrap());
             assert_eq!(json(&text, shape, &["s"]).unwrap(), expected);
         }
+    }
+
+    #[test]
+    fn plain_and_escaped_records_share_a_chunk() {
+        // A plain record, one with a quote in a string, one with JSON text (quotes), a plain
+        // one again: each is written as its own kind.
+        let text = utf16("plaina\"b{\"k\":1}plain");
+        let shape = vec![1, 5 << 2, 1, 3 << 2, 1, (7 << 2) | RAW, 1, 5 << 2];
+        assert_eq!(
+            json(&text, shape, &["s"]).unwrap(),
+            r#"[{"s":"plain"},{"s":"a\"b"},{"s":{"k":1}},{"s":"plain"}]"#
+        );
     }
 
     #[test]
