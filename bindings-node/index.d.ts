@@ -312,6 +312,13 @@ export declare function offloadAsync(records: unknown, options?: OffloadOptions 
 export declare function offloadEncoded(next: () => [string, Int32Array] | null | undefined, options?: OffloadOptions | null, config?: Config | null): Outcome | null
 
 /**
+ * `offloadEncoded` on the libuv thread pool: the chunks are taken on the calling thread,
+ * written as JSON, scanned and offloaded off it. Resolves to `null` as `offloadEncoded`
+ * returns it.
+ */
+export declare function offloadEncodedAsync(next: () => [string, Int32Array] | null | undefined, options?: OffloadOptions | null, config?: Config | null): Promise<Outcome | null>
+
+/**
  * The `inject_context` rule: the *pre-budget* result set decides. Above the threshold the
  * full set is offloaded and `formatted` (the budgeted prompt text) is discarded; otherwise
  * `formatted` is returned inline as `results`. The operation defaults to `inject`.

@@ -848,6 +848,7 @@ module.exports.interceptToolResultAsync = nativeBinding.interceptToolResultAsync
 module.exports.offload = nativeBinding.offload
 module.exports.offloadAsync = nativeBinding.offloadAsync
 module.exports.offloadEncoded = nativeBinding.offloadEncoded
+module.exports.offloadEncodedAsync = nativeBinding.offloadEncodedAsync
 module.exports.offloadInject = nativeBinding.offloadInject
 module.exports.offloadInjectAsync = nativeBinding.offloadInjectAsync
 module.exports.offloadJson = nativeBinding.offloadJson

@@ -5,32 +5,22 @@
 // the rest (content, embeddings, entities...) is wasted work. When every record is a plain
 // object that is a MIF memory by the core's rule, only the fields the core's projection reads
 // (asked from the core: `projectionFields`) cross, exactly as JSON.stringify would see them
-// (own, enumerable, JSON-representable). `offload` does not even call JSON.stringify, which
-// spends most of its time escaping strings one character at a time: it hands the values'
-// text over end to end with their lengths (`offloadEncoded`, src/encoded.rs), a chunk at a
-// time, and the addon writes the JSON on another thread while the next chunk is encoded.
+// (own, enumerable, JSON-representable), and not through JSON.stringify, which spends most
+// of its time escaping strings one character at a time: the values' text crosses end to end
+// with their lengths (`offloadEncoded`, src/encoded.rs), a chunk at a time, and the addon
+// writes the JSON on another thread while the next chunk is encoded (`offloadAsync`: all
+// chunks are encoded, then the rest runs on the libuv thread pool).
 // The core then classifies and projects as always, so the file and the result are the
 // same: the Node vector tests run through this entry.
 'use strict'
 
 const native = require('./index.js')
 
-/** Whether JSON.stringify writes `value` (as a field: not `undefined`, a function, a symbol). */
-function hasJsonValue(value) {
-  return value !== undefined && typeof value !== 'function' && typeof value !== 'symbol'
-}
-
 /** Whether JSON.stringify writes `record` as its own fields (no `toJSON`, plain object). */
 function plainObject(record) {
   if (record === null || typeof record !== 'object' || Array.isArray(record)) return false
   const proto = Object.getPrototypeOf(record)
   return (proto === Object.prototype || proto === null) && typeof record.toJSON !== 'function'
-}
-
-/** The core's MIF rule (an `id`, and a `memory_type` or a `namespace`), on a copy made by
- * a projector: its fields are what JSON.stringify would have written of the record's. */
-function isMifCopy(copy) {
-  return hasJsonValue(copy.id) && (hasJsonValue(copy.memory_type) || hasJsonValue(copy.namespace))
 }
 
 const MIF_RULE_FIELDS = ['id', 'memory_type', 'namespace']
@@ -47,52 +37,6 @@ function readFields(records, options) {
   const fields = native.projectionFields(operation, detail)
   if (fields === null || fields.length > 30 || !MIF_RULE_FIELDS.every((f) => fields.includes(f))) return null
   return fields
-}
-
-/** `records` with only the fields projection reads, or `records` itself when that cannot be
- * done without changing the result. */
-function withReadFieldsOnly(records, options) {
-  const fields = readFields(records, options)
-  if (fields === null) return records
-  const project = projector(fields)
-  const kept = []
-  for (const record of records) {
-    if (!plainObject(record)) return records
-    const copy = project(record)
-    if (!isMifCopy(copy)) return records
-    kept.push(copy)
-  }
-  return kept
-}
-
-const projectors = new Map()
-
-/** A function copying `fields` of a record, own and enumerable ones only (`Object.keys`, one
- * call per record), in `fields` order: made once per field list, with the names written in
- * (quoted by JSON.stringify), so V8 sees fixed property names and every copy gets the same
- * hidden class, which JSON.stringify then writes on its fast path. The record's keys are
- * matched by a `switch` into a bit set (so at most 30 fields; the core's projections read a
- * dozen): asking `propertyIsEnumerable` per field costs four times as much, `includes` per
- * field half again. */
-function projector(fields) {
-  const key = fields.join('\n')
-  let project = projectors.get(key)
-  if (project === undefined) {
-    const names = fields.map((field) => JSON.stringify(field))
-    const body = [
-      'let has = 0',
-      'for (let i = 0; i < own.length; i++) {',
-      'switch (own[i]) {',
-      ...names.map((name, i) => `case ${name}: has |= ${1 << i}; break`),
-      '}',
-      '}',
-      'const kept = {}',
-      ...names.map((name, i) => `if (has & ${1 << i}) kept[${name}] = record[${name}]`),
-    ]
-    project = new Function(`return function project(record) {\nconst own = Object.keys(record)\n${body.join('\n')}\nreturn kept\n}`)()
-    projectors.set(key, project)
-  }
-  return project
 }
 
 /** The text of `value` as the field `name` of a record JSON.stringify writes (its `toJSON`
@@ -126,9 +70,13 @@ const encoders = new Map()
 
 /** A function encoding records from `from` on for `offloadEncoded` (the format is described
  * in src/encoded.rs): `[text, shape, end]`, or `null` at a record that is not a plain object
- * or not a MIF memory by the core's rule. Made once per field list, with the names written
- * in, like `projector`: strings and arrays of strings are appended to the text as they are,
- * other values as JSON.stringify writes them in the record. */
+ * or not a MIF memory by the core's rule (an `id`, and a `memory_type` or a `namespace`, as
+ * JSON.stringify writes them). Made once per field list, with the names written in, so V8
+ * sees fixed property names. The record's own enumerable keys (`Object.keys`, as
+ * JSON.stringify sees them) are matched by a `switch` into a bit set (so at most 30 fields;
+ * projections read a dozen): asking `propertyIsEnumerable` per field costs four times as
+ * much. Strings and arrays of strings are appended to the text as they are, other values as
+ * JSON.stringify writes them in the record (`fieldJson`). */
 function encoder(fields) {
   const key = fields.join('\n')
   let encode = encoders.get(key)
@@ -180,27 +128,38 @@ function encoder(fields) {
   return encode
 }
 
+/** `next()` for `offloadEncoded`: the encoded chunks of `records`, one per call, then
+ * `undefined`; `null` at a record that is not a MIF memory. */
+function chunksOf(records, fields) {
+  const encode = encoder(fields)
+  let from = 0
+  return () => {
+    if (from >= records.length) return undefined
+    const chunk = encode(records, from)
+    if (chunk !== null) from = chunk[2]
+    return chunk
+  }
+}
+
 function offload(records, options, config) {
   const fields = readFields(records, options)
   if (fields !== null) {
     // MIF memories, maybe: encoded a chunk at a time while the addon writes and scans the
     // one before on another thread. `null`: not MIF memories after all, offloaded whole below.
-    const encode = encoder(fields)
-    let from = 0
-    const next = () => {
-      if (from >= records.length) return undefined
-      const chunk = encode(records, from)
-      if (chunk !== null) from = chunk[2]
-      return chunk
-    }
-    const outcome = native.offloadEncoded(next, options, config)
+    const outcome = native.offloadEncoded(chunksOf(records, fields), options, config)
     if (outcome !== null) return outcome
   }
   return native.offload(records, options, config)
 }
 
-function offloadAsync(records, options, config) {
-  return native.offloadAsync(withReadFieldsOnly(records, options), options, config)
+async function offloadAsync(records, options, config) {
+  const fields = readFields(records, options)
+  if (fields !== null) {
+    // Encoded here (the JS objects can be read on this thread only), the rest off it.
+    const outcome = await native.offloadEncodedAsync(chunksOf(records, fields), options, config)
+    if (outcome !== null) return outcome
+  }
+  return native.offloadAsync(records, options, config)
 }
 
 // This shape (a spread `require` and named keys) lets Node's ESM loader see every export.

@@ -190,7 +190,7 @@ test('bad input throws coded errors and never crashes', async () => {
   for (const [fn, code] of cases) await rejects(fn, code)
 })
 
-test('JS objects and their JSON text give the same file and result at every detail', () => {
+test('JS objects and their JSON text give the same file and result at every detail, sync and async', async () => {
   // Records that JSON.stringify writes differently from what a field read sees.
   const hidden = { ...memories[1] }
   Object.defineProperty(hidden, 'namespace', { value: 'not-enumerable', enumerable: false })
@@ -221,12 +221,13 @@ test('JS objects and their JSON text give the same file and result at every deta
     for (const detail of ['light', 'medium', 'full', undefined]) {
       const outputDir = tmp()
       const options = { operation: 'recall', detail }
-      const fromObjects = lro.offload(records, options, { outputDir })
       const fromText = lro.offloadJson(JSON.stringify(records), options, { outputDir })
       const file = (r) => (r.offloaded ? fs.readFileSync(r.file_path, 'utf8').split('\n').slice(1) : null)
-      assert.deepEqual(file(fromObjects), file(fromText), `${name} ${detail}`)
       const normal = (r) => JSON.parse(JSON.stringify(r).replaceAll(r.file_path ?? '\u0000', 'F'))
-      assert.deepEqual(normal(fromObjects), normal(fromText), `${name} ${detail}`)
+      for (const fromObjects of [lro.offload(records, options, { outputDir }), await lro.offloadAsync(records, options, { outputDir })]) {
+        assert.deepEqual(file(fromObjects), file(fromText), `${name} ${detail}`)
+        assert.deepEqual(normal(fromObjects), normal(fromText), `${name} ${detail}`)
+      }
     }
   }
 })
@@ -240,7 +241,7 @@ const AWKWARD = [
   'back\\slash "quote"', '', 'ÿ Latin-1 only', '\u2028\u2029 separators', 'CJK 漢字',
 ]
 
-test('offloadEncoded (the entry for MIF memories) writes the JSON of the values it is given', () => {
+test('offloadEncoded (the entry for MIF memories) writes the JSON of the values it is given', async () => {
   const records = [
     { id: 'm1', memory_type: 'semantic', tags: ['a', 'é"\n😀'], title: 12 },
     { id: 'm2😀', namespace: 'n', status: 'x\\y' },
@@ -259,13 +260,15 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
   }
   const outputDir = tmp()
   const options = { operation: 'search', query: 'q', detail: 'light' }
-  const encoded = lro.offloadEncoded(given(), options, { outputDir, thresholdTokens: 1 })
   const whole = lro.offloadJson(JSON.stringify(records), options, { outputDir, thresholdTokens: 1 })
   const body = (r) => fs.readFileSync(r.file_path, 'utf8').split('\n').slice(1)
-  assert.deepEqual(body(encoded), body(whole))
+  assert.deepEqual(body(lro.offloadEncoded(given(), options, { outputDir, thresholdTokens: 1 })), body(whole))
+  assert.deepEqual(body(await lro.offloadEncodedAsync(given(), options, { outputDir, thresholdTokens: 1 })), body(whole))
   // `null` from `next` (a record that is not a MIF memory) or nothing at all: null.
   assert.equal(lro.offloadEncoded(() => null, null, { outputDir }), null)
   assert.equal(lro.offloadEncoded(() => undefined, null, { outputDir }), null)
+  assert.equal(await lro.offloadEncodedAsync(() => null, null, { outputDir }), null)
+  assert.equal(await lro.offloadEncodedAsync(() => undefined, null, { outputDir }), null)
   // A shape that does not match its text, a chunk that is not one, an exception: errors.
   const malformed = [
     ['abc', Int32Array.of(bit('id'), 4 << 2)],
@@ -277,6 +280,9 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
   ]
   for (const chunk of malformed) {
     assert.throws(() => lro.offloadEncoded(() => chunk, null, { outputDir }), (err) => err.code === 'invalid_input', String(chunk))
+    let calls = 0
+    const once = () => (calls++ === 0 ? chunk : undefined)
+    await rejects(() => lro.offloadEncodedAsync(once, null, { outputDir }), 'invalid_input')
   }
   assert.throws(
     () => lro.offloadEncoded(() => { throw new TypeError('cycle') }, null, { outputDir }),
@@ -288,9 +294,12 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
     const counted = makeMemories(n)
     let reads = 0
     Object.defineProperty(counted[n - 2], 'title', { enumerable: true, get: () => (reads++, 'counted') })
-    const outcome = lro.offload(counted, null, { outputDir, thresholdTokens: 1 })
-    assert.equal(reads, 1, `${n} records`)
-    assert.match(fs.readFileSync(outcome.file_path, 'utf8'), /"title":"counted"/)
+    for (const offload of [lro.offload, lro.offloadAsync]) {
+      reads = 0
+      const outcome = await offload(counted, null, { outputDir, thresholdTokens: 1 })
+      assert.equal(reads, 1, `${offload.name}, ${n} records`)
+      assert.match(fs.readFileSync(outcome.file_path, 'utf8'), /"title":"counted"/)
+    }
   }
   // Full detail reads every field: nothing to encode.
   assert.throws(() => lro.offloadEncoded(given(), { detail: 'full' }, { outputDir }), (err) => err.code === 'invalid_argument')

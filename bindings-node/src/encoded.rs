@@ -22,6 +22,9 @@
 
 use std::fmt;
 
+use lro_core::jsonl::MifChunks;
+use lro_core::{ErrorCode, LroError, OffloadRequest};
+
 /// A value that is a string, to escape.
 pub const STRING: i32 = 0;
 /// A value that is JSON text already.
@@ -45,6 +48,55 @@ pub struct Encoded {
     pub text: Vec<u16>,
     /// Where each value ends and what it is (see the module docs).
     pub shape: Vec<i32>,
+}
+
+/// Writes chunks as JSON and scans them, in order, into the pieces of one offload.
+pub struct ChunkScanner {
+    scanned: MifChunks,
+    fields: &'static [&'static str],
+    /// The JSON of the chunk being scanned, its memory kept for the next.
+    json: Vec<u8>,
+}
+
+impl ChunkScanner {
+    /// A scanner for the records of `request`, whose detail level must read only some
+    /// fields (not Full): those are the fields the chunks hold.
+    pub fn new(request: &OffloadRequest) -> Result<Self, LroError> {
+        let scanned = not_taken(request);
+        let fields = scanned.detail().read_fields().ok_or_else(|| {
+            LroError::new(
+                ErrorCode::InvalidArgument,
+                "encoded records need a detail level that reads only some fields",
+            )
+        })?;
+        Ok(Self {
+            scanned,
+            fields,
+            json: Vec::new(),
+        })
+    }
+
+    /// Scans the next chunk.
+    pub fn push(&mut self, chunk: &Encoded) -> Result<(), LroError> {
+        self.json.clear();
+        chunk
+            .write_json(self.fields, &mut self.json)
+            .map_err(|e| LroError::new(ErrorCode::InvalidInput, e.to_string()))?;
+        self.scanned.push_json(&self.json);
+        Ok(())
+    }
+
+    /// The pieces scanned.
+    pub fn finish(self) -> MifChunks {
+        self.scanned
+    }
+}
+
+/// Pieces with nothing scanned, which the core reports as not MIF memories (`None` from
+/// `Offloader::offload_chunks`): what an offload of records that are not MIF memories,
+/// found so in JS, hands over.
+pub fn not_taken(request: &OffloadRequest) -> MifChunks {
+    MifChunks::new(&request.operation, request.detail)
 }
 
 /// Reads an [`Encoded`] chunk's text and shape in step.

@@ -6,6 +6,7 @@
 //! `invalid_detail`, ...). Each function has an `*Async` twin that runs on the libuv thread
 //! pool and returns a Promise.
 
+mod chunks;
 mod config;
 mod encoded;
 mod js;
@@ -19,17 +20,13 @@ mod task;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use lro_core::jsonl::MifChunks;
 use lro_core::{ErrorCode, LroError, OffloadConfig, OffloadRequest};
-use napi::bindgen_prelude::{
-    AsyncTask, Buffer, FromNapiValue, Function, Int32ArraySlice, JsObjectValue, Object, Unknown,
-};
+use napi::bindgen_prelude::{AsyncTask, Buffer, FromNapiValue, Function, Unknown};
 use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
 
 use crate::config::Resolved;
-use crate::encoded::Encoded;
 use crate::jsstr::Json;
 use crate::options::convert;
 use crate::task::{Job, LroTask, Records, settle};
@@ -255,7 +252,7 @@ pub fn offload_encoded(
                 ErrorCode::InvalidArgument,
                 "options",
             )?;
-            let scanned = scan_encoded(&env, &next, &request)?;
+            let scanned = chunks::scan(&env, &next, &request)?;
             Ok(Job::Offload {
                 records: Records::Chunks(scanned),
                 request,
@@ -264,138 +261,30 @@ pub fn offload_encoded(
     )
 }
 
-/// What `next()` of `offloadEncoded` gave.
-enum Next {
-    Chunk(Encoded),
-    Done,
-    NotMif,
-}
-
-fn next_chunk(env: &Env, next: &Function<'_, (), Unknown<'_>>) -> Result<Next, LroError> {
-    // A cycle or a throwing getter or `toJSON` comes back as a JS exception.
-    let value = next.call(()).map_err(|e| {
-        LroError::new(
-            ErrorCode::InvalidInput,
-            format!("records cannot be serialized to JSON: {}", e.reason),
-        )
-    })?;
-    match value.get_type().map_err(unreadable)? {
-        ValueType::Undefined => return Ok(Next::Done),
-        ValueType::Null => return Ok(Next::NotMif),
-        _ => {}
-    }
-    let pair = Object::from_unknown(value).map_err(unreadable)?;
-    let text: Unknown<'_> = pair.get_element(0).map_err(unreadable)?;
-    let shape: Int32ArraySlice<'_> = pair.get_element(1).map_err(unreadable)?;
-    if text.get_type().map_err(unreadable)? != ValueType::String {
-        return Err(LroError::new(
-            ErrorCode::InvalidInput,
-            "malformed encoded records: the text is not a string",
-        ));
-    }
-    Ok(Next::Chunk(Encoded {
-        text: jsstr::utf16_units(env, &text).map_err(unreadable)?,
-        shape: shape.to_vec(),
-    }))
-}
-
-/// Whether this process has a single core to run on: asked once, as the answer costs a
-/// dozen system calls (std reads the cgroup's CPU quota).
-fn one_core() -> bool {
-    static ONE_CORE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *ONE_CORE.get_or_init(|| std::thread::available_parallelism().map_or(true, |n| n.get() < 2))
-}
-
-/// Takes the chunks `next` gives and scans them, on a worker thread one chunk behind when
-/// there are two or more and two cores. An empty [`MifChunks`] (nothing scanned) when the
-/// records are not MIF memories: the core then reports them as not taken.
-fn scan_encoded(
-    env: &Env,
-    next: &Function<'_, (), Unknown<'_>>,
-    request: &OffloadRequest,
-) -> Result<MifChunks, LroError> {
-    let not_taken = || MifChunks::new(&request.operation, request.detail);
-    let mut scanned = not_taken();
-    let fields = scanned.detail().read_fields().ok_or_else(|| {
-        LroError::new(
+/// `offloadEncoded` on the libuv thread pool: the chunks are taken on the calling thread,
+/// written as JSON, scanned and offloaded off it. Resolves to `null` as `offloadEncoded`
+/// returns it.
+#[napi(
+    ts_args_type = "next: () => [string, Int32Array] | null | undefined, options?: OffloadOptions | null, config?: Config | null",
+    ts_return_type = "Promise<Outcome | null>"
+)]
+pub fn offload_encoded_async(
+    env: Env,
+    next: Function<'_, (), Unknown<'_>>,
+    options: Option<Unknown<'_>>,
+    config: Option<Unknown<'_>>,
+) -> AsyncTask<LroTask> {
+    run_async(prepare(&env, config, || {
+        let request: OffloadRequest = convert(
+            options_json(&env, options, ErrorCode::InvalidArgument, "options")?,
             ErrorCode::InvalidArgument,
-            "encoded records need a detail level that reads only some fields",
-        )
-    })?;
-    let mut json = Vec::new();
-    let mut scan = move |scanned: &mut MifChunks, chunk: Encoded| {
-        json.clear();
-        chunk
-            .write_json(fields, &mut json)
-            .map_err(|e| LroError::new(ErrorCode::InvalidInput, e.to_string()))?;
-        scanned.push_json(&json);
-        Ok::<(), LroError>(())
-    };
-    let first = match next_chunk(env, next)? {
-        Next::Chunk(chunk) => chunk,
-        Next::Done | Next::NotMif => return Ok(not_taken()),
-    };
-    let mut second = match next_chunk(env, next)? {
-        Next::Chunk(chunk) => Some(chunk),
-        Next::Done => None,
-        Next::NotMif => return Ok(not_taken()),
-    };
-    if second.is_none() || one_core() {
-        scan(&mut scanned, first)?;
-        while let Some(chunk) = second.take() {
-            scan(&mut scanned, chunk)?;
-            match next_chunk(env, next)? {
-                Next::Chunk(chunk) => second = Some(chunk),
-                Next::Done => {}
-                Next::NotMif => return Ok(not_taken()),
-            }
-        }
-        return Ok(scanned);
-    }
-    std::thread::scope(|scope| {
-        // One chunk waiting at most: the memory of two or three chunks, whatever the set.
-        let (send, receive) = std::sync::mpsc::sync_channel::<Encoded>(1);
-        let worker = std::thread::Builder::new().spawn_scoped(scope, move || {
-            for chunk in receive {
-                scan(&mut scanned, chunk)?;
-            }
-            Ok(scanned)
-        });
-        let Ok(worker) = worker else {
-            return Err(LroError::new(
-                ErrorCode::InvalidInput,
-                "cannot start a thread to scan the records",
-            ));
-        };
-        let mut pending = [Some(first), second]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>();
-        let sent = (|| {
-            loop {
-                for chunk in pending.drain(..) {
-                    // The worker stops early only on an error, which `join` reports below.
-                    if send.send(chunk).is_err() {
-                        return Ok(true);
-                    }
-                }
-                match next_chunk(env, next)? {
-                    Next::Chunk(chunk) => pending.push(chunk),
-                    Next::Done => return Ok(true),
-                    Next::NotMif => return Ok(false),
-                }
-            }
-        })();
-        drop(send);
-        let scanned = worker
-            .join()
-            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-        match sent {
-            Ok(true) => scanned,
-            Ok(false) => Ok(not_taken()),
-            Err(err) => Err(err),
-        }
-    })
+            "options",
+        )?;
+        Ok(Job::Offload {
+            records: Records::Encoded(chunks::take_all(&env, &next)?),
+            request,
+        })
+    }))
 }
 
 /// The fast path: `offload` on serialized JSON (a string or a Buffer), parsed by the core

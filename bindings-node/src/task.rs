@@ -11,6 +11,7 @@ use lro_core::{
 use napi::{Env, Task};
 use serde_json::Value;
 
+use crate::encoded::Encoded;
 use crate::js::{self, EventCallback};
 use crate::jsstr::Json;
 
@@ -20,8 +21,11 @@ pub enum Records {
     Value(Value),
     /// Serialized JSON text (a string or a Buffer): parsed by the core, the fast path.
     Json(Vec<u8>),
-    /// MIF memories, already scanned piece by piece (`offloadChunks`).
+    /// MIF memories, already scanned piece by piece (`offloadEncoded`).
     Chunks(MifChunks),
+    /// MIF memories encoded by `lro.js`, to scan (`offloadEncodedAsync`); `None`: not MIF
+    /// memories after all.
+    Encoded(Option<Vec<Encoded>>),
 }
 
 /// One call's work, with everything it needs moved in (it may run on another thread).
@@ -63,7 +67,7 @@ pub struct Ran {
 fn parse(records: Records) -> Result<Value, LroError> {
     match records {
         Records::Value(value) => Ok(value),
-        Records::Chunks(_) => Err(LroError::new(
+        Records::Chunks(_) | Records::Encoded(_) => Err(LroError::new(
             lro_core::ErrorCode::InvalidArgument,
             "records in pieces are taken by offload only",
         )),
@@ -84,13 +88,24 @@ fn offload_impl(
     let outcome = match records {
         Records::Json(bytes) => lro.offload_json(&bytes, request)?,
         Records::Value(value) => lro.offload(&value, request)?,
-        // Not MIF memories after all: `null` tells the caller to offload them whole.
-        Records::Chunks(chunks) => match lro.offload_chunks(chunks, request)? {
-            Some(outcome) => outcome,
-            None => return Ok(Value::Null),
-        },
+        Records::Chunks(chunks) => return offload_scanned(lro, chunks, request),
+        Records::Encoded(chunks) => {
+            return offload_scanned(lro, crate::chunks::scan_all(chunks, request)?, request);
+        }
     };
     Ok(outcome.to_value())
+}
+
+/// The outcome of MIF memories scanned in pieces, or `null` when they were not MIF memories
+/// after all: the caller then offloads them whole.
+fn offload_scanned(
+    lro: &Offloader<StdHost>,
+    chunks: MifChunks,
+    request: &OffloadRequest,
+) -> Result<Value, LroError> {
+    Ok(lro
+        .offload_chunks(chunks, request)?
+        .map_or(Value::Null, |outcome| outcome.to_value()))
 }
 
 fn inject_impl(
