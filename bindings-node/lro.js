@@ -46,13 +46,6 @@ function fieldJson(name, value) {
   return text.length === 2 ? undefined : text.slice(JSON.stringify(name).length + 2, -1)
 }
 
-/** Whether `value` is an array of strings that JSON.stringify writes as such. */
-function stringArray(value) {
-  if (!Array.isArray(value) || typeof value.toJSON === 'function') return false
-  for (let i = 0; i < value.length; i++) if (typeof value[i] !== 'string') return false
-  return true
-}
-
 /** `shape` with room for `words` words. */
 function grow(shape, words) {
   const grown = new Int32Array(Math.max(words, 2 * shape.length))
@@ -101,28 +94,42 @@ function encoder(fields) {
       `if (n + ${words} > shape.length) shape = grow(shape, n + ${words})`,
       'const at = n++',
       'let value',
-      ...names.map((name, i) => [
-        `if (has & ${1 << i}) {`,
-        `value = record[${name}]`,
-        'if (typeof value === "string") { text += value; shape[n++] = value.length << 2 }',
-        'else if (stringArray(value)) {',
-        `if (n + value.length + ${words} > shape.length) shape = grow(shape, n + value.length + ${words})`,
-        'shape[n++] = (value.length << 2) | 2',
-        'for (let k = 0; k < value.length; k++) { text += value[k]; shape[n++] = value[k].length }',
-        '} else {',
-        `const json = fieldJson(${name}, value)`,
-        `if (json === undefined) has &= ${~(1 << i)}`,
-        'else { text += json; shape[n++] = (json.length << 2) | 1 }',
-        '}',
-        '}',
-      ].join('\n')),
+      ...names.map((name, i) => {
+        // Any other value: as JSON.stringify writes it, or left out as it leaves it out.
+        const json = [
+          `const json = fieldJson(${name}, value)`,
+          `if (json === undefined) has &= ${~(1 << i)}`,
+          'else { text += json; shape[n++] = (json.length << 2) | 1 }',
+        ].join('\n')
+        return [
+          `if (has & ${1 << i}) {`,
+          `value = record[${name}]`,
+          'if (typeof value === "string") { text += value; shape[n++] = value.length << 2 }',
+          'else if (Array.isArray(value) && typeof value.toJSON !== "function") {',
+          // Each item read once, as JSON.stringify reads it; undone at the first non-string.
+          'const count = value.length, textBefore = text, start = n++',
+          `if (n + count + ${words} > shape.length) shape = grow(shape, n + count + ${words})`,
+          'let k = 0',
+          'for (; k < count; k++) { const item = value[k]; if (typeof item !== "string") break; text += item; shape[n++] = item.length }',
+          'if (k === count) shape[start] = (count << 2) | 2',
+          'else {',
+          'text = textBefore',
+          'n = start',
+          json,
+          '}',
+          `} else {`,
+          json,
+          '}',
+          '}',
+        ].join('\n')
+      }),
       `if (!(has & ${bit('id')}) || !(has & ${bit('memory_type') | bit('namespace')})) return null`,
       'shape[at] = has',
       '}',
       'return [text, shape.subarray(0, n), r]',
     ]
-    encode = new Function('plainObject', 'stringArray', 'fieldJson', 'grow',
-      `return function encode(records, from) {\n${body.join('\n')}\n}`)(plainObject, stringArray, fieldJson, grow)
+    encode = new Function('plainObject', 'fieldJson', 'grow',
+      `return function encode(records, from) {\n${body.join('\n')}\n}`)(plainObject, fieldJson, grow)
     encoders.set(key, encode)
   }
   return encode

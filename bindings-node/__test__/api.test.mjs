@@ -235,7 +235,8 @@ test('JS objects and their JSON text give the same file and result at every deta
 /** Field values JSON.stringify writes in every way it can (and a few it leaves out). */
 const AWKWARD = [
   new Date(Date.UTC(2026, 0, 2)), 12.5, -0, NaN, Infinity, true, null, undefined, () => 1, Symbol('s'),
-  ['a', 'b\n"'], [], ['a', 1], [, 'hole'], Object.assign(['x'], { toJSON: () => 'array' }),
+  ['a', 'b\n"'], [], ['a', 1], ['a', 'b', { c: 'd' }], [, 'hole'], Object.assign(['x'], { toJSON: () => 'array' }),
+  new Proxy(['p', 'q'], {}), Object.defineProperty(['g', 'h'], 1, { enumerable: true, get: () => 'from a getter' }),
   { nested: { deep: ['é'] } }, { toJSON: (key) => `toJSON of ${key}` },
   'pair \ud83d\ude00', 'controls \u0000\u0001\b\t\n\f\r\u001f\u007f',
   'back\\slash "quote"', '', 'ÿ Latin-1 only', '\u2028\u2029 separators', 'CJK 漢字',
