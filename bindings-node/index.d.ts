@@ -305,18 +305,20 @@ export declare function offloadAsync(records: unknown, options?: OffloadOptions 
  * Internal to the package entry (`lro.js`), which calls it for MIF memories it encodes
  * itself instead of calling `JSON.stringify` (see `encoded.rs`): `offload` of the records
  * `next()` hands over, a chunk per call (`[text, shape]`), until it returns `undefined`.
+ * `fields` are the fields the chunks hold: `null` unless they are those the projection of
+ * `options` reads (options the encoder read otherwise than `JSON.stringify` does).
  * From the second chunk on, a worker thread writes each chunk's JSON and scans it while
  * this thread takes the next. Returns `null` when `next` does (a record that is not a MIF
  * memory) or the core finds records that are not; the caller then offloads them whole.
  */
-export declare function offloadEncoded(next: () => [string, Int32Array] | null | undefined, options?: OffloadOptions | null, config?: Config | null): Outcome | null
+export declare function offloadEncoded(next: () => [string, Int32Array] | null | undefined, fields: string[], options?: OffloadOptions | null, config?: Config | null): Outcome | null
 
 /**
  * `offloadEncoded` on the libuv thread pool: the chunks are taken on the calling thread,
  * written as JSON, scanned and offloaded off it. Resolves to `null` as `offloadEncoded`
  * returns it.
  */
-export declare function offloadEncodedAsync(next: () => [string, Int32Array] | null | undefined, options?: OffloadOptions | null, config?: Config | null): Promise<Outcome | null>
+export declare function offloadEncodedAsync(next: () => [string, Int32Array] | null | undefined, fields: string[], options?: OffloadOptions | null, config?: Config | null): Promise<Outcome | null>
 
 /**
  * The `inject_context` rule: the *pre-budget* result set decides. Above the threshold the

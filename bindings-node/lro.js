@@ -28,7 +28,7 @@ const MIF_RULE_FIELDS = ['id', 'memory_type', 'namespace']
 /** The fields the projection of `records` reads, when `records` may be MIF memories cut
  * down to them (a non-empty array, a detail level that reads some fields), else `null`. */
 function readFields(records, options) {
-  if (!Array.isArray(records) || records.length === 0 || (options !== undefined && options !== null && typeof options !== 'object')) {
+  if (!Array.isArray(records) || records.length === 0 || typeof records.toJSON === 'function' || (options !== undefined && options !== null && typeof options !== 'object')) {
     return null
   }
   const operation = typeof options?.operation === 'string' ? options.operation : 'recall'
@@ -45,6 +45,24 @@ function fieldJson(name, value) {
   const text = JSON.stringify({ [name]: value })
   return text.length === 2 ? undefined : text.slice(JSON.stringify(name).length + 2, -1)
 }
+
+/** The items of an array whose items before `k` are strings, already appended to `text`
+ * from `from` on with their lengths in `shape` from `at` on, and whose item `k` is `item`:
+ * the items as read once, so that JSON.stringify writes them without reading them again. */
+function itemsRead(text, from, shape, at, k, item, array, count) {
+  const items = []
+  for (let j = 0; j < k; j++) {
+    items.push(text.slice(from, from + shape[at + j]))
+    from += shape[at + j]
+  }
+  items.push(item)
+  for (let j = k + 1; j < count; j++) items.push(array[j])
+  return items
+}
+
+/** Arrays longer than this (a sparse one, say) go to JSON.stringify as they are, rather
+ * than to a shape of their length. */
+const LONGEST_ARRAY = 1 << 16
 
 /** `shape` with room for `words` words. */
 function grow(shape, words) {
@@ -95,9 +113,10 @@ function encoder(fields) {
       'const at = n++',
       'let value',
       ...names.map((name, i) => {
-        // Any other value: as JSON.stringify writes it, or left out as it leaves it out.
-        const json = [
-          `const json = fieldJson(${name}, value)`,
+        // A value other than a string or an array of strings: as JSON.stringify writes it,
+        // or left out as it leaves it out.
+        const json = (value) => [
+          `const json = fieldJson(${name}, ${value})`,
           `if (json === undefined) has &= ${~(1 << i)}`,
           'else { text += json; shape[n++] = (json.length << 2) | 1 }',
         ].join('\n')
@@ -105,20 +124,21 @@ function encoder(fields) {
           `if (has & ${1 << i}) {`,
           `value = record[${name}]`,
           'if (typeof value === "string") { text += value; shape[n++] = value.length << 2 }',
-          'else if (Array.isArray(value) && typeof value.toJSON !== "function") {',
+          `else if (Array.isArray(value) && typeof value.toJSON !== "function" && value.length <= ${LONGEST_ARRAY}) {`,
           // Each item read once, as JSON.stringify reads it; undone at the first non-string.
           'const count = value.length, textBefore = text, start = n++',
           `if (n + count + ${words} > shape.length) shape = grow(shape, n + count + ${words})`,
-          'let k = 0',
-          'for (; k < count; k++) { const item = value[k]; if (typeof item !== "string") break; text += item; shape[n++] = item.length }',
+          'let k = 0, item',
+          'for (; k < count; k++) { item = value[k]; if (typeof item !== "string") break; text += item; shape[n++] = item.length }',
           'if (k === count) shape[start] = (count << 2) | 2',
           'else {',
+          'const items = itemsRead(text, textBefore.length, shape, start + 1, k, item, value, count)',
           'text = textBefore',
           'n = start',
-          json,
+          json('items'),
           '}',
           `} else {`,
-          json,
+          json('value'),
           '}',
           '}',
         ].join('\n')
@@ -128,8 +148,8 @@ function encoder(fields) {
       '}',
       'return [text, shape.subarray(0, n), r]',
     ]
-    encode = new Function('plainObject', 'fieldJson', 'grow',
-      `return function encode(records, from) {\n${body.join('\n')}\n}`)(plainObject, fieldJson, grow)
+    encode = new Function('plainObject', 'fieldJson', 'itemsRead', 'grow',
+      `return function encode(records, from) {\n${body.join('\n')}\n}`)(plainObject, fieldJson, itemsRead, grow)
     encoders.set(key, encode)
   }
   return encode
@@ -153,7 +173,7 @@ function offload(records, options, config) {
   if (fields !== null) {
     // MIF memories, maybe: encoded a chunk at a time while the addon writes and scans the
     // one before on another thread. `null`: not MIF memories after all, offloaded whole below.
-    const outcome = native.offloadEncoded(chunksOf(records, fields), options, config)
+    const outcome = native.offloadEncoded(chunksOf(records, fields), fields, options, config)
     if (outcome !== null) return outcome
   }
   return native.offload(records, options, config)
@@ -163,7 +183,7 @@ async function offloadAsync(records, options, config) {
   const fields = readFields(records, options)
   if (fields !== null) {
     // Encoded here (the JS objects can be read on this thread only), the rest off it.
-    const outcome = await native.offloadEncodedAsync(chunksOf(records, fields), options, config)
+    const outcome = await native.offloadEncodedAsync(chunksOf(records, fields), fields, options, config)
     if (outcome !== null) return outcome
   }
   return native.offloadAsync(records, options, config)

@@ -6,6 +6,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
+import { spawnSync } from 'node:child_process'
 import * as lro from 'lro'
 import { makeMemories } from './fixtures/memories.mjs'
 
@@ -255,6 +256,7 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
     ['m1semantic12aé"\n😀', Int32Array.of(bit('id') | bit('memory_type') | bit('title') | bit('tags'), 2 << 2, 8 << 2, (2 << 2) | 1, (2 << 2) | 2, 1, 5)],
     ['m2😀nx\\y', Int32Array.of(bit('id') | bit('namespace') | bit('status'), 4 << 2, 1 << 2, 3 << 2)],
   ]
+  const fields = lro.projectionFields('recall', null)
   const given = () => {
     const queue = [...chunks]
     return () => queue.shift()
@@ -263,13 +265,13 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
   const options = { operation: 'search', query: 'q', detail: 'light' }
   const whole = lro.offloadJson(JSON.stringify(records), options, { outputDir, thresholdTokens: 1 })
   const body = (r) => fs.readFileSync(r.file_path, 'utf8').split('\n').slice(1)
-  assert.deepEqual(body(lro.offloadEncoded(given(), options, { outputDir, thresholdTokens: 1 })), body(whole))
-  assert.deepEqual(body(await lro.offloadEncodedAsync(given(), options, { outputDir, thresholdTokens: 1 })), body(whole))
+  assert.deepEqual(body(lro.offloadEncoded(given(), fields, options, { outputDir, thresholdTokens: 1 })), body(whole))
+  assert.deepEqual(body(await lro.offloadEncodedAsync(given(), fields, options, { outputDir, thresholdTokens: 1 })), body(whole))
   // `null` from `next` (a record that is not a MIF memory) or nothing at all: null.
-  assert.equal(lro.offloadEncoded(() => null, null, { outputDir }), null)
-  assert.equal(lro.offloadEncoded(() => undefined, null, { outputDir }), null)
-  assert.equal(await lro.offloadEncodedAsync(() => null, null, { outputDir }), null)
-  assert.equal(await lro.offloadEncodedAsync(() => undefined, null, { outputDir }), null)
+  assert.equal(lro.offloadEncoded(() => null, fields, null, { outputDir }), null)
+  assert.equal(lro.offloadEncoded(() => undefined, fields, null, { outputDir }), null)
+  assert.equal(await lro.offloadEncodedAsync(() => null, fields, null, { outputDir }), null)
+  assert.equal(await lro.offloadEncodedAsync(() => undefined, fields, null, { outputDir }), null)
   // A shape that does not match its text, a chunk that is not one, an exception: errors.
   const malformed = [
     ['abc', Int32Array.of(bit('id'), 4 << 2)],
@@ -280,13 +282,13 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
     'text',
   ]
   for (const chunk of malformed) {
-    assert.throws(() => lro.offloadEncoded(() => chunk, null, { outputDir }), (err) => err.code === 'invalid_input', String(chunk))
+    assert.throws(() => lro.offloadEncoded(() => chunk, fields, null, { outputDir }), (err) => err.code === 'invalid_input', String(chunk))
     let calls = 0
     const once = () => (calls++ === 0 ? chunk : undefined)
-    await rejects(() => lro.offloadEncodedAsync(once, null, { outputDir }), 'invalid_input')
+    await rejects(() => lro.offloadEncodedAsync(once, fields, null, { outputDir }), 'invalid_input')
   }
   assert.throws(
-    () => lro.offloadEncoded(() => { throw new TypeError('cycle') }, null, { outputDir }),
+    () => lro.offloadEncoded(() => { throw new TypeError('cycle') }, fields, null, { outputDir }),
     (err) => err.code === 'invalid_input' && /cycle/.test(err.message),
   )
   // `offload` takes this path, small sets and large: each field is read once, where a
@@ -303,5 +305,53 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
     }
   }
   // Full detail reads every field: nothing to encode.
-  assert.throws(() => lro.offloadEncoded(given(), { detail: 'full' }, { outputDir }), (err) => err.code === 'invalid_argument')
+  // Chunks that do not hold the fields the options' projection reads: null, `next` not called.
+  const never = () => assert.fail('next called')
+  assert.equal(lro.offloadEncoded(never, fields, { detail: 'full' }, { outputDir }), null)
+  assert.equal(lro.offloadEncoded(never, fields, { detail: 'medium' }, { outputDir }), null)
+  assert.equal(await lro.offloadEncodedAsync(never, fields.slice(1), null, { outputDir }), null)
 })
+test('offload reads records and options as JSON.stringify does, whatever they are', async () => {
+  const outputDir = tmp()
+  const records = makeMemories(3000).map((m, i) => ({ ...m, content: `c${i}`, summary: `s${i}`, provenance: { confidence: 0.5 } }))
+  // Options whose detail JS reads otherwise than their JSON says: the JSON decides.
+  class Getter { get detail() { return 'light' } }
+  const options = [
+    Object.assign(Object.create({ detail: 'light' }), { operation: 'inject' }),
+    Object.create({ detail: 'medium' }),
+    Object.defineProperty({ operation: 'search' }, 'detail', { value: 'medium', enumerable: false }),
+    { detail: 'light', toJSON: () => ({ detail: 'medium' }) },
+    new Getter(),
+  ]
+  // Records with a `toJSON` of their own, and an array item read through a counting getter.
+  const replaced = records.slice(0, 50)
+  replaced.toJSON = () => replaced.map((r) => ({ ...r, title: 'replaced' }))
+  let reads = 0
+  const tags = ['a', 'b', 1]
+  Object.defineProperty(tags, 0, { enumerable: true, get: () => `read ${reads++}` })
+  const counted = [...records.slice(0, 10), { ...records[10], tags }]
+  const file = (r) => (r.offloaded ? fs.readFileSync(r.file_path, 'utf8').split('\n').slice(1) : null)
+  const cases = [...options.map((o) => [records, o]), [replaced, null], [counted, null]]
+  for (const [input, option] of cases) {
+    for (const offload of [lro.offload, lro.offloadAsync]) {
+      reads = 0
+      const fromObjects = await offload(input, option, { outputDir, thresholdTokens: 1 })
+      reads = 0
+      const fromText = lro.offloadJson(JSON.stringify(input), JSON.parse(JSON.stringify(option)), { outputDir, thresholdTokens: 1 })
+      assert.deepEqual(file(fromObjects), file(fromText), `${offload.name} ${JSON.stringify(option)}`)
+      assert.equal(fromObjects.summary.estimated_tokens, fromText.summary.estimated_tokens)
+    }
+  }
+})
+
+test('offload scans in turn when no thread can be started', () => {
+  // A minimum stack no thread can have: spawning the worker fails, the call does not.
+  const script = `import lro from ${JSON.stringify(createRequire(import.meta.url).resolve('lro'))}
+    import { makeMemories } from ${JSON.stringify(new URL('./fixtures/memories.mjs', import.meta.url).href)}
+    const outcome = lro.offload(makeMemories(3000), null, { outputDir: process.argv[1] })
+    process.stdout.write(JSON.stringify({ offloaded: outcome.offloaded, count: outcome.summary.count }))`
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script, tmp()], { env: { ...process.env, RUST_MIN_STACK: String(2 ** 46) }, encoding: 'utf8' })
+  assert.equal(run.status, 0, run.stderr)
+  assert.deepEqual(JSON.parse(run.stdout), { offloaded: true, count: 3000 })
+})
+

@@ -49,11 +49,29 @@ fn next_chunk(env: &Env, next: &Function<'_, (), Unknown<'_>>) -> Result<Next, L
     }))
 }
 
-/// Every chunk `next` gives, or `None` when it finds a record that is not a MIF memory.
+/// Whether the chunks hold `fields`, the fields the projection of `request` reads: `lro.js`
+/// read the detail level from the options as JS properties, the request comes from their
+/// JSON, and the two differ for inherited, non-enumerable or `toJSON`-made options.
+fn holds_read_fields(fields: &[String], request: &OffloadRequest) -> bool {
+    let detail = request
+        .detail
+        .unwrap_or_else(|| lro_core::Detail::default_for(&request.operation));
+    detail.read_fields().is_some_and(|read| {
+        read.len() == fields.len() && read.iter().zip(fields).all(|(read, field)| read == field)
+    })
+}
+
+/// Every chunk `next` gives, or `None` when it finds a record that is not a MIF memory (or
+/// the chunks do not hold `fields`, and `next` is not called).
 pub fn take_all(
     env: &Env,
     next: &Function<'_, (), Unknown<'_>>,
+    fields: &[String],
+    request: &OffloadRequest,
 ) -> Result<Option<Vec<Encoded>>, LroError> {
+    if !holds_read_fields(fields, request) {
+        return Ok(None);
+    }
     let mut chunks = Vec::new();
     loop {
         match next_chunk(env, next)? {
@@ -86,55 +104,66 @@ fn one_core() -> bool {
     *ONE_CORE.get_or_init(|| std::thread::available_parallelism().map_or(true, |n| n.get() < 2))
 }
 
-/// Takes the chunks `next` gives and scans them, on a worker thread one chunk behind when
-/// there are two or more and two cores. Nothing scanned when the records are not MIF
-/// memories.
-pub fn scan(
+/// Scans `chunks`, then every chunk `next` gives, on this thread. Nothing scanned when a
+/// record is not a MIF memory.
+fn scan_in_turn(
     env: &Env,
     next: &Function<'_, (), Unknown<'_>>,
     request: &OffloadRequest,
+    chunks: Vec<Encoded>,
 ) -> Result<MifChunks, LroError> {
     let mut scanner = ChunkScanner::new(request)?;
+    for chunk in &chunks {
+        scanner.push(chunk)?;
+    }
+    loop {
+        match next_chunk(env, next)? {
+            Next::Chunk(chunk) => scanner.push(&chunk)?,
+            Next::Done => return Ok(scanner.finish()),
+            Next::NotMif => return Ok(not_taken(request)),
+        }
+    }
+}
+
+/// Takes the chunks `next` gives and scans them, on a worker thread one chunk behind when
+/// there are two or more and two cores (on this thread when there is no thread to be had).
+/// Nothing scanned when the records are not MIF memories or the chunks do not hold
+/// `fields`.
+pub fn scan(
+    env: &Env,
+    next: &Function<'_, (), Unknown<'_>>,
+    fields: &[String],
+    request: &OffloadRequest,
+) -> Result<MifChunks, LroError> {
+    if !holds_read_fields(fields, request) {
+        return Ok(not_taken(request));
+    }
     let first = match next_chunk(env, next)? {
         Next::Chunk(chunk) => chunk,
         Next::Done | Next::NotMif => return Ok(not_taken(request)),
     };
-    let mut second = match next_chunk(env, next)? {
-        Next::Chunk(chunk) => Some(chunk),
-        Next::Done => None,
+    let second = match next_chunk(env, next)? {
+        Next::Chunk(chunk) => chunk,
+        Next::Done => return scan_in_turn(env, next, request, vec![first]),
         Next::NotMif => return Ok(not_taken(request)),
     };
-    if second.is_none() || one_core() {
-        scanner.push(&first)?;
-        while let Some(chunk) = second.take() {
-            scanner.push(&chunk)?;
-            match next_chunk(env, next)? {
-                Next::Chunk(chunk) => second = Some(chunk),
-                Next::Done => {}
-                Next::NotMif => return Ok(not_taken(request)),
-            }
-        }
-        return Ok(scanner.finish());
+    if one_core() {
+        return scan_in_turn(env, next, request, vec![first, second]);
     }
     std::thread::scope(|scope| {
         // One chunk waiting at most: the memory of two or three chunks, whatever the set.
         let (send, receive) = std::sync::mpsc::sync_channel::<Encoded>(1);
-        let worker = std::thread::Builder::new().spawn_scoped(scope, move || {
+        let worker = std::thread::Builder::new().spawn_scoped(scope, || {
+            let mut scanner = ChunkScanner::new(request)?;
             for chunk in receive {
                 scanner.push(&chunk)?;
             }
             Ok(scanner.finish())
         });
         let Ok(worker) = worker else {
-            return Err(LroError::new(
-                ErrorCode::InvalidInput,
-                "cannot start a thread to scan the records",
-            ));
+            return scan_in_turn(env, next, request, vec![first, second]);
         };
-        let mut pending = [Some(first), second]
-            .into_iter()
-            .flatten()
-            .collect::<Vec<_>>();
+        let mut pending = vec![first, second];
         // Whether every record was taken (false: one is not a MIF memory).
         let taken = (|| {
             loop {

@@ -195,6 +195,9 @@ impl Encoded {
                 out.extend_from_slice(key);
                 let word = reader.word()?;
                 let (length, kind) = (word >> 2, word & 3);
+                if length < 0 {
+                    return Err(Malformed("a negative length"));
+                }
                 match kind {
                     STRING => write_string(reader.units(length)?, plain, out),
                     RAW if plain => narrow(reader.units(length)?, out),
@@ -403,13 +406,14 @@ mod tests {
     fn a_shape_that_does_not_match_the_text_is_an_error() {
         let text = utf16("abc");
         for shape in [
-            vec![1, 4 << 2],             // longer than the text
-            vec![1, 2 << 2],             // text left over
-            vec![1],                     // no word for a present field
-            vec![0b10, 3 << 2],          // a field beyond the list
-            vec![1, (3 << 2) | 3],       // an unknown kind
-            vec![1, (1 << 2) | STRINGS], // an array without its lengths
-            vec![1, -4],                 // a negative length
+            vec![1, 4 << 2],              // longer than the text
+            vec![1, 2 << 2],              // text left over
+            vec![1],                      // no word for a present field
+            vec![0b10, 3 << 2],           // a field beyond the list
+            vec![1, (3 << 2) | 3],        // an unknown kind
+            vec![1, (1 << 2) | STRINGS],  // an array without its lengths
+            vec![1, -4],                  // a negative length
+            vec![1, (-1 << 2) | STRINGS], // a negative count
         ] {
             assert!(json(&text, shape.clone(), &["id"]).is_err(), "{shape:?}");
         }

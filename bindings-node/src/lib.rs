@@ -231,16 +231,19 @@ pub fn offload_async(
 /// Internal to the package entry (`lro.js`), which calls it for MIF memories it encodes
 /// itself instead of calling `JSON.stringify` (see `encoded.rs`): `offload` of the records
 /// `next()` hands over, a chunk per call (`[text, shape]`), until it returns `undefined`.
+/// `fields` are the fields the chunks hold: `null` unless they are those the projection of
+/// `options` reads (options the encoder read otherwise than `JSON.stringify` does).
 /// From the second chunk on, a worker thread writes each chunk's JSON and scans it while
 /// this thread takes the next. Returns `null` when `next` does (a record that is not a MIF
 /// memory) or the core finds records that are not; the caller then offloads them whole.
 #[napi(
-    ts_args_type = "next: () => [string, Int32Array] | null | undefined, options?: OffloadOptions | null, config?: Config | null",
+    ts_args_type = "next: () => [string, Int32Array] | null | undefined, fields: string[], options?: OffloadOptions | null, config?: Config | null",
     ts_return_type = "Outcome | null"
 )]
 pub fn offload_encoded(
     env: Env,
     next: Function<'_, (), Unknown<'_>>,
+    fields: Vec<String>,
     options: Option<Unknown<'_>>,
     config: Option<Unknown<'_>>,
 ) -> napi::Result<Json> {
@@ -252,7 +255,7 @@ pub fn offload_encoded(
                 ErrorCode::InvalidArgument,
                 "options",
             )?;
-            let scanned = chunks::scan(&env, &next, &request)?;
+            let scanned = chunks::scan(&env, &next, &fields, &request)?;
             Ok(Job::Offload {
                 records: Records::Chunks(scanned),
                 request,
@@ -265,12 +268,13 @@ pub fn offload_encoded(
 /// written as JSON, scanned and offloaded off it. Resolves to `null` as `offloadEncoded`
 /// returns it.
 #[napi(
-    ts_args_type = "next: () => [string, Int32Array] | null | undefined, options?: OffloadOptions | null, config?: Config | null",
+    ts_args_type = "next: () => [string, Int32Array] | null | undefined, fields: string[], options?: OffloadOptions | null, config?: Config | null",
     ts_return_type = "Promise<Outcome | null>"
 )]
 pub fn offload_encoded_async(
     env: Env,
     next: Function<'_, (), Unknown<'_>>,
+    fields: Vec<String>,
     options: Option<Unknown<'_>>,
     config: Option<Unknown<'_>>,
 ) -> AsyncTask<LroTask> {
@@ -281,7 +285,7 @@ pub fn offload_encoded_async(
             "options",
         )?;
         Ok(Job::Offload {
-            records: Records::Encoded(chunks::take_all(&env, &next)?),
+            records: Records::Encoded(chunks::take_all(&env, &next, &fields, &request)?),
             request,
         })
     }))
