@@ -304,12 +304,12 @@ export declare function offloadAsync(records: unknown, options?: OffloadOptions 
 /**
  * Internal to the package entry (`lro.js`), which calls it for MIF memories it encodes
  * itself instead of calling `JSON.stringify` (see `encoded.rs`): `offload` of the records
- * `next()` hands over, a chunk per call (`[text, shape]`), until it returns `undefined`.
- * `fields` are the fields the chunks hold: `null` unless they are those the projection of
- * `options` reads (options the encoder read otherwise than `JSON.stringify` does).
- * From the second chunk on, a worker thread writes each chunk's JSON and scans it while
- * this thread takes the next. Returns `null` when `next` does (a record that is not a MIF
- * memory) or the core finds records that are not; the caller then offloads them whole.
+ * `next()` hands over, a chunk per call (`[text, shape]`), until it returns `undefined`;
+ * `fields` are the fields the chunks hold. From the second chunk on, a worker thread writes
+ * each chunk's JSON and scans it while this thread takes the next. Returns `null` when
+ * `next` does (a record that is not a MIF memory), when the core finds records that are
+ * not, or when `fields` are not those the projection of `options` reads (options the
+ * encoder read otherwise than their JSON says); the caller then offloads them whole.
  */
 export declare function offloadEncoded(next: () => [string, Int32Array] | null | undefined, fields: string[], options?: OffloadOptions | null, config?: Config | null): Outcome | null
 

@@ -132,16 +132,21 @@ fn options_json(
     js::present(value).map_or(Ok(Value::Null), |v| js::from_js(env, v, code, what))
 }
 
+/// The options of an offload, as the core reads them.
+fn offload_request(env: &Env, options: Option<Unknown<'_>>) -> Result<OffloadRequest, LroError> {
+    convert(
+        options_json(env, options, ErrorCode::InvalidArgument, "options")?,
+        ErrorCode::InvalidArgument,
+        "options",
+    )
+}
+
 fn offload_job(
     env: &Env,
     records: Result<Records, LroError>,
     options: Option<Unknown<'_>>,
 ) -> Result<Job, LroError> {
-    let request = convert(
-        options_json(env, options, ErrorCode::InvalidArgument, "options")?,
-        ErrorCode::InvalidArgument,
-        "options",
-    )?;
+    let request = offload_request(env, options)?;
     Ok(Job::Offload {
         records: records?,
         request,
@@ -230,12 +235,12 @@ pub fn offload_async(
 
 /// Internal to the package entry (`lro.js`), which calls it for MIF memories it encodes
 /// itself instead of calling `JSON.stringify` (see `encoded.rs`): `offload` of the records
-/// `next()` hands over, a chunk per call (`[text, shape]`), until it returns `undefined`.
-/// `fields` are the fields the chunks hold: `null` unless they are those the projection of
-/// `options` reads (options the encoder read otherwise than `JSON.stringify` does).
-/// From the second chunk on, a worker thread writes each chunk's JSON and scans it while
-/// this thread takes the next. Returns `null` when `next` does (a record that is not a MIF
-/// memory) or the core finds records that are not; the caller then offloads them whole.
+/// `next()` hands over, a chunk per call (`[text, shape]`), until it returns `undefined`;
+/// `fields` are the fields the chunks hold. From the second chunk on, a worker thread writes
+/// each chunk's JSON and scans it while this thread takes the next. Returns `null` when
+/// `next` does (a record that is not a MIF memory), when the core finds records that are
+/// not, or when `fields` are not those the projection of `options` reads (options the
+/// encoder read otherwise than their JSON says); the caller then offloads them whole.
 #[napi(
     ts_args_type = "next: () => [string, Int32Array] | null | undefined, fields: string[], options?: OffloadOptions | null, config?: Config | null",
     ts_return_type = "Outcome | null"
@@ -250,11 +255,7 @@ pub fn offload_encoded(
     run_sync(
         &env,
         prepare(&env, config, || {
-            let request: OffloadRequest = convert(
-                options_json(&env, options, ErrorCode::InvalidArgument, "options")?,
-                ErrorCode::InvalidArgument,
-                "options",
-            )?;
+            let request = offload_request(&env, options)?;
             let scanned = chunks::scan(&env, &next, &fields, &request)?;
             Ok(Job::Offload {
                 records: Records::Chunks(scanned),
@@ -279,11 +280,7 @@ pub fn offload_encoded_async(
     config: Option<Unknown<'_>>,
 ) -> AsyncTask<LroTask> {
     run_async(prepare(&env, config, || {
-        let request: OffloadRequest = convert(
-            options_json(&env, options, ErrorCode::InvalidArgument, "options")?,
-            ErrorCode::InvalidArgument,
-            "options",
-        )?;
+        let request = offload_request(&env, options)?;
         Ok(Job::Offload {
             records: Records::Encoded(chunks::take_all(&env, &next, &fields, &request)?),
             request,
