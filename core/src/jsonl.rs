@@ -445,35 +445,13 @@ fn is_light_in_order(element: &Element<'_>) -> bool {
 
 /// [`is_mif_record`] on a scanned element, from its noted fields.
 fn is_mif_element(element: &Element<'_>) -> bool {
-    let (mut id, mut kind) = (false, false);
-    for field in element.fields {
-        match element.key(field) {
-            b"id" => id = true,
-            b"memory_type" | b"namespace" => kind = true,
-            _ => continue,
-        }
-        if id && kind {
-            return true;
-        }
-    }
-    false
+    crate::payload::has_mif_keys(element.fields.iter().map(|field| element.key(field)))
 }
 
 /// Whether a compact record is a MIF memory: an object with an `id` and a `memory_type`
 /// or `namespace`.
 fn is_mif_record(line: &[u8]) -> bool {
-    let (mut id, mut kind) = (false, false);
-    for (key, _) in fields::fields(line) {
-        match key {
-            b"id" => id = true,
-            b"memory_type" | b"namespace" => kind = true,
-            _ => continue,
-        }
-        if id && kind {
-            return true;
-        }
-    }
-    false
+    crate::payload::has_mif_keys(fields::fields(line).map(|(key, _)| key))
 }
 
 /// The header line, newline-terminated.

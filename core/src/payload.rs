@@ -94,12 +94,18 @@ fn is_mif_record(record: &Value) -> bool {
     let Value::Object(fields) = record else {
         return false;
     };
-    // A walk along the keys (records have a dozen) costs less than hashing two names.
+    has_mif_keys(fields.keys().map(String::as_bytes))
+}
+
+/// The MIF rule on a record's keys, in whatever form it is held: an `id`, and a
+/// `memory_type` or a `namespace`. A walk along the keys (records have a dozen) costs less
+/// than hashing two names.
+pub(crate) fn has_mif_keys<'k>(keys: impl IntoIterator<Item = &'k [u8]>) -> bool {
     let (mut id, mut kind) = (false, false);
-    for key in fields.keys() {
-        match key.as_str() {
-            "id" => id = true,
-            "memory_type" | "namespace" => kind = true,
+    for key in keys {
+        match key {
+            b"id" => id = true,
+            b"memory_type" | b"namespace" => kind = true,
             _ => continue,
         }
         if id && kind {
