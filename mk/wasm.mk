@@ -37,6 +37,13 @@ WASM_COMPONENT := $(WASM_DIR)/component/dist/lro.component.wasm
 
 TEST_TARGETS += test-wasm
 
+# Size budgets, in bytes. They began at 1.5 and 2 MiB (the core's offload, jq recipes and
+# extraction); they grew by 256 KiB each for what every build must also do since: read the
+# shapes real tools return (Python literals, tables, trees) and answer structured queries.
+# bindings-wasm/README.md lists where the bytes go.
+WASM_JS_BUDGET := 1835008
+WASM_COMPONENT_BUDGET := 2359296
+
 # `npm install`, not `npm ci`: jco's and rolldown's optional per-platform packages that this
 # registry lacks are left out of the lock file, which `npm ci` rejects as out of sync (as for
 # the Node addon); `npm install` still installs the locked versions.
@@ -115,9 +122,9 @@ test-wasm: build-wasm ## Wasm parity: the vectors under Node (wasm-bindgen, jco)
 	echo $$imports; \
 	if [ -z "$$imports" ] || echo "$$imports" | grep -v '^wasi:'; then echo "the component imports something other than WASI P2"; status=1; fi; \
 	js=$$(stat -c %s $(WASM_JS_MODULE)); comp=$$(stat -c %s $(WASM_COMPONENT)); \
-	echo "sizes: wasm-bindgen module $$js bytes (budget 1572864), component $$comp bytes (budget 2097152)"; \
-	test $$js -le 1572864 || { echo "wasm-bindgen module over budget"; status=1; }; \
-	test $$comp -le 2097152 || { echo "component over budget"; status=1; }; \
+	echo "sizes: wasm-bindgen module $$js bytes (budget $(WASM_JS_BUDGET)), component $$comp bytes (budget $(WASM_COMPONENT_BUDGET))"; \
+	test $$js -le $(WASM_JS_BUDGET) || { echo "wasm-bindgen module over budget"; status=1; }; \
+	test $$comp -le $(WASM_COMPONENT_BUDGET) || { echo "component over budget"; status=1; }; \
 	exit $$status
 
 bench-wasm: build-wasm-component ## Offload of 200 memories: component under wasmtime-py vs native
