@@ -1,9 +1,14 @@
 # `lro proxy` end-to-end tests: the official MCP Python client drives the proxy in front of
-# third-party servers (npm @modelcontextprotocol/server-memory and server-filesystem) and a
-# streamable-HTTP FastMCP server on loopback. The proxy's Rust tests run in test-rust.
+# third-party servers (npm @modelcontextprotocol/server-memory and server-filesystem; PyPI
+# mcp-server-sqlite, mcp-server-duckdb and mcp-server-git) and a streamable-HTTP FastMCP server
+# on loopback. The proxy's Rust tests run in test-rust.
 
 PROXY_E2E := cli/tests/e2e
 PROXY_VENV := $(PROXY_E2E)/.venv
+# The PyPI servers pin SDKs the client's venv cannot hold beside its own: the database servers
+# need mcp 1.x, mcp-server-git mcp 2.x. One venv each, created once and reused.
+PROXY_DB_VENV := $(PROXY_E2E)/.venv-db
+PROXY_GIT_VENV := $(PROXY_E2E)/.venv-git
 # Where cargo puts the release binary (CARGO_TARGET_DIR is honoured, as cargo does).
 PROXY_LRO := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)/release/lro
 
@@ -12,21 +17,34 @@ $(PROXY_VENV)/.installed: $(PROXY_E2E)/requirements.txt
 	$(PROXY_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
 	touch $@
 
+$(PROXY_DB_VENV)/.installed: $(PROXY_E2E)/requirements-db-servers.txt
+	python3 -m venv $(PROXY_DB_VENV)
+	$(PROXY_DB_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+	touch $@
+
+$(PROXY_GIT_VENV)/.installed: $(PROXY_E2E)/requirements-git-server.txt
+	python3 -m venv $(PROXY_GIT_VENV)
+	$(PROXY_GIT_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+	touch $@
+
 $(PROXY_E2E)/node_modules/.installed: $(PROXY_E2E)/package.json $(PROXY_E2E)/package-lock.json
 	cd $(PROXY_E2E) && npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-setup-proxy: $(PROXY_VENV)/.installed $(PROXY_E2E)/node_modules/.installed ## Install the proxy e2e dependencies (venv + npm servers)
+setup-proxy: $(PROXY_VENV)/.installed $(PROXY_DB_VENV)/.installed $(PROXY_GIT_VENV)/.installed $(PROXY_E2E)/node_modules/.installed ## Install the proxy e2e dependencies (venvs, npm and PyPI servers)
 
 build-proxy: ## Build the release `lro` binary the proxy tests and benchmark run
 	$(CARGO) build --release -p lro-cli
 
-test-proxy: setup-proxy build-proxy ## `lro proxy` end-to-end tests against real npm MCP servers and a remote HTTP server
+test-proxy: setup-proxy build-proxy ## `lro proxy` end-to-end tests against real MCP servers (npm, PyPI) and a remote HTTP server
 	cd $(PROXY_E2E) && LRO_BIN=$(PROXY_LRO) .venv/bin/python -m pytest -q -p no:cacheprovider
 
 bench-proxy: setup-proxy build-proxy ## Added latency of `lro proxy` (inline and 200-memory offloaded calls), in figures
 	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/bench_proxy.py --lro $(PROXY_LRO)
 
+measure-proxy: setup-proxy build-proxy ## What the client receives from each real server's large call through `lro proxy`, and the records in the file
+	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/measure_real_servers.py --lro $(PROXY_LRO)
+
 TEST_TARGETS += test-proxy
 
-.PHONY: setup-proxy build-proxy test-proxy bench-proxy
+.PHONY: setup-proxy build-proxy test-proxy bench-proxy measure-proxy

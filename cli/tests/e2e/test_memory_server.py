@@ -1,80 +1,89 @@
 """`lro proxy` in front of @modelcontextprotocol/server-memory (npm), driven by the official
-MCP Python client over stdio: a knowledge graph of 400 entities, built through the proxy, comes
-back from read_graph as a file plus a descriptor, and lro_extract finds the right records."""
-
-import json
+MCP Python client over stdio: a knowledge graph of 400 entities and 300 relations, built
+through the proxy, comes back from read_graph as ONE file with a section per array (entities,
+then relations) plus a descriptor within the budget, and lro_extract answers from it."""
 
 import anyio
+import pytest
 
-from conftest import descriptor_of, extract, npm_server, proxied
-
-ENTITIES = 400
-
-
-def entity(i: int) -> dict:
-    return {
-        "name": f"entity-{i:04d}",
-        "entityType": ["person", "project", "service", "team"][i % 4],
-        "observations": [f"observation {j} about entity {i}: owns the cache layer {i % 9}" for j in range(3)],
-    }
+from conftest import descriptor_of, npm_server, proxied
+from offload_checks import (DESCRIPTOR_SECTIONS, EXTRACT_SECTION, HEADER_SECTIONS, SECTION_COUNT,
+                            SECTION_FIRST_LINE, SECTION_NAME, assert_same_multiset, check_section_recipes)
+from real_server_checks import OffloadChecks, answer, offload_file, search_hits
+from real_servers import MemoryGraph
 
 
-def test_read_graph_is_offloaded_and_lro_extract_returns_the_right_records(tmp_path):
-    async def scenario():
-        env = {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}
-        async with proxied([npm_server("mcp-server-memory")], tmp_path / "lro", env=env) as session:
-            tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-            assert "lro_extract" in tools and "read_graph" in tools
-            assert tools["read_graph"].outputSchema is None, "removed by the proxy on purpose"
-            schema = tools["lro_extract"].inputSchema
-            assert schema["required"] == ["file_path"]
-            assert {"file_path", "recipe", "query", "params"} <= set(schema["properties"])
+@pytest.fixture(scope="module")
+def scenario(tmp_path_factory):
+    return MemoryGraph(tmp_path_factory.mktemp("memory"))
 
-            for start in range(0, ENTITIES, 100):
-                created = await session.call_tool("create_entities", {"entities": [entity(i) for i in range(start, start + 100)]})
-                assert not created.isError, created
-            relations = [{"from": f"entity-{i:04d}", "to": f"entity-{i + 1:04d}", "relationType": "depends_on"} for i in range(0, 40)]
-            assert not (await session.call_tool("create_relations", {"relations": relations})).isError
 
-            # A small result stays inline, untouched.
-            small = await session.call_tool("open_nodes", {"names": ["entity-0007"]})
-            assert small.structuredContent["entities"][0]["name"] == "entity-0007"
+@pytest.fixture(scope="module")
+def run(scenario, tmp_path_factory):
+    return scenario.run(tmp_path_factory.mktemp("lro"))
 
-            graph = await session.call_tool("read_graph", {})
-            descriptor = descriptor_of(graph)
-            assert descriptor["summary"]["count"] == ENTITIES
-            assert "lro_extract(file_path=" in descriptor["guidance"]
-            assert descriptor["envelope"]["array_field"] == "entities"
-            path = descriptor["file_path"]
 
-            found = await extract(session, file_path=path, query='select(.name == $name)', params={"name": "entity-0123"})
-            assert found == [entity(123)]
+class TestReadGraph(OffloadChecks):
+    def test_tools_list_gains_lro_extract_and_loses_output_schemas(self, run):
+        tools = {tool.name: tool for tool in run.small_results["tools"].tools}
+        assert "lro_extract" in tools and "read_graph" in tools
+        assert tools["read_graph"].outputSchema is None, "removed by the proxy on purpose"
+        schema = tools["lro_extract"].inputSchema
+        assert schema["required"] == ["file_path"]
+        assert {"file_path", "recipe", "query", "params", "lines", "search"} <= set(schema["properties"])
 
-            teams = await extract(session, file_path=path, query='select(.entityType == "team") | .name')
-            assert teams == [f"entity-{i:04d}" for i in range(3, ENTITIES, 4)]
+    def test_lro_extract_offers_a_section(self, run):
+        tools = {tool.name: tool for tool in run.small_results["tools"].tools}
+        assert EXTRACT_SECTION in tools["lro_extract"].inputSchema["properties"]
 
-            hits = await extract(session, file_path=path, search={"pattern": "cache layer 8\\b"})
-            assert len(hits) == len([i for i in range(ENTITIES) if i % 9 == 8])
+    def test_a_small_result_stays_inline(self, run, scenario):
+        small = run.small_results["open_nodes"]
+        assert small.structuredContent["entities"] == [scenario.entities[7]]
 
-            # Every recipe of the descriptor runs natively.
-            for number in range(1, 11):
-                result = await session.call_tool("lro_extract", {"file_path": path, "recipe": number})
-                assert not result.isError, (number, result.content[0].text)
+    def test_one_file_with_a_section_per_array_in_key_order(self, run, scenario):
+        descriptor = descriptor_of(run.result)
+        file = offload_file(run)
+        expected = [
+            {SECTION_NAME: "entities", SECTION_FIRST_LINE: 2, SECTION_COUNT: len(scenario.entities)},
+            {SECTION_NAME: "relations", SECTION_FIRST_LINE: 2 + len(scenario.entities), SECTION_COUNT: len(scenario.relations)},
+        ]
+        found = [{k: entry.get(k) for k in (SECTION_NAME, SECTION_FIRST_LINE, SECTION_COUNT)}
+                 for entry in file.header.get(HEADER_SECTIONS) or []]
+        assert found == expected, file.header
+        assert [{k: s.get(k) for k in (SECTION_NAME, SECTION_FIRST_LINE, SECTION_COUNT)}
+                for s in descriptor.get(DESCRIPTOR_SECTIONS) or []] == expected
+        assert file.format == "json"
+        # Nothing of the graph stays inline: read_graph has no scalar field around its arrays.
+        assert not descriptor.get("envelope"), descriptor.get("envelope")
 
-            # The file holds exactly the server's data, one entity per line after the header.
-            lines = open(path, encoding="utf-8").read().splitlines()
-            assert json.loads(lines[0])["type"] == "lro_header"
-            assert [json.loads(line) for line in lines[1:]] == [entity(i) for i in range(ENTITIES)]
+    def test_every_entity_and_relation_is_in_the_file_once_verbatim(self, run, scenario):
+        file = offload_file(run)
+        assert_same_multiset(file.records, scenario.entities + scenario.relations, "graph records")
+        assert file.section("entities").records == scenario.entities
+        assert file.section("relations").records == scenario.relations
+        # Verbatim: compact JSON in the server's key order.
+        assert [list(r) for r in file.section("relations").records] == [list(r) for r in scenario.relations]
 
-    anyio.run(scenario)
+    def test_each_recipe_reads_one_section(self, run):
+        check_section_recipes(descriptor_of(run.result), offload_file(run).sections())
+
+    def test_lro_extract_answers_from_the_whole_file(self, run, scenario):
+        assert answer(run, "teams") == [e["name"] for e in scenario.entities if e["entityType"] == "team"]
+
+    def test_lro_extract_answers_from_one_section(self, run, scenario):
+        assert len(scenario.probe_relations()) >= 3
+        assert answer(run, "relations_of_probe") == scenario.probe_relations()
+        assert answer(run, "entity_by_name") == [scenario.entities[123]]
+        assert answer(run, "first_relations") == scenario.relations[:5]
+        assert search_hits(run, "reports_to") == [r for r in scenario.relations if r["relationType"] == "reports_to"]
 
 
 def test_lro_extract_errors_name_their_code(tmp_path):
-    async def scenario():
+    async def session_run():
         env = {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}
         async with proxied([npm_server("mcp-server-memory")], tmp_path / "lro", env=env) as session:
             result = await session.call_tool("lro_extract", {"file_path": str(tmp_path / "memory.jsonl"), "recipe": 1})
             assert result.isError
             assert result.content[0].text.startswith("error[path_denied]")
 
-    anyio.run(scenario)
+    anyio.run(session_run)
