@@ -48,7 +48,7 @@ async def direct_session(server: list, env: dict):
 
 @dataclass(repr=False)
 class Run:
-    """What one proxied session gave: the large call's result and the answers to questions."""
+    """What one session gave: the large call's result and the answers to questions."""
     result: Any
     answers: dict = field(default_factory=dict)  # question name -> lro_extract CallToolResult
     small_results: dict = field(default_factory=dict)  # name -> a small call's CallToolResult
@@ -105,7 +105,7 @@ class MemoryGraph(Scenario):
     ENTITIES, RELATIONS = 400, 300
     title = f"server-memory `read_graph` ({ENTITIES} entities, {RELATIONS} relations)"
     guidance = "native"
-    # An entity with several relations, both ways (relation r goes from r % n to 7r + 1 mod n).
+    # A hub: the source of several relations and the target of one (see source_data.graph).
     PROBE = source_data.entity_name(8)
 
     def __init__(self, tmp: Path):

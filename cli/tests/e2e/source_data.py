@@ -28,9 +28,10 @@ def graph(entities: int, relations: int) -> tuple[list, list]:
         }
         for i in range(entities)
     ]
-    # Relation r links r to (r * 7 + 1) mod n: distinct pairs, and hubs with several relations.
+    # Relation r links r mod n/4 to 7r + 1 mod n: distinct triples, and the first quarter of
+    # the entities are hubs, each the source of several relations.
     edges = [
-        {"from": entity_name(r % entities), "to": entity_name((r * 7 + 1) % entities), "relationType": RELATION_TYPES[r % 4]}
+        {"from": entity_name(r % (entities // 4)), "to": entity_name((r * 7 + 1) % entities), "relationType": RELATION_TYPES[(r // 3) % 4]}
         for r in range(relations)
     ]
     assert len({(e["from"], e["to"], e["relationType"]) for e in edges}) == relations
