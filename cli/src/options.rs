@@ -140,6 +140,10 @@ pub struct ExtractArgs {
     /// With --search: at most N matches.
     #[arg(long, requires = "search", value_name = "N")]
     pub max: Option<u64>,
+    /// Read one section of the file only (a name from its `sections`), for --query,
+    /// --lines and --search; each recipe reads its own section already.
+    #[arg(long, value_name = "NAME")]
+    pub section: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -199,6 +203,7 @@ impl ExtractArgs {
             },
             lines,
             search,
+            section: self.section.clone(),
         })
     }
 }

@@ -2,8 +2,10 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::descriptor::SectionInfo;
 use crate::detail::Detail;
 use crate::profile::Profile;
+use crate::shape::Format;
 
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -116,4 +118,112 @@ pub fn inferred_schema(profile: &Profile) -> Value {
         "properties": props,
         "required": required,
     })
+}
+
+/// The schema of a text line: `{"line": N, "text": "..."}`.
+fn text_schema() -> Value {
+    json!({
+        "$schema": DIALECT,
+        "title": "Text line",
+        "type": "object",
+        "properties": {"line": {"type": "integer"}, "text": {"type": "string"}},
+        "required": ["line", "text"],
+    })
+}
+
+/// The line schema of raw records in `sections` (`samples[i]`: the first records of section
+/// `i`): one section's own, or one per section under `anyOf`, titled by section.
+pub fn for_sections(sections: &[SectionInfo], samples: &[Vec<Value>]) -> Value {
+    let own = |i: usize| {
+        if sections[i].format == Format::Text {
+            text_schema()
+        } else {
+            inferred_schema(&Profile::of(&samples[i]))
+        }
+    };
+    if let [_] = sections {
+        return own(0);
+    }
+    let each: Vec<Value> = (0..sections.len())
+        .map(|i| {
+            let mut schema = own(i);
+            if let Value::Object(map) = &mut schema {
+                map.shift_remove("$schema");
+                map.insert(
+                    "title".into(),
+                    Value::from(format!(
+                        "{} (lines {}-{})",
+                        sections[i].label(),
+                        sections[i].first_line,
+                        sections[i].last_line()
+                    )),
+                );
+            }
+            schema
+        })
+        .collect();
+    json!({
+        "$schema": DIALECT,
+        "title": format!("Records of {} sections", sections.len()),
+        "anyOf": each,
+    })
+}
+
+/// Most properties a schema lists once it must shrink to fit the descriptor's budget.
+const SHRUNK_PROPERTIES: usize = 16;
+
+/// How far [`shrink`] goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Shrink {
+    /// At most [`SHRUNK_PROPERTIES`] properties per object, none with a name over 64
+    /// characters; a `description` says how many more there are.
+    FewerProperties,
+    /// The same properties, their names only (`{}` schemas).
+    NamesOnly,
+    /// Only the title and type: the file's records show the rest.
+    TitleOnly,
+}
+
+/// Makes `schema` (one from this module) smaller, for a descriptor over its budget.
+pub fn shrink(schema: &mut Value, level: Shrink) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    if let Some(Value::Array(each)) = map.get_mut("anyOf") {
+        for schema in each {
+            shrink(schema, level);
+        }
+        return;
+    }
+    if level == Shrink::TitleOnly {
+        map.retain(|k, _| matches!(k.as_str(), "$schema" | "title" | "type"));
+        return;
+    }
+    let Some(Value::Object(props)) = map.get_mut("properties") else {
+        return;
+    };
+    let total = props.len();
+    let mut kept = 0;
+    props.retain(|name, _| {
+        kept += usize::from(name.chars().count() <= 64);
+        name.chars().count() <= 64 && kept <= SHRUNK_PROPERTIES
+    });
+    if level == Shrink::NamesOnly {
+        for value in props.values_mut() {
+            *value = json!({});
+        }
+    }
+    let listed: Vec<String> = props.keys().cloned().collect();
+    if let Some(Value::Array(required)) = map.get_mut("required") {
+        required.retain(|r| r.as_str().is_some_and(|r| listed.iter().any(|l| l == r)));
+    }
+    if total > listed.len() {
+        map.insert(
+            "description".into(),
+            Value::from(format!(
+                "{} more properties not listed here",
+                total - listed.len()
+            )),
+        );
+    }
 }
