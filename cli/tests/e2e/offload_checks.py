@@ -174,13 +174,17 @@ def recipe_line_range(recipe: dict):
 
 def check_section_recipes(descriptor: dict, sections: list):
     """In a file of several sections, each recipe belongs to one section: its description
-    starts with the section's name and its command reads exactly that section's lines."""
+    starts with the section's name and its command reads exactly that section's lines; and
+    every section has recipes of its own."""
     by_name = {s.name: s for s in sections}
+    covered = set()
     for recipe in descriptor["jq_recipes"]:
         name = recipe["description"].split(":", 1)[0]
         assert name in by_name, f"recipe not named after a section: {recipe}"
         section = by_name[name]
         assert recipe_line_range(recipe) == (section.first_line, section.first_line + section.count - 1), recipe
+        covered.add(name)
+    assert covered == set(by_name), f"sections without a recipe: {set(by_name) - covered}"
 
 
 def counted(values) -> dict:

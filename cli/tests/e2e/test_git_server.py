@@ -40,7 +40,11 @@ class TestGitLog(OffloadChecks):
         for recipe in recipes:
             assert "sort_by(.line" not in recipe["command"], recipe
             assert not re.search(r"\b(sort|top|largest|smallest)\b.*\bline\b", recipe["description"], re.I), recipe
-        assert any("test(" in recipe["command"] for recipe in recipes), "a regular-expression search"
+        commands = [recipe["command"] for recipe in recipes]
+        assert any("test(" in c and "length" not in c for c in commands), "a regular-expression search"
+        assert any(".line >=" in c and ".line <=" in c for c in commands), "a range of lines"
+        assert any("test(" in c and "length" in c for c in commands), "a count of matching lines"
+        assert any("range(" in c and "test(" in c for c in commands), "the lines around a match"
 
     def test_lro_extract_finds_the_commits_of_one_author(self, run, scenario):
         file = offload_file(run)
