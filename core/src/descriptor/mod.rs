@@ -44,6 +44,10 @@ pub struct OffloadHeader {
     /// Where each group of records sits, when the result was not one plain array.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sections: Vec<SectionInfo>,
+    /// The small fields of an object result, which the descriptor carries inline: in the
+    /// file too, so that it holds the whole result whatever the descriptor showed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub envelope: Option<Map<String, Value>>,
 }
 
 /// A group of records on consecutive lines of an offload file: the records of one array (or
