@@ -289,7 +289,10 @@ export interface ExtractOptions {
   lines?: LineRange
   /** A regular expression over the raw record lines. */
   search?: SearchSpec
-  /** A section name from the descriptor's `sections`: query, lines and search read only its records. */
+  /**
+   * A section name from the descriptor's `sections`: query, lines and search read only
+   * its records (each recipe reads its own section).
+   */
   section?: string
 }
 

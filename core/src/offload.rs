@@ -552,6 +552,7 @@ impl<H: Host> Offloader<H> {
             detail: prepared.kind.detail_name().to_owned(),
             format: prepared.format,
             sections: prepared.sections.clone(),
+            envelope: (!prepared.envelope.is_empty()).then(|| prepared.envelope.clone()),
         };
         let header_bytes = jsonl::header_line(&header);
         let written = self.write_file(&dir, &file_name, &[&header_bytes, &prepared.body.bytes]);

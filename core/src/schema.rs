@@ -30,10 +30,7 @@ pub fn mif_schema(detail: Detail) -> Value {
 /// fields (`additionalProperties: false`); Full lines may hold any MIF field.
 fn build_mif_schema(detail: Detail) -> Value {
     let mut props = Map::new();
-    props.insert(
-        "id".into(),
-        json!({"type": "string", "description": "Memory identifier"}),
-    );
+    props.insert("id".into(), json!({"type": "string"}));
     props.insert("memory_type".into(), nullable("string"));
     props.insert("title".into(), nullable("string"));
     props.insert("namespace".into(), nullable("string"));
@@ -55,7 +52,8 @@ fn build_mif_schema(detail: Detail) -> Value {
         props.insert("summary".into(), nullable("string"));
     }
     if detail == Detail::Medium {
-        props.insert("confidence".into(), json!({"type": ["number", "null"], "description": "Flattened from provenance.confidence"}));
+        // Flattened from provenance.confidence.
+        props.insert("confidence".into(), nullable("number"));
     }
     if detail == Detail::Full {
         for name in [
@@ -66,28 +64,31 @@ fn build_mif_schema(detail: Detail) -> Value {
             "blocks",
             "citations",
         ] {
-            props.insert(name.into(), json!({"type": ["array", "object", "null"]}));
+            // Any shape: MIF leaves them open, and a descriptor has a budget.
+            props.insert(name.into(), json!({}));
         }
         props.insert(
             "provenance".into(),
             json!({"type": ["object", "null"], "properties": {
-                "confidence": {"type": ["number", "null"]},
-                "trust_level": {},
-                "source_type": {},
-                "agent": {}
+                "confidence": {"type": ["number", "null"]}
             }}),
         );
         props.insert("temporal".into(), json!({"type": ["object", "null"]}));
         props.insert("extensions".into(), json!({"type": ["object", "null"]}));
     }
-    json!({
+    let mut schema = json!({
         "$schema": DIALECT,
         "title": format!("MIF memory ({} detail)", detail.as_str()),
         "type": "object",
         "properties": props,
         "required": ["id"],
-        "additionalProperties": detail == Detail::Full,
-    })
+    });
+    if detail != Detail::Full {
+        // Light and Medium lines hold exactly these fields; Full ones may hold any MIF field
+        // (JSON Schema's default, left unsaid).
+        schema["additionalProperties"] = Value::Bool(false);
+    }
+    schema
 }
 
 /// A schema inferred from a profile of raw records: the types seen per field, and the

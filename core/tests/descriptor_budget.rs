@@ -132,7 +132,8 @@ fn every_shape_fits_the_budget_as_structured_content_and_as_text() {
         output_dir: dir.path().to_string_lossy().into_owned(),
         ..OffloadConfig::default()
     };
-    assert!(config.output_dir.len() < 128);
+    // The budget holds for paths up to NOMINAL_PATH_BYTES: /tmp/.tmpXXXXXX/ and a file name.
+    assert!(config.output_dir.len() < 20);
     let mut worst = Vec::new();
     for guidance in ["shell", "native"] {
         let config = OffloadConfig {

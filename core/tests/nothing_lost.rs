@@ -1,5 +1,5 @@
-//! Nothing is lost: for every shape LRO reads, the file (and the descriptor's envelope) holds
-//! every value of the input exactly once, and the descriptor's `count` is the number of
+//! Nothing is lost: for every shape LRO reads, the file (its records and its header's
+//! envelope) holds every value of the input exactly once, and the descriptor's `count` is the number of
 //! records written. Objects are rebuilt from their sections and envelope and compared whole;
 //! text is joined back; trees, tables and literals are checked node by node, row by row.
 
@@ -35,10 +35,13 @@ fn offload(data: &Value) -> Written {
         "count = records written"
     );
     assert_eq!(header.count, records.len());
+    // The file alone holds the whole result: the envelope is in its header too.
+    assert_eq!(header.envelope, descriptor.envelope);
+    let envelope = header.envelope.clone().unwrap_or_default();
     Written {
         header,
         records,
-        envelope: descriptor.envelope.unwrap_or_default(),
+        envelope,
     }
 }
 

@@ -5,6 +5,7 @@ The expected outputs are then produced by the Rust implementation and reviewed:
     python3 tests/vectors/generate.py && LRO_BLESS=1 cargo test -p lro-core --test vectors
 Every corpus here is deterministic (no randomness, no clock).
 """
+import hashlib
 import json
 import math
 import pathlib
@@ -204,7 +205,7 @@ vector("shape-markdown-table", "a Markdown table: one object per row, cells trim
        config={"threshold_tokens": 200},
        input="| Name | Size | Note |\n|:-----|-----:|------|\n" + "".join(f"| file{i}.ts | {i * 10} | a \\| b {i} |\n" for i in range(60)),
        request={"operation": "list_table"})
-git_log = "".join(f"commit {i:040x}\nAuthor: {['Ada', 'Linus', 'Grace'][i % 3]} <dev{i % 3}@example.com>\nDate:   2026-0{1 + i % 9}-1{i % 9}\n\n    {['fix', 'feat', 'docs'][i % 3]}: change {i}\n\n" for i in range(40))
+git_log = "".join(f"commit {hashlib.sha1(str(i).encode()).hexdigest()}\nAuthor: {['Ada', 'Linus', 'Grace'][i % 3]} <dev{i % 3}@example.com>\nDate:   2026-0{1 + i % 9}-1{i % 9}\n\n    {['fix', 'feat', 'docs'][i % 3]}: change {i}\n\n" for i in range(40))
 vector("shape-text-git-log", "plain text gets text recipes: search, ranges, counts and context, never a sort by line",
        config={"threshold_tokens": 300}, input=git_log, request={"operation": "git_log"})
 vector("shape-entries-map", "an object with more large fields than sections allowed is a map: one {key, value} record per field",

@@ -44,6 +44,10 @@ pub struct OffloadHeader {
     /// Where each group of records sits, when the result was not one plain array.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sections: Vec<SectionInfo>,
+    /// The small fields of an object result, which the descriptor carries inline: in the
+    /// file too, so that it holds the whole result whatever the descriptor showed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub envelope: Option<Map<String, Value>>,
 }
 
 /// A group of records on consecutive lines of an offload file: the records of one array (or
@@ -155,7 +159,14 @@ pub struct OffloadResponse {
 /// Most sections a descriptor lists (the file's header lists every one).
 pub const MAX_LISTED_SECTIONS: usize = 12;
 
-/// Estimated tokens a descriptor takes at most, as compact JSON (file paths up to 128 bytes).
+/// Estimated tokens a descriptor takes at most, as compact JSON, its file path reckoned as
+/// [`NOMINAL_PATH_BYTES`] long.
 /// An offloaded MCP result carries it twice, as a text block and as `structuredContent`, so
 /// the whole response stays within twice this: 2,000.
 pub const DESCRIPTOR_BUDGET_TOKENS: usize = 1000;
+
+/// The file path length the budget is reckoned with: the default location (the system temp
+/// dir, `/tmp/atlatl-recall-{ulid}.jsonl`, 51 bytes) with room for a longer operation name or
+/// a short output directory. A longer path adds its extra bytes at each of the dozen places
+/// it appears (the specification puts it in every recipe).
+pub const NOMINAL_PATH_BYTES: usize = 64;
