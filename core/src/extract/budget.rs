@@ -260,12 +260,18 @@ impl<'d> Budget<'d> {
             self.cut(format!("max_read_bytes ({})", self.limits.max_read_bytes));
         }
         let truncated = self.limit.is_some();
-        let (returned, total) = match (truncated, self.items) {
+        // A cut the request asked for (`search`'s `max_results`) needs no advice.
+        let configured = self.limit.as_deref().is_some_and(|l| {
+            ["max_output_", "max_read_bytes", "timeout_ms"]
+                .iter()
+                .any(|name| l.starts_with(name))
+        });
+        let (returned, total) = match (configured, self.items) {
             (false, _) => (None, None),
             (true, Some((returned, total))) => (Some(returned), total),
             (true, None) => (Some(self.results.len() as u64), None),
         };
-        let hint = self.limit.as_deref().map(|limit| {
+        let hint = self.limit.as_deref().filter(|_| configured).map(|limit| {
             let of = total.map_or_else(String::new, |t| format!(" of {t}"));
             format!(
                 "Cut by {limit}: {} item(s){of} returned. Narrow the query: filter the records \

@@ -261,17 +261,22 @@ pub(crate) fn program(query: &Query) -> (&'static str, String) {
     let (flags, body) = match &query.aggregate {
         None if query.sort.is_empty() => records_stream(query, select.as_deref(), project.as_deref()),
         None => {
-            let mut body = select.map_or_else(|| ".".to_owned(), |s| format!("map(select({s}))"));
-            body.push_str(&format!(" | {}{window} | .[]", w.sort(&query.sort)));
+            let mut body = select.as_deref().map_or_else(String::new, |s| format!("map(select({s})) | "));
+            body.push_str(&format!("{}{window} | .[]", w.sort(&query.sort)));
             if let Some(p) = project {
                 body.push_str(&format!(" | {p}"));
             }
             ("-sc", body)
         }
         Some(aggregate) => {
-            let mut body = select.map_or_else(|| ".".to_owned(), |s| format!("map(select({s}))"));
+            let mut body = select.as_deref().map_or_else(|| ".".to_owned(), |s| format!("map(select({s}))"));
             if !query.sort.is_empty() && !window.is_empty() && !matches!(aggregate, Aggregate::Count) {
-                body.push_str(&format!(" | {}", w.sort(&query.sort)));
+                if select.is_none() {
+                    body.clear();
+                    body.push_str(&w.sort(&query.sort));
+                } else {
+                    body.push_str(&format!(" | {}", w.sort(&query.sort)));
+                }
             }
             body.push_str(&window);
             let (flags, tail) = match aggregate {
