@@ -138,10 +138,12 @@ pub fn guidance(
                  - Browse: lro_extract(file_path=\"{path}\", recipe=1)\n\
                  - Filter by namespace: lro_extract(file_path=\"{path}\", recipe=2, params={{\"namespace\": \"_semantic\"}})\n\
                  - Search by keyword: lro_extract(file_path=\"{path}\", recipe=3, params={{\"keyword\": \"your term\"}})\n\
+                 {}\
                  - Custom filter: lro_extract(file_path=\"{path}\", query={})\n\
                  Available recipes: 1=titles+namespaces, 2=filter namespace, 3=search titles,\n\
                  4=IDs+titles, 5=filter type, 6=count by namespace, 7=filter tag, 8=sort by date,\n\
                  9=detail-adaptive, 10=detail-adaptive.",
+                where_example(path, recipes),
                 Value::from(custom)
             )
         }
@@ -163,12 +165,40 @@ pub fn guidance(
                  - Browse: lro_extract(file_path=\"{path}\", recipe=1)\n\
                  - Filter: lro_extract(file_path=\"{path}\", recipe=2{})\n\
                  - Search by keyword: lro_extract(file_path=\"{path}\", recipe=3, params={{\"keyword\": \"your term\"}})\n\
+                 {}\
                  - Custom filter: lro_extract(file_path=\"{path}\", query=\"select(. != null)\")\n\
                  Available recipes: {list}.",
-                params(&recipes[1])
+                params(&recipes[1]),
+                where_example(path, recipes)
             )
         }
     }
+}
+
+/// A guidance line with a structured query built from the result's own fields: the first
+/// recipe that filters by equality gives the field and the example value (the most frequent
+/// one, so the example matches records), recipe 4 the fields to return. Empty for records
+/// that are not objects.
+fn where_example(path: &str, recipes: &[Recipe]) -> String {
+    let Some((field, value)) = recipes
+        .iter()
+        .find_map(|r| Some((r.matches.clone()?, Value::from(r.params.first()?.example.as_str()))))
+    else {
+        return String::new();
+    };
+    let fields = recipes
+        .iter()
+        .find(|r| r.number == 4)
+        .and_then(|r| r.reads.as_ref())
+        .filter(|f| !f.is_empty())
+        .map_or_else(String::new, |f| format!(", fields={}", Value::from(f.clone())));
+    let mut filter = serde_json::Map::new();
+    filter.insert(field, value);
+    format!(
+        "- Structured query (a MongoDB filter: $gt, $in, $regex, ...; with sort, limit, or count, \
+         group_by, distinct, stats): lro_extract(file_path=\"{path}\", where={}{fields})\n",
+        Value::Object(filter)
+    )
 }
 
 fn lower(s: &str) -> String {

@@ -43,6 +43,9 @@ pub struct Recipe {
     /// Native extraction builds only these fields of each record; a program run on records
     /// cut to them gives the same output (the jq-equivalence tests run every recipe).
     pub reads: Option<Vec<String>>,
+    /// The top-level field the parameter is compared with (equal to it, or an array holding
+    /// it), when the recipe is such a filter: the native guidance turns it into a `where`.
+    pub matches: Option<String>,
 }
 
 /// The spec's placeholders, used when the data offers no safe example.
@@ -75,6 +78,7 @@ fn recipe(number: u8, description: impl Into<String>, filter: impl Into<String>)
         raw_output: false,
         params: Vec::new(),
         reads: None,
+        matches: None,
     }
 }
 
@@ -91,6 +95,11 @@ impl Recipe {
 
     fn reads<S: AsRef<str>>(mut self, fields: &[S]) -> Self {
         self.reads = Some(fields.iter().map(|f| f.as_ref().to_owned()).collect());
+        self
+    }
+
+    fn matching(mut self, field: &str) -> Self {
+        self.matches = Some(field.to_owned());
         self
     }
 
@@ -201,7 +210,8 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
             "Filter by memory type",
             "select(.memory_type == $memory_type)",
         )
-        .param("memory_type", memory_type),
+        .param("memory_type", memory_type)
+        .matching("memory_type"),
         recipe(
             6,
             "Count by namespace",
@@ -214,7 +224,8 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
             "Filter by tag",
             "select(any((.tags // [])[]?; . == $tag))",
         )
-        .param("tag", tag),
+        .param("tag", tag)
+        .matching("tags"),
         recipe(8, "Sort by created date", "sort_by(.created)").slurp(),
     ];
     match detail {
@@ -494,7 +505,8 @@ pub fn raw_recipes(profile: &Profile) -> Vec<Recipe> {
             format!("Filter by {} value", value_field.name),
             format!("select({} == $value)", path(&value_field.name)),
         )
-        .param("value", safe_example(value_field.top_value(), "value")),
+        .param("value", safe_example(value_field.top_value(), "value"))
+        .matching(&value_field.name),
     );
     recipes.push(match group {
         Some(g) => {
@@ -520,7 +532,8 @@ pub fn raw_recipes(profile: &Profile) -> Vec<Recipe> {
             format!("Filter by {} item", a.name),
             format!("select(any(({} // [])[]?; . == $item))", path(&a.name)),
         )
-        .param("item", safe_example(a.top_item(), "item")),
+        .param("item", safe_example(a.top_item(), "item"))
+        .matching(&a.name),
         None => recipe(
             7,
             "Search all fields by keyword",

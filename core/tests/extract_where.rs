@@ -194,3 +194,34 @@ fn workers_give_the_sequential_result() {
     assert_eq!(ids(&r.results), want);
     assert_eq!(extract(&lro, &file, json!({"where": {"title": {"$regex": "cache", "$options": "i"}}, "count": true})).results, [json!(4000 / 3)]);
 }
+
+#[test]
+fn the_native_guidance_shows_a_where_that_matches() {
+    let config = OffloadConfig {
+        guidance: lro_core::GuidanceMode::Native,
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, MemoryHost::new()).unwrap();
+    let kinds = ["person", "place", "team"];
+    let raw: Vec<Value> = (0..200)
+        .map(|i| json!({"name": format!("entity-{i}"), "kind": kinds[i % 3], "labels": ["a", "b"]}))
+        .collect();
+    for (records, detail) in [(memories(60), "light"), (memories(60), "full"), (raw, "raw")] {
+        let request = if detail == "raw" {
+            OffloadRequest::new("read_graph")
+        } else {
+            OffloadRequest::from_json(&json!({"operation": "recall", "detail": detail})).unwrap()
+        };
+        let outcome = lro.offload(&json!(records), &request).unwrap();
+        let descriptor = outcome.offloaded().unwrap();
+        let line = descriptor
+            .guidance
+            .lines()
+            .find(|l| l.contains("where="))
+            .unwrap_or_else(|| panic!("{}", descriptor.guidance));
+        let args = &line[line.find("where=").unwrap() + 6..line.rfind(')').unwrap()];
+        let (filter, fields) = args.split_once(", fields=").unwrap();
+        let response = extract(&lro, &descriptor.file_path, json!({"where": serde_json::from_str::<Value>(filter).unwrap(), "fields": serde_json::from_str::<Value>(fields).unwrap()}));
+        assert!(!response.results.is_empty() && response.warnings.is_empty(), "{line}");
+    }
+}

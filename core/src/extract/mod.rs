@@ -55,6 +55,7 @@ mod sandbox;
 mod search;
 #[cfg(target_family = "wasm")]
 mod tabular;
+pub mod tool;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
