@@ -416,7 +416,10 @@ fn extract_job(
         ErrorCode::InvalidArgument,
         "request",
     )?;
-    Ok(Job::Extract { file_path, request })
+    Ok(Job::Extract {
+        file_path,
+        request: Box::new(request),
+    })
 }
 
 /// Native extraction (`lro_extract`): runs one recipe, jq filter, record range or regex

@@ -53,7 +53,7 @@ enum Command {
         config: ConfigArgs,
     },
     /// Extract from an offload file without a shell: a recipe, a jq filter, a line range or a search.
-    Extract(ExtractArgs),
+    Extract(Box<ExtractArgs>),
     /// Delete offload files whose time-to-live has passed; print what was removed.
     Cleanup {
         #[command(flatten)]

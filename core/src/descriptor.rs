@@ -180,10 +180,12 @@ pub fn guidance(
 /// one, so the example matches records), recipe 4 the fields to return. Empty for records
 /// that are not objects.
 fn where_example(path: &str, recipes: &[Recipe]) -> String {
-    let Some((field, value)) = recipes
-        .iter()
-        .find_map(|r| Some((r.matches.clone()?, Value::from(r.params.first()?.example.as_str()))))
-    else {
+    let Some((field, value)) = recipes.iter().find_map(|r| {
+        Some((
+            r.matches.clone()?,
+            Value::from(r.params.first()?.example.as_str()),
+        ))
+    }) else {
         return String::new();
     };
     let fields = recipes
@@ -191,7 +193,9 @@ fn where_example(path: &str, recipes: &[Recipe]) -> String {
         .find(|r| r.number == 4)
         .and_then(|r| r.reads.as_ref())
         .filter(|f| !f.is_empty())
-        .map_or_else(String::new, |f| format!(", fields={}", Value::from(f.clone())));
+        .map_or_else(String::new, |f| {
+            format!(", fields={}", Value::from(f.clone()))
+        });
     let mut filter = serde_json::Map::new();
     filter.insert(field, value);
     format!(

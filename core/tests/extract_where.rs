@@ -1,14 +1,25 @@
 //! Structured queries through `Offloader::extract`: results on a corpus of memories, verb
 //! rules, warnings, the jq command, and output cut to what fits.
 
-use lro_core::{ErrorCode, ExtractLimits, ExtractRequest, MemoryHost, OffloadConfig, OffloadRequest, Offloader};
+use lro_core::{
+    ErrorCode, ExtractLimits, ExtractRequest, MemoryHost, OffloadConfig, OffloadRequest, Offloader,
+};
 use serde_json::{Value, json};
 
 fn memories(n: usize) -> Vec<Value> {
-    let namespaces = ["_semantic/decisions", "_episodic/sessions", "projects/atlas"];
+    let namespaces = [
+        "_semantic/decisions",
+        "_episodic/sessions",
+        "projects/atlas",
+    ];
     let types = ["semantic", "episodic", "procedural"];
     let topics = ["caching", "storage", "Cache eviction"];
-    let tags = [json!(["cache", "perf"]), json!(["ops"]), json!(["cache"]), json!([])];
+    let tags = [
+        json!(["cache", "perf"]),
+        json!(["ops"]),
+        json!(["cache"]),
+        json!([]),
+    ];
     (0..n)
         .map(|i| {
             json!({
@@ -34,7 +45,8 @@ fn offloader(limits: ExtractLimits) -> Offloader<MemoryHost> {
 }
 
 fn offload(lro: &Offloader<MemoryHost>, records: &[Value], detail: &str) -> String {
-    let request = OffloadRequest::from_json(&json!({"operation": "recall", "detail": detail})).unwrap();
+    let request =
+        OffloadRequest::from_json(&json!({"operation": "recall", "detail": detail})).unwrap();
     lro.offload(&json!(records), &request)
         .unwrap()
         .offloaded()
@@ -65,39 +77,83 @@ fn filters_shape_and_aggregate_memories() {
     let file = offload(&lro, &records, "full");
 
     // Three predicates: a regex, array containment, a numeric bound on a nested field.
-    let r = extract(&lro, &file, json!({"where": {
-        "namespace": {"$regex": "^_semantic"}, "tags": "cache", "provenance.confidence": {"$gte": 0.5}
-    }}));
+    let r = extract(
+        &lro,
+        &file,
+        json!({"where": {
+            "namespace": {"$regex": "^_semantic"}, "tags": "cache", "provenance.confidence": {"$gte": 0.5}
+        }}),
+    );
     let want: Vec<String> = (0..60)
         .filter(|i| i % 3 == 0 && [0, 2].contains(&(i % 4)) && (i % 10) >= 5)
         .map(|i| format!("m{i:05}"))
         .collect();
     assert_eq!(ids(&r.results), want);
     assert!(!r.truncated && r.warnings.is_empty());
-    assert!(r.jq.as_deref().unwrap().starts_with(&format!("tail -n +2 {file} | jq -c '")));
+    assert!(
+        r.jq.as_deref()
+            .unwrap()
+            .starts_with(&format!("tail -n +2 {file} | jq -c '"))
+    );
 
-    let r = extract(&lro, &file, json!({"where": {"memory_type": "episodic"}, "fields": ["id", "provenance.confidence"], "sort": {"created": -1, "id": 1}, "skip": 1, "limit": 3}));
+    let r = extract(
+        &lro,
+        &file,
+        json!({"where": {"memory_type": "episodic"}, "fields": ["id", "provenance.confidence"], "sort": {"created": -1, "id": 1}, "skip": 1, "limit": 3}),
+    );
     assert_eq!(r.results.len(), 3);
-    assert_eq!(r.results[0].as_object().unwrap().keys().collect::<Vec<_>>(), ["id", "provenance"]);
-    let created = |id: &str| records.iter().find(|m| m["id"] == id).unwrap()["created"].as_str().unwrap().to_owned();
+    assert_eq!(
+        r.results[0].as_object().unwrap().keys().collect::<Vec<_>>(),
+        ["id", "provenance"]
+    );
+    let created = |id: &str| {
+        records.iter().find(|m| m["id"] == id).unwrap()["created"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
     let dates: Vec<String> = ids(&r.results).into_iter().map(created).collect();
     assert!(dates.windows(2).all(|w| w[0] >= w[1]), "{dates:?}");
 
-    assert_eq!(extract(&lro, &file, json!({"where": {"tags": {"$size": 0}}, "count": true})).results, [json!(15)]);
-    assert_eq!(extract(&lro, &file, json!({"count": true, "skip": 50, "limit": 20})).results, [json!(10)]);
+    assert_eq!(
+        extract(
+            &lro,
+            &file,
+            json!({"where": {"tags": {"$size": 0}}, "count": true})
+        )
+        .results,
+        [json!(15)]
+    );
+    assert_eq!(
+        extract(&lro, &file, json!({"count": true, "skip": 50, "limit": 20})).results,
+        [json!(10)]
+    );
     assert_eq!(
         extract(&lro, &file, json!({"group_by": "tags"})).results,
-        [json!([{"tags": "cache", "count": 30}, {"tags": null, "count": 15}, {"tags": "ops", "count": 15}, {"tags": "perf", "count": 15}])]
+        [
+            json!([{"tags": "cache", "count": 30}, {"tags": null, "count": 15}, {"tags": "ops", "count": 15}, {"tags": "perf", "count": 15}])
+        ]
     );
-    assert_eq!(extract(&lro, &file, json!({"distinct": "memory_type"})).results, [json!(["episodic", "procedural", "semantic"])]);
-    let stats = extract(&lro, &file, json!({"stats": "provenance.confidence", "where": {"memory_type": "semantic"}}));
+    assert_eq!(
+        extract(&lro, &file, json!({"distinct": "memory_type"})).results,
+        [json!(["episodic", "procedural", "semantic"])]
+    );
+    let stats = extract(
+        &lro,
+        &file,
+        json!({"stats": "provenance.confidence", "where": {"memory_type": "semantic"}}),
+    );
     assert_eq!(stats.results[0]["count"], 20);
     let confidence = |i: usize| records[i]["provenance"]["confidence"].clone();
     assert_eq!(stats.results[0]["min"], confidence(0));
     assert_eq!(stats.results[0]["max"], confidence(9));
 
     // An object argument sent as its JSON text (some MCP clients do) works the same.
-    let as_text = extract(&lro, &file, json!({"where": "{\"tags\": \"ops\"}", "count": true}));
+    let as_text = extract(
+        &lro,
+        &file,
+        json!({"where": "{\"tags\": \"ops\"}", "count": true}),
+    );
     assert_eq!(as_text.results, [json!(15)]);
 }
 
@@ -105,11 +161,23 @@ fn filters_shape_and_aggregate_memories() {
 fn unknown_fields_warn_with_the_closest_names() {
     let lro = offloader(ExtractLimits::default());
     let file = offload(&lro, &memories(60), "full");
-    let r = extract(&lro, &file, json!({"where": {"confidence": {"$gt": 0.5}, "namepsace": "projects/atlas"}}));
+    let r = extract(
+        &lro,
+        &file,
+        json!({"where": {"confidence": {"$gt": 0.5}, "namepsace": "projects/atlas"}}),
+    );
     assert!(r.results.is_empty());
     assert_eq!(r.warnings.len(), 2, "{:?}", r.warnings);
-    assert!(r.warnings[0].contains("\"provenance.confidence\""), "{:?}", r.warnings);
-    assert!(r.warnings[1].contains("closest field names: \"namespace\""), "{:?}", r.warnings);
+    assert!(
+        r.warnings[0].contains("\"provenance.confidence\""),
+        "{:?}",
+        r.warnings
+    );
+    assert!(
+        r.warnings[1].contains("closest field names: \"namespace\""),
+        "{:?}",
+        r.warnings
+    );
     // A field that some record has is no warning, even when nothing matches.
     let r = extract(&lro, &file, json!({"where": {"namespace": "nowhere"}}));
     assert!(r.results.is_empty() && r.warnings.is_empty());
@@ -120,17 +188,61 @@ fn verbs_and_malformed_queries_are_typed_errors() {
     let lro = offloader(ExtractLimits::default());
     let file = offload(&lro, &memories(60), "light");
     for (request, code, needle) in [
-        (json!({"where": {}, "recipe": 1}), ErrorCode::InvalidArgument, "exactly one"),
-        (json!({"limit": 3, "query": "."}), ErrorCode::InvalidArgument, "exactly one"),
-        (json!({"count": true, "distinct": "tags"}), ErrorCode::InvalidArgument, "at most one"),
-        (json!({"fields": ["id"], "count": true}), ErrorCode::InvalidArgument, "fields"),
-        (json!({"where": {}, "params": {"a": "b"}}), ErrorCode::InvalidArgument, "params"),
-        (json!({"where": {"tags": {"$contains": "x"}}}), ErrorCode::InvalidQuery, "where.tags.$contains: unknown operator"),
-        (json!({"where": {"title": {"$regex": "(?<=a)b"}}}), ErrorCode::InvalidQuery, "where.title.$regex"),
-        (json!({"where": "{not json"}), ErrorCode::InvalidQuery, "where: not a JSON"),
-        (json!({"where": 3}), ErrorCode::InvalidQuery, "where: a filter document"),
-        (json!({"sort": {"created": "desc"}}), ErrorCode::InvalidArgument, "sort"),
-        (json!({"group_by": "a..b"}), ErrorCode::InvalidArgument, "group_by"),
+        (
+            json!({"where": {}, "recipe": 1}),
+            ErrorCode::InvalidArgument,
+            "exactly one",
+        ),
+        (
+            json!({"limit": 3, "query": "."}),
+            ErrorCode::InvalidArgument,
+            "exactly one",
+        ),
+        (
+            json!({"count": true, "distinct": "tags"}),
+            ErrorCode::InvalidArgument,
+            "at most one",
+        ),
+        (
+            json!({"fields": ["id"], "count": true}),
+            ErrorCode::InvalidArgument,
+            "fields",
+        ),
+        (
+            json!({"where": {}, "params": {"a": "b"}}),
+            ErrorCode::InvalidArgument,
+            "params",
+        ),
+        (
+            json!({"where": {"tags": {"$contains": "x"}}}),
+            ErrorCode::InvalidQuery,
+            "where.tags.$contains: unknown operator",
+        ),
+        (
+            json!({"where": {"title": {"$regex": "(?<=a)b"}}}),
+            ErrorCode::InvalidQuery,
+            "where.title.$regex",
+        ),
+        (
+            json!({"where": "{not json"}),
+            ErrorCode::InvalidQuery,
+            "where: not a JSON",
+        ),
+        (
+            json!({"where": 3}),
+            ErrorCode::InvalidQuery,
+            "where: a filter document",
+        ),
+        (
+            json!({"sort": {"created": "desc"}}),
+            ErrorCode::InvalidArgument,
+            "sort",
+        ),
+        (
+            json!({"group_by": "a..b"}),
+            ErrorCode::InvalidArgument,
+            "group_by",
+        ),
     ] {
         let (got, message) = error(&lro, &file, request.clone());
         assert_eq!(got, code, "{request}: {message}");
@@ -148,10 +260,24 @@ fn cut_results_say_what_was_returned_out_of_what() {
     });
     let file = offload(&lro, &memories(200), "light");
     let r = extract(&lro, &file, json!({"where": {"tags": "cache"}}));
-    assert_eq!((r.results.len(), r.truncated, r.returned, r.total), (7, true, Some(7), Some(100)));
+    assert_eq!(
+        (r.results.len(), r.truncated, r.returned, r.total),
+        (7, true, Some(7), Some(100))
+    );
     assert_eq!(r.limit.as_deref(), Some("max_output_records (7)"));
-    assert!(r.hint.as_deref().unwrap().contains("7 item(s) of 100 returned"), "{:?}", r.hint);
-    let sorted = extract(&lro, &file, json!({"where": {"tags": "cache"}, "sort": "-created", "limit": 50}));
+    assert!(
+        r.hint
+            .as_deref()
+            .unwrap()
+            .contains("7 item(s) of 100 returned"),
+        "{:?}",
+        r.hint
+    );
+    let sorted = extract(
+        &lro,
+        &file,
+        json!({"where": {"tags": "cache"}, "sort": "-created", "limit": 50}),
+    );
     assert_eq!((sorted.results.len(), sorted.total), (7, Some(50)));
 
     // One large array (a slurping recipe, an aggregate) keeps its leading items.
@@ -160,7 +286,15 @@ fn cut_results_say_what_was_returned_out_of_what() {
         ..ExtractLimits::default()
     });
     let file = offload(&lro, &memories(200), "full");
-    let r = lro.extract(&file, &ExtractRequest { recipe: Some(8), ..ExtractRequest::default() }).unwrap();
+    let r = lro
+        .extract(
+            &file,
+            &ExtractRequest {
+                recipe: Some(8),
+                ..ExtractRequest::default()
+            },
+        )
+        .unwrap();
     assert!(r.truncated);
     assert_eq!(r.results.len(), 1);
     let items = r.results[0].as_array().unwrap();
@@ -178,21 +312,42 @@ fn workers_give_the_sequential_result() {
     let lro = offloader(ExtractLimits::default());
     let records = memories(4000);
     let file = offload(&lro, &records, "full");
-    let r = extract(&lro, &file, json!({"where": {"provenance.confidence": {"$lt": 0.2}, "namespace": "projects/atlas"}, "fields": "id"}));
+    let r = extract(
+        &lro,
+        &file,
+        json!({"where": {"provenance.confidence": {"$lt": 0.2}, "namespace": "projects/atlas"}, "fields": "id"}),
+    );
     let want: Vec<String> = (0..4000)
         .filter(|i| i % 10 < 2 && i % 3 == 2)
         .map(|i| format!("m{i:05}"))
         .collect();
     assert_eq!(ids(&r.results), want);
-    let r = extract(&lro, &file, json!({"where": {"tags": "ops"}, "sort": {"created": 1}, "skip": 10, "limit": 5, "fields": ["id", "created"]}));
+    let r = extract(
+        &lro,
+        &file,
+        json!({"where": {"tags": "ops"}, "sort": {"created": 1}, "skip": 10, "limit": 5, "fields": ["id", "created"]}),
+    );
     let mut ops: Vec<(String, String)> = (0..4000)
         .filter(|i| i % 4 == 1)
-        .map(|i| (records[i]["created"].as_str().unwrap().to_owned(), format!("m{i:05}")))
+        .map(|i| {
+            (
+                records[i]["created"].as_str().unwrap().to_owned(),
+                format!("m{i:05}"),
+            )
+        })
         .collect();
     ops.sort_by(|a, b| a.0.cmp(&b.0));
     let want: Vec<&str> = ops[10..15].iter().map(|(_, id)| id.as_str()).collect();
     assert_eq!(ids(&r.results), want);
-    assert_eq!(extract(&lro, &file, json!({"where": {"title": {"$regex": "cache", "$options": "i"}}, "count": true})).results, [json!(4000 / 3)]);
+    assert_eq!(
+        extract(
+            &lro,
+            &file,
+            json!({"where": {"title": {"$regex": "cache", "$options": "i"}}, "count": true})
+        )
+        .results,
+        [json!(4000 / 3)]
+    );
 }
 
 #[test]
@@ -206,7 +361,11 @@ fn the_native_guidance_shows_a_where_that_matches() {
     let raw: Vec<Value> = (0..200)
         .map(|i| json!({"name": format!("entity-{i}"), "kind": kinds[i % 3], "labels": ["a", "b"]}))
         .collect();
-    for (records, detail) in [(memories(60), "light"), (memories(60), "full"), (raw, "raw")] {
+    for (records, detail) in [
+        (memories(60), "light"),
+        (memories(60), "full"),
+        (raw, "raw"),
+    ] {
         let request = if detail == "raw" {
             OffloadRequest::new("read_graph")
         } else {
@@ -221,7 +380,14 @@ fn the_native_guidance_shows_a_where_that_matches() {
             .unwrap_or_else(|| panic!("{}", descriptor.guidance));
         let args = &line[line.find("where=").unwrap() + 6..line.rfind(')').unwrap()];
         let (filter, fields) = args.split_once(", fields=").unwrap();
-        let response = extract(&lro, &descriptor.file_path, json!({"where": serde_json::from_str::<Value>(filter).unwrap(), "fields": serde_json::from_str::<Value>(fields).unwrap()}));
-        assert!(!response.results.is_empty() && response.warnings.is_empty(), "{line}");
+        let response = extract(
+            &lro,
+            &descriptor.file_path,
+            json!({"where": serde_json::from_str::<Value>(filter).unwrap(), "fields": serde_json::from_str::<Value>(fields).unwrap()}),
+        );
+        assert!(
+            !response.results.is_empty() && response.warnings.is_empty(),
+            "{line}"
+        );
     }
 }

@@ -60,10 +60,24 @@ fn record(rng: &mut Rng, i: usize) -> Value {
     let mut map = Map::new();
     map.insert("id".to_owned(), json!(i));
     if rng.chance(85) {
-        map.insert("n".to_owned(), if rng.chance(80) { json!(rng.below(10) as i64 - 3) } else { value(rng, 1) });
+        map.insert(
+            "n".to_owned(),
+            if rng.chance(80) {
+                json!(rng.below(10) as i64 - 3)
+            } else {
+                value(rng, 1)
+            },
+        );
     }
     if rng.chance(85) {
-        map.insert("s".to_owned(), if rng.chance(80) { json!(rng.pick(&WORDS)) } else { value(rng, 1) });
+        map.insert(
+            "s".to_owned(),
+            if rng.chance(80) {
+                json!(rng.pick(&WORDS))
+            } else {
+                value(rng, 1)
+            },
+        );
     }
     if rng.chance(80) {
         map.insert(
@@ -75,7 +89,11 @@ fn record(rng: &mut Rng, i: usize) -> Value {
         let one = |rng: &mut Rng| json!({"x": rng.below(5), "y": rng.pick(&WORDS)});
         map.insert(
             "o".to_owned(),
-            if rng.chance(60) { one(rng) } else { Value::Array((0..rng.below(3)).map(|_| one(rng)).collect()) },
+            if rng.chance(60) {
+                one(rng)
+            } else {
+                Value::Array((0..rng.below(3)).map(|_| one(rng)).collect())
+            },
         );
     }
     if rng.chance(60) {
@@ -84,10 +102,18 @@ fn record(rng: &mut Rng, i: usize) -> Value {
     Value::Object(map)
 }
 
-const FIELDS: [&str; 12] = ["n", "s", "tags", "o", "o.x", "o.y", "m", "m.x", "tags.0", "o.0.x", "id", "nope"];
+const FIELDS: [&str; 12] = [
+    "n", "s", "tags", "o", "o.x", "o.y", "m", "m.x", "tags.0", "o.0.x", "id", "nope",
+];
 
 fn condition(rng: &mut Rng, depth: usize) -> Value {
-    let operand = |rng: &mut Rng| if rng.chance(80) { scalar(rng) } else { value(rng, 1) };
+    let operand = |rng: &mut Rng| {
+        if rng.chance(80) {
+            scalar(rng)
+        } else {
+            value(rng, 1)
+        }
+    };
     match rng.below(17) {
         0 => operand(rng),
         1 => json!({"$eq": operand(rng)}),
@@ -97,16 +123,24 @@ fn condition(rng: &mut Rng, depth: usize) -> Value {
         5 => json!({"$in": (0..rng.below(3) + 1).map(|_| operand(rng)).collect::<Vec<_>>()}),
         6 => json!({"$nin": (0..rng.below(3)).map(|_| operand(rng)).collect::<Vec<_>>()}),
         7 => json!({"$exists": rng.chance(50)}),
-        8 => json!({"$type": rng.pick(&["string", "number", "array", "object", "null", "bool", "int", "double"])}),
-        9 => json!({"$regex": rng.pick(&["^c", "ach", "E$", "^(db|api)$", "t.", "^$"]), "$options": rng.pick(&["", "i", "im", "s", "x"])}),
+        8 => {
+            json!({"$type": rng.pick(&["string", "number", "array", "object", "null", "bool", "int", "double"])})
+        }
+        9 => {
+            json!({"$regex": rng.pick(&["^c", "ach", "E$", "^(db|api)$", "t.", "^$"]), "$options": rng.pick(&["", "i", "im", "s", "x"])})
+        }
         10 => json!({"$size": rng.below(4)}),
-        11 => json!({"$all": (0..rng.below(3)).map(|_| json!(rng.pick(&WORDS))).collect::<Vec<_>>()}),
+        11 => {
+            json!({"$all": (0..rng.below(3)).map(|_| json!(rng.pick(&WORDS))).collect::<Vec<_>>()})
+        }
         12 if depth < 2 => json!({"$elemMatch": {"x": condition(rng, depth + 1)}}),
         13 => json!({"$elemMatch": {"$gte": rng.below(4)}}),
         14 if depth < 2 => {
             let inner = condition(rng, depth + 1);
             match inner {
-                Value::Object(map) if map.keys().all(|k| k.starts_with('$')) && !map.is_empty() => json!({"$not": map}),
+                Value::Object(map) if map.keys().all(|k| k.starts_with('$')) && !map.is_empty() => {
+                    json!({"$not": map})
+                }
                 _ => json!({"$not": {"$eq": inner}}),
             }
         }
@@ -119,7 +153,14 @@ fn filter(rng: &mut Rng, depth: usize) -> Value {
     for _ in 0..rng.below(3) {
         if depth < 2 && rng.chance(20) {
             let op = *rng.pick(&["$and", "$or", "$nor"]);
-            doc.insert(op.to_owned(), Value::Array((0..rng.below(3) + 1).map(|_| filter(rng, depth + 1)).collect()));
+            doc.insert(
+                op.to_owned(),
+                Value::Array(
+                    (0..rng.below(3) + 1)
+                        .map(|_| filter(rng, depth + 1))
+                        .collect(),
+                ),
+            );
         } else {
             doc.insert((*rng.pick(&FIELDS)).to_owned(), condition(rng, depth));
         }
@@ -136,27 +177,38 @@ fn request(rng: &mut Rng) -> Value {
             req.insert("count".to_owned(), json!(true));
         }
         1 => {
-            req.insert("group_by".to_owned(), json!(rng.pick(&["s", "tags", "o.y", "m", "n", "nope"])));
+            req.insert(
+                "group_by".to_owned(),
+                json!(rng.pick(&["s", "tags", "o.y", "m", "n", "nope"])),
+            );
         }
         2 => {
-            req.insert("distinct".to_owned(), json!(rng.pick(&["s", "tags", "o.x", "m", "n"])));
+            req.insert(
+                "distinct".to_owned(),
+                json!(rng.pick(&["s", "tags", "o.x", "m", "n"])),
+            );
         }
         3 => {
             req.insert("stats".to_owned(), json!(rng.pick(&["n", "o.x", "m", "s"])));
         }
         _ => {
             if rng.chance(40) {
-                let fields: Vec<&str> = (0..rng.below(3) + 1).map(|_| *rng.pick(&["id", "s", "o.x", "m.y", "tags"])).collect();
+                let fields: Vec<&str> = (0..rng.below(3) + 1)
+                    .map(|_| *rng.pick(&["id", "s", "o.x", "m.y", "tags"]))
+                    .collect();
                 let mut unique = Vec::new();
                 for f in fields {
-                    if !unique.contains(&f) && !(f == "o.x" && unique.contains(&"o")) {
+                    if !unique.contains(&f) {
                         unique.push(f);
                     }
                 }
                 if rng.chance(70) {
                     req.insert("fields".to_owned(), json!(unique));
                 } else {
-                    req.insert("fields".to_owned(), Value::Object(unique.iter().map(|f| ((*f).to_owned(), json!(0))).collect()));
+                    req.insert(
+                        "fields".to_owned(),
+                        Value::Object(unique.iter().map(|f| ((*f).to_owned(), json!(0))).collect()),
+                    );
                 }
             }
         }
@@ -164,7 +216,10 @@ fn request(rng: &mut Rng) -> Value {
     if rng.chance(40) {
         let mut sort = Map::new();
         for _ in 0..rng.below(2) + 1 {
-            sort.insert((*rng.pick(&sortable)).to_owned(), json!(if rng.chance(50) { 1 } else { -1 }));
+            sort.insert(
+                (*rng.pick(&sortable)).to_owned(),
+                json!(if rng.chance(50) { 1 } else { -1 }),
+            );
         }
         req.insert("sort".to_owned(), Value::Object(sort));
     }
@@ -184,9 +239,14 @@ fn same(a: &Value, b: &Value) -> bool {
             let (x, y) = (x.as_f64().unwrap(), y.as_f64().unwrap());
             x == y || (x - y).abs() <= 1e-9 * x.abs().max(y.abs())
         }
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(p, q)| same(p, q))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().zip(y).all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
+            x.len() == y.len()
+                && x.iter()
+                    .zip(y)
+                    .all(|((ka, va), (kb, vb))| ka == kb && same(va, vb))
         }
         _ => a == b,
     }
@@ -218,12 +278,17 @@ fn random_queries_agree_with_their_jq_command() {
         ..OffloadConfig::default()
     };
     let lro = Offloader::new(config, StdHost::new()).unwrap();
-    let cases: usize = std::env::var("LRO_JQ_CASES").ok().and_then(|n| n.parse().ok()).unwrap_or(240);
+    let cases: usize = std::env::var("LRO_JQ_CASES")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(240);
     let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
     let mut files = Vec::new();
     for f in 0..4 {
         let records: Vec<Value> = (0..25 + f * 10).map(|i| record(&mut rng, i)).collect();
-        let outcome = lro.offload(&json!(records), &OffloadRequest::new("rand")).unwrap();
+        let outcome = lro
+            .offload(&json!(records), &OffloadRequest::new("rand"))
+            .unwrap();
         files.push(outcome.offloaded().unwrap().file_path.clone());
     }
     let mut nonempty = 0;
@@ -239,7 +304,9 @@ fn random_queries_agree_with_their_jq_command() {
         let command = response.jq.clone().expect("structured responses carry jq");
         let theirs = jq_outputs(&command);
         let ours = &response.results;
-        if std::env::var("LRO_JQ_SHOW").is_ok() { eprintln!("{req}\n  -> {}\n  {command}", Value::from(ours.clone())); }
+        if std::env::var("LRO_JQ_SHOW").is_ok() {
+            eprintln!("{req}\n  -> {}\n  {command}", Value::from(ours.clone()));
+        }
         assert!(
             ours.len() == theirs.len() && ours.iter().zip(&theirs).all(|(a, b)| same(a, b)),
             "case {case}: {req}\nours: {}\njq:   {}\n{command}",
@@ -252,5 +319,8 @@ fn random_queries_agree_with_their_jq_command() {
             nonempty += 1;
         }
     }
-    assert!(nonempty * 3 > cases, "too few cases match anything ({nonempty} of {cases})");
+    assert!(
+        nonempty * 3 > cases,
+        "too few cases match anything ({nonempty} of {cases})"
+    );
 }

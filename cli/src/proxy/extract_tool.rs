@@ -108,12 +108,30 @@ mod tests {
                           "fields": ["id"], "sort": {"id": -1}, "limit": 2});
         let result = call(&lro, Some(&args));
         assert_eq!(result["isError"], false, "{result}");
-        assert_eq!(result["structuredContent"]["results"], json!([{"id": "e48"}, {"id": "e45"}]));
-        assert!(text(&result).starts_with("{\"id\":\"e48\"}\n{\"id\":\"e45\"}\nequivalent jq: tail -n +2 "));
-        let counted = call(&lro, Some(&json!({"file_path": path, "count": true, "where": "{\"kind\": \"place\"}"})));
+        assert_eq!(
+            result["structuredContent"]["results"],
+            json!([{"id": "e48"}, {"id": "e45"}])
+        );
+        assert!(
+            text(&result)
+                .starts_with("{\"id\":\"e48\"}\n{\"id\":\"e45\"}\nequivalent jq: tail -n +2 ")
+        );
+        let counted = call(
+            &lro,
+            Some(&json!({"file_path": path, "count": true, "where": "{\"kind\": \"place\"}"})),
+        );
         assert_eq!(counted["structuredContent"]["results"], json!([200]));
-        let warned = call(&lro, Some(&json!({"file_path": path, "where": {"knd": "person"}})));
-        assert!(text(&warned).contains("warning: no record has the field \"knd\"; closest field names: \"kind\""), "{}", text(&warned));
+        let warned = call(
+            &lro,
+            Some(&json!({"file_path": path, "where": {"knd": "person"}})),
+        );
+        assert!(
+            text(&warned).contains(
+                "warning: no record has the field \"knd\"; closest field names: \"kind\""
+            ),
+            "{}",
+            text(&warned)
+        );
     }
 
     #[test]
@@ -159,8 +177,19 @@ mod tests {
         let tool = descriptor();
         let props = tool["inputSchema"]["properties"].as_object().unwrap();
         for key in [
-            "file_path", "recipe", "query", "params", "where", "fields", "sort", "skip", "limit",
-            "count", "group_by", "distinct", "stats",
+            "file_path",
+            "recipe",
+            "query",
+            "params",
+            "where",
+            "fields",
+            "sort",
+            "skip",
+            "limit",
+            "count",
+            "group_by",
+            "distinct",
+            "stats",
         ] {
             assert!(props.contains_key(key), "{key}");
         }

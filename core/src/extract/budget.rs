@@ -208,7 +208,10 @@ impl<'d> Budget<'d> {
         }
         self.items = Some((returned, Some(total)));
         if returned < self.limits.max_output_records {
-            self.cut(format!("max_output_bytes ({})", self.limits.max_output_bytes));
+            self.cut(format!(
+                "max_output_bytes ({})",
+                self.limits.max_output_bytes
+            ));
         } else {
             self.cut(format!(
                 "max_output_records ({})",
@@ -226,7 +229,10 @@ impl<'d> Budget<'d> {
                 self.limits.max_output_records
             ));
         } else {
-            self.cut(format!("max_output_bytes ({})", self.limits.max_output_bytes));
+            self.cut(format!(
+                "max_output_bytes ({})",
+                self.limits.max_output_bytes
+            ));
         }
         self.items = Some((self.results.len() as u64, Some(total)));
     }

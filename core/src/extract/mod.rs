@@ -232,7 +232,10 @@ impl ExtractRequest {
             ));
         }
         if self.params.as_ref().is_some_and(|p| !p.is_empty())
-            && matches!(verbs[0], Verb::Lines(_) | Verb::Search(_) | Verb::Structured)
+            && matches!(
+                verbs[0],
+                Verb::Lines(_) | Verb::Search(_) | Verb::Structured
+            )
         {
             return Err(LroError::new(
                 ErrorCode::InvalidArgument,

@@ -104,10 +104,18 @@ impl Accumulator {
                     let Val::Num(n) = &v else { continue };
                     stats.count += 1;
                     stats.sum += to_f64(n);
-                    if stats.min.as_ref().is_none_or(|m| super::order::compare(&v, m).is_lt()) {
+                    if stats
+                        .min
+                        .as_ref()
+                        .is_none_or(|m| super::order::compare(&v, m).is_lt())
+                    {
                         stats.min = Some(v.clone());
                     }
-                    if stats.max.as_ref().is_none_or(|m| super::order::compare(&v, m).is_gt()) {
+                    if stats
+                        .max
+                        .as_ref()
+                        .is_none_or(|m| super::order::compare(&v, m).is_gt())
+                    {
                         stats.max = Some(v);
                     }
                 }
@@ -123,7 +131,7 @@ impl Accumulator {
                 let name = aggregate.path().map_or("value", group_name);
                 let mut list: Vec<(Ordered, u64)> = groups.into_iter().collect();
                 // Stable: equal counts stay in value order.
-                list.sort_by(|a, b| b.1.cmp(&a.1));
+                list.sort_by_key(|g| std::cmp::Reverse(g.1));
                 Value::Array(
                     list.into_iter()
                         .map(|(v, n)| {
@@ -139,8 +147,14 @@ impl Accumulator {
             Self::Stats(s) => {
                 let mut out = Map::with_capacity(5);
                 out.insert("count".to_owned(), Value::from(s.count));
-                out.insert("min".to_owned(), s.min.as_ref().map_or(Value::Null, to_json));
-                out.insert("max".to_owned(), s.max.as_ref().map_or(Value::Null, to_json));
+                out.insert(
+                    "min".to_owned(),
+                    s.min.as_ref().map_or(Value::Null, to_json),
+                );
+                out.insert(
+                    "max".to_owned(),
+                    s.max.as_ref().map_or(Value::Null, to_json),
+                );
                 out.insert("sum".to_owned(), jq_number(s.sum));
                 #[allow(clippy::cast_precision_loss, reason = "jq divides doubles")]
                 let avg = if s.count == 0 {
@@ -163,5 +177,9 @@ fn jq_number(f: f64) -> Value {
 /// The group key name of a `group_by` field in its output objects: the path, or `value`
 /// when the path is `count` (the name of the count).
 pub(crate) fn group_name(path: &Path) -> &str {
-    if path.text == "count" { "value" } else { &path.text }
+    if path.text == "count" {
+        "value"
+    } else {
+        &path.text
+    }
 }

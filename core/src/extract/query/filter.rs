@@ -120,10 +120,7 @@ pub(crate) fn parse(doc: &Value) -> Result<Filter> {
 
 fn document(map: &Map<String, Value>, at: &str, depth: usize) -> Result<Filter> {
     if depth > MAX_DEPTH {
-        return Err(bad(
-            at,
-            format!("nested deeper than {MAX_DEPTH} levels"),
-        ));
+        return Err(bad(at, format!("nested deeper than {MAX_DEPTH} levels")));
     }
     let mut all = Vec::with_capacity(map.len());
     for (key, value) in map {
@@ -148,7 +145,10 @@ fn document(map: &Map<String, Value>, at: &str, depth: usize) -> Result<Filter> 
                     ),
                 ));
             }
-            _ => all.push(Filter::Field(path(key, at)?, conditions(value, &here, depth)?)),
+            _ => all.push(Filter::Field(
+                path(key, at)?,
+                conditions(value, &here, depth)?,
+            )),
         }
     }
     Ok(match all.len() {
@@ -160,7 +160,10 @@ fn document(map: &Map<String, Value>, at: &str, depth: usize) -> Result<Filter> 
 
 fn logical(value: &Value, at: &str, depth: usize) -> Result<Vec<Filter>> {
     let Value::Array(items) = value else {
-        return Err(bad(at, format!("expected an array of filter documents, got {value}")));
+        return Err(bad(
+            at,
+            format!("expected an array of filter documents, got {value}"),
+        ));
     };
     if items.is_empty() {
         return Err(bad(at, "expected a non-empty array of filter documents"));
@@ -217,9 +220,7 @@ pub(crate) fn path(text: &str, at: &str) -> Result<Path> {
 /// The value of a field in a filter document: an operator document, or a value to equal.
 fn conditions(value: &Value, at: &str, depth: usize) -> Result<Vec<Cond>> {
     match value {
-        Value::Object(map) if map.keys().any(|k| k.starts_with('$')) => {
-            operators(map, at, depth)
-        }
+        Value::Object(map) if map.keys().any(|k| k.starts_with('$')) => operators(map, at, depth),
         other => Ok(vec![Cond::Eq(val(other, at)?)]),
     }
 }
@@ -227,10 +228,7 @@ fn conditions(value: &Value, at: &str, depth: usize) -> Result<Vec<Cond>> {
 /// An operator document (`{"$gt": 1, "$lt": 5}`); plain keys mixed in are an error.
 fn operators(map: &Map<String, Value>, at: &str, depth: usize) -> Result<Vec<Cond>> {
     if depth > MAX_DEPTH {
-        return Err(bad(
-            at,
-            format!("nested deeper than {MAX_DEPTH} levels"),
-        ));
+        return Err(bad(at, format!("nested deeper than {MAX_DEPTH} levels")));
     }
     if let Some(plain) = map.keys().find(|k| !k.starts_with('$')) {
         return Err(bad(
@@ -283,7 +281,9 @@ fn operators(map: &Map<String, Value>, at: &str, depth: usize) -> Result<Vec<Con
                 other => {
                     return Err(bad(
                         &here,
-                        format!("$not takes a non-empty operator document such as {{\"$regex\": \"x\"}}, got {other}"),
+                        format!(
+                            "$not takes a non-empty operator document such as {{\"$regex\": \"x\"}}, got {other}"
+                        ),
                     ));
                 }
             },
@@ -316,7 +316,12 @@ fn size(operand: &Value, at: &str) -> Result<usize> {
         .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u32::MAX as f64)
         // Integral and in range, so the cast is exact.
         .map(|f| f as usize)
-        .ok_or_else(|| bad(at, format!("expected a non-negative integer, got {operand}")))
+        .ok_or_else(|| {
+            bad(
+                at,
+                format!("expected a non-negative integer, got {operand}"),
+            )
+        })
 }
 
 fn types(operand: &Value, at: &str) -> Result<Vec<BsonType>> {
@@ -343,7 +348,10 @@ fn pattern(operand: &Value, options: Option<&Value>, at: &str) -> Result<Pattern
         return Err(bad(at, format!("expected a pattern string, got {operand}")));
     };
     if source.len() > MAX_PATTERN_BYTES {
-        return Err(bad(at, format!("pattern longer than {MAX_PATTERN_BYTES} bytes")));
+        return Err(bad(
+            at,
+            format!("pattern longer than {MAX_PATTERN_BYTES} bytes"),
+        ));
     }
     let given = match options {
         None => "",
@@ -380,7 +388,10 @@ fn pattern(operand: &Value, options: Option<&Value>, at: &str) -> Result<Pattern
 
 fn all_items(operand: &Value, at: &str, depth: usize) -> Result<Vec<AllItem>> {
     let Value::Array(items) = operand else {
-        return Err(bad(at, format!("expected an array of values, got {operand}")));
+        return Err(bad(
+            at,
+            format!("expected an array of values, got {operand}"),
+        ));
     };
     items
         .iter()

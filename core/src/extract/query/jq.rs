@@ -25,7 +25,8 @@ const DEF_CANDIDATES: &str = "def _c: ., (arrays | .[]);";
 const DEF_SORT: &str = r#"def _sk($p; $d): [_l($p) | if length == 0 then [1, null] elif (.[0] | type) == "array" then (if (.[0] | length) == 0 then [0] else (.[0][] | _k) end) else (.[0] | _k) end] | (if $d > 0 then min else max end) // [1, null]; def _by(f; $d): group_by(f) | if $d < 0 then reverse else . end;"#;
 const DEF_KEEP: &str = r#"def _po($t): def _pv($u): if type == "object" then [_po($u)] elif type == "array" then [map(_pv($u)[])] else [] end; . as $o | reduce (keys_unsorted[] | select(. as $k | $t | has($k))) as $k ({}; if $t[$k] == true then .[$k] = $o[$k] else ($o[$k] | _pv($t[$k])) as $v | if ($v | length) > 0 then .[$k] = $v[0] else . end end);"#;
 const DEF_DROP: &str = r#"def _xo($t): def _xv($u): if type == "object" then _xo($u) elif type == "array" then map(_xv($u)) else . end; . as $o | reduce keys_unsorted[] as $k ({}; if ($t | has($k)) then (if $t[$k] == true then . else .[$k] = ($o[$k] | _xv($t[$k])) end) else .[$k] = $o[$k] end);"#;
-const DEF_VALUES: &str = r#"def _v($p): _l($p) | select(length == 1) | .[0] | if type == "array" then .[] else . end;"#;
+const DEF_VALUES: &str =
+    r#"def _v($p): _l($p) | select(length == 1) | .[0] | if type == "array" then .[] else . end;"#;
 
 /// The definitions a program uses, written once each in a fixed order.
 #[derive(Default)]
@@ -259,9 +260,13 @@ pub(crate) fn program(query: &Query) -> (&'static str, String) {
         s
     };
     let (flags, body) = match &query.aggregate {
-        None if query.sort.is_empty() => records_stream(query, select.as_deref(), project.as_deref()),
+        None if query.sort.is_empty() => {
+            records_stream(query, select.as_deref(), project.as_deref())
+        }
         None => {
-            let mut body = select.as_deref().map_or_else(String::new, |s| format!("map(select({s})) | "));
+            let mut body = select
+                .as_deref()
+                .map_or_else(String::new, |s| format!("map(select({s})) | "));
             body.push_str(&format!("{}{window} | .[]", w.sort(&query.sort)));
             if let Some(p) = project {
                 body.push_str(&format!(" | {p}"));
@@ -269,8 +274,13 @@ pub(crate) fn program(query: &Query) -> (&'static str, String) {
             ("-sc", body)
         }
         Some(aggregate) => {
-            let mut body = select.as_deref().map_or_else(|| ".".to_owned(), |s| format!("map(select({s}))"));
-            if !query.sort.is_empty() && !window.is_empty() && !matches!(aggregate, Aggregate::Count) {
+            let mut body = select
+                .as_deref()
+                .map_or_else(|| ".".to_owned(), |s| format!("map(select({s}))"));
+            if !query.sort.is_empty()
+                && !window.is_empty()
+                && !matches!(aggregate, Aggregate::Count)
+            {
                 if select.is_none() {
                     body.clear();
                     body.push_str(&w.sort(&query.sort));
@@ -294,7 +304,10 @@ pub(crate) fn program(query: &Query) -> (&'static str, String) {
                 }
                 Aggregate::Distinct(path) => {
                     w.defs.0.extend([Defs::ORDER, Defs::LEAVES, Defs::VALUES]);
-                    ("-sc", format!(" | [.[] | _v({})] | unique_by(_k)", path_literal(path)))
+                    (
+                        "-sc",
+                        format!(" | [.[] | _v({})] | unique_by(_k)", path_literal(path)),
+                    )
                 }
                 Aggregate::Stats(path) => {
                     w.defs.0.extend([Defs::LEAVES, Defs::VALUES]);
@@ -315,7 +328,11 @@ pub(crate) fn program(query: &Query) -> (&'static str, String) {
 }
 
 /// Records one by one: `select(...) | projection`, with `-n` and `inputs` for skip/limit.
-fn records_stream(query: &Query, select: Option<&str>, project: Option<&str>) -> (&'static str, String) {
+fn records_stream(
+    query: &Query,
+    select: Option<&str>,
+    project: Option<&str>,
+) -> (&'static str, String) {
     let tail = project.map_or_else(String::new, |p| format!(" | {p}"));
     if query.skip == 0 && query.limit.is_none() {
         let head = select.map_or_else(|| ".".to_owned(), |s| format!("select({s})"));

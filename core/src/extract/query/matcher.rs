@@ -135,7 +135,9 @@ impl Cond {
                     _ => false,
                 }),
             }),
-            Self::Size(n) => leaves(&mut |l| matches!(l, Leaf::Value(Val::Arr(a)) if a.len() == *n)),
+            Self::Size(n) => {
+                leaves(&mut |l| matches!(l, Leaf::Value(Val::Arr(a)) if a.len() == *n))
+            }
             Self::All(items) => {
                 !items.is_empty()
                     && items.iter().all(|item| match item {
@@ -204,7 +206,10 @@ mod tests {
         let d = docs();
         let cases = [
             (json!({"a": {"x": 1, "y": 2}}), vec![0]),
-            (json!({"a.b": null}), vec![0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12]),
+            (
+                json!({"a.b": null}),
+                vec![0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12],
+            ),
             (json!({"a": null}), vec![5, 6]),
             (json!({"a": {"$gt": 1}}), vec![2, 9, 10, 12]),
             (json!({"a": {"$gt": "a"}}), vec![8]),
@@ -213,7 +218,10 @@ mod tests {
             (json!({"a": {"$type": "array"}}), vec![2, 3, 4, 7, 10]),
             (json!({"a": {"$type": "number"}}), vec![2, 4, 9, 10, 12]),
             (json!({"a": {"$type": "double"}}), vec![12]),
-            (json!({"a": {"$exists": true}}), vec![0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12]),
+            (
+                json!({"a": {"$exists": true}}),
+                vec![0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 11, 12],
+            ),
             (json!({"a.b": {"$exists": true}}), vec![3, 4]),
             (json!({"a.0": 1}), vec![2, 4, 10]),
             (json!({"a.0": {"$exists": true}}), vec![2, 3, 4, 10]),
@@ -221,12 +229,21 @@ mod tests {
             (json!({"a": {"$all": []}}), vec![]),
             (json!({"a": {"$all": [1]}}), vec![2, 4]),
             (json!({"a": [1, 2]}), vec![2, 10]),
-            (json!({"a": {"$ne": 1}}), vec![0, 1, 3, 5, 6, 7, 8, 9, 10, 11, 12]),
-            (json!({"a": {"$nin": [1, null]}}), vec![0, 1, 3, 7, 8, 9, 10, 11, 12]),
+            (
+                json!({"a": {"$ne": 1}}),
+                vec![0, 1, 3, 5, 6, 7, 8, 9, 10, 11, 12],
+            ),
+            (
+                json!({"a": {"$nin": [1, null]}}),
+                vec![0, 1, 3, 7, 8, 9, 10, 11, 12],
+            ),
             (json!({"a": {"$in": [null]}}), vec![5, 6]),
             (json!({"a": {"$elemMatch": {"$gt": 1}}}), vec![2, 10]),
             (json!({"a": {"$elemMatch": {"b": 1}}}), vec![3]),
-            (json!({"a": {"$not": {"$gt": 1}}}), vec![0, 1, 3, 4, 5, 6, 7, 8, 11]),
+            (
+                json!({"a": {"$not": {"$gt": 1}}}),
+                vec![0, 1, 3, 4, 5, 6, 7, 8, 11],
+            ),
             (json!({"a": {"$regex": "^A", "$options": "i"}}), vec![8]),
             (json!({"a": {"$gt": [1]}}), vec![2, 3, 4, 10]),
             (json!({"a": {"$lt": {"z": 1}}}), vec![0, 1, 3, 4]),
@@ -247,7 +264,10 @@ mod tests {
             (json!({"$or": []}), "where.$or"),
             (json!({"a": {"$gt": 1, "b": 2}}), "where.a"),
             (json!({"a": {"$regex": "("}}), "where.a.$regex"),
-            (json!({"a": {"$regex": "x", "$options": "q"}}), "where.a.$options"),
+            (
+                json!({"a": {"$regex": "x", "$options": "q"}}),
+                "where.a.$options",
+            ),
             (json!({"a": {"$options": "i"}}), "where.a.$options"),
             (json!({"a": {"$size": -1}}), "where.a.$size"),
             (json!({"a": {"$type": "datetime"}}), "where.a.$type"),
@@ -259,7 +279,11 @@ mod tests {
         ] {
             let err = parse(&filter).unwrap_err();
             assert_eq!(err.code(), crate::ErrorCode::InvalidQuery, "{filter}");
-            assert!(err.message().starts_with(part), "{filter}: {}", err.message());
+            assert!(
+                err.message().starts_with(part),
+                "{filter}: {}",
+                err.message()
+            );
         }
     }
 }

@@ -96,9 +96,7 @@ impl Query {
             aggregates.push(Aggregate::Stats(field("stats", p)?));
         }
         if aggregates.len() > 1 {
-            return Err(bad(
-                "give at most one of count, group_by, distinct, stats",
-            ));
+            return Err(bad("give at most one of count, group_by, distinct, stats"));
         }
         let aggregate = aggregates.pop();
         let projection = request.fields.as_ref().map(Projection::parse).transpose()?;
@@ -196,5 +194,8 @@ pub(crate) fn run(
 /// The warnings for `missing` paths, given the first records of the file.
 pub(crate) fn warnings(missing: &[String], records: &[Value]) -> Vec<String> {
     let known = suggest::field_paths(records.iter());
-    missing.iter().map(|m| suggest::warning(m, &known)).collect()
+    missing
+        .iter()
+        .map(|m| suggest::warning(m, &known))
+        .collect()
 }

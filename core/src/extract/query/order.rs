@@ -140,8 +140,18 @@ impl BsonType {
                 "int" => Self::Int,
                 "long" => Self::Long,
                 "number" => Self::Number,
-                "decimal" | "binData" | "undefined" | "objectId" | "date" | "regex" | "dbPointer"
-                | "javascript" | "symbol" | "javascriptWithScope" | "timestamp" | "minKey"
+                "decimal"
+                | "binData"
+                | "undefined"
+                | "objectId"
+                | "date"
+                | "regex"
+                | "dbPointer"
+                | "javascript"
+                | "symbol"
+                | "javascriptWithScope"
+                | "timestamp"
+                | "minKey"
                 | "maxKey" => Self::Absent,
                 _ => return None,
             },
@@ -177,7 +187,9 @@ impl BsonType {
                 let integral = f.fract() == 0.0;
                 match self {
                     Self::Int => integral && (-INT32..INT32).contains(&f),
-                    Self::Long => integral && (-INT64..INT64).contains(&f) && !(-INT32..INT32).contains(&f),
+                    Self::Long => {
+                        integral && (-INT64..INT64).contains(&f) && !(-INT32..INT32).contains(&f)
+                    }
                     _ => !integral || !(-INT64..INT64).contains(&f),
                 }
             }
@@ -254,28 +266,64 @@ mod tests {
     #[test]
     fn brackets_then_values() {
         let ascending = [
-            "null", "-3", "1", "2.5", "10", "\"\"", "\"B\"", "\"a\"", "\"é\"", "{}",
-            r#"{"a":1}"#, r#"{"b":0}"#, r#"{"b":0,"c":1}"#, r#"{"a":"x"}"#, "[]", "[1]",
-            "[1,2]", r#"["a"]"#, "false", "true",
+            "null",
+            "-3",
+            "1",
+            "2.5",
+            "10",
+            "\"\"",
+            "\"B\"",
+            "\"a\"",
+            "\"é\"",
+            "{}",
+            r#"{"a":1}"#,
+            r#"{"b":0}"#,
+            r#"{"b":0,"c":1}"#,
+            r#"{"a":"x"}"#,
+            "[]",
+            "[1]",
+            "[1,2]",
+            r#"["a"]"#,
+            "false",
+            "true",
         ];
         for w in ascending.windows(2) {
-            assert_eq!(compare(&v(w[0]), &v(w[1])), Ordering::Less, "{} < {}", w[0], w[1]);
+            assert_eq!(
+                compare(&v(w[0]), &v(w[1])),
+                Ordering::Less,
+                "{} < {}",
+                w[0],
+                w[1]
+            );
             assert_eq!(compare(&v(w[1]), &v(w[0])), Ordering::Greater);
         }
         assert!(equal(&v("1"), &v("1.0")));
-        assert!(!equal(&v(r#"{"a":1,"b":2}"#), &v(r#"{"b":2,"a":1}"#)), "order matters");
-        assert!(equal(&v(r#"{"a":[1,{"b":2}]}"#), &v(r#"{"a":[1.0,{"b":2}]}"#)));
+        assert!(
+            !equal(&v(r#"{"a":1,"b":2}"#), &v(r#"{"b":2,"a":1}"#)),
+            "order matters"
+        );
+        assert!(equal(
+            &v(r#"{"a":[1,{"b":2}]}"#),
+            &v(r#"{"a":[1.0,{"b":2}]}"#)
+        ));
     }
 
     #[test]
     fn numbers_are_typed_by_value() {
-        let t = |name: &str, text: &str| BsonType::from_json(&Value::from(name)).unwrap().holds(&v(text));
+        let t = |name: &str, text: &str| {
+            BsonType::from_json(&Value::from(name))
+                .unwrap()
+                .holds(&v(text))
+        };
         assert!(t("int", "3") && t("int", "3.0") && !t("int", "3.5") && !t("int", "4294967296"));
         assert!(t("long", "4294967296") && !t("long", "3"));
         assert!(t("double", "3.5") && !t("double", "3") && t("double", "1e300"));
         assert!(t("number", "3.5") && !t("number", "\"3\""));
         assert!(!t("date", "\"2026-01-01\""));
         assert!(BsonType::from_json(&Value::from("datetime")).is_none());
-        assert_eq!(BsonType::from_json(&serde_json::json!(2)), Some(BsonType::String));
+        assert_eq!(
+            BsonType::from_json(&serde_json::json!(2)),
+            Some(BsonType::String)
+        );
     }
 }

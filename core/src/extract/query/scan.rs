@@ -132,7 +132,12 @@ impl Worker<'_> {
                     });
                 }
                 Mode::Sorted => {
-                    let keys = self.query.sort.iter().map(|k| sort_value(&record, k)).collect();
+                    let keys = self
+                        .query
+                        .sort
+                        .iter()
+                        .map(|k| sort_value(&record, k))
+                        .collect();
                     let hit = match self.query.aggregate.as_ref().and_then(|a| a.path()) {
                         Some(path) => Hit {
                             keys,
@@ -284,7 +289,8 @@ impl Merge<'_> {
 
     fn sort(&mut self) {
         let keys = &self.query.sort;
-        self.sorted.sort_by(|a, b| compare_records(keys, &a.keys, &b.keys));
+        self.sorted
+            .sort_by(|a, b| compare_records(keys, &a.keys, &b.keys));
     }
 }
 
@@ -307,7 +313,10 @@ pub(crate) fn scan(
     let full = AtomicBool::new(false);
     let keep = match (&query.aggregate, mode) {
         (None, Mode::Sorted) => {
-            let output = query.limit.unwrap_or(u64::MAX).min(limits.max_output_records);
+            let output = query
+                .limit
+                .unwrap_or(u64::MAX)
+                .min(limits.max_output_records);
             usize::try_from(query.skip.saturating_add(output)).ok()
         }
         (Some(_), Mode::Sorted) => query
@@ -417,11 +426,12 @@ fn finish(mut merge: Merge<'_>, budget: &mut Budget<'_>, query: &Query) -> Resul
         Mode::Sorted => {
             merge.sort();
             let skip = usize::try_from(query.skip).unwrap_or(usize::MAX);
-            let window = merge
-                .sorted
-                .drain(..)
-                .skip(skip)
-                .take(query.limit.and_then(|l| usize::try_from(l).ok()).unwrap_or(usize::MAX));
+            let window = merge.sorted.drain(..).skip(skip).take(
+                query
+                    .limit
+                    .and_then(|l| usize::try_from(l).ok())
+                    .unwrap_or(usize::MAX),
+            );
             match (&query.aggregate, merge.accumulator.take()) {
                 (Some(aggregate), Some(mut acc)) => {
                     for hit in window {
@@ -433,8 +443,8 @@ fn finish(mut merge: Merge<'_>, budget: &mut Budget<'_>, query: &Query) -> Resul
                     let total = window_total(merge.matched);
                     let mut returned = 0u64;
                     for hit in window {
-                        let record: Value = serde_json::from_slice(&hit.line)
-                            .map_err(|e| invalid_record(0, &e))?;
+                        let record: Value =
+                            serde_json::from_slice(&hit.line).map_err(|e| invalid_record(0, &e))?;
                         let value = match &query.projection {
                             Some(p) => p.apply(record),
                             None => record,

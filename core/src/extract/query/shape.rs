@@ -70,7 +70,12 @@ impl Tree {
         Value::Object(
             self.0
                 .iter()
-                .map(|(k, t)| (k.clone(), t.as_ref().map_or(Value::Bool(true), Tree::to_json)))
+                .map(|(k, t)| {
+                    (
+                        k.clone(),
+                        t.as_ref().map_or(Value::Bool(true), Tree::to_json),
+                    )
+                })
                 .collect(),
         )
     }
@@ -130,7 +135,8 @@ impl Projection {
         let mut tree = Tree::default();
         for p in &paths {
             // The same rules as filter paths (no empty component, no `$`), as arguments.
-            path(p, "fields").map_err(|e| bad("fields", e.message().trim_start_matches("fields: ")))?;
+            path(p, "fields")
+                .map_err(|e| bad("fields", e.message().trim_start_matches("fields: ")))?;
             let parts: Vec<&str> = p.split('.').collect();
             tree.add(&parts, p)?;
         }
@@ -180,7 +186,10 @@ fn keep_value(value: Value, tree: &Tree) -> Option<Value> {
     match value {
         Value::Object(map) => Some(Value::Object(keep_object(map, tree))),
         Value::Array(items) => Some(Value::Array(
-            items.into_iter().filter_map(|v| keep_value(v, tree)).collect(),
+            items
+                .into_iter()
+                .filter_map(|v| keep_value(v, tree))
+                .collect(),
         )),
         _ => None,
     }
@@ -205,7 +214,9 @@ fn drop_object(map: Map<String, Value>, tree: &Tree) -> Map<String, Value> {
 fn drop_value(value: Value, tree: &Tree) -> Value {
     match value {
         Value::Object(map) => Value::Object(drop_object(map, tree)),
-        Value::Array(items) => Value::Array(items.into_iter().map(|v| drop_value(v, tree)).collect()),
+        Value::Array(items) => {
+            Value::Array(items.into_iter().map(|v| drop_value(v, tree)).collect())
+        }
         other => other,
     }
 }
@@ -225,7 +236,8 @@ pub(crate) fn parse_sort(spec: &Value) -> Result<Vec<SortKey>> {
             None => (name.trim().strip_prefix('+').unwrap_or(name.trim()), false),
         };
         Ok(SortKey {
-            path: path(text, "sort").map_err(|e| bad("sort", e.message().trim_start_matches("sort: ")))?,
+            path: path(text, "sort")
+                .map_err(|e| bad("sort", e.message().trim_start_matches("sort: ")))?,
             descending,
         })
     };
@@ -247,12 +259,15 @@ pub(crate) fn parse_sort(spec: &Value) -> Result<Vec<SortKey>> {
                     _ => {
                         return Err(bad(
                             "sort",
-                            format!("{key:?}: expected 1 (ascending) or -1 (descending), got {dir}"),
+                            format!(
+                                "{key:?}: expected 1 (ascending) or -1 (descending), got {dir}"
+                            ),
                         ));
                     }
                 };
                 Ok(SortKey {
-                    path: path(key, "sort").map_err(|e| bad("sort", e.message().trim_start_matches("sort: ")))?,
+                    path: path(key, "sort")
+                        .map_err(|e| bad("sort", e.message().trim_start_matches("sort: ")))?,
                     descending,
                 })
             })
@@ -311,7 +326,11 @@ pub(crate) fn compare_sort(a: &SortValue, b: &SortValue) -> std::cmp::Ordering {
 }
 
 /// Orders two records' sort values by the keys, in order.
-pub(crate) fn compare_records(keys: &[SortKey], a: &[SortValue], b: &[SortValue]) -> std::cmp::Ordering {
+pub(crate) fn compare_records(
+    keys: &[SortKey],
+    a: &[SortValue],
+    b: &[SortValue],
+) -> std::cmp::Ordering {
     keys.iter()
         .zip(a.iter().zip(b))
         .map(|(key, (x, y))| {
@@ -332,11 +351,27 @@ mod tests {
     fn projections_keep_order_and_follow_arrays() {
         let record = json!({"id": 1, "title": "t", "a": [{"b": 1, "c": 2}, 5, {"c": 3}], "p": {"x": 1, "y": 2}, "s": 3});
         let keep = Projection::parse(&json!(["p.y", "a.b", "id", "s.z"])).unwrap();
-        assert_eq!(keep.apply(record.clone()), json!({"id": 1, "a": [{"b": 1}, {}], "p": {"y": 2}}));
+        assert_eq!(
+            keep.apply(record.clone()),
+            json!({"id": 1, "a": [{"b": 1}, {}], "p": {"y": 2}})
+        );
         let drop = Projection::parse(&json!({"a.c": 0, "title": 0})).unwrap();
-        assert_eq!(drop.apply(record), json!({"id": 1, "a": [{"b": 1}, 5, {}], "p": {"x": 1, "y": 2}, "s": 3}));
-        assert_eq!(Projection::parse(&json!("id, title")).unwrap().paths, ["id", "title"]);
-        for bad in [json!(["a", "a.b"]), json!({"a": 1, "b": 0}), json!([]), json!([1]), json!(["a..b"]), json!(3)] {
+        assert_eq!(
+            drop.apply(record),
+            json!({"id": 1, "a": [{"b": 1}, 5, {}], "p": {"x": 1, "y": 2}, "s": 3})
+        );
+        assert_eq!(
+            Projection::parse(&json!("id, title")).unwrap().paths,
+            ["id", "title"]
+        );
+        for bad in [
+            json!(["a", "a.b"]),
+            json!({"a": 1, "b": 0}),
+            json!([]),
+            json!([1]),
+            json!(["a..b"]),
+            json!(3),
+        ] {
             let err = Projection::parse(&bad).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidArgument, "{bad}");
             assert!(err.message().starts_with("fields: "), "{}", err.message());
@@ -350,13 +385,23 @@ mod tests {
         let asc = key(json!({"a": 1}));
         let desc = key(json!("-a"));
         let r = v(json!({"a": [3, 1, "x"]}));
-        assert_eq!(sort_value(&r, &asc).map(|x| super::super::order::to_json(&x)), Some(json!(1)));
-        assert_eq!(sort_value(&r, &desc).map(|x| super::super::order::to_json(&x)), Some(json!("x")));
+        assert_eq!(
+            sort_value(&r, &asc).map(|x| super::super::order::to_json(&x)),
+            Some(json!(1))
+        );
+        assert_eq!(
+            sort_value(&r, &desc).map(|x| super::super::order::to_json(&x)),
+            Some(json!("x"))
+        );
         assert_eq!(sort_value(&v(json!({"a": []})), &asc), None);
         assert!(matches!(sort_value(&v(json!({})), &asc), Some(Val::Null)));
         assert_eq!(parse_sort(&json!("-created,title")).unwrap().len(), 2);
         for bad in [json!({"a": 2}), json!([]), json!(""), json!(3)] {
-            assert_eq!(parse_sort(&bad).unwrap_err().code(), ErrorCode::InvalidArgument, "{bad}");
+            assert_eq!(
+                parse_sort(&bad).unwrap_err().code(),
+                ErrorCode::InvalidArgument,
+                "{bad}"
+            );
         }
     }
 }

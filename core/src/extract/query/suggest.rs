@@ -57,7 +57,9 @@ fn distance(a: &str, b: &str) -> usize {
         row[0] = i + 1;
         for (j, cb) in b.iter().enumerate() {
             let above = row[j + 1];
-            row[j + 1] = (above + 1).min(row[j] + 1).min(diagonal + usize::from(ca != cb));
+            row[j + 1] = (above + 1)
+                .min(row[j] + 1)
+                .min(diagonal + usize::from(ca != cb));
             diagonal = above;
         }
     }
@@ -113,13 +115,29 @@ mod tests {
 
     #[test]
     fn suggests_near_names_and_nested_paths() {
-        let records = [json!({"id": 1, "namespace": "a", "provenance": {"confidence": 0.5}, "tags": ["x"], "entities": [{"name": "n"}]})];
+        let records = [
+            json!({"id": 1, "namespace": "a", "provenance": {"confidence": 0.5}, "tags": ["x"], "entities": [{"name": "n"}]}),
+        ];
         let known = field_paths(records.iter());
-        assert_eq!(known, ["id", "namespace", "provenance.confidence", "provenance", "tags", "entities.name", "entities"]);
+        assert_eq!(
+            known,
+            [
+                "id",
+                "namespace",
+                "provenance.confidence",
+                "provenance",
+                "tags",
+                "entities.name",
+                "entities"
+            ]
+        );
         assert!(warning("namepsace", &known).ends_with("closest field names: \"namespace\""));
         assert!(warning("confidence", &known).contains("\"provenance.confidence\""));
         assert!(warning("entities.nmae", &known).contains("\"entities.name\""));
         let far = warning("zzzzzzzzzz", &known);
-        assert!(far.contains("fields are: id, namespace, provenance, tags, entities"), "{far}");
+        assert!(
+            far.contains("fields are: id, namespace, provenance, tags, entities"),
+            "{far}"
+        );
     }
 }
