@@ -28,19 +28,21 @@ def scalar(rng: random.Random) -> Any:
     return rng.choice([None, True, False, rng.choice(NUMBERS), rng.choice(NUMBERS), rng.choice(WORDS), rng.choice(WORDS)])
 
 
-def sub_object(rng: random.Random) -> Dict[str, Any]:
+def sub_object(rng: random.Random, whole: bool = False) -> Dict[str, Any]:
     # Keys always in the same order: mongomock compares embedded documents as dicts (any
-    # order), MongoDB and LRO key by key.
+    # order), MongoDB and LRO key by key. In arrays, whole: mongomock's $exists: false
+    # matches an array where one element lacks the field (see the departures).
     doc: Dict[str, Any] = {}
-    if rng.random() < 0.8:
+    if whole or rng.random() < 0.8:
         doc["x"] = rng.choice(NUMBERS)
-    if rng.random() < 0.8:
+    if whole or rng.random() < 0.8:
         doc["y"] = rng.choice(WORDS)
     return doc
 
 
 def record(rng: random.Random, i: int) -> Dict[str, Any]:
-    doc: Dict[str, Any] = {"id": i}
+    # Ids from 10: an id of 1 would equal true in mongomock.
+    doc: Dict[str, Any] = {"id": 10 + i}
     if rng.random() < 0.85:
         doc["n"] = rng.choice(NUMBERS) if rng.random() < 0.8 else scalar(rng)
     if rng.random() < 0.85:
@@ -50,13 +52,15 @@ def record(rng: random.Random, i: int) -> Dict[str, Any]:
     if rng.random() < 0.7:
         # Dotted paths go through objects or arrays of objects, never through a scalar (see
         # the departures: mongomock does not take a scalar parent as a missing field).
-        doc["o"] = sub_object(rng) if rng.random() < 0.6 else [sub_object(rng) for _ in range(rng.randrange(1, 3))]
+        doc["o"] = sub_object(rng) if rng.random() < 0.6 else [sub_object(rng, True) for _ in range(rng.randrange(1, 3))]
     if rng.random() < 0.6:
         doc["m"] = scalar(rng) if rng.random() < 0.7 else [scalar(rng) for _ in range(rng.randrange(1, 3))]
     return doc
 
 
-FIELDS = ["n", "s", "tags", "o.x", "o.y", "m", "tags.0", "id", "nope"]
+# No positions (`tags.0`): mongomock takes a position past the end as present (see the
+# departures); the jq-equivalence test and the vectors cover them.
+FIELDS = ["n", "s", "tags", "o.x", "o.y", "m", "id", "nope"]
 
 
 def condition(rng: random.Random, field: str, depth: int) -> Any:
@@ -81,9 +85,12 @@ def condition(rng: random.Random, field: str, depth: int) -> Any:
     if kind == 7:
         return {"$exists": rng.random() < 0.5}
     if kind == 8:
-        return {"$type": rng.choice(["string", "number", "array", "object", "null", "bool", "int", "double"])}
+        # mongomock does not implement $type "null" (the unit tests cover it).
+        return {"$type": rng.choice(["string", "number", "array", "object", "bool", "int", "double"])}
     if kind == 9:
-        return {"$regex": rng.choice(["^c", "ach", "E$", "^(db|api)$", "p"]), "$options": rng.choice(["", "i"])}
+        pattern = {"$regex": rng.choice(["^c", "ach", "E$", "^(db|api)$", "p"])}
+        # mongomock knows no $options under $not, where nested conditions may land.
+        return pattern | ({"$options": rng.choice(["", "i"])} if depth == 0 else {})
     if kind == 10 and field == "tags":
         return {"$size": rng.randrange(4)}
     if kind == 11 and field == "tags":
@@ -92,7 +99,8 @@ def condition(rng: random.Random, field: str, depth: int) -> Any:
         return {"$elemMatch": {"x": condition(rng, "x", depth + 1)}}
     if kind == 13 and field in ("tags", "m"):
         return {"$elemMatch": {"$in": [rng.choice(WORDS), rng.choice(NUMBERS)]}}
-    if kind == 14 and depth < 2:
+    # mongomock's $not departs from $ne through arrays (see the departures): top-level only.
+    if kind == 14 and depth < 2 and "." not in field:
         inner = condition(rng, field, depth + 1)
         if isinstance(inner, dict) and inner and all(k.startswith("$") for k in inner):
             return {"$not": inner}
@@ -112,10 +120,11 @@ def filter_doc(rng: random.Random, depth: int = 0) -> Dict[str, Any]:
 
 
 def load(records: List[Dict[str, Any]], out_dir: str) -> Tuple[str, Any]:
-    response = lro.offload(records, operation="rand", config={"output_dir": out_dir, "threshold_tokens": 0})
+    response = lro.offload(records, operation="rand", detail="full", config={"output_dir": out_dir, "threshold_tokens": 0})
     assert response["offloaded"]
     collection = mongomock.MongoClient().db.records
-    collection.insert_many([dict(r) for r in records])
+    # `_id` in file order: mongomock breaks sort ties by it (ObjectIds do not compare).
+    collection.insert_many([{**r, "_id": n} for n, r in enumerate(records)])
     return response["file_path"], collection
 
 
@@ -166,7 +175,8 @@ def test_shapes_and_aggregates_agree_with_mongomock(out_dir: str, seed: int) -> 
     path, collection = load(records, out_dir)
     for _ in range(60):
         where = filter_doc(rng)
-        sort = [(rng.choice(["n", "s", "tags", "id"]), rng.choice([1, -1])) for _ in range(rng.randrange(1, 3))]
+        # Scalar sort keys: mongomock sorts arrays whole (see the departures).
+        sort = [(rng.choice(["n", "s", "id"]), rng.choice([1, -1])) for _ in range(rng.randrange(1, 3))]
         sort = list(dict(sort).items())
         skip, limit = rng.choice([0, 0, 2, 5]), rng.choice([0, 0, 3, 10])
         fields = rng.choice([["id"], ["id", "s", "o.x"], ["n", "tags", "id"]])
@@ -209,7 +219,7 @@ def test_corpus_queries_agree_with_mongomock(out_dir: str) -> None:
         {"$or": [{"memory_type": "episodic"}, {"tags": {"$all": ["architecture", "tag1"]}}]},
         {"entities": {"$elemMatch": {"name": "cache", "type": "component"}}, "status": {"$ne": "archived"}},
         {"provenance.trust_level": {"$in": ["high", "low"]}, "created": {"$lt": "2025-01-10"}},
-        {"title": {"$not": {"$regex": "Decision 1", "$options": "i"}}, "tags.1": {"$nin": ["tag0", "tag2"]}},
+        {"title": {"$not": {"$regex": "(?i)decision 1"}}, "tags.1": {"$nin": ["tag0", "tag2"]}},
     ]:
         got = ours(path, out_dir, where=where, fields=["id"], sort={"created": -1, "id": 1})["results"]
         want = theirs(collection, where, projection={"id": 1, "_id": 0}, sort=[("created", -1), ("id", 1)])
@@ -224,6 +234,8 @@ def test_where_mongomock_departures(out_dir: str) -> None:
         {"id": 2, "a": {"x": 1, "y": 2}},
         {"id": 3, "b": True},
         {"id": 4, "a": None},
+        {"id": 5, "a": [], "o": [{"y": 1}, {}], "t": ["b", "z"]},
+        {"id": 6, "t": ["c", "d"]},
     ]
     path, collection = load(records, out_dir)
 
@@ -233,16 +245,33 @@ def test_where_mongomock_departures(out_dir: str) -> None:
 
     # A dotted path under a scalar (or null) is a missing field, which null matches ("Query for
     # Null or Missing Fields"); mongomock matches only missing top-level parents.
-    assert both({"a.z": None}) == ([0, 1, 2, 3, 4], [2, 3])
+    assert both({"a.z": None}) == ([0, 1, 2, 3, 4, 6], [2, 3, 6])
     # $all with no values matches nothing (the server parses it as always false); mongomock
     # matches everything.
-    assert both({"a": {"$all": []}}) == ([], [0, 1, 2, 3, 4])
+    assert both({"a": {"$all": []}}) == ([], [0, 1, 2, 3, 4, 5, 6])
     # $size applies to arrays only; mongomock also counts the keys of an object.
     assert both({"a": {"$size": 2}}) == ([1], [1, 2])
     # true is not 1 (BSON types); Python's True == 1 leads mongomock astray.
     assert both({"b": 1}) == ([], [3])
     # $gte: null matches null and missing fields, as {"a": null} does; mongomock only null.
-    assert both({"a": {"$gte": None}}) == ([3, 4], [4])
+    assert both({"a": {"$gte": None}}) == ([3, 4, 6], [4])
     # Embedded documents are equal field by field in order (the documentation's "exact match,
     # including the field order"); mongomock compares them as dicts.
     assert both({"a": {"y": 2, "x": 1}}) == ([], [2])
+    # $not {$eq} is $ne; through a position of a non-array, mongomock's $not fails to match
+    # the missing field that its own $ne matches.
+    assert both({"a.0": {"$not": {"$eq": 2}}}) == ([0, 2, 3, 4, 5, 6], [2, 3, 6])
+    assert both({"a.0": {"$ne": 2}}) == ([0, 2, 3, 4, 5, 6], [0, 2, 3, 4, 5, 6])
+    # A position on a scalar, on null or past the end of an array is a missing field, which
+    # null matches; mongomock finds a value there.
+    assert both({"a.0": {"$ne": None}}) == ([1], [0, 1, 4, 5])
+    # $exists: false means no element has the field; mongomock takes one element without it.
+    assert both({"o.y": {"$exists": False}}) == ([0, 1, 2, 3, 4, 6], [0, 1, 2, 3, 4, 5, 6])
+    # An array sorts by its smallest element ascending, its largest descending; mongomock
+    # compares the arrays whole.
+    def sorted_ids(direction: int) -> Tuple[List[int], List[int]]:
+        got = [r["id"] for r in ours(path, out_dir, where={"t": {"$exists": True}}, sort={"t": direction}, fields=["id"])["results"]]
+        return got, [d["id"] for d in collection.find({"t": {"$exists": True}}).sort("t", direction)]
+
+    assert sorted_ids(1) == ([5, 6], [5, 6])
+    assert sorted_ids(-1) == ([5, 6], [6, 5])
