@@ -261,12 +261,14 @@ impl PyOffloader {
     /// a structured query: `where` (a MongoDB filter document) shaped by `fields`, `sort`,
     /// `skip`, `limit`, or summarized by one of `count`, `group_by`, `distinct`, `stats`.
     /// `request` takes the whole request as JSON instead (what an `lro_extract` tool
-    /// receives). Returns `{"results": [...], "count", "truncated", "limit"?, "returned"?,
+    /// receives). `section` (a name from the descriptor's `sections`) scopes a query, a
+    /// structured query, lines or search. Returns `{"results": [...], "count", "truncated",
+    /// "limit"?, "returned"?,
     /// "total"?, "hint"?, "bytes_read", "records_read", "jq"?, "warnings"?}`.
     #[pyo3(signature = (
         file_path, recipe=None, query=None, params=None, *, lines=None, search=None,
-        r#where=None, fields=None, sort=None, skip=None, limit=None, count=None, group_by=None,
-        distinct=None, stats=None, request=None
+        section=None, r#where=None, fields=None, sort=None, skip=None, limit=None, count=None,
+        group_by=None, distinct=None, stats=None, request=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn extract<'py>(
@@ -278,6 +280,7 @@ impl PyOffloader {
         params: Option<Bound<'py, PyAny>>,
         lines: Option<Bound<'py, PyAny>>,
         search: Option<Bound<'py, PyAny>>,
+        section: Option<Bound<'py, PyAny>>,
         r#where: Option<Bound<'py, PyAny>>,
         fields: Option<Bound<'py, PyAny>>,
         sort: Option<Bound<'py, PyAny>>,
@@ -298,6 +301,7 @@ impl PyOffloader {
             ("params", &params),
             ("lines", &lines),
             ("search", &search),
+            ("section", &section),
             ("where", &r#where),
             ("fields", &fields),
             ("sort", &sort),

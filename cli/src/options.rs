@@ -86,11 +86,12 @@ impl ConfigArgs {
 /// How `lro offload` reads stdin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum InputFormat {
-    /// JSON when the first non-blank character is `[`, `{` or `"`; plain text otherwise.
+    /// A tool's text, read as LRO reads any: JSON, JSON inside a JSON string, a Python
+    /// literal, a CSV/TSV/Markdown table, or else one record per line.
     Auto,
     /// JSON; anything else is an error.
     Json,
-    /// Plain text, one record per line.
+    /// The same as `auto` (kept for scripts written when it meant "lines of text").
     Text,
 }
 
@@ -99,8 +100,8 @@ pub enum InputFormat {
 pub enum Input<'a> {
     /// JSON text, for the core's text path (no tree is built for an array of records).
     Json(&'a [u8]),
-    /// Plain text: one record per line.
-    Text(Value),
+    /// A tool's text, for the core to read.
+    Text(&'a str),
 }
 
 impl InputFormat {
@@ -109,12 +110,10 @@ impl InputFormat {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             LroError::new(ErrorCode::InvalidInput, format!("input is not UTF-8: {e}"))
         })?;
-        let looks_json = text.trim_start().starts_with(['[', '{', '"']);
         Ok(match self {
-            Self::Text => Input::Text(Value::String(text.to_owned())),
-            Self::Auto if !looks_json => Input::Text(Value::String(text.to_owned())),
+            Self::Auto | Self::Text => Input::Text(text),
             // Invalid JSON is the core's `invalid_input` ("input is not valid JSON: ...").
-            Self::Auto | Self::Json => Input::Json(bytes),
+            Self::Json => Input::Json(bytes),
         })
     }
 }
@@ -179,6 +178,10 @@ pub struct ExtractArgs {
     /// Cap the output at N values (default: no cap). A capped run prints what fits and exits 3.
     #[arg(long, value_name = "N")]
     pub max_output_records: Option<u64>,
+    /// Read one section of the file only (a name from its `sections`), for --query,
+    /// --lines and --search; each recipe reads its own section already.
+    #[arg(long, value_name = "NAME")]
+    pub section: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -269,6 +272,7 @@ impl ExtractArgs {
             group_by: self.group_by.clone(),
             distinct: self.distinct.clone(),
             stats: self.stats.clone(),
+            section: self.section.clone(),
         })
     }
 }

@@ -22,9 +22,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use lro_core::{
-    ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, Offloader, StdHost,
-};
+use lro_core::{ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, Offloader, StdHost};
 use serde_json::{Value, json};
 
 const TYPES: [&str; 3] = ["semantic", "episodic", "procedural"];
@@ -140,7 +138,8 @@ fn bench(c: &mut Criterion) {
     let count_jq = r#"[inputs | select((.namespace | test("^_semantic")) and any(.tags[]?; . == "performance") and .provenance.confidence >= 0.7)] | length"#;
     for n in sizes() {
         let records = Value::Array((0..n).map(memory).collect());
-        let request = OffloadRequest::from_json(&json!({"operation": "recall", "detail": "full"})).unwrap();
+        let request =
+            OffloadRequest::from_json(&json!({"operation": "recall", "detail": "full"})).unwrap();
         let descriptor = lro
             .offload(&records, &request)
             .unwrap()
@@ -160,7 +159,11 @@ fn bench(c: &mut Criterion) {
                 json!({"recipe": 3, "params": {"keyword": "keyword"}}),
                 descriptor.jq_recipes[2].command.clone(),
             ),
-            ("recipe6", json!({"recipe": 6}), descriptor.jq_recipes[5].command.clone()),
+            (
+                "recipe6",
+                json!({"recipe": 6}),
+                descriptor.jq_recipes[5].command.clone(),
+            ),
         ];
         for (name, request, command) in cases {
             let request: ExtractRequest = serde_json::from_value(request).unwrap();

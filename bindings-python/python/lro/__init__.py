@@ -162,6 +162,7 @@ def extract(
     *,
     lines: Optional[Mapping[str, Any]] = None,
     search: Optional[Mapping[str, Any]] = None,
+    section: Optional[str] = None,
     where: Union[Mapping[str, Any], str, None] = None,
     fields: Union[Sequence[str], Mapping[str, int], str, None] = None,
     sort: Union[Mapping[str, int], Sequence[str], str, None] = None,
@@ -181,8 +182,10 @@ def extract(
     document (``{"tags": "cache", "provenance.confidence": {"$gte": 0.8}}``), shaped by
     ``fields`` (``["id", "title"]``), ``sort`` (``{"created": -1}``), ``skip`` and ``limit``,
     or summarized by one of ``count=True``, ``group_by``, ``distinct``, ``stats`` (a field
-    name); those work without ``where`` too (every record). The file must be an offload
-    file inside the configured output directory. Returns ``{"results": [...], "count": N,
+    name); those work without ``where`` too (every record). A file with ``sections`` (one
+    per array of an object result, see the descriptor) is read one section at a time with
+    ``section``. The file must be an offload file inside the configured output directory.
+    Returns ``{"results": [...], "count": N,
     "truncated": bool, ...}``; a structured query's response also has ``"jq"`` (the
     equivalent shell command) and ``"warnings"`` (a field no record has, with the closest
     names).
@@ -205,6 +208,7 @@ def extract(
         None if params is None else dict(params),
         lines=None if lines is None else dict(lines),
         search=None if search is None else dict(search),
+        section=section,
         **{k: _plain(v) for k, v in structured.items() if v is not None},
     )
 

@@ -122,6 +122,7 @@ class Offloader:
         *,
         lines: Optional[Mapping[str, Any]] = None,
         search: Optional[Mapping[str, Any]] = None,
+        section: Optional[str] = None,
         where: Union[Mapping[str, Any], str, None] = None,
         fields: Union[Sequence[str], Mapping[str, int], str, None] = None,
         sort: Union[Mapping[str, int], Sequence[str], str, None] = None,

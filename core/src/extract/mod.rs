@@ -114,6 +114,10 @@ pub struct ExtractRequest {
     /// Return `{count, min, max, sum, avg}` of the numbers in this field.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub stats: Option<String>,
+    /// The name of one section of the file (its `sections` in the header and descriptor):
+    /// `where`, `query`, `lines` and `search` then read that section's records only (`lines` counts
+    /// from the section's first record). Recipes read their own section already.
+    pub section: Option<String>,
 }
 
 /// What a [`LineRange`] counts.
@@ -189,6 +193,28 @@ pub struct ExtractResponse {
     pub warnings: Vec<String>,
 }
 
+/// The section of the file called `name`, from the file's header line.
+fn section_named(header: Option<&str>, name: &str) -> Result<crate::descriptor::SectionInfo> {
+    let header = header
+        .and_then(crate::jsonl::parse_header)
+        .ok_or_else(|| LroError::new(ErrorCode::InvalidInput, "the file has no LRO header line"))?;
+    let sections = header.all_sections();
+    sections
+        .iter()
+        .find(|s| s.label() == name)
+        .cloned()
+        .ok_or_else(|| {
+            let names: Vec<&str> = sections.iter().map(|s| s.label()).collect();
+            LroError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "no section {name:?} in this file; its sections: {}",
+                    names.join(", ")
+                ),
+            )
+        })
+}
+
 /// The verb of a validated request.
 pub(crate) enum Verb<'r> {
     Recipe(u8),
@@ -229,6 +255,12 @@ impl ExtractRequest {
                         verbs.len().to_string()
                     }
                 ),
+            ));
+        }
+        if self.section.is_some() && matches!(verbs[0], Verb::Recipe(_)) {
+            return Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                "section applies to where, query, lines and search: each recipe reads its own section",
             ));
         }
         if self.params.as_ref().is_some_and(|p| !p.is_empty())
@@ -274,6 +306,13 @@ impl<H: Host> Offloader<H> {
             .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         let mut missing = Vec::new();
+        // The file lines a section spans, for the jq equivalent too.
+        let mut window = None;
+        if let Some(name) = &request.section {
+            let section = section_named(lines.header()?.as_deref(), name)?;
+            window = Some((section.first_line as u64, section.last_line() as u64));
+            lines.window(section.first_line as u64, section.last_line() as u64)?;
+        }
         match verb {
             Verb::Recipe(number) => {
                 run::recipe(&mut lines, &mut budget, number, request.params.as_ref())?
@@ -291,7 +330,7 @@ impl<H: Host> Offloader<H> {
         }
         let mut response = budget.finish(&lines);
         if let Some(q) = &structured {
-            response.jq = Some(q.jq_command(&path.to_string_lossy()));
+            response.jq = Some(q.jq_command(&path.to_string_lossy(), window));
             if !missing.is_empty() {
                 response.warnings = query::warnings(&missing, &self.first_records(&path));
             }

@@ -354,12 +354,13 @@ fn records_stream(
     ("-nc", format!("{limited}{tail}"))
 }
 
-/// The shell command: `tail -n +2 FILE | jq FLAGS 'PROGRAM'`.
-pub(crate) fn command(query: &Query, file: &str) -> String {
+/// The shell command: `tail -n +2 FILE | jq FLAGS 'PROGRAM'`, or `sed -n 'A,Bp' FILE | ...`
+/// for the lines of one section (as recipes of a file of sections read theirs).
+pub(crate) fn command(query: &Query, file: &str, window: Option<(u64, u64)>) -> String {
     let (flags, program) = program(query);
-    format!(
-        "tail -n +2 {} | jq {flags} '{}'",
-        shell_quote(file),
-        program.replace('\'', r"'\''")
-    )
+    let source = match window {
+        Some((first, last)) => format!("sed -n '{first},{last}p' {}", shell_quote(file)),
+        None => format!("tail -n +2 {}", shell_quote(file)),
+    };
+    format!("{source} | jq {flags} '{}'", program.replace('\'', r"'\''"))
 }

@@ -140,9 +140,10 @@ impl Query {
         paths
     }
 
-    /// The equivalent shell command over `file`.
-    pub(crate) fn jq_command(&self, file: &str) -> String {
-        jq::command(self, file)
+    /// The equivalent shell command over `file` (over its lines `first..=last` only, for
+    /// a section).
+    pub(crate) fn jq_command(&self, file: &str, window: Option<(u64, u64)>) -> String {
+        jq::command(self, file, window)
     }
 }
 
