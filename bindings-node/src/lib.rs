@@ -483,6 +483,18 @@ fn config_result(env: &Env, result: Result<OffloadConfig, LroError>) -> napi::Re
         .map_err(|e| js::to_js_error(env, &e))
 }
 
+/// The `lro_extract` tool as every LRO surface describes it: `{ name, description,
+/// inputSchema }` from the core (the `lro proxy` publishes the same), for MCP servers that
+/// register the tool themselves (`mcp.js` does).
+#[napi(ts_return_type = "ExtractTool")]
+pub fn extract_tool() -> Json {
+    Json(serde_json::json!({
+        "name": lro_core::extract::tool::TOOL_NAME,
+        "description": lro_core::extract::tool::TOOL_DESCRIPTION,
+        "inputSchema": lro_core::extract::tool::tool_input_schema(),
+    }))
+}
+
 /// Reads the `[prompt.offload]` section of a TOML file over the defaults (a file without the
 /// section gives the defaults). Throws `not_found`, `io_error` or `invalid_config`.
 #[napi(ts_return_type = "Config")]
