@@ -181,6 +181,14 @@ fn unknown_fields_warn_with_the_closest_names() {
     // A field that some record has is no warning, even when nothing matches.
     let r = extract(&lro, &file, json!({"where": {"namespace": "nowhere"}}));
     assert!(r.results.is_empty() && r.warnings.is_empty());
+    // Records left unread (a read limit) might have it: no claim then.
+    let lro = offloader(ExtractLimits {
+        max_read_bytes: 3000,
+        ..ExtractLimits::default()
+    });
+    let file = offload(&lro, &memories(60), "full");
+    let r = extract(&lro, &file, json!({"where": {"confidence": {"$gt": 0.5}}}));
+    assert!(r.truncated && r.warnings.is_empty(), "{r:?}");
 }
 
 #[test]

@@ -181,7 +181,8 @@ pub(crate) fn run(
         }
     }
     let scanned = scan::scan(lines, budget, query, &unique)?;
-    if !scanned.complete || lines.records_read() == 0 {
+    // Only a scan of every record can say that no record has a field.
+    if !scanned.complete || lines.cut() || lines.records_read() == 0 {
         return Ok(Vec::new());
     }
     Ok(unique
