@@ -174,10 +174,29 @@ export interface ExtractResponse {
   truncated: boolean
   /** Which limit cut the result, human readable. */
   limit?: string
+  /** When a configured limit cut the result: how many items came back (the results, or the
+   * items of a single array result cut to its leading items). */
+  returned?: number
+  /** When cut and known: how many items the full result has. */
+  total?: number
+  /** When cut: how to ask for less. */
+  hint?: string
   /** Bytes of the file read, header included. */
   bytes_read: number
   /** Records (lines after the header) read. */
   records_read: number
+  /** Structured queries: the equivalent shell command (`tail -n +2 FILE | jq ...`). */
+  jq?: string
+  /** Structured queries: a field no record has, with the closest field names. */
+  warnings?: string[]
+}
+
+/** The `lro_extract` tool as every LRO surface describes it (`extractTool()`). */
+export interface ExtractTool {
+  name: string
+  description: string
+  /** JSON Schema of the tool's arguments; each property has a `description` for the model. */
+  inputSchema: { type: 'object'; properties: Record<string, { description?: string } & Record<string, unknown>>; required: string[] }
 }
 
 
@@ -273,7 +292,11 @@ export interface ExtractLimits {
   timeoutMs?: number
 }
 
-/** What `extract` is asked to do: exactly one of `recipe`, `query`, `lines`, `search`. */
+/**
+ * What `extract` is asked to do: exactly one of `recipe`, `query`, `lines`, `search`, or a
+ * structured query (`where`, shaped by `fields`, `sort`, `skip`, `limit`, or summarized by
+ * one of `count`, `groupBy`, `distinct`, `stats`).
+ */
 export interface ExtractOptions {
   /** A recipe number, 1-10, as listed in the file's descriptor. */
   recipe?: number
@@ -290,11 +313,45 @@ export interface ExtractOptions {
   /** A regular expression over the raw record lines. */
   search?: SearchSpec
   /**
-   * A section name from the descriptor's `sections`: query, lines and search read only
-   * its records (each recipe reads its own section).
+   * A section name from the descriptor's `sections`: where, query, lines and search read
+   * only its records (each recipe reads its own section).
    */
   section?: string
+  /**
+   * A MongoDB filter document: `{ tags: 'cache', 'provenance.confidence': { $gte: 0.8 } }`
+   * (or its JSON text). Its keys are field names, passed as they are.
+   */
+  where?: Record<string, unknown> | string
+  /**
+   * The fields of each record to return: `['id', 'provenance.confidence']`, `'id,title'`,
+   * or a projection document (`{ title: 1 }` keeps, `{ content: 0 }` drops).
+   */
+  fields?: string[] | string | Record<string, 0 | 1 | boolean>
+  /** Sort order: `{ created: -1 }` (keys in order), `'-created'`, or `['-created', 'id']`. */
+  sort?: Record<string, 1 | -1> | string | string[]
+  /** Matching records to pass over first. */
+  skip?: number
+  /** Most matching records to return (0: no limit, as in MongoDB). */
+  limit?: number
+  /** `true`: return the number of matching records, as one result. */
+  count?: boolean
+  /**
+   * A field: return `[{ <field>: value, count: n }, ...]` for the matching records,
+   * largest first (an array field counts each element).
+   */
+  groupBy?: string
+  /** A field: return its distinct values (array elements each) as one array. */
+  distinct?: string
+  /** A field: return `{ count, min, max, sum, avg }` of its numbers. */
+  stats?: string
 }
+
+/**
+ * The `lro_extract` tool as every LRO surface describes it: `{ name, description,
+ * inputSchema }` from the core (the `lro proxy` publishes the same), for MCP servers that
+ * register the tool themselves (`mcp.js` does).
+ */
+export declare function extractTool(): ExtractTool
 
 /**
  * Decides on an MCP `tools/call` result (a `CallToolResult`) and returns the result to send

@@ -843,6 +843,7 @@ module.exports.configFromTomlString = nativeBinding.configFromTomlString
 module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.extract = nativeBinding.extract
 module.exports.extractAsync = nativeBinding.extractAsync
+module.exports.extractTool = nativeBinding.extractTool
 module.exports.interceptToolResult = nativeBinding.interceptToolResult
 module.exports.interceptToolResultAsync = nativeBinding.interceptToolResultAsync
 module.exports.offload = nativeBinding.offload

@@ -12,7 +12,7 @@
 // without a shell read that file through the server. All decisions stay in the Rust core.
 'use strict'
 
-const { interceptToolResultAsync, extractAsync } = require('./lro.js')
+const { interceptToolResultAsync, extractAsync, extractTool } = require('./lro.js')
 
 /** The guidance the descriptor carries: `native` (points at `lro_extract`) unless the caller
  * chose otherwise, since these helpers exist to serve the extraction tool. */
@@ -40,19 +40,19 @@ function withLro(toolName, handler, config) {
   }
 }
 
-/** The `lro_extract` tool's description: what it does and its recipes, for the model. */
-const EXTRACT_DESCRIPTION = [
-  'Query a result set that was offloaded to a JSONL file (the `file_path` of an offloaded tool result).',
-  'Give exactly one of `recipe` (1-10, as listed in the descriptor) or `query` (a jq filter run on each record);',
-  '`params` fills a recipe\'s parameters, e.g. {"namespace": "_semantic"}, {"keyword": "cache"}, {"tag": "architecture"}.',
-  'Recipes: 1=titles+namespaces, 2=filter namespace, 3=search titles, 4=IDs+titles, 5=filter type,',
-  '6=count by namespace, 7=filter tag, 8=sort by date, 9 and 10=detail-adaptive.',
-].join(' ')
+/** The `lro_extract` tool as every LRO surface describes it (the core's; the `lro proxy`
+ * publishes the same): its description, and a description for each argument. */
+const EXTRACT_TOOL = extractTool()
+
+/** The `lro_extract` tool's description, for the model. */
+const EXTRACT_DESCRIPTION = EXTRACT_TOOL.description
 
 /**
- * Registers the `lro_extract` tool (file_path, recipe, query, params) on an SDK `McpServer`.
- * Extraction runs in-process (embedded jq engine), off the main thread, limited to offload
- * files inside `config.outputDir`. Errors come back as `isError` results naming the code.
+ * Registers the `lro_extract` tool on an SDK `McpServer`: `file_path` and a structured query
+ * (`where`, `fields`, `sort`, `skip`, `limit`, `count`, `group_by`, `distinct`, `stats`), or
+ * `recipe` with `params`, `query`, `lines`, `search`; `section` scopes it to one section.
+ * Extraction runs in-process (embedded engine), off the main thread, limited to offload files
+ * inside `config.outputDir`. Errors come back as `isError` results naming the code.
  * @param {import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} server
  * @param {object} [config] the same LRO config the wrapped tools use (above all `outputDir`)
  * @returns the SDK's registered tool
@@ -62,23 +62,40 @@ function registerLroExtract(server, config) {
   // module never fails for users of the core functions alone.
   const { z } = require('zod')
   const lroConfig = withNativeGuidance(config)
+  const described = (name, type) => type.describe(EXTRACT_TOOL.inputSchema.properties[name].description)
+  const count = () => z.number().int().min(0)
+  const inputSchema = {
+    file_path: described('file_path', z.string()),
+    where: described('where', z.record(z.string(), z.any()).nullish()),
+    fields: described('fields', z.array(z.string()).nullish()),
+    sort: described('sort', z.record(z.string(), z.union([z.literal(1), z.literal(-1)])).nullish()),
+    skip: described('skip', count().nullish()),
+    limit: described('limit', count().nullish()),
+    count: described('count', z.boolean().nullish()),
+    group_by: described('group_by', z.string().nullish()),
+    distinct: described('distinct', z.string().nullish()),
+    stats: described('stats', z.string().nullish()),
+    recipe: described('recipe', z.number().int().min(1).max(10).nullish()),
+    query: described('query', z.string().nullish()),
+    params: described('params', z.record(z.string(), z.any()).nullish()),
+    lines: described(
+      'lines',
+      z.object({ start: count(), end: count().nullish(), unit: z.enum(['records', 'chars']).nullish() }).nullish(),
+    ),
+    search: described(
+      'search',
+      z
+        .object({ pattern: z.string(), ignore_case: z.boolean().nullish(), max_results: z.number().int().min(1).nullish() })
+        .nullish(),
+    ),
+    section: described('section', z.string().nullish()),
+  }
   return server.registerTool(
-    'lro_extract',
-    {
-      title: 'Extract from an offloaded result',
-      description: EXTRACT_DESCRIPTION,
-      inputSchema: {
-        file_path: z.string().describe('Path to the offloaded JSONL file (OffloadResponse.file_path)'),
-        recipe: z.number().int().min(1).max(10).nullish().describe('Standard recipe number (1-10); not with query'),
-        query: z.string().nullish().describe('A jq filter for custom extraction; not with recipe'),
-        params: z
-          .record(z.string(), z.any())
-          .nullish()
-          .describe('Substitution parameters for parameterized recipes, e.g. {"namespace": "_semantic"}'),
-      },
-    },
-    async ({ file_path, recipe, query, params }) => {
-      const request = { recipe: recipe ?? undefined, query: query ?? undefined, params: params ?? undefined }
+    EXTRACT_TOOL.name,
+    { title: 'Extract from an offloaded result', description: EXTRACT_DESCRIPTION, inputSchema },
+    async ({ file_path, ...given }) => {
+      // Clients often send every optional argument as null; the core reads snake_case keys.
+      const request = Object.fromEntries(Object.entries(given).filter(([, value]) => value != null))
       try {
         const response = await extractAsync(file_path, request, lroConfig)
         return { content: [{ type: 'text', text: JSON.stringify(response) }] }

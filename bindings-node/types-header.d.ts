@@ -174,9 +174,28 @@ export interface ExtractResponse {
   truncated: boolean
   /** Which limit cut the result, human readable. */
   limit?: string
+  /** When a configured limit cut the result: how many items came back (the results, or the
+   * items of a single array result cut to its leading items). */
+  returned?: number
+  /** When cut and known: how many items the full result has. */
+  total?: number
+  /** When cut: how to ask for less. */
+  hint?: string
   /** Bytes of the file read, header included. */
   bytes_read: number
   /** Records (lines after the header) read. */
   records_read: number
+  /** Structured queries: the equivalent shell command (`tail -n +2 FILE | jq ...`). */
+  jq?: string
+  /** Structured queries: a field no record has, with the closest field names. */
+  warnings?: string[]
+}
+
+/** The `lro_extract` tool as every LRO surface describes it (`extractTool()`). */
+export interface ExtractTool {
+  name: string
+  description: string
+  /** JSON Schema of the tool's arguments; each property has a `description` for the model. */
+  inputSchema: { type: 'object'; properties: Record<string, { description?: string } & Record<string, unknown>>; required: string[] }
 }
 

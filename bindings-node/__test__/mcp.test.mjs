@@ -9,6 +9,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { extractTool } from 'lro'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-mcp-')))
@@ -35,11 +36,16 @@ const extract = async (args) => {
   return { result, body: result.isError ? null : JSON.parse(result.content[0].text) }
 }
 
-test('the server lists lro_extract with the specification parameters', async () => {
+test('the server lists lro_extract with the parameters of every LRO surface', async () => {
   const { tools } = await client.listTools()
   const tool = tools.find((t) => t.name === 'lro_extract')
   assert.ok(tool, 'lro_extract is registered')
-  assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), ['file_path', 'params', 'query', 'recipe'])
+  const core = extractTool()
+  assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), Object.keys(core.inputSchema.properties).sort())
+  for (const [name, property] of Object.entries(core.inputSchema.properties)) {
+    assert.equal(tool.inputSchema.properties[name].description, property.description, name)
+  }
+  assert.equal(tool.description, core.description)
   assert.deepEqual(tool.inputSchema.required, ['file_path'])
 })
 
@@ -71,6 +77,33 @@ test('500 memories come back as a descriptor, then lro_extract reads the file', 
 
   const custom = await extract({ file_path: descriptor.file_path, query: 'select(.id == "mem-000042") | .title' })
   assert.deepEqual(custom.body.results, ['Decision 42 about caching and storage layout'])
+
+  // A structured query, as a model fills it: a MongoDB filter document, shaped.
+  const where = await extract({
+    file_path: descriptor.file_path,
+    where: { namespace: { $regex: '^_semantic' }, tags: 'api' },
+    fields: ['id'],
+    sort: { id: -1 },
+    limit: 2,
+    group_by: null,
+  })
+  assert.equal(where.result.isError, undefined, where.result.content[0].text)
+  const want = Array.from({ length: 500 }, (_, i) => i)
+    .filter((i) => [0, 1, 4].includes(i % 5) && (i % 6 === 3 || (i + 2) % 6 === 3))
+    .reverse()
+    .slice(0, 2)
+    .map((i) => ({ id: `mem-${String(i).padStart(6, '0')}` }))
+  assert.deepEqual(where.body.results, want)
+  assert.match(where.body.jq, /^tail -n \+2 .* \| jq -sc '/)
+  const grouped = await extract({ file_path: descriptor.file_path, group_by: 'memory_type' })
+  // Largest first, ties in value order.
+  assert.deepEqual(grouped.body.results, [
+    [
+      { memory_type: 'episodic', count: 167 },
+      { memory_type: 'semantic', count: 167 },
+      { memory_type: 'procedural', count: 166 },
+    ],
+  ])
 })
 
 test('a small result stays inline and untouched', async () => {
@@ -86,4 +119,7 @@ test('lro_extract reports mistakes as tool errors with the core code', async () 
   const both = await extract({ file_path: path.join(dir, 'x.jsonl'), recipe: 1, query: '.' })
   assert.equal(both.result.isError, true)
   assert.match(both.result.content[0].text, /\[invalid_argument\]/)
+  const operator = await extract({ file_path: path.join(dir, 'x.jsonl'), where: { tags: { $has: 'x' } } })
+  assert.equal(operator.result.isError, true)
+  assert.match(operator.result.content[0].text, /\[invalid_query\]: where\.tags\.\$has/)
 })

@@ -28,12 +28,16 @@ const lro = await loadImpl()
 const camel = (key) => key.replace(/_([a-z])/g, (_, c) => c.toUpperCase())
 const snake = (key) => key.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase())
 
-/** Renames the keys of an options object (and its nested objects) with `rename`; free-form
- * data (`arguments`, `params`) is left as it is. */
+/** Keys whose values are data, not options: free-form arguments and parameters, and a
+ * structured query's filter document, sort and fields, keyed by the records' field names. */
+const DATA_KEYS = new Set(['arguments', 'params', 'where', 'sort', 'fields'])
+
+/** Renames the keys of an options object (and its nested objects) with `rename`; data (see
+ * `DATA_KEYS`) is left as it is. */
 function renameKeys(value, rename) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value
   return Object.fromEntries(
-    Object.entries(value).map(([k, v]) => [rename(k), k === 'arguments' || k === 'params' ? v : renameKeys(v, rename)]),
+    Object.entries(value).map(([k, v]) => [rename(k), DATA_KEYS.has(k) ? v : renameKeys(v, rename)]),
   )
 }
 

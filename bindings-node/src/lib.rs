@@ -416,7 +416,10 @@ fn extract_job(
         ErrorCode::InvalidArgument,
         "request",
     )?;
-    Ok(Job::Extract { file_path, request })
+    Ok(Job::Extract {
+        file_path,
+        request: Box::new(request),
+    })
 }
 
 /// Native extraction (`lro_extract`): runs one recipe, jq filter, record range or regex
@@ -478,6 +481,18 @@ fn config_result(env: &Env, result: Result<OffloadConfig, LroError>) -> napi::Re
     result
         .map(|c| Json(config::to_js_value(&c)))
         .map_err(|e| js::to_js_error(env, &e))
+}
+
+/// The `lro_extract` tool as every LRO surface describes it: `{ name, description,
+/// inputSchema }` from the core (the `lro proxy` publishes the same), for MCP servers that
+/// register the tool themselves (`mcp.js` does).
+#[napi(ts_return_type = "ExtractTool")]
+pub fn extract_tool() -> Json {
+    Json(serde_json::json!({
+        "name": lro_core::extract::tool::TOOL_NAME,
+        "description": lro_core::extract::tool::TOOL_DESCRIPTION,
+        "inputSchema": lro_core::extract::tool::tool_input_schema(),
+    }))
 }
 
 /// Reads the `[prompt.offload]` section of a TOML file over the defaults (a file without the

@@ -22,20 +22,45 @@ impl Camel {
     }
 
     /// The keys in snake_case (`nextCursor` -> `next_cursor`); nested objects are renamed
-    /// too, except the free-form `arguments` and `params`, which are data.
+    /// too, except the ones that are data: the free-form `arguments` and `params`, and a
+    /// structured query's `where`, `sort` and `fields`, whose keys are the records' field
+    /// names (`{ where: { entityType: 'person' } }`).
     pub fn into_snake(self) -> Map<String, Value> {
         self.0
             .into_iter()
             .map(|(key, value)| {
+                let data = matches!(
+                    key.as_str(),
+                    "arguments" | "params" | "where" | "sort" | "fields"
+                );
                 let value = match value {
-                    Value::Object(inner) if key != "arguments" && key != "params" => {
-                        Value::Object(Camel(inner).into_snake())
-                    }
+                    Value::Object(inner) if !data => Value::Object(Camel(inner).into_snake()),
                     other => other,
                 };
                 (snake_case(&key), value)
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn structured_query_data_keeps_its_keys() {
+        let Value::Object(map) = json!({"groupBy": "entityType", "where": {"entityType": "person", "$or": [{"createdAt": 1}]},
+                                         "sort": {"createdAt": -1}, "fields": {"firstName": 1}, "lines": {"maxResults": 1}})
+        else {
+            unreachable!()
+        };
+        let snake = Camel(map).into_snake();
+        assert_eq!(
+            Value::Object(snake),
+            json!({"group_by": "entityType", "where": {"entityType": "person", "$or": [{"createdAt": 1}]},
+                   "sort": {"createdAt": -1}, "fields": {"firstName": 1}, "lines": {"max_results": 1}})
+        );
     }
 }
 
@@ -132,7 +157,9 @@ pub struct ToolContext {
     pub output_schema_declared: Option<bool>,
 }
 
-/// What `extract` is asked to do: exactly one of `recipe`, `query`, `lines`, `search`.
+/// What `extract` is asked to do: exactly one of `recipe`, `query`, `lines`, `search`, or a
+/// structured query (`where`, shaped by `fields`, `sort`, `skip`, `limit`, or summarized by
+/// one of `count`, `groupBy`, `distinct`, `stats`).
 #[allow(
     dead_code,
     reason = "declares a TypeScript interface; the values arrive as JSON"
@@ -152,9 +179,33 @@ pub struct ExtractOptions {
     pub lines: Option<LineRange>,
     /// A regular expression over the raw record lines.
     pub search: Option<SearchSpec>,
-    /// A section name from the descriptor's `sections`: query, lines and search read only
-    /// its records (each recipe reads its own section).
+    /// A section name from the descriptor's `sections`: where, query, lines and search read
+    /// only its records (each recipe reads its own section).
     pub section: Option<String>,
+    /// A MongoDB filter document: `{ tags: 'cache', 'provenance.confidence': { $gte: 0.8 } }`
+    /// (or its JSON text). Its keys are field names, passed as they are.
+    #[napi(ts_type = "Record<string, unknown> | string")]
+    pub r#where: Option<Value>,
+    /// The fields of each record to return: `['id', 'provenance.confidence']`, `'id,title'`,
+    /// or a projection document (`{ title: 1 }` keeps, `{ content: 0 }` drops).
+    #[napi(ts_type = "string[] | string | Record<string, 0 | 1 | boolean>")]
+    pub fields: Option<Value>,
+    /// Sort order: `{ created: -1 }` (keys in order), `'-created'`, or `['-created', 'id']`.
+    #[napi(ts_type = "Record<string, 1 | -1> | string | string[]")]
+    pub sort: Option<Value>,
+    /// Matching records to pass over first.
+    pub skip: Option<u32>,
+    /// Most matching records to return (0: no limit, as in MongoDB).
+    pub limit: Option<u32>,
+    /// `true`: return the number of matching records, as one result.
+    pub count: Option<bool>,
+    /// A field: return `[{ <field>: value, count: n }, ...]` for the matching records,
+    /// largest first (an array field counts each element).
+    pub group_by: Option<String>,
+    /// A field: return its distinct values (array elements each) as one array.
+    pub distinct: Option<String>,
+    /// A field: return `{ count, min, max, sum, avg }` of its numbers.
+    pub stats: Option<String>,
 }
 
 /// A half-open range of records or characters, counted from 0.

@@ -49,7 +49,8 @@ pub enum Job {
     /// `extract`.
     Extract {
         file_path: String,
-        request: ExtractRequest,
+        /// Boxed: the request is the largest payload by far and jobs are moved around.
+        request: Box<ExtractRequest>,
     },
     /// `cleanup`.
     Cleanup,

@@ -67,6 +67,16 @@ mod _lro {
             lro_core::config::DEFAULT_OFFLOAD_THRESHOLD_TOKENS,
         )?;
         m.add("DEFAULT_TTL_SECONDS", lro_core::config::DEFAULT_TTL_SECONDS)?;
+        // The `lro_extract` tool as every surface describes it (the MCP helpers use these).
+        m.add(
+            "EXTRACT_TOOL_DESCRIPTION",
+            lro_core::extract::tool::TOOL_DESCRIPTION,
+        )?;
+        let descriptions = pyo3::types::PyDict::new(m.py());
+        for (name, description) in lro_core::extract::tool::QUERY_PARAMETERS {
+            descriptions.set_item(name, description)?;
+        }
+        m.add("EXTRACT_QUERY_PARAMETERS", descriptions)?;
         Ok(())
     }
 }

@@ -257,10 +257,19 @@ impl PyOffloader {
 
     /// Native extraction from an offloaded file: exactly one of `recipe` (1-10, with
     /// `params`), `query` (a jq filter, `params` bound as `$name`), `lines`
-    /// (`{"start", "end", "unit"}`) or `search` (`{"pattern", "ignore_case", "max_results"}`);
-    /// `section` (a name from the descriptor's `sections`) scopes a query, lines or search.
-    /// Returns `{"results": [...], "count", "truncated", "limit"?, "bytes_read", "records_read"}`.
-    #[pyo3(signature = (file_path, recipe=None, query=None, params=None, *, lines=None, search=None, section=None))]
+    /// (`{"start", "end", "unit"}`), `search` (`{"pattern", "ignore_case", "max_results"}`), or
+    /// a structured query: `where` (a MongoDB filter document) shaped by `fields`, `sort`,
+    /// `skip`, `limit`, or summarized by one of `count`, `group_by`, `distinct`, `stats`.
+    /// `request` takes the whole request as JSON instead (what an `lro_extract` tool
+    /// receives). `section` (a name from the descriptor's `sections`) scopes a query, a
+    /// structured query, lines or search. Returns `{"results": [...], "count", "truncated",
+    /// "limit"?, "returned"?,
+    /// "total"?, "hint"?, "bytes_read", "records_read", "jq"?, "warnings"?}`.
+    #[pyo3(signature = (
+        file_path, recipe=None, query=None, params=None, *, lines=None, search=None,
+        section=None, r#where=None, fields=None, sort=None, skip=None, limit=None, count=None,
+        group_by=None, distinct=None, stats=None, request=None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn extract<'py>(
         &self,
@@ -272,18 +281,52 @@ impl PyOffloader {
         lines: Option<Bound<'py, PyAny>>,
         search: Option<Bound<'py, PyAny>>,
         section: Option<Bound<'py, PyAny>>,
+        r#where: Option<Bound<'py, PyAny>>,
+        fields: Option<Bound<'py, PyAny>>,
+        sort: Option<Bound<'py, PyAny>>,
+        skip: Option<Bound<'py, PyAny>>,
+        limit: Option<Bound<'py, PyAny>>,
+        count: Option<Bound<'py, PyAny>>,
+        group_by: Option<Bound<'py, PyAny>>,
+        distinct: Option<Bound<'py, PyAny>>,
+        stats: Option<Bound<'py, PyAny>>,
+        request: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         // Built as JSON and read with the core's own (strict) deserializer, so the argument
         // rules are the core's and `lro_extract` tool arguments pass straight through.
-        let mut fields = Map::new();
-        put(&mut fields, "recipe", recipe.as_ref())?;
-        put(&mut fields, "query", query.as_ref())?;
-        put(&mut fields, "params", params.as_ref())?;
-        put(&mut fields, "lines", lines.as_ref())?;
-        put(&mut fields, "search", search.as_ref())?;
-        put(&mut fields, "section", section.as_ref())?;
-        let request: ExtractRequest = from_json_value(&Value::Object(fields), "extraction request")
-            .map_err(|e| lro_err(py, &e))?;
+        let mut parts = Map::new();
+        for (key, value) in [
+            ("recipe", &recipe),
+            ("query", &query),
+            ("params", &params),
+            ("lines", &lines),
+            ("search", &search),
+            ("section", &section),
+            ("where", &r#where),
+            ("fields", &fields),
+            ("sort", &sort),
+            ("skip", &skip),
+            ("limit", &limit),
+            ("count", &count),
+            ("group_by", &group_by),
+            ("distinct", &distinct),
+            ("stats", &stats),
+        ] {
+            put(&mut parts, key, value.as_ref())?;
+        }
+        let value = match to_value_opt(request.as_ref(), "request")? {
+            Some(_) if !parts.is_empty() => {
+                let err = LroError::new(
+                    ErrorCode::InvalidArgument,
+                    "give either request= or the individual arguments, not both",
+                );
+                return Err(lro_err(py, &err));
+            }
+            Some(whole) => whole,
+            None => Value::Object(parts),
+        };
+        let request: ExtractRequest =
+            from_json_value(&value, "extraction request").map_err(|e| lro_err(py, &e))?;
         let file_path = file_path.to_string_lossy().into_owned();
         let response = py.detach(|| self.inner.extract(&file_path, &request));
         to_py(py, &response.map_err(|e| lro_err(py, &e))?)

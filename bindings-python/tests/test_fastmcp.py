@@ -34,8 +34,11 @@ async def scenario(out_dir: str, events: List[Dict[str, Any]]) -> Dict[str, Any]
         recall = await client.call_tool("recall_memories", {"query": "cache", "detail": "medium"})
         descriptor = recall.structured_content
         extracted = await client.call_tool("lro_extract", {"file_path": descriptor["file_path"], "recipe": 6})
+        counted = await client.call_tool(
+            "lro_extract", {"file_path": descriptor["file_path"], "where": {"memory_type": "episodic"}, "count": True}
+        )
         small = await client.call_tool("small", {})
-        return {"tools": tools, "recall": recall, "extracted": extracted, "small": small}
+        return {"tools": tools, "recall": recall, "extracted": extracted, "counted": counted, "small": small}
 
 
 def test_middleware_offloads_and_injects_extract(out_dir: str) -> None:
@@ -50,5 +53,8 @@ def test_middleware_offloads_and_injects_extract(out_dir: str) -> None:
     assert json.loads(seen["recall"].content[0].text) == descriptor
     counts = seen["extracted"].structured_content["results"][0]
     assert sum(row["count"] for row in counts) == 500
+    assert seen["counted"].structured_content["results"] == [167]
+    schema = seen["tools"]["lro_extract"].input_schema["properties"]
+    assert {"where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats"} <= set(schema)
     assert seen["small"].structured_content == {"ok": True}
     assert [e["event"] for e in events] == ["OffloadCreated"]

@@ -9,8 +9,10 @@ import sys
 from pathlib import Path
 from typing import Any, Dict
 
+import lro
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mif import NAMESPACES
 
 SERVER = Path(__file__).parent / "servers" / "mcp_memory_server.py"
 
@@ -42,6 +44,20 @@ async def session_run(out_dir: str) -> Dict[str, Any]:
                     "params": {"ns": "_semantic/facts"},
                 },
             )
+            seen["where"] = await session.call_tool(
+                "lro_extract",
+                {
+                    "file_path": descriptor["file_path"],
+                    "where": {"namespace": "_semantic/facts", "tags": "tag3"},
+                    "fields": ["id"],
+                    "sort": {"id": -1},
+                    "limit": 2,
+                },
+            )
+            seen["grouped"] = await session.call_tool("lro_extract", {"file_path": descriptor["file_path"], "group_by": "namespace"})
+            seen["bad_where"] = await session.call_tool(
+                "lro_extract", {"file_path": descriptor["file_path"], "where": {"tags": {"$has": "x"}}}
+            )
             seen["bad"] = await session.call_tool("lro_extract", {"file_path": "/etc/passwd", "recipe": 1})
             seen["small"] = await session.call_tool("small_lookup", {"key": "k"})
     return seen
@@ -53,7 +69,12 @@ def test_offload_then_extract_over_stdio(out_dir: str) -> None:
     tools = seen["tools"]
     assert {"recall_memories", "lro_extract", "small_lookup"} <= set(tools)
     extract_params = tools["lro_extract"].input_schema["properties"]
-    assert set(extract_params) == {"file_path", "recipe", "query", "params"}
+    assert set(extract_params) == {
+        "file_path", "recipe", "query", "params", "lines", "search",
+        "where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats",
+    }
+    assert extract_params["where"]["description"] == lro.EXTRACT_QUERY_PARAMETERS["where"]
+    assert tools["lro_extract"].description == lro.EXTRACT_TOOL_DESCRIPTION
     assert tools["recall_memories"].output_schema is None
 
     recall = seen["recall"]
@@ -76,6 +97,13 @@ def test_offload_then_extract_over_stdio(out_dir: str) -> None:
 
     filtered = seen["filtered"].structured_content
     assert filtered["results"] == [f"mem-{i:05d}" for i in range(4, 500, 5)]
+
+    where = seen["where"].structured_content
+    assert where["results"] == [{"id": f"mem-{i:05d}"} for i in (479, 444)]
+    assert where["jq"].startswith("tail -n +2 ")
+    grouped = seen["grouped"].structured_content["results"][0]
+    assert sorted((g["namespace"], g["count"]) for g in grouped) == [(ns, 100) for ns in sorted(NAMESPACES)]
+    assert seen["bad_where"].is_error and "invalid_query" in seen["bad_where"].content[0].text
 
     bad = seen["bad"]
     assert bad.is_error and "path_denied" in bad.content[0].text

@@ -113,3 +113,24 @@ test("a failing host write falls back to the truncated inline result", () => {
   assert.equal(outcome.truncated, true);
   assert.match(outcome.warning, /permission denied/);
 });
+
+test("structured queries run in the module: a MongoDB filter, shaped, and an aggregate", () => {
+  const lro = new Lro();
+  const outcome = lro.offload(memories, { operation: "recall" });
+  const found = lro.extract(outcome.file_path, {
+    where: { namespace: "_semantic/decisions", title: { $regex: "number 1[0-9]?\\b" } },
+    fields: ["id"],
+    sort: { id: -1 },
+    limit: 3,
+  });
+  assert.deepEqual(found.results, [{ id: "m19" }, { id: "m17" }, { id: "m15" }]);
+  assert.match(found.jq, /^tail -n \+2 .* \| jq -sc '/);
+  const groups = lro.extract(outcome.file_path, { group_by: "namespace" }).results[0];
+  assert.deepEqual(groups, [
+    { namespace: "_procedural/runbooks", count: 100 },
+    { namespace: "_semantic/decisions", count: 100 },
+  ]);
+  const warned = lro.extract(outcome.file_path, { where: { namepsace: "x" } });
+  assert.deepEqual(warned.warnings, ['no record has the field "namepsace"; closest field names: "namespace"']);
+  assert.throws(() => lro.extract(outcome.file_path, { where: { id: { $has: 1 } } }), (err) => err.code === "invalid_query");
+});

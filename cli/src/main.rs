@@ -54,7 +54,7 @@ enum Command {
         config: ConfigArgs,
     },
     /// Extract from an offload file without a shell: a recipe, a jq filter, a line range or a search.
-    Extract(ExtractArgs),
+    Extract(Box<ExtractArgs>),
     /// Delete offload files whose time-to-live has passed; print what was removed.
     Cleanup {
         #[command(flatten)]
@@ -69,6 +69,16 @@ enum Command {
     /// Put LRO in front of an MCP server (stdio child or remote streamable HTTP)
     Proxy(proxy::ProxyArgs),
 }
+
+/// How a successful run ends.
+enum Exit {
+    Done,
+    /// `lro extract` printed a result cut by an output cap (or the time limit): exit 3.
+    Capped,
+}
+
+/// Exit code of a capped `lro extract`: what fits was printed, but not everything.
+const EXIT_CAPPED: u8 = 3;
 
 /// Exit codes: 65 for bad input data, 78 for bad configuration, 1 for anything else.
 fn exit_code(err: &LroError) -> u8 {
@@ -98,7 +108,7 @@ fn read_stdin() -> Result<Vec<u8>, LroError> {
     Ok(buf)
 }
 
-fn run(cli: Cli) -> Result<(), LroError> {
+fn run(cli: Cli) -> Result<Exit, LroError> {
     match cli.command {
         Command::Offload {
             operation,
@@ -116,10 +126,10 @@ fn run(cli: Cli) -> Result<(), LroError> {
                 Input::Json(json) => lro.offload_json(json, &request)?,
                 Input::Text(text) => lro.offload_text(text, &request)?,
             };
-            print_json(&outcome.to_value())
+            print_json(&outcome.to_value()).map(|()| Exit::Done)
         }
         Command::Extract(args) => {
-            let lro = args.config.offloader()?;
+            let lro = args.config.offloader_with(args.load_config()?)?;
             let response = lro.extract(&args.file, &args.request()?)?;
             let mut out = io::stdout().lock();
             for value in &response.results {
@@ -130,23 +140,37 @@ fn run(cli: Cli) -> Result<(), LroError> {
                 writeln!(out, "{line}")
                     .map_err(|e| LroError::from_io(&e, "cannot write output"))?;
             }
-            if let Some(limit) = &response.limit {
-                eprintln!("lro: output truncated: {limit}");
+            out.flush()
+                .map_err(|e| LroError::from_io(&e, "cannot write output"))?;
+            for warning in &response.warnings {
+                eprintln!("lro: warning: {warning}");
             }
-            Ok(())
+            if let Some(limit) = &response.limit {
+                match &response.hint {
+                    // A configured cap (or the time limit): what fits was printed.
+                    Some(hint) => {
+                        eprintln!("lro: output capped: {hint}");
+                        return Ok(Exit::Capped);
+                    }
+                    None => eprintln!("lro: output truncated: {limit}"),
+                }
+            }
+            Ok(Exit::Done)
         }
         Command::Cleanup { config } => {
             let lro = config.offloader()?;
             print_json(&serde_json::to_value(lro.cleanup()?).unwrap_or(Value::Null))
+                .map(|()| Exit::Done)
         }
-        Command::Demo { output_dir } => demo::run(output_dir),
-        Command::Proxy(args) => proxy::run(args),
+        Command::Demo { output_dir } => demo::run(output_dir).map(|()| Exit::Done),
+        Command::Proxy(args) => proxy::run(args).map(|()| Exit::Done),
     }
 }
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(Exit::Done) => ExitCode::SUCCESS,
+        Ok(Exit::Capped) => ExitCode::from(EXIT_CAPPED),
         Err(err) => {
             eprintln!("lro: error[{}]: {}", err.code(), err.message());
             ExitCode::from(exit_code(&err))

@@ -65,7 +65,12 @@ impl ConfigArgs {
 
     /// An offloader over the real filesystem with these options.
     pub fn offloader(&self) -> Result<Offloader<StdHost>, LroError> {
-        let lro = Offloader::new(self.load()?, StdHost::new())?;
+        self.offloader_with(self.load()?)
+    }
+
+    /// An offloader over the real filesystem with `config` (these options, adjusted).
+    pub fn offloader_with(&self, config: OffloadConfig) -> Result<Offloader<StdHost>, LroError> {
+        let lro = Offloader::new(config, StdHost::new())?;
         Ok(if self.events {
             lro.with_event_sink(|event: &OffloadEvent| {
                 if let Ok(line) = serde_json::to_string(event) {
@@ -113,7 +118,8 @@ impl InputFormat {
     }
 }
 
-/// `lro extract FILE (--recipe N [--param K=V]... | --query F | --lines A:B | --search RE)`.
+/// `lro extract FILE (--recipe N [--param K=V]... | --query F | --lines A:B | --search RE |
+/// --where DOC [--fields ...] [--sort ...] [--skip N] [--limit N] [--count | --group-by F | ...])`.
 #[derive(Debug, Args)]
 pub struct ExtractArgs {
     /// The offload file (a descriptor's file_path).
@@ -139,6 +145,39 @@ pub struct ExtractArgs {
     /// With --search: at most N matches.
     #[arg(long, requires = "search", value_name = "N")]
     pub max: Option<u64>,
+    /// A MongoDB filter document, e.g. '{"tags": "cache", "provenance.confidence": {"$gte": 0.8}}'.
+    #[arg(long = "where", value_name = "JSON")]
+    pub filter: Option<String>,
+    /// With a structured query: the fields to print, comma-separated (dotted paths allowed).
+    #[arg(long, value_name = "A,B.C")]
+    pub fields: Option<String>,
+    /// With a structured query: sort by FIELD, or -FIELD for descending (repeatable, or comma-separated).
+    #[arg(long, value_name = "FIELD|-FIELD", allow_hyphen_values = true)]
+    pub sort: Vec<String>,
+    /// With a structured query: pass over the first N matching records.
+    #[arg(long, value_name = "N")]
+    pub skip: Option<u64>,
+    /// With a structured query: print at most N matching records.
+    #[arg(long, value_name = "N")]
+    pub limit: Option<u64>,
+    /// Print the number of matching records.
+    #[arg(long, group = "aggregate")]
+    pub count: bool,
+    /// Print [{"FIELD": value, "count": n}, ...] for the matching records, largest first.
+    #[arg(long, group = "aggregate", value_name = "FIELD")]
+    pub group_by: Option<String>,
+    /// Print the distinct values of FIELD (arrays unwound) as one JSON array.
+    #[arg(long, group = "aggregate", value_name = "FIELD")]
+    pub distinct: Option<String>,
+    /// Print {count, min, max, sum, avg} of the numbers in FIELD.
+    #[arg(long, group = "aggregate", value_name = "FIELD")]
+    pub stats: Option<String>,
+    /// Cap the output at N bytes of JSON (default: no cap). A capped run prints what fits and exits 3.
+    #[arg(long, value_name = "N")]
+    pub max_output_bytes: Option<u64>,
+    /// Cap the output at N values (default: no cap). A capped run prints what fits and exits 3.
+    #[arg(long, value_name = "N")]
+    pub max_output_records: Option<u64>,
     /// Read one section of the file only (a name from its `sections`), for --query,
     /// --lines and --search; each recipe reads its own section already.
     #[arg(long, value_name = "NAME")]
@@ -151,6 +190,15 @@ impl ExtractArgs {
     /// Strings print raw for recipes (like `jq -r` for #1); JSON otherwise.
     pub fn raw_strings(&self) -> bool {
         self.recipe.is_some()
+    }
+
+    /// The configuration, with the output uncapped unless a flag caps it: a shell user
+    /// asked for the data, as with jq (the configured caps are for agents).
+    pub fn load_config(&self) -> Result<OffloadConfig, LroError> {
+        let mut config = self.config.load()?;
+        config.extract.max_output_bytes = self.max_output_bytes.unwrap_or(u64::MAX);
+        config.extract.max_output_records = self.max_output_records.unwrap_or(u64::MAX);
+        Ok(config)
     }
 
     /// The core request these options describe.
@@ -192,6 +240,19 @@ impl ExtractArgs {
             ignore_case: self.ignore_case,
             max_results: self.max,
         });
+        let filter = self
+            .filter
+            .as_ref()
+            .map(|text| {
+                serde_json::from_str::<Value>(text).map_err(|e| {
+                    LroError::new(
+                        ErrorCode::InvalidQuery,
+                        format!("--where is not a JSON filter document: {e}"),
+                    )
+                })
+            })
+            .transpose()?;
+        let sort = (!self.sort.is_empty()).then(|| Value::from(self.sort.join(",")));
         Ok(ExtractRequest {
             recipe: self.recipe,
             query: self.query.clone(),
@@ -202,6 +263,15 @@ impl ExtractArgs {
             },
             lines,
             search,
+            filter,
+            fields: self.fields.as_deref().map(Value::from),
+            sort,
+            skip: self.skip,
+            limit: self.limit,
+            count: self.count.then_some(true),
+            group_by: self.group_by.clone(),
+            distinct: self.distinct.clone(),
+            stats: self.stats.clone(),
             section: self.section.clone(),
         })
     }

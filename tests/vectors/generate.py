@@ -344,6 +344,55 @@ extract_vector("extract-error-not-offload-file", "a file in the dir that is not 
 extract_vector("extract-error-missing", "a missing offload file is not_found", {"recipe": 1},
                extract_path="{dir}/atlatl-recall-01ARZ3NDEKTSV4RRFFQ69G5FAV.jsonl", expect={"error": "not_found"})
 
+# --- structured queries (where): one vector per operator, shaping, aggregates ------------------
+corpus = memories(30)
+def where_vector(name, description, extract, input=None, **fields):
+    extract_vector(name, description, extract, input=input if input is not None else corpus,
+                   request={"operation": "recall", "detail": "full"}, **fields)
+
+ID = ["id"]
+where_vector("extract-where-eq", "implicit equality on a field", {"where": {"memory_type": "episodic"}, "fields": ID})
+where_vector("extract-where-eq-operator", "$eq on a nested field", {"where": {"provenance.trust_level": {"$eq": "verified"}}, "count": True})
+where_vector("extract-where-ne", "$ne matches records whose field differs or is missing", {"where": {"status": {"$ne": "active"}}, "fields": ["id", "status"]})
+where_vector("extract-where-gt", "$gt on a nested number", {"where": {"provenance.confidence": {"$gt": 0.7}}, "fields": ["id", "provenance.confidence"]})
+where_vector("extract-where-gte-lt", "$gte and $lt on one field are both required", {"where": {"provenance.confidence": {"$gte": 0.55, "$lt": 0.6}}, "fields": ["id", "provenance.confidence"]})
+where_vector("extract-where-lte-string", "$lte compares strings byte by byte", {"where": {"created": {"$lte": "2026-02"}}, "fields": ["id", "created"]})
+where_vector("extract-where-type-bracketing", "a number bound never matches strings (type bracketing)", {"where": {"title": {"$gt": 5}}, "count": True})
+where_vector("extract-where-in", "$in: any of the values", {"where": {"namespace": {"$in": ["projects/atlas", "projects/borealis"]}}, "fields": ["id", "namespace"]})
+where_vector("extract-where-nin", "$nin: none of the values", {"where": {"namespace": {"$nin": ["_semantic/decisions", "_procedural/runbooks"]}}, "fields": ["id", "namespace"]})
+where_vector("extract-where-exists", "$exists: false finds records without the field", {"where": {"namespace": {"$exists": False}}, "fields": ID}, input=sparse[:30])
+where_vector("extract-where-null-missing", "null matches null and missing fields", {"where": {"title": None}, "fields": ["id", "title"]}, input=sparse[:30])
+where_vector("extract-where-type", "$type by name and by number", {"where": {"$or": [{"provenance": {"$type": "null"}}, {"content": {"$type": 10}}]}, "fields": ID}, input=sparse[:30])
+where_vector("extract-where-regex", "$regex with the i option", {"where": {"title": {"$regex": "^decision 1[0-9]:", "$options": "i"}}, "fields": ["id", "title"]})
+where_vector("extract-where-regex-extended", "$regex with the x option ignores pattern whitespace and comments", {"where": {"summary": {"$regex": "retry \\s policy  # the topic", "$options": "x"}}, "fields": ["id", "summary"]})
+where_vector("extract-where-array-contains", "a value matches an array holding it", {"where": {"tags": "incident"}, "fields": ["id", "tags"]})
+where_vector("extract-where-all", "$all: the array holds every value", {"where": {"tags": {"$all": ["architecture", "performance"]}}, "fields": ["id", "tags"]})
+where_vector("extract-where-size", "$size: arrays of that length", {"where": {"tags": {"$size": 2}}, "count": True})
+where_vector("extract-where-elemmatch", "$elemMatch: one element matches every condition", {"where": {"entities": {"$elemMatch": {"name": "service-3", "type": "service"}}}, "fields": ["id", "entities"]})
+where_vector("extract-where-dotted-array", "a dotted path reaches into the objects of an array", {"where": {"relationships.target": "mem-00004"}, "fields": ["id", "relationships"]})
+where_vector("extract-where-and", "$and of two documents", {"where": {"$and": [{"memory_type": "semantic"}, {"status": "active"}]}, "fields": ["id", "memory_type", "status"]})
+where_vector("extract-where-or", "$or of two documents", {"where": {"$or": [{"namespace": "projects/atlas"}, {"tags": "security"}]}, "fields": ["id", "namespace", "tags"]})
+where_vector("extract-where-nor", "$nor: neither document", {"where": {"$nor": [{"memory_type": "semantic"}, {"status": "archived"}]}, "fields": ["id", "memory_type", "status"]})
+where_vector("extract-where-not", "$not inverts an operator expression", {"where": {"title": {"$not": {"$regex": "caching|retry"}}}, "fields": ["id", "title"]})
+where_vector("extract-where-sort-skip-limit", "sort by two keys, then skip and limit", {"where": {"status": "active"}, "sort": {"memory_type": 1, "provenance.confidence": -1}, "skip": 2, "limit": 4, "fields": ["id", "memory_type", "provenance.confidence"]})
+where_vector("extract-where-fields-exclude", "a projection document that drops fields", {"where": {"id": "mem-00003"}, "fields": {"content": 0, "entities": 0, "relationships": 0, "provenance.agent": 0}})
+where_vector("extract-where-count", "count of the matching records", {"where": {"memory_type": "procedural"}, "count": True})
+where_vector("extract-where-group-by", "group_by tags: records per tag, largest first", {"group_by": "tags"})
+where_vector("extract-where-distinct", "distinct namespaces of active memories", {"where": {"status": "active"}, "distinct": "namespace"})
+where_vector("extract-where-stats", "stats of a nested number", {"stats": "provenance.confidence"})
+where_vector("extract-where-unknown-field", "a field no record has: empty result and a warning with the closest names", {"where": {"confidence": {"$gt": 0.5}}})
+where_vector("extract-where-cut", "records cut by max_output_records say how many there were", {"where": {"status": "active"}, "fields": ID},
+             config={"extract": {"max_output_records": 4}})
+extract_vector("extract-recipe-array-cut", "one large array (recipe 8) keeps its leading items that fit", {"recipe": 8},
+               config={"extract": {"max_output_bytes": 3000}})
+extract_vector("extract-where-section", "a structured query over one section: its records only, and a jq command over its lines",
+               {"section": "relations", "where": {"relationType": "owns"}, "group_by": "to", "limit": 6}, input=graph2, request={"operation": "read_graph"},
+               config={"threshold_tokens": 300})
+where_vector("extract-error-where-operator", "an unknown operator is invalid_query", {"where": {"tags": {"$contains": "ops"}}}, expect={"error": "invalid_query"})
+where_vector("extract-error-where-regex", "a regex that does not compile is invalid_query", {"where": {"title": {"$regex": "(unclosed"}}}, expect={"error": "invalid_query"})
+where_vector("extract-error-where-with-recipe", "where and recipe together are invalid_argument", {"where": {}, "recipe": 1}, expect={"error": "invalid_argument"})
+where_vector("extract-error-two-aggregates", "two aggregates are invalid_argument", {"count": True, "distinct": "tags"}, expect={"error": "invalid_argument"})
+
 if __name__ == "__main__":
     names = set()
     for v in VECTORS:

@@ -22,7 +22,7 @@ Errors are :class:`LroError` subclasses whose ``.code`` is the core's stable err
 from __future__ import annotations
 
 import os
-from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Union
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Union
 
 from ._errors import (
     CODE_CLASSES,
@@ -37,6 +37,8 @@ from ._lro import (
     DEFAULT_THRESHOLD_TOKENS,
     DEFAULT_TTL_SECONDS,
     ERROR_CODES,
+    EXTRACT_QUERY_PARAMETERS,
+    EXTRACT_TOOL_DESCRIPTION,
     Config,
     Offloader,
     __version__,
@@ -64,6 +66,8 @@ __all__ = [
     "StorageError",
     "CODE_CLASSES",
     "ERROR_CODES",
+    "EXTRACT_TOOL_DESCRIPTION",
+    "EXTRACT_QUERY_PARAMETERS",
     "DEFAULT_THRESHOLD_TOKENS",
     "DEFAULT_TTL_SECONDS",
     "__version__",
@@ -159,16 +163,44 @@ def extract(
     lines: Optional[Mapping[str, Any]] = None,
     search: Optional[Mapping[str, Any]] = None,
     section: Optional[str] = None,
+    where: Union[Mapping[str, Any], str, None] = None,
+    fields: Union[Sequence[str], Mapping[str, int], str, None] = None,
+    sort: Union[Mapping[str, int], Sequence[str], str, None] = None,
+    skip: Optional[int] = None,
+    limit: Optional[int] = None,
+    count: Optional[bool] = None,
+    group_by: Optional[str] = None,
+    distinct: Optional[str] = None,
+    stats: Optional[str] = None,
 ) -> Dict[str, Any]:
-    """Read part of an offloaded file: exactly one of ``recipe``, ``query``, ``lines``, ``search``.
+    """Read part of an offloaded file: one of ``recipe``, ``query``, ``lines``, ``search``, or
+    a structured query (``where`` and the arguments after it).
 
     ``recipe`` is a recipe number (1-10) from the descriptor, parameterised by ``params``
     (``{"namespace": "_semantic"}``); ``query`` is any jq filter run per record by the
-    embedded engine, with ``params`` bound as ``$name``. The file must be an offload file
-    inside the configured output directory. A file with ``sections`` (one per array of an
-    object result, see the descriptor) is read one section at a time with ``section``.
-    Returns ``{"results": [...], "count": N, "truncated": bool, ...}``.
+    embedded engine, with ``params`` bound as ``$name``. ``where`` is a MongoDB filter
+    document (``{"tags": "cache", "provenance.confidence": {"$gte": 0.8}}``), shaped by
+    ``fields`` (``["id", "title"]``), ``sort`` (``{"created": -1}``), ``skip`` and ``limit``,
+    or summarized by one of ``count=True``, ``group_by``, ``distinct``, ``stats`` (a field
+    name); those work without ``where`` too (every record). A file with ``sections`` (one
+    per array of an object result, see the descriptor) is read one section at a time with
+    ``section``. The file must be an offload file inside the configured output directory.
+    Returns ``{"results": [...], "count": N,
+    "truncated": bool, ...}``; a structured query's response also has ``"jq"`` (the
+    equivalent shell command) and ``"warnings"`` (a field no record has, with the closest
+    names).
     """
+    structured = {
+        "where": where,
+        "fields": fields,
+        "sort": sort,
+        "skip": skip,
+        "limit": limit,
+        "count": count,
+        "group_by": group_by,
+        "distinct": distinct,
+        "stats": stats,
+    }
     return _offloader(config, None).extract(
         file_path,
         recipe,
@@ -177,7 +209,17 @@ def extract(
         lines=None if lines is None else dict(lines),
         search=None if search is None else dict(search),
         section=section,
+        **{k: _plain(v) for k, v in structured.items() if v is not None},
     )
+
+
+def _plain(value: Any) -> Any:
+    """A mapping as a dict and a sequence (not a string) as a list, as the core reads them."""
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return list(value)
+    return value
 
 
 def cleanup(config: ConfigLike = None, *, on_event: Optional[EventCallback] = None) -> Dict[str, Any]:

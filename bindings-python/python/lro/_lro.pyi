@@ -1,7 +1,7 @@
 """Type stubs of the ``lro._lro`` extension module (Rust, pyo3). Checked by ``mypy.stubtest``."""
 
 import os
-from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union, final
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union, final
 
 __all__ = [
     "Config",
@@ -13,12 +13,16 @@ __all__ = [
     "ERROR_CODES",
     "DEFAULT_THRESHOLD_TOKENS",
     "DEFAULT_TTL_SECONDS",
+    "EXTRACT_TOOL_DESCRIPTION",
+    "EXTRACT_QUERY_PARAMETERS",
 ]
 
 __version__: str
 ERROR_CODES: Tuple[str, ...]
 DEFAULT_THRESHOLD_TOKENS: int
 DEFAULT_TTL_SECONDS: int
+EXTRACT_TOOL_DESCRIPTION: str
+EXTRACT_QUERY_PARAMETERS: Dict[str, str]
 
 _ConfigArg = Union["Config", Mapping[str, Any], None]
 
@@ -119,6 +123,16 @@ class Offloader:
         lines: Optional[Mapping[str, Any]] = None,
         search: Optional[Mapping[str, Any]] = None,
         section: Optional[str] = None,
+        where: Union[Mapping[str, Any], str, None] = None,
+        fields: Union[Sequence[str], Mapping[str, int], str, None] = None,
+        sort: Union[Mapping[str, int], Sequence[str], str, None] = None,
+        skip: Optional[int] = None,
+        limit: Optional[int] = None,
+        count: Optional[bool] = None,
+        group_by: Optional[str] = None,
+        distinct: Optional[str] = None,
+        stats: Optional[str] = None,
+        request: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]: ...
     def cleanup(self) -> Dict[str, Any]: ...
     def estimate_tokens(self, text: str) -> int: ...

@@ -24,6 +24,7 @@ from fastmcp.tools.base import Tool, ToolResult
 from pydantic import TypeAdapter
 
 from . import Config, LroError, Offloader
+from ._tool import extract_tool_function
 from .mcp import EXTRACT_TOOL_DESCRIPTION, _native_config
 
 __all__ = ["LroMiddleware"]
@@ -48,19 +49,16 @@ class LroMiddleware(ToolInjectionMiddleware):
         self.extract_tool_name = extract_tool_name
         offloader = self.offloader
 
-        def lro_extract(
-            file_path: str,
-            recipe: Optional[int] = None,
-            query: Optional[str] = None,
-            params: Optional[Dict[str, Any]] = None,
-        ) -> Dict[str, Any]:
+        def answer(file_path: str, request: Dict[str, Any]) -> Dict[str, Any]:
             try:
-                return offloader.extract(file_path, recipe, query, params)
+                return offloader.extract(file_path, request=request)
             except LroError as err:
                 from fastmcp.exceptions import ToolError
 
                 raise ToolError(f"{err.code}: {err}") from err
 
+        lro_extract = extract_tool_function(answer)
+        lro_extract.__annotations__["return"] = Dict[str, Any]
         tool = Tool.from_function(
             lro_extract, name=extract_tool_name, description=EXTRACT_TOOL_DESCRIPTION, output_schema=None
         )

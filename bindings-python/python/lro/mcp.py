@@ -32,19 +32,11 @@ import inspect
 import json
 from typing import Any, Callable, Dict, Mapping, Optional, TypeVar, Union
 
-from . import Config, InputError, LroError, Offloader, operation_for_tool
+from . import EXTRACT_TOOL_DESCRIPTION, Config, InputError, LroError, Offloader, operation_for_tool
 
 __all__ = ["LroTools", "EXTRACT_TOOL_DESCRIPTION"]
 
 F = TypeVar("F", bound=Callable[..., Any])
-
-#: The description the `lro_extract` tool is registered with.
-EXTRACT_TOOL_DESCRIPTION = (
-    "Query a result set that was offloaded to a JSONL file (the `file_path` of an offloaded "
-    "result). Give exactly one of `recipe` (1-10, as listed in the result's guidance, with "
-    "optional `params` such as {\"namespace\": \"_semantic\"}) or `query` (a jq filter run on "
-    "each record, `params` bound as $name). Returns the matching records."
-)
 
 
 def _tool_error(message: str) -> Exception:
@@ -111,21 +103,19 @@ class LroTools:
     def _extract_tool(self) -> Callable[..., Any]:
         from mcp.types import CallToolResult
 
+        from ._tool import extract_tool_function
+
         offloader = self.offloader
 
-        def lro_extract(
-            file_path: str,
-            recipe: Optional[int] = None,
-            query: Optional[str] = None,
-            params: Optional[Dict[str, Any]] = None,
-        ) -> Any:
+        def answer(file_path: str, request: Dict[str, Any]) -> Any:
             try:
-                response = offloader.extract(file_path, recipe, query, params)
+                response = offloader.extract(file_path, request=request)
             except LroError as err:
                 # The code first: the model (and a person reading logs) can act on it.
                 raise _tool_error(f"{err.code}: {err}") from err
             return _call_tool_result(response)
 
+        lro_extract = extract_tool_function(answer)
         # A CallToolResult return: the SDK passes it through (structuredContent is the
         # extraction response itself, not wrapped in {"result": ...}).
         lro_extract.__annotations__["return"] = CallToolResult

@@ -209,7 +209,9 @@ impl Lro {
 
     /// Native extraction (`lro_extract`) from an offload file inside the output directory:
     /// `request` names exactly one of `recipe` (1-10, with `params`), `query` (a jq filter),
-    /// `lines` (`{ start, end, unit }`) or `search` (`{ pattern, ignore_case, max_results }`).
+    /// `lines` (`{ start, end, unit }`), `search` (`{ pattern, ignore_case, max_results }`), or
+    /// a structured query (`where`, a MongoDB filter document, with `fields`, `sort`, `skip`,
+    /// `limit`, or one of `count`, `group_by`, `distinct`, `stats`).
     pub fn extract(
         &self,
         #[wasm_bindgen(js_name = filePath)] file_path: &str,

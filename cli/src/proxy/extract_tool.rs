@@ -5,53 +5,16 @@ use lro_core::{ErrorCode, ExtractRequest, ExtractResponse, Host, LroError, Offlo
 use serde_json::{Map, Value, json};
 
 /// The tool's name.
-pub const NAME: &str = "lro_extract";
+pub const NAME: &str = lro_core::extract::tool::TOOL_NAME;
 
-/// The tool as listed in `tools/list`.
+/// The tool as listed in `tools/list`: the core's description and input schema, shared
+/// with the Python and Node MCP helpers.
 pub fn descriptor() -> Value {
     json!({
         "name": NAME,
         "title": "Extract from an offloaded result",
-        "description": "Query a tool result that was offloaded to a JSONL file (the `file_path` of an \
-            offloaded result), without a shell. Give exactly one of: `recipe` (1-10, the result's \
-            jq_recipes, with optional `params`), `query` (a jq filter run on each record, with \
-            optional `params` bound as $variables), `lines` (a range of records), or `search` (a \
-            regular expression over the raw record lines). A file with `sections` (one per array \
-            of the result) is read one section at a time with `section`.",
-        "inputSchema": {
-            "type": "object",
-            "properties": {
-                "file_path": {"type": "string", "description": "The offloaded result's file_path."},
-                "recipe": {"type": "integer", "minimum": 1, "maximum": 10,
-                           "description": "A recipe number from the result's jq_recipes."},
-                "query": {"type": "string", "description": "A jq filter, run on each record, e.g. select(.namespace == $ns) | .title"},
-                "params": {"type": "object", "description": "Recipe parameters ({\"keyword\": \"cache\"}) or $variables of the query."},
-                "lines": {
-                    "type": "object",
-                    "description": "Records start (inclusive) to end (exclusive), counted from 0; or characters with unit \"chars\".",
-                    "properties": {
-                        "start": {"type": "integer", "minimum": 0},
-                        "end": {"type": "integer", "minimum": 0},
-                        "unit": {"type": "string", "enum": ["records", "chars"]}
-                    },
-                    "additionalProperties": false
-                },
-                "section": {"type": "string", "description": "A section name from the result's `sections`: query, lines and search read only that section's records (recipes read their own)."},
-                "search": {
-                    "type": "object",
-                    "description": "A regular expression searched in each record's JSON line.",
-                    "properties": {
-                        "pattern": {"type": "string"},
-                        "ignore_case": {"type": "boolean"},
-                        "max_results": {"type": "integer", "minimum": 1}
-                    },
-                    "required": ["pattern"],
-                    "additionalProperties": false
-                }
-            },
-            "required": ["file_path"],
-            "additionalProperties": false
-        },
+        "description": lro_core::extract::tool::TOOL_DESCRIPTION,
+        "inputSchema": lro_core::extract::tool::tool_input_schema(),
         "annotations": {"readOnlyHint": true, "openWorldHint": false}
     })
 }
@@ -93,22 +56,8 @@ fn parse(arguments: Option<&Value>) -> Result<(String, ExtractRequest), LroError
 }
 
 fn success(response: &ExtractResponse, raw_strings: bool) -> Value {
-    let mut text = String::new();
-    for value in &response.results {
-        match value {
-            Value::String(s) if raw_strings => text.push_str(s),
-            other => text.push_str(&other.to_string()),
-        }
-        text.push('\n');
-    }
-    if response.results.is_empty() {
-        text.push_str("(no results)\n");
-    }
-    if let Some(limit) = &response.limit {
-        text.push_str(&format!("[truncated: {limit}]\n"));
-    }
     json!({
-        "content": [{"type": "text", "text": text}],
+        "content": [{"type": "text", "text": lro_core::extract::tool::response_text(response, raw_strings)}],
         "structuredContent": serde_json::to_value(response).unwrap_or(Value::Null),
         "isError": false
     })
@@ -149,6 +98,39 @@ mod tests {
         assert_eq!(
             result["structuredContent"]["results"],
             json!(["entity number 42"])
+        );
+    }
+
+    #[test]
+    fn structured_queries_answer_with_records_and_their_jq() {
+        let (lro, path) = offloaded();
+        let args = json!({"file_path": path, "where": {"kind": "person", "label": {"$regex": "number 4[0-9]$"}},
+                          "fields": ["id"], "sort": {"id": -1}, "limit": 2});
+        let result = call(&lro, Some(&args));
+        assert_eq!(result["isError"], false, "{result}");
+        assert_eq!(
+            result["structuredContent"]["results"],
+            json!([{"id": "e48"}, {"id": "e45"}])
+        );
+        assert!(
+            text(&result)
+                .starts_with("{\"id\":\"e48\"}\n{\"id\":\"e45\"}\nequivalent jq: tail -n +2 ")
+        );
+        let counted = call(
+            &lro,
+            Some(&json!({"file_path": path, "count": true, "where": "{\"kind\": \"place\"}"})),
+        );
+        assert_eq!(counted["structuredContent"]["results"], json!([200]));
+        let warned = call(
+            &lro,
+            Some(&json!({"file_path": path, "where": {"knd": "person"}})),
+        );
+        assert!(
+            text(&warned).contains(
+                "warning: no record has the field \"knd\"; closest field names: \"kind\""
+            ),
+            "{}",
+            text(&warned)
         );
     }
 
@@ -194,7 +176,21 @@ mod tests {
     fn the_descriptor_names_the_spec_parameters() {
         let tool = descriptor();
         let props = tool["inputSchema"]["properties"].as_object().unwrap();
-        for key in ["file_path", "recipe", "query", "params"] {
+        for key in [
+            "file_path",
+            "recipe",
+            "query",
+            "params",
+            "where",
+            "fields",
+            "sort",
+            "skip",
+            "limit",
+            "count",
+            "group_by",
+            "distinct",
+            "stats",
+        ] {
             assert!(props.contains_key(key), "{key}");
         }
         assert_eq!(tool["inputSchema"]["required"], json!(["file_path"]));

@@ -79,10 +79,12 @@ pub fn guidance(
                  - Browse: lro_extract(file_path=\"{path}\", recipe=1)\n\
                  - Filter by namespace: lro_extract(file_path=\"{path}\", recipe=2, params={{\"namespace\": \"_semantic\"}})\n\
                  - Search by keyword: lro_extract(file_path=\"{path}\", recipe=3, params={{\"keyword\": \"your term\"}})\n\
+                 {}\
                  - Custom filter: lro_extract(file_path=\"{path}\", query={})\n\
                  Available recipes: 1=titles+namespaces, 2=filter namespace, 3=search titles,\n\
                  4=IDs+titles, 5=filter type, 6=count by namespace, 7=filter tag, 8=sort by date,\n\
                  9=detail-adaptive, 10=detail-adaptive.",
+                where_example(path, recipes, sections),
                 Value::from(custom)
             )
         }
@@ -104,9 +106,11 @@ pub fn guidance(
                  - Browse: lro_extract(file_path=\"{path}\", recipe=1)\n\
                  - Filter: lro_extract(file_path=\"{path}\", recipe=2{})\n\
                  - Search by keyword: lro_extract(file_path=\"{path}\", recipe=3, params={{\"keyword\": \"your term\"}})\n\
+                 {}\
                  - Custom filter: lro_extract(file_path=\"{path}\", query=\"select(. != null)\")\n\
                  {}Available recipes: {list}.",
                 params(&recipes[1]),
+                where_example(path, recipes, sections),
                 section_example(sections, path)
             )
         }
@@ -167,6 +171,43 @@ fn sections_line(sections: &[SectionInfo]) -> String {
         ));
     }
     format!("\nSections (file lines): {}.", listed.join("; "))
+}
+
+/// A guidance line with a structured query built from the result's own fields: the first
+/// recipe that filters by equality gives the field and the example value (the most
+/// frequent one, so the example matches records), the projecting recipe of the same records
+/// the fields to return, and, in a file of sections, their section. Empty when no recipe
+/// filters by equality (records that are not objects).
+fn where_example(path: &str, recipes: &[Recipe], sections: &[SectionInfo]) -> String {
+    let Some((recipe, field, value)) = recipes.iter().find_map(|r| {
+        Some((
+            r,
+            r.matches.clone()?,
+            Value::from(r.params.first()?.example.as_str()),
+        ))
+    }) else {
+        return String::new();
+    };
+    let fields = recipes
+        .iter()
+        .filter(|r| r.lines == recipe.lines && !r.slurp && r.params.is_empty())
+        .filter_map(|r| r.reads.as_ref().filter(|f| f.len() >= 2))
+        .max_by_key(|f| f.len())
+        .map_or_else(String::new, |f| {
+            format!(", fields={}", Value::from(f.clone()))
+        });
+    let section = recipe
+        .lines
+        .and_then(|(first, _)| sections.iter().find(|s| s.first_line == first))
+        .map_or_else(String::new, |s| {
+            format!(", section={}", Value::from(s.label()))
+        });
+    let mut filter = serde_json::Map::new();
+    filter.insert(field, value);
+    format!(
+        "- MongoDB filter: lro_extract(file_path=\"{path}\"{section}, where={}{fields})\n",
+        Value::Object(filter)
+    )
 }
 
 /// The native guidance's example of a query scoped to one section, for files with several.

@@ -92,6 +92,11 @@ pub(crate) struct Budget<'d> {
     results: Vec<Value>,
     output_bytes: u64,
     limit: Option<String>,
+    /// The limit that cut the result is the deadline.
+    timed_out: bool,
+    /// Items returned and items in the full result, when a cut left them known: a single
+    /// array cut to its leading items, or records counted to the end.
+    items: Option<(u64, Option<u64>)>,
 }
 
 impl<'d> Budget<'d> {
@@ -102,6 +107,8 @@ impl<'d> Budget<'d> {
             results: Vec::new(),
             output_bytes: 0,
             limit: None,
+            timed_out: false,
+            items: None,
         }
     }
 
@@ -122,9 +129,23 @@ impl<'d> Budget<'d> {
     }
 
     /// [`Budget::push`] for a value whose [`json_size`] is known.
+    ///
+    /// The first output, when it is an array over a limit (a slurping recipe, an
+    /// aggregate), is cut to its leading items that fit rather than dropped: its items
+    /// count against `max_output_records` too.
     pub(crate) fn push_sized(&mut self, value: Value, size: u64) -> bool {
         if self.limit.is_some() {
             return false;
+        }
+        if self.results.is_empty() {
+            if let Value::Array(items) = &value {
+                if size > self.limits.max_output_bytes
+                    || items.len() as u64 > self.limits.max_output_records
+                {
+                    self.push_leading_items(value);
+                    return false;
+                }
+            }
         }
         if self.results.len() as u64 >= self.limits.max_output_records {
             self.cut(format!(
@@ -161,8 +182,71 @@ impl<'d> Budget<'d> {
         true
     }
 
+    /// Pushes the leading items of the array `value` that fit the limits, as one array.
+    fn push_leading_items(&mut self, value: Value) {
+        let Value::Array(items) = value else {
+            return;
+        };
+        let total = items.len() as u64;
+        // The brackets, then each item and its comma.
+        let mut bytes = 2u64;
+        let mut kept = Vec::new();
+        for item in items {
+            let size = json_size(&item) + u64::from(!kept.is_empty());
+            if kept.len() as u64 >= self.limits.max_output_records
+                || bytes.saturating_add(size) > self.limits.max_output_bytes
+            {
+                break;
+            }
+            bytes += size;
+            kept.push(item);
+        }
+        let returned = kept.len() as u64;
+        if bytes <= self.limits.max_output_bytes {
+            self.output_bytes = bytes;
+            self.results.push(Value::Array(kept));
+        }
+        self.items = Some((returned, Some(total)));
+        if returned < self.limits.max_output_records {
+            self.cut(format!(
+                "max_output_bytes ({})",
+                self.limits.max_output_bytes
+            ));
+        } else {
+            self.cut(format!(
+                "max_output_records ({})",
+                self.limits.max_output_records
+            ));
+        }
+    }
+
+    /// Records that the output limits cut a stream of records whose full length, `total`,
+    /// is known.
+    pub(crate) fn cut_output(&mut self, total: u64) {
+        if self.results.len() as u64 >= self.limits.max_output_records {
+            self.cut(format!(
+                "max_output_records ({})",
+                self.limits.max_output_records
+            ));
+        } else {
+            self.cut(format!(
+                "max_output_bytes ({})",
+                self.limits.max_output_bytes
+            ));
+        }
+        self.items = Some((self.results.len() as u64, Some(total)));
+    }
+
+    /// The deadline cut the result.
+    pub(crate) fn timed_out(&self) -> bool {
+        self.timed_out
+    }
+
     pub(crate) fn cut_by_time(&mut self) {
         let label = self.deadline.label();
+        if self.limit.is_none() {
+            self.timed_out = true;
+        }
         self.cut(label);
     }
 
@@ -181,13 +265,38 @@ impl<'d> Budget<'d> {
         if lines.cut() {
             self.cut(format!("max_read_bytes ({})", self.limits.max_read_bytes));
         }
+        let truncated = self.limit.is_some();
+        // A cut the request asked for (`search`'s `max_results`) needs no advice.
+        let configured = self.limit.as_deref().is_some_and(|l| {
+            ["max_output_", "max_read_bytes", "timeout_ms"]
+                .iter()
+                .any(|name| l.starts_with(name))
+        });
+        let (returned, total) = match (configured, self.items) {
+            (false, _) => (None, None),
+            (true, Some((returned, total))) => (Some(returned), total),
+            (true, None) => (Some(self.results.len() as u64), None),
+        };
+        let hint = self.limit.as_deref().filter(|_| configured).map(|limit| {
+            let of = total.map_or_else(String::new, |t| format!(" of {t}"));
+            format!(
+                "Cut by {limit}: {} item(s){of} returned. Narrow the query: filter the records \
+                 (where, or a recipe's params), keep fewer fields (fields), or page with skip and limit.",
+                returned.unwrap_or_default()
+            )
+        });
         ExtractResponse {
             count: self.results.len(),
             results: self.results,
-            truncated: self.limit.is_some(),
+            truncated,
             limit: self.limit,
+            returned,
+            total,
+            hint,
             bytes_read: lines.bytes_read(),
             records_read: lines.records_read(),
+            jq: None,
+            warnings: Vec::new(),
         }
     }
 }

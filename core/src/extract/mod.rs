@@ -44,6 +44,7 @@ mod convert;
 mod engine;
 mod lines;
 mod parse;
+mod query;
 mod reader;
 mod recipe;
 mod records;
@@ -54,6 +55,7 @@ mod sandbox;
 mod search;
 #[cfg(target_family = "wasm")]
 mod tabular;
+pub mod tool;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -64,7 +66,9 @@ use crate::offload::Offloader;
 
 pub use sandbox::{MAX_FILTER_BYTES, MAX_FILTER_NESTING};
 
-/// What to extract from an offloaded file: exactly one of `recipe`, `query`, `lines`, `search`.
+/// What to extract from an offloaded file: exactly one of `recipe`, `query`, `lines`,
+/// `search`, or a structured query (`where`, shaped by `fields`, `sort`, `skip`, `limit`, or
+/// summarized by one of `count`, `group_by`, `distinct`, `stats`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ExtractRequest {
@@ -80,8 +84,38 @@ pub struct ExtractRequest {
     pub lines: Option<LineRange>,
     /// A regular expression over the raw record lines.
     pub search: Option<SearchSpec>,
+    /// A MongoDB filter document (`{"tags": "cache", "confidence": {"$gte": 0.8}}`): the
+    /// records it matches. Named `where` in JSON; an object, or its JSON text.
+    #[serde(rename = "where", skip_serializing_if = "Option::is_none")]
+    pub filter: Option<Value>,
+    /// The fields of each record to return: dotted paths (`["id", "provenance.confidence"]`
+    /// or `"id,title"`), or a projection document to keep (`{"title": 1}`) or drop
+    /// (`{"content": 0}`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fields: Option<Value>,
+    /// Sort order: `{"created": -1}`, `"-created"`, or a list such as `["-created", "title"]`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sort: Option<Value>,
+    /// Matching records to pass over first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub skip: Option<u64>,
+    /// Most matching records to return (0: no limit, as in MongoDB).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
+    /// Return the number of matching records instead of the records.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<bool>,
+    /// Return `[{"<field>": value, "count": n}, ...]` for this field, largest first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub group_by: Option<String>,
+    /// Return the distinct values of this field (arrays unwound) as one array.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub distinct: Option<String>,
+    /// Return `{count, min, max, sum, avg}` of the numbers in this field.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub stats: Option<String>,
     /// The name of one section of the file (its `sections` in the header and descriptor):
-    /// `query`, `lines` and `search` then read that section's records only (`lines` counts
+    /// `where`, `query`, `lines` and `search` then read that section's records only (`lines` counts
     /// from the section's first record). Recipes read their own section already.
     pub section: Option<String>,
 }
@@ -136,10 +170,27 @@ pub struct ExtractResponse {
     /// Which limit cut the result, human readable (`max_output_records (10000)`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<String>,
+    /// When cut: how many items were returned (the results, or the items of a single
+    /// array result cut to its leading items).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub returned: Option<u64>,
+    /// When cut and known: how many items the full result has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub total: Option<u64>,
+    /// When cut: how to ask for less.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
     /// Bytes of the file read, header included.
     pub bytes_read: u64,
     /// Records (lines after the header) read.
     pub records_read: u64,
+    /// Structured queries: the equivalent shell command (`tail -n +2 FILE | jq ...`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jq: Option<String>,
+    /// Things worth knowing about the query, such as a field no record has (with the
+    /// closest names).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// The section of the file called `name`, from the file's header line.
@@ -170,6 +221,7 @@ pub(crate) enum Verb<'r> {
     Query(&'r str),
     Lines(&'r LineRange),
     Search(&'r SearchSpec),
+    Structured,
 }
 
 impl ExtractRequest {
@@ -188,11 +240,15 @@ impl ExtractRequest {
         if let Some(s) = &self.search {
             verbs.push(Verb::Search(s));
         }
+        if self.is_structured() {
+            verbs.push(Verb::Structured);
+        }
         if verbs.len() != 1 {
             return Err(LroError::new(
                 ErrorCode::InvalidArgument,
                 format!(
-                    "give exactly one of recipe, query, lines, search (got {})",
+                    "give exactly one of recipe, query, lines, search, where (got {}); fields, \
+                     sort, skip, limit, count, group_by, distinct and stats belong to where",
                     if verbs.is_empty() {
                         "none".to_owned()
                     } else {
@@ -204,11 +260,14 @@ impl ExtractRequest {
         if self.section.is_some() && matches!(verbs[0], Verb::Recipe(_)) {
             return Err(LroError::new(
                 ErrorCode::InvalidArgument,
-                "section applies to query, lines and search: each recipe reads its own section",
+                "section applies to where, query, lines and search: each recipe reads its own section",
             ));
         }
         if self.params.as_ref().is_some_and(|p| !p.is_empty())
-            && matches!(verbs[0], Verb::Lines(_) | Verb::Search(_))
+            && matches!(
+                verbs[0],
+                Verb::Lines(_) | Verb::Search(_) | Verb::Structured
+            )
         {
             return Err(LroError::new(
                 ErrorCode::InvalidArgument,
@@ -229,6 +288,10 @@ impl<H: Host> Offloader<H> {
     /// an offload file), `not_found`, `invalid_input` (a record line is not JSON), `io_error`.
     pub fn extract(&self, file_path: &str, request: &ExtractRequest) -> Result<ExtractResponse> {
         let verb = request.verb()?;
+        let structured = match verb {
+            Verb::Structured => Some(query::Query::compile(request)?),
+            _ => None,
+        };
         let path = safety::resolve_offload_file(
             &self.host,
             &self.output_dir(),
@@ -242,8 +305,12 @@ impl<H: Host> Offloader<H> {
             .open(&path)
             .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        let mut missing = Vec::new();
+        // The file lines a section spans, for the jq equivalent too.
+        let mut window = None;
         if let Some(name) = &request.section {
             let section = section_named(lines.header()?.as_deref(), name)?;
+            window = Some((section.first_line as u64, section.last_line() as u64));
             lines.window(section.first_line as u64, section.last_line() as u64)?;
         }
         match verb {
@@ -255,7 +322,39 @@ impl<H: Host> Offloader<H> {
             }
             Verb::Lines(range) => lines::read_range(&mut lines, &mut budget, range)?,
             Verb::Search(spec) => search::search(&mut lines, &mut budget, spec)?,
+            Verb::Structured => {
+                if let Some(q) = &structured {
+                    missing = query::run(&mut lines, &mut budget, q)?;
+                }
+            }
         }
-        Ok(budget.finish(&lines))
+        let mut response = budget.finish(&lines);
+        if let Some(q) = &structured {
+            response.jq = Some(q.jq_command(&path.to_string_lossy(), window));
+            if !missing.is_empty() {
+                response.warnings = query::warnings(&missing, &self.first_records(&path));
+            }
+        }
+        Ok(response)
+    }
+
+    /// The first records of an offload file (for the names of its fields); none when it
+    /// cannot be read again.
+    fn first_records(&self, path: &std::path::Path) -> Vec<Value> {
+        let Ok(reader) = self.host.open(path) else {
+            return Vec::new();
+        };
+        let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        let mut records = Vec::new();
+        if lines.header().is_err() {
+            return records;
+        }
+        while records.len() < crate::profile::SAMPLE_SIZE {
+            match lines.next_line() {
+                Ok(Some(line)) => records.extend(serde_json::from_slice::<Value>(line).ok()),
+                _ => break,
+            }
+        }
+        records
     }
 }

@@ -126,7 +126,7 @@ pub(crate) fn vars_of(values: &[Value]) -> Result<Vec<Val>> {
     values.iter().map(value_to_val).collect()
 }
 
-fn value_to_val(value: &Value) -> Result<Val> {
+pub(crate) fn value_to_val(value: &Value) -> Result<Val> {
     let text = serde_json::to_vec(value).unwrap_or_default();
     parse_val(&text).map_err(|e| {
         LroError::new(

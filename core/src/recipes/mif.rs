@@ -65,7 +65,8 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
             "Filter by memory type",
             "select(.memory_type == $memory_type)",
         )
-        .param("memory_type", memory_type),
+        .param("memory_type", memory_type)
+        .matching("memory_type"),
         recipe(
             6,
             "Count by namespace",
@@ -78,7 +79,8 @@ pub fn mif_recipes(detail: Detail, examples: &MifExamples) -> Vec<Recipe> {
             "Filter by tag",
             "select(any((.tags // [])[]?; . == $tag))",
         )
-        .param("tag", tag),
+        .param("tag", tag)
+        .matching("tags"),
         recipe(8, "Sort by created date", "sort_by(.created)").slurp(),
     ];
     match detail {

@@ -63,6 +63,9 @@ pub struct Recipe {
     /// The file lines (first, last; 1 = the header) the recipe reads, when the file has
     /// several sections; `None`: every record.
     pub lines: Option<(usize, usize)>,
+    /// The top-level field the parameter is compared with (equal to it, or an array holding
+    /// it), when the recipe is such a filter: the native guidance turns it into a `where`.
+    pub matches: Option<String>,
 }
 
 /// The spec's placeholder for a keyword, used when the data offers no safe example.
@@ -97,6 +100,7 @@ pub(crate) fn recipe(
         params: Vec::new(),
         reads: None,
         lines: None,
+        matches: None,
     }
 }
 
@@ -113,6 +117,11 @@ impl Recipe {
 
     pub(crate) fn reads<S: AsRef<str>>(mut self, fields: &[S]) -> Self {
         self.reads = Some(fields.iter().map(|f| f.as_ref().to_owned()).collect());
+        self
+    }
+
+    pub(crate) fn matching(mut self, field: &str) -> Self {
+        self.matches = Some(field.to_owned());
         self
     }
 

@@ -288,7 +288,8 @@ fn recipes_by(profile: &Profile, access: Access) -> Vec<Recipe> {
             format!("Filter by {} value", name(value_field)),
             format!("select({} == $value)", access.path(&value_field.name)),
         )
-        .param("value", safe_example(value_field.top_value(), "value")),
+        .param("value", safe_example(value_field.top_value(), "value"))
+        .matching(&value_field.name),
     );
     recipes.push(match group {
         Some(g) => {
@@ -317,7 +318,8 @@ fn recipes_by(profile: &Profile, access: Access) -> Vec<Recipe> {
                 access.path(&a.name)
             ),
         )
-        .param("item", safe_example(a.top_item(), "item")),
+        .param("item", safe_example(a.top_item(), "item"))
+        .matching(&a.name),
         None => recipe(
             7,
             "Search all fields by keyword",
