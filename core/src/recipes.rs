@@ -123,14 +123,27 @@ impl Recipe {
         }
     }
 
-    /// The shell command: `tail -n +2 FILE | jq [-r|-s] 'PROGRAM'`.
+    /// The shell command: `tail -n +2 FILE | jq [-r|-s] 'PROGRAM'` (see [`shell_read`] for
+    /// files in an object store).
     pub fn shell_command(&self, file: &str) -> String {
         let program = self.filter_with_literals(&[]).replace('\'', r"'\''");
         format!(
-            "tail -n +2 {} | jq{} '{program}'",
-            shell_quote(file),
+            "{} | jq{} '{program}'",
+            shell_read(file, "tail -n +2"),
             self.flags()
         )
+    }
+}
+
+/// How a shell reads `file` with `reader` (`tail -n +2`, `sed -n '2,9p'`, ...): a local file
+/// is named to the reader; an object in a store (`s3://bucket/key`) is streamed to stdout by
+/// the AWS CLI, which takes credentials, region and endpoint from the same `AWS_*`
+/// environment as LRO, and piped into the reader. Nothing secret goes into the descriptor.
+pub fn shell_read(file: &str, reader: &str) -> String {
+    if file.starts_with("s3://") {
+        format!("aws s3 cp {} - | {reader}", shell_quote(file))
+    } else {
+        format!("{reader} {}", shell_quote(file))
     }
 }
 
@@ -635,6 +648,17 @@ mod tests {
             r.filter_with_literals(&[("namespace", "x\"y")]),
             r#"select((.namespace // "") | startswith("x\"y"))"#
         );
+    }
+
+    #[test]
+    fn object_store_files_are_fetched_then_piped() {
+        let r = &mif_recipes(Detail::Light, &MifExamples::default())[5];
+        assert_eq!(
+            r.shell_command("s3://lro-bucket/replicas/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl"),
+            "aws s3 cp s3://lro-bucket/replicas/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl - | tail -n +2 | jq -s 'group_by(.namespace) | map({namespace: .[0].namespace, count: length})'"
+        );
+        assert_eq!(shell_read("s3://b/it's.jsonl", "tail -n +2"), r"aws s3 cp 's3://b/it'\''s.jsonl' - | tail -n +2");
+        assert_eq!(shell_read("/tmp/x.jsonl", "sed -n '2,9p'"), "sed -n '2,9p' /tmp/x.jsonl");
     }
 
     #[test]
