@@ -110,9 +110,7 @@ impl S3Host {
 impl Host for S3Host {
     fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
         let key = self.file_key(path)?;
-        self.client
-            .send(&Op::Put { key: &key, parts })
-            .map(drop)
+        self.client.send(&Op::Put { key: &key, parts }).map(drop)
     }
 
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
@@ -127,7 +125,11 @@ impl Host for S3Host {
 
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         let key = self.key(dir)?;
-        let prefix = if key.is_empty() { key } else { format!("{key}/") };
+        let prefix = if key.is_empty() {
+            key
+        } else {
+            format!("{key}/")
+        };
         let mut entries = Vec::new();
         let mut token: Option<String> = None;
         loop {

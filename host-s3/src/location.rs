@@ -91,8 +91,7 @@ pub(crate) fn key_of(path: &Path, bucket: &str) -> Option<String> {
     let mut components = path.components();
     let scheme = components.next()?;
     let named = components.next()?;
-    if scheme != Component::Normal("s3:".as_ref()) || named != Component::Normal(bucket.as_ref())
-    {
+    if scheme != Component::Normal("s3:".as_ref()) || named != Component::Normal(bucket.as_ref()) {
         return None;
     }
     let mut segments = Vec::new();
@@ -147,7 +146,10 @@ mod tests {
     fn keys_are_read_by_component_within_one_bucket() {
         let key = |p: &str| key_of(Path::new(p), "lro-test");
         assert_eq!(key("s3://lro-test/a/x.jsonl").as_deref(), Some("a/x.jsonl"));
-        assert_eq!(key("s3://lro-test/a//./x.jsonl").as_deref(), Some("a/x.jsonl"));
+        assert_eq!(
+            key("s3://lro-test/a//./x.jsonl").as_deref(),
+            Some("a/x.jsonl")
+        );
         assert_eq!(key("s3://lro-test/").as_deref(), Some(""));
         assert_eq!(key("s3://lro-test/a/../x"), None);
         assert_eq!(key("s3://other/a/x"), None);

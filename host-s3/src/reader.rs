@@ -104,7 +104,10 @@ impl Read for ObjectReader<'_> {
                     return Err(self.client.error(
                         &op,
                         err.kind(),
-                        &format!("reading the object broke off at byte {}: {err}", self.position),
+                        &format!(
+                            "reading the object broke off at byte {}: {err}",
+                            self.position
+                        ),
                     ));
                 }
             }

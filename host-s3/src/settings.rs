@@ -84,13 +84,14 @@ impl S3Settings {
         let region = var("AWS_REGION")
             .or_else(|| var("AWS_DEFAULT_REGION"))
             .unwrap_or_else(|| DEFAULT_REGION.to_owned());
-        let (endpoint, url_style) = match var("AWS_ENDPOINT_URL_S3").or_else(|| var("AWS_ENDPOINT_URL")) {
-            Some(text) => (parse_endpoint(&text)?, UrlStyle::Path),
-            None => (
-                parse_endpoint(&format!("https://s3.{region}.amazonaws.com"))?,
-                UrlStyle::VirtualHost,
-            ),
-        };
+        let (endpoint, url_style) =
+            match var("AWS_ENDPOINT_URL_S3").or_else(|| var("AWS_ENDPOINT_URL")) {
+                Some(text) => (parse_endpoint(&text)?, UrlStyle::Path),
+                None => (
+                    parse_endpoint(&format!("https://s3.{region}.amazonaws.com"))?,
+                    UrlStyle::VirtualHost,
+                ),
+            };
         Ok(Self {
             endpoint,
             url_style,
@@ -140,7 +141,10 @@ mod tests {
         assert_eq!(s.region, "eu-west-3");
         assert_eq!(s.credentials.token(), None);
         let debug = format!("{s:?}");
-        assert!(debug.contains("AKIDEXAMPLE") && !debug.contains("wJalrXUtnFEMI"), "{debug}");
+        assert!(
+            debug.contains("AKIDEXAMPLE") && !debug.contains("wJalrXUtnFEMI"),
+            "{debug}"
+        );
     }
 
     #[test]
