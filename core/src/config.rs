@@ -401,13 +401,33 @@ mod tests {
 
     #[test]
     fn store_limits_from_every_source_and_bounded() {
-        let c = OffloadConfig::from_toml_str("[prompt.offload.store]\ntimeout_ms = 250\nretries = 1\n")
-            .unwrap();
-        assert_eq!(c.store, StoreLimits { timeout_ms: 250, retries: 1 });
-        let c = OffloadConfig::from_json(&serde_json::json!({"store": {"timeout_ms": 40, "retries": null}}))
-            .unwrap();
-        assert_eq!(c.store, StoreLimits { timeout_ms: 40, retries: 2 });
-        for bad in ["[prompt.offload.store]\nretries = 11", "[prompt.offload.store]\ntimeout_ms = 0", "[prompt.offload.store]\nwait = 1", "[prompt.offload]\nstore = 3"] {
+        let c =
+            OffloadConfig::from_toml_str("[prompt.offload.store]\ntimeout_ms = 250\nretries = 1\n")
+                .unwrap();
+        assert_eq!(
+            c.store,
+            StoreLimits {
+                timeout_ms: 250,
+                retries: 1
+            }
+        );
+        let c = OffloadConfig::from_json(
+            &serde_json::json!({"store": {"timeout_ms": 40, "retries": null}}),
+        )
+        .unwrap();
+        assert_eq!(
+            c.store,
+            StoreLimits {
+                timeout_ms: 40,
+                retries: 2
+            }
+        );
+        for bad in [
+            "[prompt.offload.store]\nretries = 11",
+            "[prompt.offload.store]\ntimeout_ms = 0",
+            "[prompt.offload.store]\nwait = 1",
+            "[prompt.offload]\nstore = 3",
+        ] {
             let err = OffloadConfig::from_toml_str(bad).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidConfig, "{bad}");
             assert!(err.message().contains("store"), "{err}");

@@ -654,11 +654,19 @@ mod tests {
     fn object_store_files_are_fetched_then_piped() {
         let r = &mif_recipes(Detail::Light, &MifExamples::default())[5];
         assert_eq!(
-            r.shell_command("s3://lro-bucket/replicas/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl"),
+            r.shell_command(
+                "s3://lro-bucket/replicas/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl"
+            ),
             "aws s3 cp s3://lro-bucket/replicas/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl - | tail -n +2 | jq -s 'group_by(.namespace) | map({namespace: .[0].namespace, count: length})'"
         );
-        assert_eq!(shell_read("s3://b/it's.jsonl", "tail -n +2"), r"aws s3 cp 's3://b/it'\''s.jsonl' - | tail -n +2");
-        assert_eq!(shell_read("/tmp/x.jsonl", "sed -n '2,9p'"), "sed -n '2,9p' /tmp/x.jsonl");
+        assert_eq!(
+            shell_read("s3://b/it's.jsonl", "tail -n +2"),
+            r"aws s3 cp 's3://b/it'\''s.jsonl' - | tail -n +2"
+        );
+        assert_eq!(
+            shell_read("/tmp/x.jsonl", "sed -n '2,9p'"),
+            "sed -n '2,9p' /tmp/x.jsonl"
+        );
     }
 
     #[test]
