@@ -49,12 +49,33 @@ export interface OffloadSummary {
   detail: Detail | 'raw'
 }
 
-/** The fields around the offloaded array of an object result. */
-export interface Envelope {
-  /** The key of the array whose elements are the JSONL records. */
-  array_field: string
-  /** The object's other fields, unchanged. */
-  fields: Record<string, unknown>
+/** How records were read from a tool's text, when it was not JSON. */
+export type Format = 'python_literal' | 'csv' | 'tsv' | 'markdown_table' | 'text'
+
+/** How a tree was flattened to one record per node. */
+export interface TreeInfo {
+  /** The recurring array key the nodes nested under (`children`, ...). */
+  key: string
+  /** The field added with each node's path from the root (labels joined by `/`). */
+  path_field: string
+  /** The field added with each node's depth (0 for a root). */
+  depth_field: string
+}
+
+/** A group of records on consecutive lines of the file: one array (or string, or tree) of the result. */
+export interface SectionInfo {
+  /** Where the records were found: the result's keys, dot-joined (`entities`, `data.users`). */
+  name?: string
+  /** File line (1 = the header) of the section's first record: `sed -n 'FIRST,LASTp' FILE`. */
+  first_line: number
+  /** Records in the section. */
+  count: number
+  /** How the records were read, when not JSON. */
+  format?: Format
+  /** Set when a tree was flattened. */
+  tree?: TreeInfo
+  /** The records are a map's `{key, value}` entries. */
+  entries?: true
 }
 
 /** The compact descriptor returned when results are offloaded to JSONL. */
@@ -69,8 +90,12 @@ export interface OffloadResponse {
   jq_recipes: JqRecipe[]
   /** Usage guidance for the agent. */
   guidance: string
-  /** Present when the result was an object holding the array. */
-  envelope?: Envelope
+  /** How the records were read, when not JSON and there are no `sections`. */
+  format?: Format
+  /** Where each group of records sits, when the result was more than one plain array. */
+  sections?: SectionInfo[]
+  /** The small fields of an object result, kept inline (everything else is in the file). */
+  envelope?: Record<string, unknown>
 }
 
 /** A result returned inline (below the threshold, LRO disabled, or the write failed). */

@@ -152,6 +152,9 @@ pub struct ExtractOptions {
     pub lines: Option<LineRange>,
     /// A regular expression over the raw record lines.
     pub search: Option<SearchSpec>,
+    /// A section name from the descriptor's `sections`: query, lines and search read only
+    /// its records (each recipe reads its own section).
+    pub section: Option<String>,
 }
 
 /// A half-open range of records or characters, counted from 0.

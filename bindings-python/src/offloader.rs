@@ -259,9 +259,10 @@ impl PyOffloader {
 
     /// Native extraction from an offloaded file: exactly one of `recipe` (1-10, with
     /// `params`), `query` (a jq filter, `params` bound as `$name`), `lines`
-    /// (`{"start", "end", "unit"}`) or `search` (`{"pattern", "ignore_case", "max_results"}`).
+    /// (`{"start", "end", "unit"}`) or `search` (`{"pattern", "ignore_case", "max_results"}`);
+    /// `section` (a name from the descriptor's `sections`) scopes a query, lines or search.
     /// Returns `{"results": [...], "count", "truncated", "limit"?, "bytes_read", "records_read"}`.
-    #[pyo3(signature = (file_path, recipe=None, query=None, params=None, *, lines=None, search=None))]
+    #[pyo3(signature = (file_path, recipe=None, query=None, params=None, *, lines=None, search=None, section=None))]
     #[allow(clippy::too_many_arguments)]
     fn extract<'py>(
         &self,
@@ -272,6 +273,7 @@ impl PyOffloader {
         params: Option<Bound<'py, PyAny>>,
         lines: Option<Bound<'py, PyAny>>,
         search: Option<Bound<'py, PyAny>>,
+        section: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         // Built as JSON and read with the core's own (strict) deserializer, so the argument
         // rules are the core's and `lro_extract` tool arguments pass straight through.
@@ -281,6 +283,7 @@ impl PyOffloader {
         put(&mut fields, "params", params.as_ref())?;
         put(&mut fields, "lines", lines.as_ref())?;
         put(&mut fields, "search", search.as_ref())?;
+        put(&mut fields, "section", section.as_ref())?;
         let request: ExtractRequest = from_json_value(&Value::Object(fields), "extraction request")
             .map_err(|e| lro_err(py, &e))?;
         let file_path = file_path.to_string_lossy().into_owned();

@@ -46,7 +46,8 @@ enum Command {
         /// The query that produced the results (recorded in the header).
         #[arg(long)]
         query: Option<String>,
-        /// How to read stdin: json, text, or auto (JSON when it starts with [ { or ").
+        /// How to read stdin: auto (a tool's text: JSON, a Python literal, a table, or lines)
+        /// or json (strict).
         #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
         input: InputFormat,
         #[command(flatten)]
@@ -113,7 +114,7 @@ fn run(cli: Cli) -> Result<(), LroError> {
             let stdin = read_stdin()?;
             let outcome = match input.read(&stdin)? {
                 Input::Json(json) => lro.offload_json(json, &request)?,
-                Input::Text(text) => lro.offload(&text, &request)?,
+                Input::Text(text) => lro.offload_text(text, &request)?,
             };
             print_json(&outcome.to_value())
         }

@@ -85,11 +85,12 @@ impl ConfigArgs {
 /// How `lro offload` reads stdin.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum InputFormat {
-    /// JSON when the first non-blank character is `[`, `{` or `"`; plain text otherwise.
+    /// A tool's text, read as LRO reads any: JSON, JSON inside a JSON string, a Python
+    /// literal, a CSV/TSV/Markdown table, or else one record per line.
     Auto,
     /// JSON; anything else is an error.
     Json,
-    /// Plain text, one record per line.
+    /// The same as `auto` (kept for scripts written when it meant "lines of text").
     Text,
 }
 
@@ -98,8 +99,8 @@ pub enum InputFormat {
 pub enum Input<'a> {
     /// JSON text, for the core's text path (no tree is built for an array of records).
     Json(&'a [u8]),
-    /// Plain text: one record per line.
-    Text(Value),
+    /// A tool's text, for the core to read.
+    Text(&'a str),
 }
 
 impl InputFormat {
@@ -108,12 +109,10 @@ impl InputFormat {
         let text = std::str::from_utf8(bytes).map_err(|e| {
             LroError::new(ErrorCode::InvalidInput, format!("input is not UTF-8: {e}"))
         })?;
-        let looks_json = text.trim_start().starts_with(['[', '{', '"']);
         Ok(match self {
-            Self::Text => Input::Text(Value::String(text.to_owned())),
-            Self::Auto if !looks_json => Input::Text(Value::String(text.to_owned())),
+            Self::Auto | Self::Text => Input::Text(text),
             // Invalid JSON is the core's `invalid_input` ("input is not valid JSON: ...").
-            Self::Auto | Self::Json => Input::Json(bytes),
+            Self::Json => Input::Json(bytes),
         })
     }
 }
@@ -144,6 +143,10 @@ pub struct ExtractArgs {
     /// With --search: at most N matches.
     #[arg(long, requires = "search", value_name = "N")]
     pub max: Option<u64>,
+    /// Read one section of the file only (a name from its `sections`), for --query,
+    /// --lines and --search; each recipe reads its own section already.
+    #[arg(long, value_name = "NAME")]
+    pub section: Option<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -203,6 +206,7 @@ impl ExtractArgs {
             },
             lines,
             search,
+            section: self.section.clone(),
         })
     }
 }

@@ -141,9 +141,16 @@ fn small_results_stay_inline_and_text_is_accepted() {
 fn bad_input_and_config_give_codes_and_exit_statuses() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let bad_json = lro(&["offload", "--output-dir", d], "[{\"id\": 1,", &[]);
+    let bad_json = lro(
+        &["offload", "--input", "json", "--output-dir", d],
+        "[{\"id\": 1,",
+        &[],
+    );
     assert_eq!(bad_json.status.code(), Some(65));
     assert!(String::from_utf8_lossy(&bad_json.stderr).contains("error[invalid_input]"));
+    // A tool's text that is not valid JSON is text, never an error (nor a wrong record).
+    let as_text = lro(&["offload", "--output-dir", d], "[{\"id\": 1,", &[]);
+    assert_eq!(stdout_json(&as_text)["results"], json!("[{\"id\": 1,"));
     let bad_detail = lro(
         &["offload", "--detail", "huge", "--output-dir", d],
         "[]",

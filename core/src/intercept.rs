@@ -1,11 +1,14 @@
 //! The MCP side: decide on a `tools/call` result and rewrite it.
 //!
 //! The interceptor works on the serialized `CallToolResult` (never on service types):
-//! - its data is `structuredContent` when present, else the text content parsed as JSON when
-//!   it parses, else the text itself;
+//! - its data is `structuredContent` when present, else the text content, read as
+//!   [`crate::shape`] reads strings (JSON, JSON inside a JSON string, a Python literal, a
+//!   table, or lines of text); several text blocks that each hold data (a list returned one
+//!   item per block) are one record each;
 //! - above the threshold the data is offloaded and the result becomes a valid
-//!   `CallToolResult` whose `content` holds the descriptor as text and `structuredContent`
-//!   the descriptor object; `isError`, `_meta` and non-text content are kept;
+//!   `CallToolResult` whose `content` holds the descriptor as compact JSON text and
+//!   `structuredContent` the descriptor object; `isError`, `_meta` and non-text content are
+//!   kept;
 //! - a client that announced `clientInfo.proxy: true` gets the result untouched (its own
 //!   proxy offloads locally), and so does a tool that declared an `outputSchema` (the
 //!   descriptor would violate it; the `lro proxy` removes `outputSchema` from `tools/list`
@@ -19,6 +22,7 @@ use crate::descriptor::OffloadResponse;
 use crate::error::Result;
 use crate::host::Host;
 use crate::offload::{OffloadRequest, Offloader, Outcome};
+use crate::shape::{TextRead, read_text};
 
 /// What is known about the call whose result is intercepted.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -159,7 +163,7 @@ impl<H: Host> Offloader<H> {
         let outcome = match fields.get("structuredContent") {
             Some(structured) if !structured.is_null() => self.offload(structured, &request)?,
             _ if texts.is_empty() => return Ok(untouched(result, InterceptAction::Bypassed)),
-            _ => self.offload_text_content(&texts.join("\n"), &request)?,
+            _ => self.offload_text_blocks(&texts, &request)?,
         };
         let others: Vec<Value> = content.iter().filter(|i| !is_text(i)).cloned().collect();
         let mut rewritten = Map::new();
@@ -189,7 +193,9 @@ impl<H: Host> Offloader<H> {
             }
             Outcome::Offloaded(response) => {
                 let descriptor = serde_json::to_value(&*response).unwrap_or(Value::Null);
-                let text = serde_json::to_string_pretty(&descriptor).unwrap_or_default();
+                // Compact: the model reads it twice (text and structured), so every byte of
+                // indentation would count twice against the descriptor's budget.
+                let text = descriptor.to_string();
                 let mut items = vec![text_item(text)];
                 items.extend(others);
                 rewritten.insert("content".into(), Value::Array(items));
@@ -204,20 +210,35 @@ impl<H: Host> Offloader<H> {
         }
     }
 
-    /// Offloads the text of a result: JSON arrays and objects as data (arrays through the
-    /// text path, with no `Value` tree), anything else as plain text.
-    fn offload_text_content(&self, text: &str, request: &OffloadRequest) -> Result<Outcome> {
+    /// Offloads the text blocks of a result: several blocks that each hold data are one
+    /// record each; otherwise their text, joined, is read as [`Offloader::offload_text`] does.
+    fn offload_text_blocks(&self, texts: &[&str], request: &OffloadRequest) -> Result<Outcome> {
+        if texts.len() > 1 {
+            let values: Option<Vec<Value>> = texts
+                .iter()
+                .map(|text| match read_text(text) {
+                    TextRead::Value(value, _) => Some(value),
+                    _ => None,
+                })
+                .collect();
+            if let Some(values) = values {
+                return self.offload(&Value::Array(values), request);
+            }
+        }
+        self.offload_text(&texts.join("\n"), request)
+    }
+
+    /// Offloads tool *text*: a JSON array goes through the text path (no `Value` tree), any
+    /// other text is read as [`crate::shape`] reads strings (JSON, a Python literal, a table,
+    /// or one record per line).
+    pub fn offload_text(&self, text: &str, request: &OffloadRequest) -> Result<Outcome> {
         if text.trim_start().starts_with('[') {
             match self.offload_json(text.as_bytes(), request) {
                 Err(err) if err.code() == crate::error::ErrorCode::InvalidInput => {}
                 outcome => return outcome,
             }
         }
-        let data = match serde_json::from_str::<Value>(text) {
-            Ok(v @ (Value::Array(_) | Value::Object(_))) => v,
-            _ => Value::String(text.to_owned()),
-        };
-        self.offload(&data, request)
+        self.offload(&Value::String(text.to_owned()), request)
     }
 
     fn finish(

@@ -184,6 +184,29 @@ impl Body {
         Self::from_json(json).map(|raw| (RecordKind::Raw, raw))
     }
 
+    /// Appends the lines of `other` (landmarks are kept only while both bodies have them).
+    pub fn append(&mut self, other: Self) {
+        let both_marked = self.landmarks().is_some() && other.landmarks().is_some();
+        let offset = self.bytes.len();
+        if self.bytes.is_empty() {
+            *self = other;
+            return;
+        }
+        self.bytes.extend_from_slice(&other.bytes);
+        self.line_ends
+            .extend(other.line_ends.iter().map(|end| end + offset));
+        if both_marked {
+            self.landmarks
+                .extend(other.landmarks.iter().map(|marks| Landmarks {
+                    namespace: marks.namespace.map(|(a, b)| (a + offset, b + offset)),
+                    memory_type: marks.memory_type.map(|(a, b)| (a + offset, b + offset)),
+                    tags: marks.tags.map(|(a, b)| (a + offset, b + offset)),
+                }));
+        } else {
+            self.landmarks.clear();
+        }
+    }
+
     /// Room for `bytes` of lines: reserved address space costs nothing until written.
     fn with_capacity(bytes: usize) -> Self {
         Self {

@@ -27,6 +27,7 @@
 
 pub mod cleanup;
 pub mod config;
+mod describe;
 pub mod descriptor;
 pub mod detail;
 pub mod error;
@@ -43,6 +44,7 @@ pub mod payload;
 pub mod profile;
 pub mod recipes;
 pub mod schema;
+pub mod shape;
 pub mod tally;
 pub mod time;
 pub mod ulid_gen;

@@ -8,10 +8,11 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use serde_json::Map;
+
 use crate::config::{OffloadConfig, is_safe_name};
 use crate::descriptor::{
-    self, JqRecipe, MIF_SCHEMA_VERSION, OffloadHeader, OffloadResponse, OffloadSummary,
-    RAW_SCHEMA_VERSION,
+    self, MIF_SCHEMA_VERSION, OffloadHeader, OffloadResponse, RAW_SCHEMA_VERSION, SectionInfo,
 };
 use crate::detail::Detail;
 use crate::error::{ErrorCode, LroError, Result};
@@ -20,11 +21,9 @@ use crate::events::{EventSink, OffloadEvent};
 use crate::host::Host;
 use crate::json::fields;
 use crate::jsonl::{self, Body, MifChunks};
-use crate::payload::{self, Envelope, Payload, RecordKind};
-use crate::profile::{Profile, SAMPLE_SIZE};
-use crate::recipes::{self, Recipe};
-use crate::schema;
-use crate::tally::Tally;
+use crate::payload::{self, RecordKind};
+use crate::profile::SAMPLE_SIZE;
+use crate::shape::{Format, Layout, tree};
 use crate::time::iso8601;
 use crate::ulid_gen::UlidGenerator;
 
@@ -177,23 +176,40 @@ impl<H: Host> std::fmt::Debug for Offloader<H> {
 
 /// A finished, serialized result set (shared by offload and the inject rule): everything
 /// after this point reads the lines, whichever way the records arrived.
-struct Prepared<'a> {
-    body: Body,
-    tokens: usize,
-    kind: RecordKind,
-    /// The fields around the records, when they came out of an object.
-    envelope: Option<Envelope>,
-    /// The input was plain text (records are `{"line", "text"}`).
-    is_text: bool,
-    /// The input as a `Value`, when it came as one.
-    original: Option<&'a Value>,
-    /// The records the body was written from, when it was written from `Value`s.
-    records: Option<Cow<'a, [Value]>>,
+pub(crate) struct Prepared<'a> {
+    pub(crate) body: Body,
+    pub(crate) tokens: usize,
+    pub(crate) kind: RecordKind,
+    /// How the records were read, when the file has no `sections`.
+    pub(crate) format: Format,
+    /// Where each group of records sits, when the result was not one plain array (empty
+    /// otherwise).
+    pub(crate) sections: Vec<SectionInfo>,
+    /// The small fields of an object result, kept inline.
+    pub(crate) envelope: Map<String, Value>,
+    /// The records the body was written from, when they are one section of `Value`s.
+    pub(crate) records: Option<Cow<'a, [Value]>>,
 }
 
 impl Prepared<'_> {
-    fn count(&self) -> usize {
+    pub(crate) fn count(&self) -> usize {
         self.body.len()
+    }
+
+    /// Every section of the body: the listed ones, or the whole body as one.
+    pub(crate) fn all_sections(&self) -> Vec<SectionInfo> {
+        if self.sections.is_empty() {
+            vec![SectionInfo {
+                name: None,
+                first_line: 2,
+                count: self.count(),
+                format: self.format,
+                tree: None,
+                entries: false,
+            }]
+        } else {
+            self.sections.clone()
+        }
     }
 }
 
@@ -257,25 +273,78 @@ impl<H: Host> Offloader<H> {
 
     fn prepare<'a>(&self, value: &'a Value, request: &OffloadRequest) -> Result<Prepared<'a>> {
         check_operation(&request.operation)?;
-        let Payload {
-            records,
-            envelope,
-            is_text,
-        } = Payload::of(value);
-        let (kind, body) = Body::of_values(&records).classify_as(
-            payload::is_mif(&records),
-            &request.operation,
-            request.detail,
-        );
+        let Layout { sections, envelope } = Layout::of(value);
+        let single_records = sections.len() == 1
+            && sections[0].tree.is_none()
+            && !sections[0].entries
+            && sections[0].format != Format::Text;
+        if single_records {
+            // One array of records (maybe found in an object): MIF memories may be among them,
+            // as the specification describes, so they are classified and projected.
+            let section = sections
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| unreachable!());
+            let records = section.records;
+            let (kind, body) = Body::of_values(&records).classify_as(
+                payload::is_mif(&records),
+                &request.operation,
+                request.detail,
+            );
+            let listed = section.name.map(|name| SectionInfo {
+                name: Some(name),
+                first_line: 2,
+                count: body.len(),
+                format: section.format,
+                tree: None,
+                entries: false,
+            });
+            let tokens = self.estimator.estimate_utf8(&body.bytes);
+            return Ok(Prepared {
+                body,
+                tokens,
+                kind,
+                format: if listed.is_some() {
+                    Format::Json
+                } else {
+                    section.format
+                },
+                sections: listed.into_iter().collect(),
+                envelope,
+                records: Some(records),
+            });
+        }
+        let mut body = Body::default();
+        let mut infos = Vec::with_capacity(sections.len());
+        for section in sections {
+            let part = Body::of_values(&section.records);
+            infos.push(SectionInfo {
+                name: section.name,
+                first_line: 2 + body.len(),
+                count: part.len(),
+                format: section.format,
+                tree: section.tree,
+                entries: section.entries,
+            });
+            body.append(part);
+        }
+        // One section that is only text, say: its format is the file's, no list needed.
+        let mut format = Format::Json;
+        if let [only] = infos.as_slice() {
+            if only.name.is_none() && only.tree.is_none() && !only.entries {
+                format = only.format;
+                infos.clear();
+            }
+        }
         let tokens = self.estimator.estimate_utf8(&body.bytes);
         Ok(Prepared {
             body,
             tokens,
-            kind,
+            kind: RecordKind::Raw,
+            format,
+            sections: infos,
             envelope,
-            is_text,
-            original: Some(value),
-            records: Some(records),
+            records: None,
         })
     }
 
@@ -292,6 +361,10 @@ impl<H: Host> Offloader<H> {
         else {
             return Ok(None);
         };
+        if kind == RecordKind::Raw && is_tree(&body) {
+            // Trees are flattened on the `Value` path.
+            return Ok(None);
+        }
         Ok(Some(self.prepared_lines(kind, body)))
     }
 
@@ -307,9 +380,9 @@ impl<H: Host> Offloader<H> {
             body,
             tokens,
             kind,
-            envelope: None,
-            is_text: false,
-            original: None,
+            format: Format::Json,
+            sections: Vec::new(),
+            envelope: Map::new(),
             records: None,
         }
     }
@@ -375,6 +448,13 @@ impl<H: Host> Offloader<H> {
     /// binding that serializes its own objects (Python dicts, say) skips the text scan.
     pub fn offload_lines(&self, lines: Body, request: &OffloadRequest) -> Result<Outcome> {
         let prepared = self.prepare_lines(lines, request)?;
+        if prepared.kind == RecordKind::Raw && is_tree(&prepared.body) {
+            // Trees are flattened on the `Value` path.
+            let records: Vec<Value> = (0..prepared.count())
+                .map(|i| prepared.body.value(i))
+                .collect();
+            return self.offload(&Value::Array(records), request);
+        }
         if self.offloads(&prepared) {
             return Ok(self.materialize(prepared, request));
         }
@@ -470,6 +550,9 @@ impl<H: Host> Offloader<H> {
             timestamp: iso8601(now),
             estimated_tokens: tokens,
             detail: prepared.kind.detail_name().to_owned(),
+            format: prepared.format,
+            sections: prepared.sections.clone(),
+            envelope: (!prepared.envelope.is_empty()).then(|| prepared.envelope.clone()),
         };
         let header_bytes = jsonl::header_line(&header);
         let written = self.write_file(&dir, &file_name, &[&header_bytes, &prepared.body.bytes]);
@@ -551,25 +634,20 @@ impl<H: Host> Offloader<H> {
             }
             kept += 1;
         }
-        let lines = || (0..kept).map(|i| body.value(i));
-        let results = if prepared.is_text {
-            let text: Vec<String> = (0..kept)
-                .map(|i| {
-                    fields::get(body.line(i).as_bytes(), "text")
-                        .and_then(fields::as_str)
-                        .unwrap_or_default()
-                        .into_owned()
-                })
-                .collect();
-            Value::from(text.join("\n"))
-        } else if let (Some(env), Some(Value::Object(obj))) =
-            (&prepared.envelope, prepared.original)
-        {
-            let mut obj = obj.clone();
-            obj.insert(env.array_field.clone(), Value::Array(lines().collect()));
-            Value::Object(obj)
+        let results = if prepared.sections.is_empty() {
+            section_results(body, prepared.format, 0, kept)
         } else {
-            Value::Array(lines().collect())
+            // Each section under its name, cut where the kept records end; the envelope too.
+            let mut object = prepared.envelope.clone();
+            for section in &prepared.sections {
+                let start = section.first_line - 2;
+                let end = (start + section.count).min(kept.max(start));
+                object.insert(
+                    section.label().to_owned(),
+                    section_results(body, section.format, start, end),
+                );
+            }
+            Value::Object(object)
         };
         InlineResult {
             offloaded: false,
@@ -583,67 +661,6 @@ impl<H: Host> Offloader<H> {
                 "LRO could not write the offload file ({error}); returning the first {kept} of {} records, truncated to fit {budget} tokens.",
                 prepared.count()
             )),
-        }
-    }
-
-    /// Builds the descriptor of a written file.
-    fn describe(
-        &self,
-        prepared: &Prepared<'_>,
-        request: &OffloadRequest,
-        file_path: String,
-    ) -> OffloadResponse {
-        let (body, kind, tokens, count) = (
-            &prepared.body,
-            prepared.kind,
-            prepared.tokens,
-            prepared.count(),
-        );
-        let tally = prepared
-            .records
-            .as_deref()
-            .map_or_else(|| Tally::of(body), Tally::of_values);
-        let (line_schema, recipes) = match kind {
-            RecordKind::Mif(detail) => (
-                schema::mif_schema(detail),
-                recipes::mif_recipes(detail, &tally.examples),
-            ),
-            RecordKind::Raw => {
-                let sample: Vec<Value> =
-                    (0..count.min(SAMPLE_SIZE)).map(|i| body.value(i)).collect();
-                let profile = Profile::of(&sample);
-                (
-                    schema::inferred_schema(&profile),
-                    recipes::raw_recipes(&profile),
-                )
-            }
-        };
-        let guidance = descriptor::guidance(
-            self.config.guidance,
-            kind,
-            count,
-            tokens,
-            &file_path,
-            &recipes,
-        );
-        OffloadResponse {
-            offloaded: true,
-            summary: OffloadSummary {
-                count,
-                estimated_tokens: tokens,
-                operation: request.operation.clone(),
-                top_namespaces: tally.top_namespaces,
-                score_range: score_range(request.scores.as_deref()),
-                detail: kind.detail_name().to_owned(),
-            },
-            jq_recipes: recipes
-                .iter()
-                .map(|r| to_jq_recipe(r, &file_path))
-                .collect(),
-            file_path,
-            line_schema,
-            guidance,
-            envelope: prepared.envelope.clone(),
         }
     }
 }
@@ -671,11 +688,30 @@ pub fn sample(records: &[Value]) -> &[Value] {
     &records[..records.len().min(SAMPLE_SIZE)]
 }
 
-fn to_jq_recipe(recipe: &Recipe, file_path: &str) -> JqRecipe {
-    JqRecipe {
-        description: recipe.description.clone(),
-        command: recipe.shell_command(file_path),
+/// Records `start..end` of the body as a result: the lines' text joined back for text,
+/// else an array of the records.
+fn section_results(body: &Body, format: Format, start: usize, end: usize) -> Value {
+    if format == Format::Text {
+        let text: Vec<String> = (start..end)
+            .map(|i| {
+                fields::get(body.line(i).as_bytes(), "text")
+                    .and_then(fields::as_str)
+                    .unwrap_or_default()
+                    .into_owned()
+            })
+            .collect();
+        return Value::from(text.join("\n"));
     }
+    Value::Array((start..end).map(|i| body.value(i)).collect())
+}
+
+/// Whether raw records written as `body` form a tree (judged on the first records), which
+/// only the `Value` path flattens.
+fn is_tree(body: &Body) -> bool {
+    let sample: Vec<Value> = (0..body.len().min(SAMPLE_SIZE))
+        .map(|i| body.value(i))
+        .collect();
+    tree::detect(&sample).is_some()
 }
 
 fn path_string(path: &Path) -> String {

@@ -2,8 +2,10 @@
 
 use serde_json::{Map, Value, json};
 
+use crate::descriptor::SectionInfo;
 use crate::detail::Detail;
 use crate::profile::Profile;
+use crate::shape::Format;
 
 const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 
@@ -28,10 +30,7 @@ pub fn mif_schema(detail: Detail) -> Value {
 /// fields (`additionalProperties: false`); Full lines may hold any MIF field.
 fn build_mif_schema(detail: Detail) -> Value {
     let mut props = Map::new();
-    props.insert(
-        "id".into(),
-        json!({"type": "string", "description": "Memory identifier"}),
-    );
+    props.insert("id".into(), json!({"type": "string"}));
     props.insert("memory_type".into(), nullable("string"));
     props.insert("title".into(), nullable("string"));
     props.insert("namespace".into(), nullable("string"));
@@ -53,7 +52,8 @@ fn build_mif_schema(detail: Detail) -> Value {
         props.insert("summary".into(), nullable("string"));
     }
     if detail == Detail::Medium {
-        props.insert("confidence".into(), json!({"type": ["number", "null"], "description": "Flattened from provenance.confidence"}));
+        // Flattened from provenance.confidence.
+        props.insert("confidence".into(), nullable("number"));
     }
     if detail == Detail::Full {
         for name in [
@@ -64,28 +64,31 @@ fn build_mif_schema(detail: Detail) -> Value {
             "blocks",
             "citations",
         ] {
-            props.insert(name.into(), json!({"type": ["array", "object", "null"]}));
+            // Any shape: MIF leaves them open, and a descriptor has a budget.
+            props.insert(name.into(), json!({}));
         }
         props.insert(
             "provenance".into(),
             json!({"type": ["object", "null"], "properties": {
-                "confidence": {"type": ["number", "null"]},
-                "trust_level": {},
-                "source_type": {},
-                "agent": {}
+                "confidence": {"type": ["number", "null"]}
             }}),
         );
         props.insert("temporal".into(), json!({"type": ["object", "null"]}));
         props.insert("extensions".into(), json!({"type": ["object", "null"]}));
     }
-    json!({
+    let mut schema = json!({
         "$schema": DIALECT,
         "title": format!("MIF memory ({} detail)", detail.as_str()),
         "type": "object",
         "properties": props,
         "required": ["id"],
-        "additionalProperties": detail == Detail::Full,
-    })
+    });
+    if detail != Detail::Full {
+        // Light and Medium lines hold exactly these fields; Full ones may hold any MIF field
+        // (JSON Schema's default, left unsaid).
+        schema["additionalProperties"] = Value::Bool(false);
+    }
+    schema
 }
 
 /// A schema inferred from a profile of raw records: the types seen per field, and the
@@ -116,4 +119,112 @@ pub fn inferred_schema(profile: &Profile) -> Value {
         "properties": props,
         "required": required,
     })
+}
+
+/// The schema of a text line: `{"line": N, "text": "..."}`.
+fn text_schema() -> Value {
+    json!({
+        "$schema": DIALECT,
+        "title": "Text line",
+        "type": "object",
+        "properties": {"line": {"type": "integer"}, "text": {"type": "string"}},
+        "required": ["line", "text"],
+    })
+}
+
+/// The line schema of raw records in `sections` (`samples[i]`: the first records of section
+/// `i`): one section's own, or one per section under `anyOf`, titled by section.
+pub fn for_sections(sections: &[SectionInfo], samples: &[Vec<Value>]) -> Value {
+    let own = |i: usize| {
+        if sections[i].format == Format::Text {
+            text_schema()
+        } else {
+            inferred_schema(&Profile::of(&samples[i]))
+        }
+    };
+    if let [_] = sections {
+        return own(0);
+    }
+    let each: Vec<Value> = (0..sections.len())
+        .map(|i| {
+            let mut schema = own(i);
+            if let Value::Object(map) = &mut schema {
+                map.shift_remove("$schema");
+                map.insert(
+                    "title".into(),
+                    Value::from(format!(
+                        "{} (lines {}-{})",
+                        sections[i].label(),
+                        sections[i].first_line,
+                        sections[i].last_line()
+                    )),
+                );
+            }
+            schema
+        })
+        .collect();
+    json!({
+        "$schema": DIALECT,
+        "title": format!("Records of {} sections", sections.len()),
+        "anyOf": each,
+    })
+}
+
+/// Most properties a schema lists once it must shrink to fit the descriptor's budget.
+const SHRUNK_PROPERTIES: usize = 16;
+
+/// How far [`shrink`] goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Shrink {
+    /// At most [`SHRUNK_PROPERTIES`] properties per object, none with a name over 64
+    /// characters; a `description` says how many more there are.
+    FewerProperties,
+    /// The same properties, their names only (`{}` schemas).
+    NamesOnly,
+    /// Only the title and type: the file's records show the rest.
+    TitleOnly,
+}
+
+/// Makes `schema` (one from this module) smaller, for a descriptor over its budget.
+pub fn shrink(schema: &mut Value, level: Shrink) {
+    let Value::Object(map) = schema else {
+        return;
+    };
+    if let Some(Value::Array(each)) = map.get_mut("anyOf") {
+        for schema in each {
+            shrink(schema, level);
+        }
+        return;
+    }
+    if level == Shrink::TitleOnly {
+        map.retain(|k, _| matches!(k.as_str(), "$schema" | "title" | "type"));
+        return;
+    }
+    let Some(Value::Object(props)) = map.get_mut("properties") else {
+        return;
+    };
+    let total = props.len();
+    let mut kept = 0;
+    props.retain(|name, _| {
+        kept += usize::from(name.chars().count() <= 64);
+        name.chars().count() <= 64 && kept <= SHRUNK_PROPERTIES
+    });
+    if level == Shrink::NamesOnly {
+        for value in props.values_mut() {
+            *value = json!({});
+        }
+    }
+    let listed: Vec<String> = props.keys().cloned().collect();
+    if let Some(Value::Array(required)) = map.get_mut("required") {
+        required.retain(|r| r.as_str().is_some_and(|r| listed.iter().any(|l| l == r)));
+    }
+    if total > listed.len() {
+        map.insert(
+            "description".into(),
+            Value::from(format!(
+                "{} more properties not listed here",
+                total - listed.len()
+            )),
+        );
+    }
 }

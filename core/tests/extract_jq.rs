@@ -323,6 +323,59 @@ fn every_recipe_matches_jq_on_raw_data() {
     );
 }
 
+/// Results shaped as real tools return them: each recipe, read natively, gives what its
+/// shell command (`tail -n +2` or `sed -n 'A,Bp'`, then jq 1.6) gives.
+#[test]
+fn every_recipe_matches_jq_on_the_shapes_of_real_results() {
+    jq_available();
+    let dir = tempfile::tempdir().unwrap();
+    let lro = offloader(dir.path());
+    let relations: Vec<Value> = (0..60)
+        .map(|i| json!({"from": format!("entity-{i}"), "to": format!("entity-{}", (i * 7) % 60), "relationType": if i % 2 == 0 { "owns" } else { "uses" }}))
+        .collect();
+    let graph = json!({"entities": entities(), "relations": relations, "log": text()});
+    let tree = json!([{"name": "app", "type": "dir", "children": (0..30).map(|i| json!({
+        "name": format!("m{i}"), "type": "dir",
+        "children": [{"name": format!("f{i}.ts"), "type": "file"}, {"name": format!("g{i}.md"), "type": "file"}]
+    })).collect::<Vec<_>>()}]);
+    let rows: Vec<Value> = (0..80)
+        .map(|i| {
+            let region = ["amer", "emea", "apac"][i % 3];
+            json!([i, region, format!("cust-{i}"), i as f64 * 1.5, i % 2 == 0])
+        })
+        .collect();
+    let literal = format!(
+        "[{}]",
+        (0..80)
+            .map(|i| format!(
+                "{{'id': {i}, 'region': '{}', 'name': \"O'Brien {i}\", 'none': None}}",
+                ["amer", "emea"][i % 2]
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let csv = format!(
+        "id,region,amount\n{}",
+        (0..80)
+            .map(|i| format!("{i},{},{}.5\n", ["amer", "emea"][i % 2], i))
+            .collect::<String>()
+    );
+    let map: serde_json::Map<String, Value> = (0..40)
+        .map(|d| (format!("day-{d:02}"), json!([{"sold": d}, {"sold": d + 1}])))
+        .collect();
+    for (label, data) in [
+        ("graph with text", graph),
+        ("tree", tree),
+        ("tuples", Value::Array(rows)),
+        ("python literal", Value::from(literal)),
+        ("csv", Value::from(csv)),
+        ("map", Value::Object(map)),
+    ] {
+        let descriptor = offload(&lro, &data, "tool", None);
+        check_all_recipes(&lro, &descriptor, label);
+    }
+}
+
 #[test]
 fn parameters_bind_like_literals_in_the_jq_program() {
     jq_available();

@@ -5,6 +5,7 @@ The expected outputs are then produced by the Rust implementation and reviewed:
     python3 tests/vectors/generate.py && LRO_BLESS=1 cargo test -p lro-core --test vectors
 Every corpus here is deterministic (no randomness, no clock).
 """
+import hashlib
 import json
 import math
 import pathlib
@@ -134,7 +135,7 @@ entities = [{"name": f"entity-{i}", "entityType": ["person", "service", "city", 
 vector("raw-array-entities", "a non-MIF array: schema and recipes inferred from the fields that exist",
        input=entities, request={"operation": "read_graph"})
 graph = {"entities": entities, "relations": [{"from": "entity-1", "to": "entity-2", "relationType": "knows"}], "total": 120}
-vector("raw-object-envelope", "an object holding one large array: the array is offloaded, the rest kept in the envelope",
+vector("raw-object-envelope", "an object holding two arrays: each is a section of the file, the scalar kept in the envelope",
        input=graph, request={"operation": "read_graph", "detail": "full"})
 log = "".join(f"2026-11-01T10:{i // 60:02d}:{i % 60:02d}Z INFO worker-{i % 3} processed batch {i} in {i % 97} ms\n" for i in range(300))
 vector("plain-text-lines", "plain text becomes one {line, text} record per line", input=log, request={"operation": "tail_logs"})
@@ -143,6 +144,87 @@ vector("mixed-array", "objects mixed with scalars get the scalar recipes",
        input=[{"k": i} if i % 2 else i for i in range(2000)], request={"operation": "mixed"})
 vector("raw-awkward-keys", "field names that are jq keywords or not identifiers are quoted in recipes",
        input=[{"and": f"v{i % 3}", "first name": f"n{i}", "if": i, "tags-list": ["a", "b"]} for i in range(300)], request={"operation": "awkward"})
+
+def text_result(value, **extra):
+    return {"content": [{"type": "text", "text": value if isinstance(value, str) else json.dumps(value)}], **extra}
+
+# --- shapes of real tool results (sections, text that holds data, trees) ----------------------
+def issue(i):
+    return {"number": i, "title": f"Cache misses after deploy {i}", "state": ["open", "closed"][i % 2],
+            "labels": [{"id": 7, "name": "bug"}] if i % 3 else [], "user": {"login": f"dev{i % 4}"}}
+
+graph_entities = [{"name": f"entity-{i:03d}", "entityType": ["person", "project", "service"][i % 3],
+                   "observations": [f"owns cache layer {i % 5}"]} for i in range(40)]
+graph_relations = [{"from": f"entity-{i:03d}", "to": f"entity-{(i * 7) % 40:03d}", "relationType": ["depends_on", "owns"][i % 2]}
+                   for i in range(30)]
+graph2 = {"entities": graph_entities, "relations": graph_relations}
+vector("shape-graph-sections", "a knowledge graph: entities and relations are two sections of one file, ten recipes shared",
+       config={"threshold_tokens": 300}, input=graph2, request={"operation": "read_graph"})
+vector("shape-github-items", "{total_count, items}: the items are records, the counts stay inline; labels are not a tree",
+       config={"threshold_tokens": 300}, input={"total_count": 50, "incomplete_results": False, "items": [issue(i) for i in range(50)]},
+       request={"operation": "search_issues"})
+vector("shape-nested-data", "arrays inside a nested object are sections named by their path; small fields stay nested in the envelope",
+       config={"threshold_tokens": 200},
+       input={"data": {"users": [{"id": i, "login": f"u{i}"} for i in range(25)], "posts": [{"id": i, "by": i % 25} for i in range(25)], "total": 50}},
+       request={"operation": "graphql"})
+
+def tree_node(path, depth):
+    name = path.rsplit("/", 1)[-1]
+    if depth == 3:
+        return {"name": name, "type": "file"}
+    return {"name": name, "type": "directory",
+            "children": [tree_node(f"{path}/{['src', 'lib', 'docs'][i]}" if depth < 2 else f"{path}/f{i}.{['ts', 'md', 'rs'][i]}", depth + 1) for i in range(3)]}
+
+dir_tree = [tree_node("app", 0), {"name": "README.md", "type": "file"}]
+vector("shape-json-in-string-tree", "server-filesystem's directory_tree: JSON text inside a string field, a tree flattened to one record per node",
+       config={"threshold_tokens": 200}, input={"content": json.dumps(dir_tree, indent=2)}, request={"operation": "directory_tree"})
+nodes_tree = [{"id": f"n{i}", "path": f"/x/{i}", "nodes": [{"id": f"n{i}.{j}", "nodes": [{"id": f"n{i}.{j}.0", "nodes": []}]} for j in range(3)]}
+              for i in range(12)]
+vector("shape-tree-other-key", "a tree under another recurring key; its nodes have a path field already, so the new one is _path",
+       config={"threshold_tokens": 200}, input=nodes_tree, request={"operation": "outline"})
+rows = [{"id": i, "region": ["amer", "emea", "apac"][i % 3], "name": ["O'Brien", 'say "hi"', "Zoë 東京 🚀", "back\\slash"][i % 4],
+         "amount": round(i * 1.25, 2), "active": i % 2 == 0, "note": None} for i in range(60)]
+
+def py_repr(value):
+    """Python's repr, as mcp-server-sqlite returns str(rows) (written here to keep the generator standalone)."""
+    return repr(value)
+
+vector("shape-python-literal-dicts", "mcp-server-sqlite's text: repr() of a list of dicts becomes one object per row",
+       config={"threshold_tokens": 200}, input=py_repr(rows), request={"operation": "read_query"})
+vector("shape-python-literal-tuples", "mcp-server-duckdb's text: repr() of a list of tuples becomes one array per row",
+       config={"threshold_tokens": 200}, input=py_repr([tuple(r.values()) for r in rows]), request={"operation": "query"})
+csv_names = ["Pat, O'Brien", 'Zoë "Z"']
+csv_rows = "id,region,name,amount,code\n" + "".join(
+    f'{i},{["amer", "emea"][i % 2]},"{csv_names[i % 2].replace(chr(34), chr(34) * 2)}",{i * 2.5},{i:03d}\n' for i in range(60))
+vector("shape-csv", "CSV text with a header row: one object per row; exact numbers become numbers, 007 stays text",
+       config={"threshold_tokens": 200}, input=csv_rows, request={"operation": "export"})
+vector("shape-tsv", "TSV text with a header row",
+       config={"threshold_tokens": 200}, input="when\tcount\thost\n" + "".join(f"2026-01-{1 + i % 28:02d}\t{i}\thost-{i % 5}\n" for i in range(80)),
+       request={"operation": "export"})
+vector("shape-markdown-table", "a Markdown table: one object per row, cells trimmed, escaped pipes read",
+       config={"threshold_tokens": 200},
+       input="| Name | Size | Note |\n|:-----|-----:|------|\n" + "".join(f"| file{i}.ts | {i * 10} | a \\| b {i} |\n" for i in range(60)),
+       request={"operation": "list_table"})
+git_log = "".join(f"commit {hashlib.sha1(str(i).encode()).hexdigest()}\nAuthor: {['Ada', 'Linus', 'Grace'][i % 3]} <dev{i % 3}@example.com>\nDate:   2026-0{1 + i % 9}-1{i % 9}\n\n    {['fix', 'feat', 'docs'][i % 3]}: change {i}\n\n" for i in range(40))
+vector("shape-text-git-log", "plain text gets text recipes: search, ranges, counts and context, never a sort by line",
+       config={"threshold_tokens": 300}, input=git_log, request={"operation": "git_log"})
+vector("shape-entries-map", "an object with more large fields than sections allowed is a map: one {key, value} record per field",
+       config={"threshold_tokens": 200}, input={f"2026-01-{d:02d}": [{"sold": d * k} for k in range(3)] for d in range(1, 41)},
+       request={"operation": "daily_sales"})
+vector("shape-other-fields", "small fields too many for the envelope go to the file as one record of their own",
+       config={"threshold_tokens": 200}, input={**{f"meta_{i}": f"value {i}" for i in range(60)}, "items": [{"id": i} for i in range(40)]},
+       request={"operation": "wide"})
+vector("shape-truncated-literal", "a truncated Python literal is not read as data: it stays text, one record per line",
+       config={"threshold_tokens": 100}, input=py_repr(rows)[:-40], request={"operation": "read_query"})
+vector("shape-ragged-csv", "a CSV with a ragged row is text",
+       config={"threshold_tokens": 100}, input=csv_rows + "61,amer\n", request={"operation": "export"})
+vector("shape-bad-json-in-string", "invalid JSON inside a string field is that field's text",
+       config={"threshold_tokens": 100}, input={"content": json.dumps(dir_tree)[:-3], "truncated": True}, request={"operation": "directory_tree"})
+vector("intercept-python-literal-text", "a Python server's text block holding repr() of rows is offloaded as records", call="intercept",
+       config={"threshold_tokens": 200}, input={"result": text_result(py_repr(rows)), "context": {"tool_name": "read_query"}})
+vector("intercept-text-blocks-each-json", "several text blocks that each hold a JSON object are one record each", call="intercept",
+       config={"threshold_tokens": 200},
+       input={"result": {"content": [{"type": "text", "text": json.dumps(r, indent=2)} for r in rows[:30]]}, "context": {"tool_name": "list_rows"}})
 
 # --- configuration of the output ---------------------------------------------------------------
 vector("custom-prefix", "file_prefix names the file", config={"file_prefix": "lro"}, input=memories(60), request={"operation": "recall"})
@@ -160,7 +242,7 @@ vector("write-failure-fallback", "an unwritable output dir gives an inline resul
        config={"output_dir": "{dir}/blocked/sub"}, setup={"files": {"blocked": ""}}, input=memories(60), request={"operation": "recall"})
 vector("write-failure-text", "the text fallback is the leading lines that fit",
        config={"output_dir": "{dir}/blocked/sub", "threshold_tokens": 200}, setup={"files": {"blocked": ""}}, input=log, request={"operation": "tail_logs"})
-vector("write-failure-envelope", "the object fallback keeps the envelope and truncates the array",
+vector("write-failure-envelope", "the object fallback keeps the envelope and each section's leading records that fit",
        config={"output_dir": "{dir}/blocked/sub", "threshold_tokens": 300}, setup={"files": {"blocked": ""}}, input=graph, request={"operation": "read_graph"})
 
 # --- errors ------------------------------------------------------------------------------------
@@ -190,9 +272,6 @@ vector("inject-pre-budget-over", "a large pre-budget set is offloaded whole and 
        input={"formatted": "## Context\n- Decision 0", "pre_budget": memories(40)}, request={"operation": "inject"})
 
 # --- MCP tools/call results ------------------------------------------------------------------------
-def text_result(value, **extra):
-    return {"content": [{"type": "text", "text": value if isinstance(value, str) else json.dumps(value)}], **extra}
-
 vector("intercept-recall-text", "a recall_memories result whose text is a JSON array of memories", call="intercept",
        input={"result": text_result(memories(60)), "context": {"tool_name": "recall_memories", "arguments": {"query": "cache", "detail": "medium"}}})
 vector("intercept-structured", "structuredContent is the data when present", call="intercept",
@@ -240,6 +319,20 @@ extract_vector("extract-lines", "records 5 to 8", {"lines": {"start": 5, "end": 
 extract_vector("extract-search", "regex search over raw lines, case-insensitive, capped", {"search": {"pattern": "decision 1[0-9]:", "ignore_case": True, "max_results": 3}})
 extract_vector("extract-raw-recipe", "recipes of raw data are rebuilt from the file", {"recipe": 6}, input=entities, request={"operation": "read_graph"})
 extract_vector("extract-limit-records", "a result cut by max_output_records says so", {"recipe": 4}, config={"extract": {"max_output_records": 7}})
+extract_vector("extract-section-query", "section scopes a query to one section of the file", {"section": "relations", "query": "select(.to == \"entity-007\") | .from"},
+               input=graph2, request={"operation": "read_graph"}, config={"threshold_tokens": 300})
+extract_vector("extract-section-lines", "with a section, lines count from the section's first record", {"section": "relations", "lines": {"start": 0, "end": 2}},
+               input=graph2, request={"operation": "read_graph"}, config={"threshold_tokens": 300})
+extract_vector("extract-section-recipe", "a recipe of a file with sections reads its own section (recipe 7: relations' count by relationType)", {"recipe": 7},
+               input=graph2, request={"operation": "read_graph"}, config={"threshold_tokens": 300})
+extract_vector("extract-tree-query", "a flattened tree: every .ts file is one filter on path", {"query": "select(.path | endswith(\".ts\")) | .path"},
+               input={"content": json.dumps(dir_tree)}, request={"operation": "directory_tree"}, config={"threshold_tokens": 200})
+extract_vector("extract-text-context", "text recipe 5 prints the lines around each match", {"recipe": 5, "params": {"pattern": "feat: change 1[0-9]$"}},
+               input=git_log, request={"operation": "git_log"}, config={"threshold_tokens": 300})
+extract_vector("extract-error-unknown-section", "an unknown section is invalid_argument and names the sections", {"section": "nope", "query": "."},
+               input=graph2, request={"operation": "read_graph"}, config={"threshold_tokens": 300}, expect={"error": "invalid_argument"})
+extract_vector("extract-error-section-with-recipe", "a section with a recipe is invalid_argument (recipes read their own)", {"section": "entities", "recipe": 1},
+               input=graph2, request={"operation": "read_graph"}, config={"threshold_tokens": 300}, expect={"error": "invalid_argument"})
 extract_vector("extract-error-both", "recipe and query together are invalid_argument", {"recipe": 1, "query": "."}, expect={"error": "invalid_argument"})
 extract_vector("extract-error-neither", "no verb is invalid_argument", {}, expect={"error": "invalid_argument"})
 extract_vector("extract-error-recipe-number", "recipe 11 is invalid_argument", {"recipe": 11}, expect={"error": "invalid_argument"})

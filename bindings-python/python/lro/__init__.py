@@ -158,14 +158,16 @@ def extract(
     *,
     lines: Optional[Mapping[str, Any]] = None,
     search: Optional[Mapping[str, Any]] = None,
+    section: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Read part of an offloaded file: exactly one of ``recipe``, ``query``, ``lines``, ``search``.
 
     ``recipe`` is a recipe number (1-10) from the descriptor, parameterised by ``params``
     (``{"namespace": "_semantic"}``); ``query`` is any jq filter run per record by the
     embedded engine, with ``params`` bound as ``$name``. The file must be an offload file
-    inside the configured output directory. Returns ``{"results": [...], "count": N,
-    "truncated": bool, ...}``.
+    inside the configured output directory. A file with ``sections`` (one per array of an
+    object result, see the descriptor) is read one section at a time with ``section``.
+    Returns ``{"results": [...], "count": N, "truncated": bool, ...}``.
     """
     return _offloader(config, None).extract(
         file_path,
@@ -174,6 +176,7 @@ def extract(
         None if params is None else dict(params),
         lines=None if lines is None else dict(lines),
         search=None if search is None else dict(search),
+        section=section,
     )
 
 

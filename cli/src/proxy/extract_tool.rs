@@ -16,7 +16,8 @@ pub fn descriptor() -> Value {
             offloaded result), without a shell. Give exactly one of: `recipe` (1-10, the result's \
             jq_recipes, with optional `params`), `query` (a jq filter run on each record, with \
             optional `params` bound as $variables), `lines` (a range of records), or `search` (a \
-            regular expression over the raw record lines).",
+            regular expression over the raw record lines). A file with `sections` (one per array \
+            of the result) is read one section at a time with `section`.",
         "inputSchema": {
             "type": "object",
             "properties": {
@@ -35,6 +36,7 @@ pub fn descriptor() -> Value {
                     },
                     "additionalProperties": false
                 },
+                "section": {"type": "string", "description": "A section name from the result's `sections`: query, lines and search read only that section's records (recipes read their own)."},
                 "search": {
                     "type": "object",
                     "description": "A regular expression searched in each record's JSON line.",

@@ -80,6 +80,10 @@ pub struct ExtractRequest {
     pub lines: Option<LineRange>,
     /// A regular expression over the raw record lines.
     pub search: Option<SearchSpec>,
+    /// The name of one section of the file (its `sections` in the header and descriptor):
+    /// `query`, `lines` and `search` then read that section's records only (`lines` counts
+    /// from the section's first record). Recipes read their own section already.
+    pub section: Option<String>,
 }
 
 /// What a [`LineRange`] counts.
@@ -138,6 +142,28 @@ pub struct ExtractResponse {
     pub records_read: u64,
 }
 
+/// The section of the file called `name`, from the file's header line.
+fn section_named(header: Option<&str>, name: &str) -> Result<crate::descriptor::SectionInfo> {
+    let header = header
+        .and_then(crate::jsonl::parse_header)
+        .ok_or_else(|| LroError::new(ErrorCode::InvalidInput, "the file has no LRO header line"))?;
+    let sections = header.all_sections();
+    sections
+        .iter()
+        .find(|s| s.label() == name)
+        .cloned()
+        .ok_or_else(|| {
+            let names: Vec<&str> = sections.iter().map(|s| s.label()).collect();
+            LroError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "no section {name:?} in this file; its sections: {}",
+                    names.join(", ")
+                ),
+            )
+        })
+}
+
 /// The verb of a validated request.
 pub(crate) enum Verb<'r> {
     Recipe(u8),
@@ -175,6 +201,12 @@ impl ExtractRequest {
                 ),
             ));
         }
+        if self.section.is_some() && matches!(verbs[0], Verb::Recipe(_)) {
+            return Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                "section applies to query, lines and search: each recipe reads its own section",
+            ));
+        }
         if self.params.as_ref().is_some_and(|p| !p.is_empty())
             && matches!(verbs[0], Verb::Lines(_) | Verb::Search(_))
         {
@@ -210,6 +242,10 @@ impl<H: Host> Offloader<H> {
             .open(&path)
             .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        if let Some(name) = &request.section {
+            let section = section_named(lines.header()?.as_deref(), name)?;
+            lines.window(section.first_line as u64, section.last_line() as u64)?;
+        }
         match verb {
             Verb::Recipe(number) => {
                 run::recipe(&mut lines, &mut budget, number, request.params.as_ref())?

@@ -21,6 +21,10 @@ pub(crate) struct LineReader<'h> {
     lines_read: u64,
     /// Reading stopped at the byte limit with data left.
     cut: bool,
+    /// The header line, once read.
+    header: Option<String>,
+    /// The last file line to return (a section's), when reading is limited to one.
+    last_line: Option<u64>,
 }
 
 impl<'h> LineReader<'h> {
@@ -32,12 +36,17 @@ impl<'h> LineReader<'h> {
             max_bytes,
             lines_read: 0,
             cut: false,
+            header: None,
+            last_line: None,
         }
     }
 
     /// The next line without its line ending, or `None` at the end of the file or of the
     /// byte budget (then [`LineReader::cut`] tells which).
     pub(crate) fn next_line(&mut self) -> Result<Option<&[u8]>> {
+        if self.last_line.is_some_and(|last| self.lines_read >= last) {
+            return Ok(None);
+        }
         self.line.clear();
         let remaining = self.max_bytes.saturating_sub(self.bytes_read);
         let n = (&mut self.reader)
@@ -72,11 +81,28 @@ impl<'h> LineReader<'h> {
         Ok(!buf.is_empty())
     }
 
-    /// Skips the header (line 1). Returns it, if there was one.
+    /// Skips the header (line 1). Returns it, if there was one; once read, the same text is
+    /// returned again without reading.
     pub(crate) fn header(&mut self) -> Result<Option<String>> {
-        Ok(self
-            .next_line()?
-            .map(|l| String::from_utf8_lossy(l).into_owned()))
+        if self.lines_read == 0 {
+            self.header = self
+                .next_line()?
+                .map(|l| String::from_utf8_lossy(l).into_owned());
+        }
+        Ok(self.header.clone())
+    }
+
+    /// Limits reading to the file lines `first..=last` (a section): the lines before
+    /// `first` are read and skipped now (their bytes count), and reading ends after `last`.
+    pub(crate) fn window(&mut self, first: u64, last: u64) -> Result<()> {
+        self.header()?;
+        while self.lines_read + 1 < first {
+            if self.next_line()?.is_none() {
+                break;
+            }
+        }
+        self.last_line = Some(last);
+        Ok(())
     }
 
     /// Bytes read so far.
@@ -127,5 +153,18 @@ mod tests {
         assert_eq!(lines(b"a\nbbbbbb\n", 4), (vec!["a".into()], true));
         assert_eq!(lines(b"", 0), (vec![], false));
         assert_eq!(lines(b"x", 0), (vec![], true));
+    }
+
+    #[test]
+    fn a_window_reads_one_section_and_the_header_once() {
+        let mut r = LineReader::new(Box::new(&b"h\na\nb\nc\nd\n"[..]), 100);
+        r.window(3, 4).unwrap();
+        assert_eq!(r.header().unwrap().as_deref(), Some("h"));
+        let mut got = Vec::new();
+        while let Some(l) = r.next_line().unwrap() {
+            got.push(String::from_utf8(l.to_vec()).unwrap());
+        }
+        assert_eq!(got, ["b", "c"]);
+        assert_eq!(r.line_number(), 4);
     }
 }

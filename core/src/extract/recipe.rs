@@ -2,9 +2,12 @@
 //!
 //! The header's `detail` says which set applies: MIF recipes at `light`/`medium`/`full`, with
 //! examples from a profile of the records, or recipes inferred from a profile of the first
-//! [`SAMPLE_SIZE`] raw records. Offload profiles the same records, so the recipe numbers mean
-//! the same program in the descriptor and here. A MIF recipe whose parameters are all given
-//! needs no sample at all ([`without_sample`]): only the examples come from the records.
+//! [`SAMPLE_SIZE`] raw records (text's own recipes for text). Offload profiles the same
+//! records, so the recipe numbers mean the same program in the descriptor and here. A MIF
+//! recipe whose parameters are all given needs no sample at all ([`without_sample`]): only
+//! the examples come from the records. In a file of several sections, each recipe belongs
+//! to one section, which the header alone tells ([`section_of`]); only that section's first
+//! records are sampled and read.
 //!
 //! Parameters: every parameter of a recipe is a string bound as `$name`. One left out takes
 //! the example value the descriptor's shell command shows, so `recipe=2` alone runs exactly
@@ -13,21 +16,21 @@
 
 use serde_json::{Map, Value};
 
+use crate::descriptor::{OffloadHeader, SectionInfo};
 use crate::error::{ErrorCode, LroError, Result};
 use crate::jsonl::parse_header;
 use crate::payload::RecordKind;
-use crate::profile::{Profile, SAMPLE_SIZE};
-use crate::recipes::{MifExamples, Recipe, mif_recipes, raw_recipes};
+use crate::recipes::{self, MifExamples, Recipe, mif_recipes};
 
-/// The record kind a header line declares.
-pub(crate) fn kind_of_header(header: Option<&str>) -> Result<RecordKind> {
+/// The header a header line holds, and the record kind it declares.
+pub(crate) fn kind_of_header(header: Option<&str>) -> Result<(OffloadHeader, RecordKind)> {
     let header = header.and_then(parse_header).ok_or_else(|| {
         LroError::new(
             ErrorCode::InvalidInput,
             "the file has no LRO header line, so its recipes are unknown",
         )
     })?;
-    RecordKind::from_detail_name(&header.detail).ok_or_else(|| {
+    let kind = RecordKind::from_detail_name(&header.detail).ok_or_else(|| {
         LroError::new(
             ErrorCode::InvalidInput,
             format!(
@@ -35,18 +38,36 @@ pub(crate) fn kind_of_header(header: Option<&str>) -> Result<RecordKind> {
                 header.detail
             ),
         )
-    })
+    })?;
+    Ok((header, kind))
 }
 
-/// The ten recipes for a file of `kind` whose first records are `sample` (at most
-/// [`SAMPLE_SIZE`] are looked at).
-pub(crate) fn recipes_for(kind: RecordKind, sample: &[Value]) -> Vec<Recipe> {
+/// Which of its section's own recipes recipe `number` of the file is, that section, and
+/// whether the file has other sections (only then does the recipe read part of the file).
+pub(crate) fn section_of(
+    header: &OffloadHeader,
+    kind: RecordKind,
+    number: u8,
+) -> (u8, SectionInfo, bool) {
+    let mut sections = header.all_sections();
+    if matches!(kind, RecordKind::Mif(_)) || sections.len() == 1 {
+        return (number, sections.swap_remove(0), false);
+    }
+    let (i, own) = recipes::allocate(&sections)[usize::from(number).clamp(1, 10) - 1];
+    (own, sections.swap_remove(i), true)
+}
+
+/// The ten recipes of `section` (of a file of `kind`) whose first records are `sample` (at
+/// most [`crate::profile::SAMPLE_SIZE`] are looked at).
+pub(crate) fn recipes_for(
+    kind: RecordKind,
+    section: &SectionInfo,
+    sample: &[Value],
+) -> Vec<Recipe> {
+    let sample = crate::offload::sample(sample);
     match kind {
-        RecordKind::Mif(detail) => mif_recipes(
-            detail,
-            &MifExamples::from_records(crate::offload::sample(sample)),
-        ),
-        RecordKind::Raw => raw_recipes(&Profile::of(sample.iter().take(SAMPLE_SIZE))),
+        RecordKind::Mif(detail) => mif_recipes(detail, &MifExamples::from_records(sample)),
+        RecordKind::Raw => recipes::section_recipes(section, sample),
     }
 }
 
@@ -163,7 +184,15 @@ mod tests {
             .collect();
         for detail in [Detail::Light, Detail::Medium, Detail::Full] {
             let kind = RecordKind::Mif(detail);
-            let sampled = recipes_for(kind, &records);
+            let whole = SectionInfo {
+                name: None,
+                first_line: 2,
+                count: records.len(),
+                format: crate::shape::Format::Json,
+                tree: None,
+                entries: false,
+            };
+            let sampled = recipes_for(kind, &whole, &records);
             let bare = mif_recipes(detail, &MifExamples::default());
             for (a, b) in sampled.iter().zip(&bare) {
                 assert_eq!(

@@ -42,8 +42,12 @@ pub(crate) fn recipe(
     params: Option<&Map<String, Value>>,
 ) -> Result<()> {
     recipe::check_number(number)?;
-    let header = lines.header()?;
-    let kind = recipe::kind_of_header(header.as_deref())?;
+    let (header, kind) = recipe::kind_of_header(lines.header()?.as_deref())?;
+    // In a file of several sections the recipe reads its own section only.
+    let (number, section, partial) = recipe::section_of(&header, kind, number);
+    if partial {
+        lines.window(section.first_line as u64, section.last_line() as u64)?;
+    }
     let mut pending: Pending = Vec::new();
     let recipe = match recipe::without_sample(kind, number, params) {
         Some(recipe) => recipe,
@@ -64,7 +68,7 @@ pub(crate) fn recipe(
                 );
                 pending.push((number, line.to_vec()));
             }
-            recipe::pick(recipe::recipes_for(kind, &sample), number)?
+            recipe::pick(recipe::recipes_for(kind, &section, &sample), number)?
         }
     };
     let bound = recipe::bind_params(&recipe, params)?;

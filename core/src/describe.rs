@@ -1,0 +1,163 @@
+//! The descriptor of a written file: summary, line schema, the ten recipes, guidance, and
+//! what LRO adds for results that are more than one array (format, sections, envelope).
+//!
+//! A descriptor has a budget, whatever the result looked like: at most
+//! [`DESCRIPTOR_BUDGET_TOKENS`] estimated tokens as compact JSON, so that an offloaded MCP
+//! result, which carries it twice (a text block and `structuredContent`), stays within twice
+//! that. What can grow with the data is bounded where it is made (the envelope, recipe
+//! examples, field names a recipe reads, sections listed); what is still too large is then
+//! given up in this order until the descriptor fits: the line schema's properties beyond 16,
+//! their types, the sections listed beyond 4, the long guidance, the schema's remaining
+//! properties, long recipe descriptions. The file path appears in every recipe, as the
+//! specification requires: the budget is reckoned with a path of [`NOMINAL_PATH_BYTES`], so
+//! a descriptor is the same wherever its file went, and holds for paths up to that length.
+
+use serde_json::Value;
+
+use crate::descriptor::{
+    self, DESCRIPTOR_BUDGET_TOKENS, JqRecipe, MAX_LISTED_SECTIONS, NOMINAL_PATH_BYTES,
+    OffloadResponse, OffloadSummary, SectionInfo,
+};
+use crate::host::Host;
+use crate::offload::{OffloadRequest, Offloader, Prepared, score_range};
+use crate::payload::RecordKind;
+use crate::profile::SAMPLE_SIZE;
+use crate::recipes::{self, Recipe};
+use crate::schema::{self, Shrink};
+use crate::tally::Tally;
+
+impl<H: Host> Offloader<H> {
+    /// Builds the descriptor of a written file.
+    pub(crate) fn describe(
+        &self,
+        prepared: &Prepared<'_>,
+        request: &OffloadRequest,
+        file_path: String,
+    ) -> OffloadResponse {
+        let (body, kind, tokens, count) = (
+            &prepared.body,
+            prepared.kind,
+            prepared.tokens,
+            prepared.count(),
+        );
+        let tally = prepared
+            .records
+            .as_deref()
+            .map_or_else(|| Tally::of(body), Tally::of_values);
+        let (line_schema, recipes) = match kind {
+            RecordKind::Mif(detail) => (
+                schema::mif_schema(detail),
+                recipes::mif_recipes(detail, &tally.examples),
+            ),
+            RecordKind::Raw => {
+                let sections = prepared.all_sections();
+                let samples = samples(prepared, &sections);
+                (
+                    schema::for_sections(&sections, &samples),
+                    recipes::for_sections(&sections, &samples),
+                )
+            }
+        };
+        let guidance = descriptor::guidance(
+            self.config.guidance,
+            kind,
+            prepared.format,
+            &prepared.sections,
+            count,
+            tokens,
+            &file_path,
+            &recipes,
+        );
+        let response = OffloadResponse {
+            offloaded: true,
+            summary: OffloadSummary {
+                count,
+                estimated_tokens: tokens,
+                operation: request.operation.clone(),
+                top_namespaces: tally.top_namespaces,
+                score_range: score_range(request.scores.as_deref()),
+                detail: kind.detail_name().to_owned(),
+            },
+            jq_recipes: recipes
+                .iter()
+                .map(|r| to_jq_recipe(r, &file_path))
+                .collect(),
+            file_path,
+            line_schema,
+            guidance,
+            format: prepared.format,
+            sections: prepared
+                .sections
+                .iter()
+                .take(MAX_LISTED_SECTIONS)
+                .cloned()
+                .collect(),
+            envelope: (!prepared.envelope.is_empty()).then(|| prepared.envelope.clone()),
+        };
+        self.fit(response, kind)
+    }
+
+    /// Gives up parts of `response` until it fits [`DESCRIPTOR_BUDGET_TOKENS`].
+    fn fit(&self, mut response: OffloadResponse, kind: RecordKind) -> OffloadResponse {
+        let steps: [&dyn Fn(&mut OffloadResponse); 6] = [
+            &|r| schema::shrink(&mut r.line_schema, Shrink::FewerProperties),
+            &|r| schema::shrink(&mut r.line_schema, Shrink::NamesOnly),
+            &|r| r.sections.truncate(4),
+            &|r| {
+                r.guidance = descriptor::short_guidance(
+                    self.config.guidance,
+                    kind,
+                    r.summary.count,
+                    r.summary.estimated_tokens,
+                    &r.file_path,
+                );
+            },
+            &|r| schema::shrink(&mut r.line_schema, Shrink::TitleOnly),
+            &|r| {
+                for recipe in &mut r.jq_recipes {
+                    if let Some((cut, _)) = recipe.description.char_indices().nth(48) {
+                        recipe.description.truncate(cut);
+                        recipe.description.push('…');
+                    }
+                }
+            },
+        ];
+        for step in steps {
+            if self.budget_tokens(&response) <= DESCRIPTOR_BUDGET_TOKENS {
+                break;
+            }
+            step(&mut response);
+        }
+        response
+    }
+
+    /// The estimated tokens of `response` as compact JSON, its file path counted as
+    /// [`NOMINAL_PATH_BYTES`] long: what a descriptor gives up then depends on the data only,
+    /// not on where the file went, so every build (and every test directory) gives the same.
+    fn budget_tokens(&self, response: &OffloadResponse) -> usize {
+        let text = serde_json::to_string(response).unwrap_or_default();
+        let nominal = "p".repeat(NOMINAL_PATH_BYTES);
+        self.estimate(&text.replace(&response.file_path, &nominal))
+    }
+}
+
+/// The first records of each section (at most [`SAMPLE_SIZE`]), which recipes and schemas
+/// are inferred from (native extraction samples the file the same way).
+fn samples(prepared: &Prepared<'_>, sections: &[SectionInfo]) -> Vec<Vec<Value>> {
+    sections
+        .iter()
+        .map(|section| {
+            let first = section.first_line - 2;
+            (first..first + section.count.min(SAMPLE_SIZE))
+                .map(|i| prepared.body.value(i))
+                .collect()
+        })
+        .collect()
+}
+
+fn to_jq_recipe(recipe: &Recipe, file_path: &str) -> JqRecipe {
+    JqRecipe {
+        description: recipe.description.clone(),
+        command: recipe.shell_command(file_path),
+    }
+}

@@ -1,0 +1,124 @@
+//! What a string holds: JSON, a Python literal, a table, or text.
+//!
+//! Tools return data as text more often than as structured content: JSON text (often with a
+//! JSON string inside, when a server encoded twice), `repr()` of Python lists, CSV, Markdown
+//! tables. [`read_text`] tries each reading in turn, the strictest first, and falls back to
+//! lines of text; a reading that is not exact is never taken.
+
+use serde_json::{Map, Value};
+
+use super::{Format, literal, table};
+
+/// How many JSON strings inside JSON strings are opened, at most.
+const MAX_UNWRAP: usize = 3;
+
+/// What a string was read as.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TextRead {
+    /// A JSON array or object (from JSON text or a Python literal), and how it was read.
+    Value(Value, Format),
+    /// The rows of a table, one object per row.
+    Table(Vec<Value>, Format),
+    /// Text: one `{"line": N, "text": "..."}` record per line.
+    Lines(Vec<Value>),
+}
+
+/// Reads `text` as the first of: a JSON array or object (also when the JSON is a string that
+/// holds one), a Python container literal, a CSV/TSV/Markdown table, lines of text.
+pub fn read_text(text: &str) -> TextRead {
+    let mut current = text;
+    let mut unwrapped: String;
+    for _ in 0..=MAX_UNWRAP {
+        let trimmed = current.trim();
+        if !trimmed.starts_with(['[', '{', '"']) {
+            break;
+        }
+        match serde_json::from_str::<Value>(trimmed) {
+            Ok(value @ (Value::Array(_) | Value::Object(_))) => {
+                return TextRead::Value(value, Format::Json);
+            }
+            Ok(Value::String(inner)) => {
+                unwrapped = inner;
+                current = &unwrapped;
+            }
+            _ => break,
+        }
+    }
+    if let Some(value) = literal::parse(current) {
+        return TextRead::Value(value, Format::PythonLiteral);
+    }
+    if let Some((format, rows)) = table::parse(current) {
+        let format = match format {
+            table::TableFormat::Csv => Format::Csv,
+            table::TableFormat::Tsv => Format::Tsv,
+            table::TableFormat::Markdown => Format::MarkdownTable,
+        };
+        return TextRead::Table(rows, format);
+    }
+    TextRead::Lines(text_records(current))
+}
+
+/// Splits plain text into `{"line": N, "text": ...}` records. A final newline does not
+/// start an empty record; every other character is kept.
+pub fn text_records(text: &str) -> Vec<Value> {
+    if text.is_empty() {
+        return Vec::new();
+    }
+    let body = text.strip_suffix('\n').unwrap_or(text);
+    body.split('\n')
+        .enumerate()
+        .map(|(i, line)| {
+            let mut m = Map::with_capacity(2);
+            m.insert("line".to_owned(), Value::from(i + 1));
+            m.insert("text".to_owned(), Value::from(line));
+            Value::Object(m)
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_reading_in_turn() {
+        assert_eq!(
+            read_text(" [1, 2]\n"),
+            TextRead::Value(json!([1, 2]), Format::Json)
+        );
+        let twice =
+            serde_json::to_string(&serde_json::to_string(&json!({"a": [1]})).unwrap()).unwrap();
+        assert_eq!(
+            read_text(&twice),
+            TextRead::Value(json!({"a": [1]}), Format::Json)
+        );
+        assert_eq!(
+            read_text("[{'a': None}]"),
+            TextRead::Value(json!([{"a": null}]), Format::PythonLiteral)
+        );
+        assert_eq!(
+            read_text("a,b\n1,x\n2,y\n"),
+            TextRead::Table(
+                vec![json!({"a": 1, "b": "x"}), json!({"a": 2, "b": "y"})],
+                Format::Csv
+            )
+        );
+        assert_eq!(
+            read_text("42"),
+            TextRead::Lines(vec![json!({"line": 1, "text": "42"})])
+        );
+        assert_eq!(
+            read_text("[1, 2"),
+            TextRead::Lines(vec![json!({"line": 1, "text": "[1, 2"})])
+        );
+        // A JSON string holding plain text is read as that text.
+        assert_eq!(
+            read_text("\"one\\ntwo\""),
+            TextRead::Lines(vec![
+                json!({"line": 1, "text": "one"}),
+                json!({"line": 2, "text": "two"})
+            ])
+        );
+    }
+}

@@ -1,0 +1,174 @@
+//! The descriptor's budget, whatever the input: an offloaded MCP result (its text block plus
+//! its `structuredContent`) stays within 2,000 estimated tokens, for the shapes real tools
+//! return and the awkward ones they might: many arrays, wide records, hundreds of fields,
+//! huge field names, deep nesting, long strings, text, CJK.
+
+use lro_core::descriptor::DESCRIPTOR_BUDGET_TOKENS;
+use lro_core::{
+    HeuristicEstimator, InterceptAction, OffloadConfig, Offloader, StdHost, TokenEstimator,
+    ToolCallContext,
+};
+use serde_json::{Map, Value, json};
+
+/// Estimated tokens of what a client receives: every text block and the structured content.
+fn response_tokens(result: &Value) -> usize {
+    let estimator = HeuristicEstimator;
+    let texts: usize = result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|item| item["text"].as_str())
+        .map(|text| estimator.estimate(text))
+        .sum();
+    let structured = result
+        .get("structuredContent")
+        .map_or(0, |s| estimator.estimate(&s.to_string()));
+    texts + structured
+}
+
+fn memory(i: usize) -> Value {
+    json!({
+        "id": format!("mem-{i:05}"), "memory_type": "semantic", "namespace": format!("projects/p{}", i % 7),
+        "title": format!("Decision {i} about caching"), "content": "c".repeat(400), "tags": ["a", "b"],
+        "created": "2026-01-01T00:00:00Z", "modified": "2026-01-02T00:00:00Z", "status": "active",
+        "summary": "s", "entities": [{"name": "x"}], "relationships": [], "provenance": {"confidence": 0.9},
+        "temporal": {"valid_from": "2026-01-01"}, "extensions": {"x-team": "platform"}
+    })
+}
+
+/// Shapes, each large enough to be offloaded.
+fn shapes() -> Vec<(&'static str, Value)> {
+    let many_arrays: Map<String, Value> = (0..60)
+        .map(|i| {
+            let items: Vec<Value> = (0..20)
+                .map(|j| json!({"id": j, "group": format!("g{}", j % 3), "value": j * i}))
+                .collect();
+            (format!("collection_{i:02}"), Value::Array(items))
+        })
+        .collect();
+    let twenty_arrays: Map<String, Value> = (0..20)
+        .map(|i| {
+            let items: Vec<Value> = (0..30)
+                .map(|j| json!({"name": format!("item-{j}"), "kind": format!("k{}", j % 4)}))
+                .collect();
+            (format!("list_{i}"), Value::Array(items))
+        })
+        .collect();
+    let wide: Vec<Value> = (0..50)
+        .map(|r| {
+            Value::Object(
+                (0..300)
+                    .map(|f| (format!("field_number_{f:03}"), json!(r * f)))
+                    .collect(),
+            )
+        })
+        .collect();
+    let long_names: Vec<Value> = (0..40)
+        .map(|r| {
+            Value::Object(
+                (0..6)
+                    .map(|f| (format!("{}{f}", "n".repeat(2000)), json!(format!("v{r}"))))
+                    .collect(),
+            )
+        })
+        .collect();
+    let long_values: Vec<Value> = (0..30)
+        .map(|r| json!({"kind": format!("kind-{}", r % 2), "text": "é long value ".repeat(500), "id": r}))
+        .collect();
+    let mut deep = json!({"leaf": "x".repeat(3000)});
+    for level in 0..60 {
+        deep = json!({format!("level{level}"): deep, "pad": level});
+    }
+    let deep_records: Vec<Value> = (0..20).map(|_| deep.clone()).collect();
+    let wide_envelope: Map<String, Value> = (0..200)
+        .map(|i| (format!("meta_{i}"), json!(format!("value {i}"))))
+        .chain([(
+            "items".to_owned(),
+            json!((0..200).map(|i| json!({"id": i})).collect::<Vec<_>>()),
+        )])
+        .collect();
+    let cjk: Vec<Value> = (0..100)
+        .map(|i| json!({"名前": format!("項目{i}"), "説明": "キャッシュ戦略と保存形式".repeat(5)}))
+        .collect();
+    let tree = json!([{"name": "root", "children": (0..300).map(|i| json!({"name": format!("f{i}.ts"), "children": []})).collect::<Vec<_>>()}]);
+    vec![
+        (
+            "full MIF memories",
+            json!((0..500).map(memory).collect::<Vec<_>>()),
+        ),
+        ("60 arrays", Value::Object(many_arrays)),
+        ("20 arrays", Value::Object(twenty_arrays)),
+        ("300 fields per record", json!(wide)),
+        ("2000-character field names", json!(long_names)),
+        ("long string values", json!(long_values)),
+        ("60 levels of nesting", json!(deep_records)),
+        (
+            "200 small fields around an array",
+            Value::Object(wide_envelope),
+        ),
+        ("CJK", json!(cjk)),
+        ("a tree", tree),
+        (
+            "text",
+            json!("2026-11-24 ERROR the cache layer failed to respond in time\n".repeat(400)),
+        ),
+        (
+            "a Python literal",
+            json!(format!(
+                "[{}]",
+                (0..500)
+                    .map(|i| format!("{{'id': {i}, 'region': 'emea', 'note': None}}"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        ),
+    ]
+}
+
+#[test]
+fn every_shape_fits_the_budget_as_structured_content_and_as_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = OffloadConfig {
+        output_dir: dir.path().to_string_lossy().into_owned(),
+        ..OffloadConfig::default()
+    };
+    // The budget holds for paths up to NOMINAL_PATH_BYTES: /tmp/.tmpXXXXXX/ and a file name.
+    assert!(config.output_dir.len() < 20);
+    let mut worst = Vec::new();
+    for guidance in ["shell", "native"] {
+        let config = OffloadConfig {
+            guidance: serde_json::from_value(json!(guidance)).unwrap(),
+            ..config.clone()
+        };
+        let lro = Offloader::new(config, StdHost::new()).unwrap();
+        for (name, data) in shapes() {
+            let text = match &data {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            for result in [
+                json!({"content": [{"type": "text", "text": text}]}),
+                json!({"content": [{"type": "text", "text": "see structured"}], "structuredContent": data}),
+            ] {
+                if result.get("structuredContent").is_some() && !data.is_object() {
+                    continue; // structuredContent is an object in MCP
+                }
+                let context = ToolCallContext {
+                    tool_name: "query".into(),
+                    ..ToolCallContext::default()
+                };
+                let out = lro.intercept_tool_result(&result, &context).unwrap();
+                assert_eq!(out.action, InterceptAction::Offloaded, "{name}");
+                let tokens = response_tokens(&out.result);
+                worst.push((tokens, name, guidance));
+                assert!(
+                    tokens <= 2 * DESCRIPTOR_BUDGET_TOKENS,
+                    "{name} ({guidance}): {tokens} tokens\n{}",
+                    serde_json::to_string_pretty(&out.result["structuredContent"]).unwrap()
+                );
+            }
+        }
+    }
+    worst.sort();
+    eprintln!("responses: {worst:?}");
+}

@@ -1,0 +1,210 @@
+//! Nothing is lost: for every shape LRO reads, the file (its records and its header's
+//! envelope) holds every value of the input exactly once, and the descriptor's `count` is the number of
+//! records written. Objects are rebuilt from their sections and envelope and compared whole;
+//! text is joined back; trees, tables and literals are checked node by node, row by row.
+
+use lro_core::descriptor::{OffloadHeader, SectionInfo};
+use lro_core::jsonl::parse_header;
+use lro_core::shape::OTHER_FIELDS;
+use lro_core::{OffloadConfig, OffloadRequest, Offloader, StdHost};
+use serde_json::{Map, Value, json};
+
+struct Written {
+    header: OffloadHeader,
+    records: Vec<Value>,
+    envelope: Map<String, Value>,
+}
+
+fn offload(data: &Value) -> Written {
+    let dir = tempfile::tempdir().unwrap();
+    let config = OffloadConfig {
+        output_dir: dir.path().to_string_lossy().into_owned(),
+        threshold_tokens: 50,
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, StdHost::new()).unwrap();
+    let outcome = lro.offload(data, &OffloadRequest::new("tool")).unwrap();
+    let descriptor = outcome.offloaded().expect("offloaded").clone();
+    let text = std::fs::read_to_string(&descriptor.file_path).unwrap();
+    let mut lines = text.lines();
+    let header = parse_header(lines.next().unwrap()).unwrap();
+    let records: Vec<Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(
+        descriptor.summary.count,
+        records.len(),
+        "count = records written"
+    );
+    assert_eq!(header.count, records.len());
+    // The file alone holds the whole result: the envelope is in its header too.
+    assert_eq!(header.envelope, descriptor.envelope);
+    let envelope = header.envelope.clone().unwrap_or_default();
+    Written {
+        header,
+        records,
+        envelope,
+    }
+}
+
+fn section_records<'w>(written: &'w Written, section: &SectionInfo) -> &'w [Value] {
+    &written.records[section.first_line - 2..section.first_line - 2 + section.count]
+}
+
+/// The object `written` came from, rebuilt: each section's records put back under its path
+/// (entries as an object), the envelope's fields around them.
+fn rebuild(written: &Written) -> Value {
+    let mut object = Value::Object(written.envelope.clone());
+    for section in written.header.all_sections() {
+        let records = section_records(written, &section).to_vec();
+        let value = if section.entries {
+            Value::Object(
+                records
+                    .into_iter()
+                    .map(|e| (e["key"].as_str().unwrap().to_owned(), e["value"].clone()))
+                    .collect(),
+            )
+        } else {
+            Value::Array(records)
+        };
+        match section.name.as_deref() {
+            None => return value,
+            Some(OTHER_FIELDS) => {
+                for (k, v) in value[0].as_object().unwrap() {
+                    object[k] = v.clone();
+                }
+            }
+            Some(name) => {
+                let mut slot = &mut object;
+                for key in name.split('.') {
+                    slot = &mut slot[key];
+                }
+                *slot = value;
+            }
+        }
+    }
+    object
+}
+
+/// Key order aside (an envelope's fields come first), two objects are equal.
+fn same(a: &Value, b: &Value) {
+    let sorted = |v: &Value| serde_json::from_str::<Value>(&v.to_string()).unwrap();
+    // serde_json's Map keeps insertion order; compare as sorted maps.
+    fn canon(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<_> = m.keys().collect();
+                keys.sort();
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), canon(&m[k])))
+                        .collect(),
+                )
+            }
+            Value::Array(items) => Value::Array(items.iter().map(canon).collect()),
+            other => other.clone(),
+        }
+    }
+    assert_eq!(canon(&sorted(a)), canon(&sorted(b)));
+}
+
+#[test]
+fn objects_come_back_whole_from_sections_and_envelope() {
+    let entities: Vec<Value> = (0..120)
+        .map(|i| json!({"name": format!("e{i}"), "entityType": "t", "observations": [format!("o{i}")]}))
+        .collect();
+    let relations: Vec<Value> = (0..90)
+        .map(|i| json!({"from": format!("e{i}"), "to": format!("e{}", i + 1), "relationType": "knows"}))
+        .collect();
+    let cases = [
+        json!({"entities": entities, "relations": relations}),
+        json!({"total_count": 120, "incomplete_results": false, "items": entities}),
+        json!({"data": {"users": entities, "posts": relations, "total": 2, "meta": {"page": 1}}, "ok": true}),
+        Value::Object(
+            (0..50)
+                .map(|i| (format!("k{i}"), json!([i, {"x": i}])))
+                .collect(),
+        ),
+        {
+            let mut wide: Map<String, Value> = (0..90)
+                .map(|i| (format!("meta_{i}"), json!(format!("value {i}"))))
+                .collect();
+            wide.insert("items".into(), json!(relations));
+            Value::Object(wide)
+        },
+    ];
+    for data in &cases {
+        same(&rebuild(&offload(data)), data);
+    }
+}
+
+#[test]
+fn text_trees_tables_and_literals_keep_every_value_once() {
+    // Text: the lines joined back are the text.
+    let log: String = (0..500)
+        .map(|i| format!("line {i}: \"quoted\" \\ back\tslash é 東京\n"))
+        .collect();
+    let written = offload(&json!(log));
+    let joined: Vec<&str> = written
+        .records
+        .iter()
+        .map(|r| r["text"].as_str().unwrap())
+        .collect();
+    assert_eq!(format!("{}\n", joined.join("\n")), log);
+
+    // A tree: every node once, with its fields, its path unique.
+    let tree: Vec<Value> = (0..20)
+        .map(|i| json!({"name": format!("d{i}"), "children": (0..10).map(|j| json!({"name": format!("f{j}.ts"), "size": i * j, "children": []})).collect::<Vec<_>>()}))
+        .collect();
+    let written = offload(&json!({"content": serde_json::to_string(&tree).unwrap()}));
+    assert_eq!(written.records.len(), 20 * 11);
+    let mut paths: Vec<&str> = written
+        .records
+        .iter()
+        .map(|r| r["path"].as_str().unwrap())
+        .collect();
+    paths.sort_unstable();
+    paths.dedup();
+    assert_eq!(paths.len(), 220, "each node once");
+    for i in 0..20 {
+        for j in 0..10 {
+            let path = format!("d{i}/f{j}.ts");
+            let node = written
+                .records
+                .iter()
+                .find(|r| r["path"] == json!(path))
+                .unwrap();
+            assert_eq!(node["size"], json!(i * j));
+        }
+    }
+
+    // A Python literal: the rows, as Python wrote them.
+    let rows: Vec<Value> = (0..300)
+        .map(|i| json!({"id": i, "name": format!("O'Brien \"{i}\" é"), "amount": i as f64 / 4.0, "note": null, "ok": i % 2 == 0}))
+        .collect();
+    let literal = format!(
+        "[{}]",
+        rows.iter()
+            .map(|r| format!(
+                "{{'id': {}, 'name': 'O\\'Brien \"{}\" é', 'amount': {:?}, 'note': None, 'ok': {}}}",
+                r["id"],
+                r["id"],
+                r["amount"].as_f64().unwrap(),
+                if r["ok"] == json!(true) { "True" } else { "False" }
+            ))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    assert_eq!(offload(&json!(literal)).records, rows);
+
+    // A CSV table: every cell once, in its row and column.
+    let csv: String = std::iter::once("id,name,code\n".to_owned())
+        .chain((0..200).map(|i| format!("{i},\"n, {i}\",{i:03}\n")))
+        .collect();
+    let written = offload(&json!(csv));
+    for (i, record) in written.records.iter().enumerate() {
+        assert_eq!(
+            record,
+            &json!({"id": i, "name": format!("n, {i}"), "code": format!("{i:03}")})
+        );
+    }
+    assert_eq!(written.records.len(), 200);
+}
