@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use criterion::{Criterion, criterion_group};
 use lro_core::{
-    Detail, ExtractLimits, ExtractRequest, Host, OffloadConfig, OffloadRequest, Offloader,
-    StdHost, StoreLimits,
+    Detail, ExtractLimits, ExtractRequest, Host, OffloadConfig, OffloadRequest, Offloader, StdHost,
+    StoreLimits,
 };
 use lro_host_s3::{NativeHost, S3Host, S3Settings, S3Uri};
 use serde_json::{Value, json};
@@ -35,7 +35,7 @@ const NAMESPACES: [&str; 4] = [
 fn memory(i: usize) -> Value {
     json!({
         "id": format!("mem-{i:06}"),
-        "memory_type": ["semantic", "episodic", "procedural"][i % 3],
+        "memory_type": (["semantic", "episodic", "procedural"][i % 3]),
         "title": format!("Decision {i}: caching strategy for service {}", i % 17),
         "content": format!("We moved service {} to a write-through cache after incident {i}; p99 latency fell from 480 ms to 95 ms and the runbook was updated.", i % 17),
         "created": "2026-03-14T09:26:53Z",
@@ -68,7 +68,11 @@ fn config(output_dir: &str) -> OffloadConfig {
 }
 
 /// The two places: a temporary directory, and a fresh prefix of the loopback bucket.
-fn places() -> (tempfile::TempDir, Offloader<NativeHost>, Offloader<NativeHost>) {
+fn places() -> (
+    tempfile::TempDir,
+    Offloader<NativeHost>,
+    Offloader<NativeHost>,
+) {
     let bucket = std::env::var("LRO_TEST_S3_BUCKET")
         .expect("run under the loopback S3 server: make bench-s3");
     let dir = tempfile::tempdir().unwrap();
@@ -134,7 +138,10 @@ fn recipe_6_100k(c: &mut Criterion) {
         ..ExtractRequest::default()
     };
     let bytes = std::fs::metadata(&local_file).unwrap().len();
-    println!("recipe 6 input: 100,000 full memories, {:.1} MB", bytes as f64 / 1e6);
+    println!(
+        "recipe 6 input: 100,000 full memories, {:.1} MB",
+        bytes as f64 / 1e6
+    );
     let mut group = c.benchmark_group("recipe6_100k");
     group.sample_size(10);
     for (name, lro, file) in [("local", &local, &local_file), ("s3", &s3, &s3_file)] {
