@@ -240,6 +240,8 @@ export interface Config {
   guidance?: 'shell' | 'native'
   /** Limits on native extraction. */
   extract?: ExtractLimits
+  /** Bounds on requests to an object store (`outputDir: 's3://bucket/prefix'`). */
+  store?: StoreLimits
   /**
    * Called once per event (`OffloadCreated`, `OffloadWriteFailed`, `OffloadFileExpired`),
    * on the JS thread, after the work is done and before the call returns or its Promise
@@ -469,6 +471,23 @@ export interface SearchSpec {
   ignoreCase?: boolean
   /** Most matching lines to return; more set `truncated`. */
   maxResults?: number
+}
+
+/**
+ * Bounds on requests to an object store: a store that is down or slow delays a call by a
+ * bounded time before the write-failure fallback.
+ */
+export interface StoreLimits {
+  /**
+   * Longest wait on the store in milliseconds: to connect, for the answer to start, for
+   * each read or write (default 5,000).
+   */
+  timeoutMs?: number
+  /**
+   * Retries of a request that failed with a connection error, a timeout or a 5xx/429
+   * answer (default 2, at most 10).
+   */
+  retries?: number
 }
 
 /** What is known about the MCP tool call whose result is intercepted. */

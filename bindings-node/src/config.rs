@@ -36,6 +36,8 @@ pub struct Config {
     pub guidance: Option<String>,
     /// Limits on native extraction.
     pub extract: Option<ExtractLimits>,
+    /// Bounds on requests to an object store (`outputDir: 's3://bucket/prefix'`).
+    pub store: Option<StoreLimits>,
     /// Called once per event (`OffloadCreated`, `OffloadWriteFailed`, `OffloadFileExpired`),
     /// on the JS thread, after the work is done and before the call returns or its Promise
     /// settles. An exception it throws propagates to the caller.
@@ -58,6 +60,22 @@ pub struct ExtractLimits {
     pub max_output_bytes: Option<i64>,
     /// Most wall time, in milliseconds (default 10,000).
     pub timeout_ms: Option<i64>,
+}
+
+/// Bounds on requests to an object store: a store that is down or slow delays a call by a
+/// bounded time before the write-failure fallback.
+#[napi(object, object_from_js = false, object_to_js = false)]
+#[allow(
+    dead_code,
+    reason = "declares a TypeScript interface; the values arrive as JSON"
+)]
+pub struct StoreLimits {
+    /// Longest wait on the store in milliseconds: to connect, for the answer to start, for
+    /// each read or write (default 5,000).
+    pub timeout_ms: Option<i64>,
+    /// Retries of a request that failed with a connection error, a timeout or a 5xx/429
+    /// answer (default 2, at most 10).
+    pub retries: Option<u32>,
 }
 
 /// A resolved `config` argument: the core's configuration and the event callback.
@@ -89,6 +107,10 @@ pub fn to_js_value(config: &OffloadConfig) -> Value {
             "maxOutputRecords": e.max_output_records,
             "maxOutputBytes": e.max_output_bytes,
             "timeoutMs": e.timeout_ms,
+        },
+        "store": {
+            "timeoutMs": config.store.timeout_ms,
+            "retries": config.store.retries,
         },
     })
 }

@@ -5,9 +5,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use lro_core::jsonl::MifChunks;
 use lro_core::{
-    ExtractRequest, LroError, OffloadConfig, OffloadEvent, OffloadRequest, Offloader, StdHost,
+    ExtractRequest, LroError, OffloadConfig, OffloadEvent, OffloadRequest, Offloader,
     ToolCallContext,
 };
+use lro_host_s3::NativeHost;
 use napi::{Env, Task};
 use serde_json::Value;
 
@@ -82,7 +83,7 @@ fn parse(records: Records) -> Result<Value, LroError> {
 }
 
 fn offload_impl(
-    lro: &Offloader<StdHost>,
+    lro: &Offloader<NativeHost>,
     records: Records,
     request: &OffloadRequest,
 ) -> Result<Value, LroError> {
@@ -100,7 +101,7 @@ fn offload_impl(
 /// The outcome of MIF memories scanned in pieces, or `null` when they were not MIF memories
 /// after all: the caller then offloads them whole.
 fn offload_scanned(
-    lro: &Offloader<StdHost>,
+    lro: &Offloader<NativeHost>,
     chunks: MifChunks,
     request: &OffloadRequest,
 ) -> Result<Value, LroError> {
@@ -110,7 +111,7 @@ fn offload_scanned(
 }
 
 fn inject_impl(
-    lro: &Offloader<StdHost>,
+    lro: &Offloader<NativeHost>,
     formatted: &str,
     pre_budget: Records,
     request: &OffloadRequest,
@@ -121,7 +122,7 @@ fn inject_impl(
 }
 
 fn intercept_impl(
-    lro: &Offloader<StdHost>,
+    lro: &Offloader<NativeHost>,
     result: &Value,
     context: &ToolCallContext,
 ) -> Result<Value, LroError> {
@@ -129,14 +130,14 @@ fn intercept_impl(
 }
 
 fn extract_impl(
-    lro: &Offloader<StdHost>,
+    lro: &Offloader<NativeHost>,
     file_path: &str,
     request: &ExtractRequest,
 ) -> Result<Value, LroError> {
     Ok(serde_json::to_value(lro.extract(file_path, request)?).unwrap_or(Value::Null))
 }
 
-fn cleanup_impl(lro: &Offloader<StdHost>) -> Result<Value, LroError> {
+fn cleanup_impl(lro: &Offloader<NativeHost>) -> Result<Value, LroError> {
     Ok(serde_json::to_value(lro.cleanup()?).unwrap_or(Value::Null))
 }
 
@@ -148,7 +149,9 @@ impl Job {
             if let Job::Rejected(err) = self {
                 return Err(err);
             }
-            let mut lro = Offloader::new(config, StdHost::new())?;
+            // Files, or an object store when `outputDir` is an s3:// URI.
+            let host = NativeHost::for_config(&config)?;
+            let mut lro = Offloader::new(config, host)?;
             if collect_events {
                 let sink = Arc::clone(&events);
                 lro = lro.with_event_sink(move |event: &OffloadEvent| {

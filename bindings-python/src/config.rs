@@ -82,7 +82,7 @@ impl PyConfig {
 #[pymethods]
 impl PyConfig {
     #[new]
-    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, file_prefix=None, guidance=None, extract=None))]
+    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, file_prefix=None, guidance=None, extract=None, store=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -93,6 +93,7 @@ impl PyConfig {
         file_prefix: Option<Bound<'_, PyAny>>,
         guidance: Option<Bound<'_, PyAny>>,
         extract: Option<Bound<'_, PyAny>>,
+        store: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let changes = PyDict::new(py);
         let given = [
@@ -103,6 +104,7 @@ impl PyConfig {
             ("file_prefix", file_prefix),
             ("guidance", guidance),
             ("extract", extract),
+            ("store", store),
         ];
         for (key, value) in given {
             if let Some(value) = value {
@@ -228,10 +230,16 @@ impl PyConfig {
         to_py(py, &self.inner.extract)
     }
 
+    /// Bounds on requests to an object store (`output_dir="s3://bucket/prefix"`), as a dict.
+    #[getter]
+    fn store<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.store)
+    }
+
     fn __repr__(&self) -> String {
         let e = &self.inner.extract;
         format!(
-            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, file_prefix={:?}, guidance={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}}})",
+            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, file_prefix={:?}, guidance={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
             if self.inner.enabled { "True" } else { "False" },
             self.inner.threshold_tokens,
             self.inner.ttl_seconds,
@@ -242,6 +250,8 @@ impl PyConfig {
             e.max_output_records,
             e.max_output_bytes,
             e.timeout_ms,
+            self.inner.store.timeout_ms,
+            self.inner.store.retries,
         )
     }
 }

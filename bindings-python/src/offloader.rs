@@ -1,4 +1,5 @@
-//! `lro.Offloader`: one core `Offloader<StdHost>` with a Python event callback and, optionally,
+//! `lro.Offloader`: one core `Offloader<NativeHost>` (files, or an object store for an
+//! `s3://` output directory) with a Python event callback and, optionally,
 //! a Python token estimator. Each method converts its arguments, releases the GIL while the
 //! core works, and converts the result back.
 
@@ -7,9 +8,9 @@ use std::path::PathBuf;
 use lro_core::estimate::estimate_tokens;
 use lro_core::offload::from_json_value;
 use lro_core::{
-    ErrorCode, ExtractRequest, LroError, OffloadEvent, OffloadRequest, Offloader, StdHost,
-    ToolCallContext,
+    ErrorCode, ExtractRequest, LroError, OffloadEvent, OffloadRequest, Offloader, ToolCallContext,
 };
+use lro_host_s3::NativeHost;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use serde_json::{Map, Value};
@@ -24,7 +25,7 @@ use crate::convert::{Records, lro_err, records_json, to_py, to_value, to_value_o
 /// the GIL is released while the core writes and reads files.
 #[pyclass(frozen, module = "lro", name = "Offloader")]
 pub struct PyOffloader {
-    inner: Offloader<StdHost>,
+    inner: Offloader<NativeHost>,
 }
 
 /// Calls the Python event callback with the event as a dict. An exception in the callback
@@ -122,7 +123,8 @@ impl PyOffloader {
         estimator: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
         let config = PyConfig::resolve(config.as_ref())?;
-        let mut inner = Offloader::new(config, StdHost::new()).map_err(|e| lro_err(py, &e))?;
+        let host = NativeHost::for_config(&config).map_err(|e| lro_err(py, &e))?;
+        let mut inner = Offloader::new(config, host).map_err(|e| lro_err(py, &e))?;
         if let Some(callback) = on_event.filter(|c| !c.is_none(py)) {
             inner = inner.with_event_sink(event_sink(callback));
         }

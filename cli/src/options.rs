@@ -4,7 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 use lro_core::extract::{ExtractRequest, LineRange, SearchSpec};
-use lro_core::{ErrorCode, LroError, OffloadConfig, OffloadEvent, Offloader, StdHost};
+use lro_core::{ErrorCode, LroError, OffloadConfig, OffloadEvent, Offloader};
+use lro_host_s3::NativeHost;
 use serde_json::{Map, Value};
 
 /// Configuration sources, lowest precedence first: defaults, `--config FILE`, the
@@ -14,8 +15,9 @@ pub struct ConfigArgs {
     /// A TOML file with a [prompt.offload] section.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Directory of the offload files (default: the system temp dir).
-    #[arg(long, value_name = "DIR")]
+    /// Directory of the offload files (default: the system temp dir), or an object store
+    /// prefix, s3://bucket/prefix (credentials, region and endpoint from the AWS_* environment).
+    #[arg(long, value_name = "DIR|URI")]
     pub output_dir: Option<String>,
     /// Offload when estimated tokens exceed this (default 1600).
     #[arg(long, value_name = "N")]
@@ -63,14 +65,16 @@ impl ConfigArgs {
         Ok(config)
     }
 
-    /// An offloader over the real filesystem with these options.
-    pub fn offloader(&self) -> Result<Offloader<StdHost>, LroError> {
+    /// An offloader over the host the output directory names (files, or an object store).
+    pub fn offloader(&self) -> Result<Offloader<NativeHost>, LroError> {
         self.offloader_with(self.load()?)
     }
 
-    /// An offloader over the real filesystem with `config` (these options, adjusted).
-    pub fn offloader_with(&self, config: OffloadConfig) -> Result<Offloader<StdHost>, LroError> {
-        let lro = Offloader::new(config, StdHost::new())?;
+    /// An offloader with `config` (these options, adjusted) over the host its output
+    /// directory names.
+    pub fn offloader_with(&self, config: OffloadConfig) -> Result<Offloader<NativeHost>, LroError> {
+        let host = NativeHost::for_config(&config)?;
+        let lro = Offloader::new(config, host)?;
         Ok(if self.events {
             lro.with_event_sink(|event: &OffloadEvent| {
                 if let Ok(line) = serde_json::to_string(event) {

@@ -1,4 +1,5 @@
-//! Configuration: the specification's `[prompt.offload]` section, plus extraction limits.
+//! Configuration: the specification's `[prompt.offload]` section, plus extraction limits and
+//! the bounds on requests to an object store.
 //!
 //! Sources, lowest precedence first: [`OffloadConfig::default`], a TOML file's
 //! `[prompt.offload]` section ([`OffloadConfig::from_toml_str`]), then the
@@ -55,6 +56,32 @@ impl Default for ExtractLimits {
     }
 }
 
+/// Bounds on the requests to an object store (`output_dir = "s3://bucket/prefix"`), so a store
+/// that is down or slow costs a tool call a bounded delay before the write-failure fallback.
+/// Hosts without a network ignore them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StoreLimits {
+    /// Longest wait on the store, in milliseconds: to connect, for the answer to start, and
+    /// for each read or write after that (default 5,000).
+    pub timeout_ms: u64,
+    /// Retries of a request that failed with a connection error, a timeout or a 5xx/429
+    /// answer, after short backoffs (default 2, at most 10).
+    pub retries: u32,
+}
+
+impl Default for StoreLimits {
+    fn default() -> Self {
+        Self {
+            timeout_ms: 5_000,
+            retries: 2,
+        }
+    }
+}
+
+/// Most retries a configuration may ask for: every retry can wait `timeout_ms` again.
+pub const MAX_STORE_RETRIES: u64 = 10;
+
 /// LRO configuration (`[prompt.offload]`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
@@ -73,6 +100,8 @@ pub struct OffloadConfig {
     pub guidance: GuidanceMode,
     /// Limits on native extraction.
     pub extract: ExtractLimits,
+    /// Bounds on requests to an object store.
+    pub store: StoreLimits,
 }
 
 impl Default for OffloadConfig {
@@ -85,6 +114,7 @@ impl Default for OffloadConfig {
             file_prefix: DEFAULT_FILE_PREFIX.to_owned(),
             guidance: GuidanceMode::Shell,
             extract: ExtractLimits::default(),
+            store: StoreLimits::default(),
         }
     }
 }
@@ -151,6 +181,9 @@ fn as_string<'a>(key: &str, value: &'a RawValue<'a>) -> Result<&'a str> {
     }
 }
 
+/// The sections under `[prompt.offload]` whose keys are set as `section.key`.
+const SECTIONS: [&str; 2] = ["extract", "store"];
+
 /// A file prefix goes into file names and the cleanup pattern: keep it to a safe alphabet.
 pub(crate) fn is_safe_name(name: &str) -> bool {
     !name.is_empty()
@@ -186,15 +219,15 @@ impl OffloadConfig {
             ));
         };
         for (key, value) in table {
-            if key == "extract" {
+            if SECTIONS.contains(&key.as_str()) {
                 let toml::Value::Table(limits) = value else {
                     return Err(LroError::new(
                         ErrorCode::InvalidConfig,
-                        "prompt.offload.extract must be a table",
+                        format!("prompt.offload.{key} must be a table"),
                     ));
                 };
                 for (sub, v) in limits {
-                    self.set(&format!("extract.{sub}"), &RawValue::Toml(v))?;
+                    self.set(&format!("{key}.{sub}"), &RawValue::Toml(v))?;
                 }
             } else {
                 self.set(key, &RawValue::Toml(value))?;
@@ -240,9 +273,9 @@ impl OffloadConfig {
         for (key, v) in map {
             match (key.as_str(), v) {
                 (_, serde_json::Value::Null) => {}
-                ("extract", serde_json::Value::Object(limits)) => {
+                (section, serde_json::Value::Object(limits)) if SECTIONS.contains(&section) => {
                     for (sub, lv) in limits.iter().filter(|(_, lv)| !lv.is_null()) {
-                        self.set(&format!("extract.{sub}"), &RawValue::Json(lv))?;
+                        self.set(&format!("{section}.{sub}"), &RawValue::Json(lv))?;
                     }
                 }
                 _ => self.set(key, &RawValue::Json(v))?,
@@ -293,6 +326,15 @@ impl OffloadConfig {
                 self.extract.max_output_bytes = as_u64(key, value, u64::MAX >> 1)?
             }
             "extract.timeout_ms" => self.extract.timeout_ms = as_u64(key, value, u64::MAX >> 1)?,
+            "store.timeout_ms" => {
+                // Zero would time every request out before it starts.
+                let ms = as_u64(key, value, u64::MAX >> 1)?;
+                if ms == 0 {
+                    return Err(invalid(key, value, "an integer from 1"));
+                }
+                self.store.timeout_ms = ms;
+            }
+            "store.retries" => self.store.retries = as_u64(key, value, MAX_STORE_RETRIES)? as u32,
             _ => {
                 return Err(LroError::new(
                     ErrorCode::InvalidConfig,
@@ -352,6 +394,44 @@ mod tests {
         c.apply_env([("ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_OUTPUT_BYTES", "7")])
             .unwrap();
         assert_eq!(c.extract.max_output_bytes, 7);
+        c.apply_env([("ATLATL_PROMPT__OFFLOAD__STORE__RETRIES", "4")])
+            .unwrap();
+        assert_eq!(c.store.retries, 4);
+    }
+
+    #[test]
+    fn store_limits_from_every_source_and_bounded() {
+        let c =
+            OffloadConfig::from_toml_str("[prompt.offload.store]\ntimeout_ms = 250\nretries = 1\n")
+                .unwrap();
+        assert_eq!(
+            c.store,
+            StoreLimits {
+                timeout_ms: 250,
+                retries: 1
+            }
+        );
+        let c = OffloadConfig::from_json(
+            &serde_json::json!({"store": {"timeout_ms": 40, "retries": null}}),
+        )
+        .unwrap();
+        assert_eq!(
+            c.store,
+            StoreLimits {
+                timeout_ms: 40,
+                retries: 2
+            }
+        );
+        for bad in [
+            "[prompt.offload.store]\nretries = 11",
+            "[prompt.offload.store]\ntimeout_ms = 0",
+            "[prompt.offload.store]\nwait = 1",
+            "[prompt.offload]\nstore = 3",
+        ] {
+            let err = OffloadConfig::from_toml_str(bad).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidConfig, "{bad}");
+            assert!(err.message().contains("store"), "{err}");
+        }
     }
 
     #[test]

@@ -257,7 +257,7 @@ vector("error-bad-prefix", "a prefix with a path separator is invalid_config", c
 
 # --- configuration loading ---------------------------------------------------------------------
 vector("config-toml", "the [prompt.offload] section over the defaults", call="config_toml",
-       input="[server]\nport = 8080\n\n[prompt.offload]\nenabled = true\nthreshold_tokens = 3200\nttl_seconds = 60\noutput_dir = \"/var/tmp/lro\"\n\n[prompt.offload.extract]\ntimeout_ms = 2500\n")
+       input="[server]\nport = 8080\n\n[prompt.offload]\nenabled = true\nthreshold_tokens = 3200\nttl_seconds = 60\noutput_dir = \"/var/tmp/lro\"\n\n[prompt.offload.extract]\ntimeout_ms = 2500\n\n[prompt.offload.store]\nretries = 1\n")
 vector("config-toml-missing-section", "a document without the section gives the defaults", call="config_toml", input="[other]\nx = 1\n")
 vector("config-toml-bad-type", "a wrong type names the key", call="config_toml", input="[prompt.offload]\nttl_seconds = \"soon\"\n", expect={"error": "invalid_config"})
 vector("config-toml-unknown-key", "a typo is an error, not ignored", call="config_toml", input="[prompt.offload]\nthreshold = 10\n", expect={"error": "invalid_config"})

@@ -4,10 +4,11 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use lro_core::{Offloader, StdHost};
+use lro_core::Offloader;
+use lro_host_s3::NativeHost;
 
 /// Starts the cleanup thread; it lives as long as the process.
-pub fn spawn(lro: Arc<Offloader<StdHost>>, interval: Duration) {
+pub fn spawn(lro: Arc<Offloader<NativeHost>>, interval: Duration) {
     std::thread::spawn(move || {
         loop {
             match lro.cleanup() {

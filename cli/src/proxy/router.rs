@@ -13,7 +13,8 @@
 
 use std::sync::Arc;
 
-use lro_core::{InterceptAction, Offloader, StdHost, ToolCallContext};
+use lro_core::{InterceptAction, Offloader, ToolCallContext};
+use lro_host_s3::NativeHost;
 use serde_json::{Value, json};
 
 use super::extract_tool;
@@ -42,14 +43,14 @@ pub enum ClientAction {
 
 /// The proxy's message router.
 pub struct Router {
-    lro: Arc<Offloader<StdHost>>,
+    lro: Arc<Offloader<NativeHost>>,
     out: ClientOut,
     state: State,
 }
 
 impl Router {
     /// A router that offloads with `lro` and writes to `out`.
-    pub fn new(lro: Arc<Offloader<StdHost>>, out: ClientOut) -> Self {
+    pub fn new(lro: Arc<Offloader<NativeHost>>, out: ClientOut) -> Self {
         Self {
             lro,
             out,

@@ -1,6 +1,7 @@
 //! The proxy's offloader: the shared options, with the native guidance by default.
 
-use lro_core::{GuidanceMode, LroError, OffloadConfig, OffloadEvent, Offloader, StdHost};
+use lro_core::{GuidanceMode, LroError, OffloadConfig, OffloadEvent, Offloader};
+use lro_host_s3::NativeHost;
 
 use crate::options::ConfigArgs;
 
@@ -26,9 +27,12 @@ pub fn config(args: &ConfigArgs) -> Result<OffloadConfig, LroError> {
     Ok(config)
 }
 
-/// An offloader over the real filesystem; events go to stderr as JSON lines with `--events`.
-pub fn offloader(args: &ConfigArgs) -> Result<Offloader<StdHost>, LroError> {
-    let lro = Offloader::new(config(args)?, StdHost::new())?;
+/// An offloader over the host the output directory names (files, or an object store);
+/// events go to stderr as JSON lines with `--events`.
+pub fn offloader(args: &ConfigArgs) -> Result<Offloader<NativeHost>, LroError> {
+    let config = config(args)?;
+    let host = NativeHost::for_config(&config)?;
+    let lro = Offloader::new(config, host)?;
     Ok(if args.events {
         lro.with_event_sink(|event: &OffloadEvent| {
             if let Ok(line) = serde_json::to_string(event) {

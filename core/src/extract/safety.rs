@@ -2,7 +2,8 @@
 //!
 //! The checks, in order (paper Appendix E):
 //! 1. a path with a `..` component is refused outright, whatever it resolves to;
-//! 2. a relative path is taken relative to the output directory;
+//! 2. a relative path is taken relative to the output directory (an absolute path or a URI
+//!    such as `s3://bucket/prefix/...` is taken as it is);
 //! 3. the file name must match the offload pattern `{prefix}-{operation}-{ulid}.jsonl`;
 //! 4. the path must lie inside the output directory as written or as resolved (so a
 //!    descriptor path through a symlinked temp dir still works), else it is refused without
@@ -19,7 +20,7 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::error::{ErrorCode, LroError, Result};
 use crate::files::parse_offload_file_name;
-use crate::host::{EntryKind, Host};
+use crate::host::{EntryKind, Host, is_uri};
 
 fn denied(file_path: &str, why: &str) -> LroError {
     LroError::new(
@@ -58,7 +59,7 @@ pub fn resolve_offload_file<H: Host + ?Sized>(
     {
         return Err(denied(file_path, "paths with '..' are not accepted"));
     }
-    let given = if given.is_absolute() {
+    let given = if given.is_absolute() || is_uri(given) {
         given.to_path_buf()
     } else {
         output_dir.join(given)

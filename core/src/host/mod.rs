@@ -1,8 +1,9 @@
 //! The host: every file, clock and randomness access the core makes goes through [`Host`].
 //!
 //! The core never touches `std::fs`, the system clock or the OS random source itself, so the
-//! same code runs natively ([`StdHost`]), in WebAssembly (a JS- or WASI-backed host) and in
-//! tests ([`MemoryHost`]).
+//! same code runs natively ([`StdHost`]), in WebAssembly (a JS- or WASI-backed host), in
+//! tests ([`MemoryHost`]), and over an object store (the `lro-host-s3` crate, whose paths are
+//! URIs such as `s3://bucket/prefix/atlatl-recall-ULID.jsonl`; see [`is_uri`]).
 
 mod memory;
 #[cfg(feature = "std-host")]
@@ -40,7 +41,10 @@ pub struct DirEntry {
 /// The capabilities LRO needs from its environment.
 ///
 /// Implementations must be safe to call from several threads when the host type is shared
-/// (bindings wrap it as they need). Paths handed in are absolute.
+/// (bindings wrap it as they need). Paths handed in are absolute: absolute local paths, or
+/// URIs ([`is_uri`]) for a host that serves a scheme. The core joins file names to them and
+/// compares their parents, so a URI host reads `s3://bucket/a/b` as the directory `a` of
+/// `bucket` holding `b`, and answers for a path of another scheme as for a missing file.
 pub trait Host {
     /// Writes the concatenation of `parts` to `path` atomically: readers see the whole file or nothing.
     /// New files are private to the user (mode 0600 where the platform has modes), and an
@@ -73,6 +77,31 @@ pub trait Host {
 
     /// The directory used when `output_dir` is empty.
     fn temp_dir(&self) -> PathBuf;
+}
+
+/// Whether `path` is a URI (`scheme://...`, the scheme a letter then letters, digits, `+`,
+/// `-` or `.`): an object in a store, absolute by definition. A local file is never named
+/// so by LRO (a relative path starting with `s3:` would be a directory named `s3:`, which
+/// extraction refuses either way: it is not directly inside the output directory).
+///
+/// ```
+/// use std::path::Path;
+/// use lro_core::host::is_uri;
+/// assert!(is_uri(Path::new("s3://bucket/prefix/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl")));
+/// assert!(!is_uri(Path::new("/tmp/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl")));
+/// assert!(!is_uri(Path::new("3s://x")));
+/// ```
+pub fn is_uri(path: &Path) -> bool {
+    let Some(text) = path.to_str() else {
+        return false;
+    };
+    let Some((scheme, _)) = text.split_once("://") else {
+        return false;
+    };
+    scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
 }
 
 impl<H: Host + ?Sized> Host for &H {

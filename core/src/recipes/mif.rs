@@ -156,6 +156,21 @@ mod tests {
     }
 
     #[test]
+    fn object_store_files_are_fetched_then_piped() {
+        let r = &mif_recipes(Detail::Light, &MifExamples::default())[5];
+        assert_eq!(
+            r.shell_command(
+                "s3://lro-bucket/replicas/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl"
+            ),
+            format!(
+                "aws s3 cp s3://lro-bucket/replicas/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl - | tail -n +2 | jq{} '{}'",
+                r.flags(),
+                r.filter_with_literals(&[])
+            )
+        );
+    }
+
+    #[test]
     fn shell_commands_quote_and_substitute() {
         let r = &mif_recipes(
             Detail::Light,

@@ -155,12 +155,13 @@ impl Recipe {
     }
 
     /// The shell command: `tail -n +2 FILE | jq [-r|-s] 'PROGRAM'`, or `sed -n 'A,Bp' FILE
-    /// | jq ...` for a recipe that reads one section.
+    /// | jq ...` for a recipe that reads one section ([`shell_read`] says how a shell reads
+    /// a file in an object store).
     pub fn shell_command(&self, file: &str) -> String {
         let program = self.filter_with_literals(&[]).replace('\'', r"'\''");
         let source = match self.lines {
-            Some((first, last)) => format!("sed -n '{first},{last}p' {}", shell_quote(file)),
-            None => format!("tail -n +2 {}", shell_quote(file)),
+            Some((first, last)) => shell_read(file, &format!("sed -n '{first},{last}p'")),
+            None => shell_read(file, "tail -n +2"),
         };
         format!("{source} | jq{} '{program}'", self.flags())
     }
@@ -182,6 +183,28 @@ pub(crate) fn most_frequent<'a>(items: impl Iterator<Item = &'a str>) -> Option<
         }
     }
     best
+}
+
+/// How a shell reads `file` with `reader` (`tail -n +2`, `sed -n '2,9p'`): a local file is
+/// named to the reader; an object in a store (`s3://bucket/key`) is streamed to stdout by the
+/// AWS CLI, which takes credentials, region and endpoint from the same `AWS_*` environment as
+/// LRO, and piped into the reader. Nothing secret goes into the descriptor.
+///
+/// ```
+/// use lro_core::recipes::shell_read;
+/// assert_eq!(shell_read("/tmp/a b.jsonl", "tail -n +2"), "tail -n +2 '/tmp/a b.jsonl'");
+/// assert_eq!(
+///     shell_read("s3://lro/agents/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl", "sed -n '2,9p'"),
+///     "aws s3 cp s3://lro/agents/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl - | sed -n '2,9p'"
+/// );
+/// assert_eq!(shell_read("s3://b/it's.jsonl", "tail -n +2"), r"aws s3 cp 's3://b/it'\''s.jsonl' - | tail -n +2");
+/// ```
+pub fn shell_read(file: &str, reader: &str) -> String {
+    if file.starts_with("s3://") {
+        format!("aws s3 cp {} - | {reader}", shell_quote(file))
+    } else {
+        format!("{reader} {}", shell_quote(file))
+    }
 }
 
 /// Quotes `s` for a POSIX shell when it needs it.

@@ -4,6 +4,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 
 use lro_core::{OffloadConfig, Offloader, StdHost};
+use lro_host_s3::NativeHost;
 use serde_json::{Value, json};
 
 use super::{ClientAction, Router};
@@ -39,7 +40,7 @@ fn router(dir: &std::path::Path) -> (Arc<Router>, Capture) {
         ..OffloadConfig::default()
     };
     let capture = Capture::default();
-    let lro = Arc::new(Offloader::new(config, StdHost::new()).unwrap());
+    let lro = Arc::new(Offloader::new(config, NativeHost::Local(StdHost::new())).unwrap());
     (
         Arc::new(Router::new(lro, ClientOut::new(Box::new(capture.clone())))),
         capture,
