@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 /// implementation-defined server errors).
 pub const UPSTREAM_ERROR: i64 = -32000;
 
+/// JSON-RPC's "Parse error": the message is not JSON text.
+pub const PARSE_ERROR: i64 = -32700;
+
 /// A request id, canonicalized (`1` and `"1"` are different ids; whitespace is not).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IdKey(String);
@@ -56,6 +59,11 @@ pub enum Kind<'a> {
 impl<'a> Peek<'a> {
     /// Reads the envelope; `None` when the text is not a JSON object.
     pub fn parse(text: &'a [u8]) -> Option<Self> {
+        // A derived struct also reads from an array (`[7]` as `{"id": 7}`): only objects
+        // are envelopes (found by fuzzing).
+        if text.trim_ascii_start().first() != Some(&b'{') {
+            return None;
+        }
         serde_json::from_slice(text).ok()
     }
 
@@ -130,6 +138,9 @@ mod tests {
         );
         assert_eq!(kind_of("not json"), "None");
         assert_eq!(kind_of("[1,2]"), "None");
+        // Arrays are batches, never envelopes (serde would read `[11]` as `{"id": 11}`).
+        assert_eq!(kind_of("[11]"), "None");
+        assert_eq!(kind_of(r#" [5, "tools/call"]"#), "None");
     }
 
     #[test]

@@ -19,6 +19,8 @@
 mod child;
 mod cleanup;
 mod extract_tool;
+#[cfg(test)]
+mod fuzz_checks;
 mod http;
 mod jsonrpc;
 mod output;

@@ -68,7 +68,9 @@ impl Router {
             return ClientAction::Done;
         }
         let Some(peek) = Peek::parse(line) else {
-            if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
+            if std::str::from_utf8(line).is_ok()
+                && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
+            {
                 // A JSON-RPC batch (MCP 2025-03-26 only): passed through as is.
                 return ClientAction::Forward {
                     message: line.to_vec(),
@@ -81,6 +83,21 @@ impl Router {
             );
             return ClientAction::Done;
         };
+        if std::str::from_utf8(line).is_err() {
+            // Not JSON text, though its envelope reads (see `on_server_message`).
+            eprintln!(
+                "lro proxy: ignoring a message from the client that is not UTF-8: {}",
+                jsonrpc::excerpt(line)
+            );
+            if let Kind::Request(id, _) = peek.kind() {
+                self.out.send(&jsonrpc::error(
+                    &id,
+                    jsonrpc::PARSE_ERROR,
+                    "the message is not valid UTF-8 (lro proxy)",
+                ));
+            }
+            return ClientAction::Done;
+        }
         let forward = |request: Option<IdKey>| ClientAction::Forward {
             message: line.to_vec(),
             request,
@@ -173,7 +190,9 @@ impl Router {
             return;
         }
         let Some(peek) = Peek::parse(line_ref) else {
-            if serde_json::from_slice::<serde::de::IgnoredAny>(line_ref).is_ok() {
+            if std::str::from_utf8(line_ref).is_ok()
+                && serde_json::from_slice::<serde::de::IgnoredAny>(line_ref).is_ok()
+            {
                 self.pass(line_ref);
             } else {
                 eprintln!(
@@ -183,6 +202,19 @@ impl Router {
             }
             return;
         };
+        if std::str::from_utf8(line_ref).is_err() {
+            // The envelope reader skips what it does not need without checking it, but JSON
+            // text is UTF-8 and the client could not read this line: a response to a request
+            // in flight becomes an error for it (found by fuzzing).
+            eprintln!(
+                "lro proxy: ignoring a message from the server that is not UTF-8: {}",
+                jsonrpc::excerpt(line_ref)
+            );
+            if let Kind::Response(id) = peek.kind() {
+                self.fail_request(&id, "the MCP server's answer is not valid UTF-8 (lro proxy)");
+            }
+            return;
+        }
         let Kind::Response(id) = peek.kind() else {
             return self.pass(line_ref);
         };
