@@ -69,7 +69,9 @@ pub fn check_jsonrpc(data: &[u8]) {
             assert_eq!(peek.result.is_some(), has_result, "result of {map:?}");
         }
         (Some(Value::Object(map)), None) => {
-            let method_is_text = map.get("method").is_none_or(|m| m.is_string() || m.is_null());
+            let method_is_text = map
+                .get("method")
+                .is_none_or(|m| m.is_string() || m.is_null());
             assert!(
                 !method_is_text || has_duplicate_keys(data),
                 "Peek refused an envelope serde_json reads as {map:?}"
@@ -180,7 +182,10 @@ pub fn check_router(data: &[u8]) {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
         .clone();
     // `lro_extract` answers on threads of their own: a line being written may be cut.
-    let complete = &output[..output.iter().rposition(|b| *b == b'\n').map_or(0, |i| i + 1)];
+    let complete = &output[..output
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1)];
     let mut answered = Vec::new();
     for line in complete.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
         let message: Value = serde_json::from_slice(line)

@@ -10,6 +10,9 @@ use serde_json::{Value, json};
 /// implementation-defined server errors).
 pub const UPSTREAM_ERROR: i64 = -32000;
 
+/// "Request timeout": the code MCP's SDKs use when they give up waiting for an answer.
+pub const REQUEST_TIMEOUT: i64 = -32001;
+
 /// JSON-RPC's "Parse error": the message is not JSON text.
 pub const PARSE_ERROR: i64 = -32700;
 
@@ -90,6 +93,12 @@ pub fn trim_line(line: &[u8]) -> &[u8] {
 /// A success response.
 pub fn response(id: &IdKey, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
+}
+
+/// A `notifications/cancelled` for the request `id`, with the reason.
+pub fn cancelled(id: &IdKey, reason: &str) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+           "params": {"requestId": id.to_value(), "reason": reason}})
 }
 
 /// An error response.

@@ -12,6 +12,7 @@
 //! - server response to `tools/call`: offloaded by the core when above the threshold.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use lro_core::{InterceptAction, Offloader, StdHost, ToolCallContext};
 use serde_json::{Value, json};
@@ -45,6 +46,7 @@ pub struct Router {
     lro: Arc<Offloader<StdHost>>,
     out: ClientOut,
     state: State,
+    request_timeout: Option<Duration>,
 }
 
 impl Router {
@@ -54,7 +56,36 @@ impl Router {
             lro,
             out,
             state: State::default(),
+            request_timeout: None,
         }
+    }
+
+    /// Gives up on requests the server has not answered within `timeout` (`None`: waits
+    /// forever); [`Router::expire_requests`] answers them.
+    pub fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.state.set_request_timeout(timeout);
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Answers every request whose time is up with a timeout error and returns their ids,
+    /// for the transport to tell the server (`notifications/cancelled`). A late answer from
+    /// the server to one of them is dropped: the client has had its answer.
+    pub fn expire_requests(&self) -> Vec<IdKey> {
+        let expired = self.state.expire(Instant::now());
+        let seconds = self
+            .request_timeout
+            .map_or(0, |t| t.as_secs_f64().round() as u64);
+        for id in &expired {
+            self.out.send(&jsonrpc::error(
+                id,
+                jsonrpc::REQUEST_TIMEOUT,
+                &format!(
+                    "the MCP server did not answer within {seconds} s (lro proxy, --request-timeout)"
+                ),
+            ));
+        }
+        expired
     }
 
     /// The negotiated protocol version, once the server has answered `initialize`.
@@ -120,8 +151,12 @@ impl Router {
                     return ClientAction::Done;
                 }
                 let arguments = params.get("arguments").cloned();
-                self.state
-                    .insert(id.clone(), Pending::ToolCall { name, arguments });
+                let progress_token = params.pointer("/_meta/progressToken").cloned();
+                self.state.insert_with_progress(
+                    id.clone(),
+                    Pending::ToolCall { name, arguments },
+                    progress_token,
+                );
                 forward(Some(id))
             }
             Kind::Request(id, "tools/list") if self.state.server_lacks_tools() => {
@@ -211,16 +246,37 @@ impl Router {
                 jsonrpc::excerpt(line_ref)
             );
             if let Kind::Response(id) = peek.kind() {
-                self.fail_request(&id, "the MCP server's answer is not valid UTF-8 (lro proxy)");
+                self.fail_request(
+                    &id,
+                    "the MCP server's answer is not valid UTF-8 (lro proxy)",
+                );
             }
             return;
         }
-        let Kind::Response(id) = peek.kind() else {
-            return self.pass(line_ref);
+        let id = match peek.kind() {
+            Kind::Response(id) => id,
+            Kind::Notification("notifications/progress") => {
+                // The server is working on a call: its deadline moves.
+                if let Some(token) = parse(line_ref)
+                    .as_ref()
+                    .and_then(|m| m.pointer("/params/progressToken"))
+                {
+                    self.state.progress(token);
+                }
+                return self.pass(line_ref);
+            }
+            _ => return self.pass(line_ref),
         };
         let has_result = peek.result.is_some();
         drop(peek);
         let Some(pending) = self.state.take(&id) else {
+            if self.state.take_abandoned(&id) {
+                eprintln!(
+                    "lro proxy: dropping the server's late answer to request {}: it timed out",
+                    id.to_value()
+                );
+                return;
+            }
             return self.pass(line_ref);
         };
         if !has_result {
