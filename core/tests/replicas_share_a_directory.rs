@@ -24,7 +24,11 @@ const TAG: &str = "LRO-REPLICA ";
 /// The records replica `r` offloads in its `i`th call: sizes vary, and every 60th call is
 /// about 1 MB, so some writes are long while other replicas list and clean up.
 fn records(r: usize, i: usize) -> Value {
-    let count = if i % 60 == 59 { 4000 } else { 20 + (i % 7) * 15 };
+    let count = if i % 60 == 59 {
+        4000
+    } else {
+        20 + (i % 7) * 15
+    };
     Value::Array(
         (0..count)
             .map(|n| json!({"replica": r, "call": i, "n": n, "text": format!("record {n} of call {i} {}", "x".repeat(n % 200))}))
@@ -48,7 +52,10 @@ fn replica() {
     };
     let lro = Offloader::new(config, StdHost::new()).unwrap();
     for i in 0..OFFLOADS_EACH {
-        match lro.offload(&records(r, i), &OffloadRequest::new("recall")).unwrap() {
+        match lro
+            .offload(&records(r, i), &OffloadRequest::new("recall"))
+            .unwrap()
+        {
             Outcome::Offloaded(d) => println!("{TAG}offloaded {r} {i} {}", d.file_path),
             Outcome::Inline(inline) => panic!("replica {r} call {i}: {:?}", inline.warning),
         }
@@ -90,7 +97,11 @@ fn eight_replicas_offload_and_clean_up_in_one_directory() {
     let mut removed: BTreeMap<String, u64> = BTreeMap::new();
     for child in children {
         let output = child.wait_with_output().unwrap();
-        assert!(output.status.success(), "a replica failed: {}", output.status);
+        assert!(
+            output.status.success(),
+            "a replica failed: {}",
+            output.status
+        );
         for line in String::from_utf8(output.stdout).unwrap().lines() {
             // libtest's "test replica ... " may start the first line.
             let Some(report) = line.split_once(TAG).map(|(_, report)| report) else {
@@ -111,10 +122,17 @@ fn eight_replicas_offload_and_clean_up_in_one_directory() {
             }
         }
     }
-    assert_eq!(offloaded.len(), REPLICAS * OFFLOADS_EACH, "no name collision");
+    assert_eq!(
+        offloaded.len(),
+        REPLICAS * OFFLOADS_EACH,
+        "no name collision"
+    );
     let ttl_millis = TTL_SECONDS * 1000;
     for (path, after) in &removed {
-        assert!(offloaded.contains_key(path), "cleanup removed {path}, which no one wrote");
+        assert!(
+            offloaded.contains_key(path),
+            "cleanup removed {path}, which no one wrote"
+        );
         let created = created_millis(path);
         assert!(
             created + ttl_millis <= *after,
@@ -122,7 +140,10 @@ fn eight_replicas_offload_and_clean_up_in_one_directory() {
             after.saturating_sub(created)
         );
     }
-    assert!(!removed.is_empty(), "the run is long enough for cleanups to remove files");
+    assert!(
+        !removed.is_empty(),
+        "the run is long enough for cleanups to remove files"
+    );
     let mut kept = 0;
     for (path, (r, i)) in &offloaded {
         if removed.contains_key(path) {
@@ -137,7 +158,10 @@ fn eight_replicas_offload_and_clean_up_in_one_directory() {
         let expected = expected.as_array().unwrap();
         assert_eq!(header["count"], expected.len(), "{path}");
         let body: Vec<Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
-        assert!(body == *expected, "{path} does not hold replica {r}'s call {i}");
+        assert!(
+            body == *expected,
+            "{path} does not hold replica {r}'s call {i}"
+        );
         kept += 1;
     }
     let names: BTreeSet<String> = std::fs::read_dir(dir.path())

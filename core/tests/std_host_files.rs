@@ -106,13 +106,19 @@ fn an_atomic_write_never_replaces_what_is_at_its_name() {
     use lro_core::Host;
     let dir = tempfile::tempdir().unwrap();
     let host = StdHost::new();
-    let path = dir.path().join("atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl");
+    let path = dir
+        .path()
+        .join("atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl");
     std::fs::write(&path, b"first writer\n").unwrap();
-    let err = host.write_atomic(&path, &[b"second", b" writer\n"]).unwrap_err();
+    let err = host
+        .write_atomic(&path, &[b"second", b" writer\n"])
+        .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
     assert_eq!(std::fs::read(&path).unwrap(), b"first writer\n");
     // A symbolic link at the name (even a dangling one) is not replaced or followed either.
-    let link = dir.path().join("atlatl-recall-01JH5X3Q7Y0000000000000001.jsonl");
+    let link = dir
+        .path()
+        .join("atlatl-recall-01JH5X3Q7Y0000000000000001.jsonl");
     std::os::unix::fs::symlink(dir.path().join("nowhere"), &link).unwrap();
     let err = host.write_atomic(&link, &[b"x\n"]).unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
@@ -126,9 +132,9 @@ fn writers_racing_for_one_name_publish_exactly_one_whole_file() {
     use lro_core::Host;
     let dir = tempfile::tempdir().unwrap();
     for round in 0..50 {
-        let path = dir
-            .path()
-            .join(format!("atlatl-race-01JH5X3Q7Y00000000000000{round:02}.jsonl"));
+        let path = dir.path().join(format!(
+            "atlatl-race-01JH5X3Q7Y00000000000000{round:02}.jsonl"
+        ));
         let barrier = std::sync::Barrier::new(8);
         let outcomes: Vec<(usize, std::io::Result<()>)> = std::thread::scope(|scope| {
             let handles: Vec<_> = (0..8)
@@ -137,7 +143,10 @@ fn writers_racing_for_one_name_publish_exactly_one_whole_file() {
                     scope.spawn(move || {
                         let body = format!("writer {writer}\n").repeat(1000);
                         barrier.wait();
-                        (writer, StdHost::new().write_atomic(path, &[body.as_bytes()]))
+                        (
+                            writer,
+                            StdHost::new().write_atomic(path, &[body.as_bytes()]),
+                        )
                     })
                 })
                 .collect();

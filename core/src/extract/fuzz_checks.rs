@@ -5,12 +5,12 @@
 use jaq_json::{Num, Val};
 use serde_json::Value;
 
-use crate::config::{ExtractLimits, OffloadConfig};
-use crate::error::ErrorCode;
 use super::ExtractRequest;
 use super::convert::{parse_val, to_value_sized};
 use super::parse::RecordParser;
 use super::run::is_blank;
+use crate::config::{ExtractLimits, OffloadConfig};
+use crate::error::ErrorCode;
 use crate::host::MemoryHost;
 use crate::offload::Offloader;
 
@@ -56,7 +56,10 @@ pub fn check_record_parser(data: &[u8]) {
         assert_eq!(got, expected, "projection on {keep:?}");
     }
     if let (Ok(ours), Ok(jaq)) = (&reference, jaq_json::read::parse_single(data)) {
-        assert!(same_value(ours, &jaq), "jaq-json reads {jaq}, we read {ours}");
+        assert!(
+            same_value(ours, &jaq),
+            "jaq-json reads {jaq}, we read {ours}"
+        );
     }
 }
 
@@ -132,10 +135,17 @@ fn extract_all(body: Vec<u8>) {
             continue;
         }
         match parse_val(line) {
-            Ok(val) => expected.push(to_value_sized(&val).expect("records are at most 128 deep").0),
+            Ok(val) => expected.push(
+                to_value_sized(&val)
+                    .expect("records are at most 128 deep")
+                    .0,
+            ),
             Err(err) => {
                 // Line 1 of the file is the header.
-                failure = Some(format!("line {} of the file is not valid JSON: {err}", i + 2));
+                failure = Some(format!(
+                    "line {} of the file is not valid JSON: {err}",
+                    i + 2
+                ));
                 break;
             }
         }

@@ -129,7 +129,11 @@ fn check_fields_of(value: &Value) {
             for (key, item) in map {
                 // `get` takes a key that needs no escapes (the names LRO looks up).
                 if escaped_key(key) == key.as_bytes() {
-                    assert_eq!(fields::get(&line, key), Some(&compact(item)[..]), "get {key:?}");
+                    assert_eq!(
+                        fields::get(&line, key),
+                        Some(&compact(item)[..]),
+                        "get {key:?}"
+                    );
                 }
                 let text = compact(item);
                 let as_str = fields::as_str(&text).map(|s| s.into_owned());
