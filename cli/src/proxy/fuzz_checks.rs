@@ -146,7 +146,7 @@ pub fn check_router(data: &[u8]) {
             continue;
         }
         let text = jsonrpc::trim_line(&message);
-        if let Some(Value::Object(map)) = serde_json::from_slice::<Value>(text).ok() {
+        if let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(text) {
             if let Some(id) = map.get("id").filter(|_| map.contains_key("method")) {
                 client_ids.push(id.clone());
             }
@@ -218,7 +218,8 @@ mod tests {
     #[test]
     fn corpora_and_regressions_pass_their_checks() {
         let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
-        let targets: [(&str, fn(&[u8])); 2] = [
+        type Check = fn(&[u8]);
+        let targets: [(&str, Check); 2] = [
             ("proxy_jsonrpc", super::check_jsonrpc),
             ("proxy_router", super::check_router),
         ];

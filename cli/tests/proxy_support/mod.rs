@@ -244,10 +244,8 @@ pub fn only_whole_offload_files(dir: &Path) -> usize {
         let text = std::fs::read_to_string(&path).unwrap();
         let mut lines = text.lines();
         let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
-        let records = lines
-            .map(|l| serde_json::from_str::<Value>(l).unwrap())
-            .count();
-        assert_eq!(header["count"], records, "{name} is not whole");
+        let records: Vec<Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(header["count"], records.len(), "{name} is not whole");
         files += 1;
     }
     files

@@ -22,9 +22,12 @@ pub use crate::extract::fuzz_checks::{
 pub use json::{check_json_canonical, check_json_fields, check_json_write};
 pub use shape::{check_shape_literal, check_shape_table, check_shape_text};
 
+/// A fuzz target's check: panics when an invariant fails on `data`.
+pub type Check = fn(&[u8]);
+
 /// Every target: its name (the file in `fuzz/fuzz_targets/` and the corpus directory) and
 /// its check. The CLI's targets (`proxy_*`) are checked by the CLI's own tests.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Check)] = &[
     ("json_write", check_json_write),
     ("json_canonical", check_json_canonical),
     ("json_fields", check_json_fields),
