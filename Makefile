@@ -26,6 +26,7 @@ bench: ## Criterion benchmarks of the core (figures in target/criterion)
 
 lint: ## rustfmt and clippy, warnings as errors
 	$(CARGO) fmt --all --check
+	rustfmt --edition 2024 --check fuzz/fuzz_targets/*.rs
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 include $(wildcard mk/*.mk)

@@ -43,13 +43,13 @@ for target in "${targets[@]}"; do
     status=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
-    coverage=$(grep -oE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
+    coverage=$(grep -aoE 'cov: [0-9]+' "$log" | tail -1 | cut -d' ' -f2)
     entries=$(find "$work" -type f | wc -l)
     if [ "$status" -eq 0 ]; then
         result="no finding"
     else
         failed=1
-        artifact=$(grep -oE 'fuzz/artifacts/[^ ]+' "$log" | tail -1)
+        artifact=$(grep -aoE 'fuzz/artifacts/[^ ]+' "$log" | tail -1)
         result="FOUND: ${artifact:-see $log}"
     fi
     summary+=("$(printf '%-16s %12s %8s %6s %7s  %s' "$target" "${runs:-?}" "${rate:-?}" "${coverage:-?}" "$entries" "$result")")

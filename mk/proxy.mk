@@ -27,6 +27,9 @@ test-proxy: setup-proxy build-proxy ## `lro proxy` end-to-end tests against real
 bench-proxy: setup-proxy build-proxy ## Added latency of `lro proxy` (inline and 200-memory offloaded calls), in figures
 	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/bench_proxy.py --lro $(PROXY_LRO)
 
+bench-proxy-memory: setup-proxy build-proxy ## Peak memory of `lro proxy` for a 56 MB FastMCP result (official Python client), in figures
+	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/bench_proxy_memory.py --lro $(PROXY_LRO)
+
 TEST_TARGETS += test-proxy
 
-.PHONY: setup-proxy build-proxy test-proxy bench-proxy
+.PHONY: setup-proxy build-proxy test-proxy bench-proxy bench-proxy-memory

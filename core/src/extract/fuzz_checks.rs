@@ -91,16 +91,16 @@ fn is_extreme(n: &Num) -> bool {
 }
 
 /// The lines of `body` as the extraction reads them: ending in `\n` (one `\r` before it is
-/// part of the ending), and the text after the last one.
+/// part of the ending), and the text after the last one (a `\r` there is text).
 fn split_lines(body: &[u8]) -> Vec<&[u8]> {
     let mut lines: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
-    if body.ends_with(b"\n") || body.is_empty() {
-        lines.pop();
-    }
-    lines
+    let last = lines.pop().filter(|l| !l.is_empty());
+    let mut lines: Vec<&[u8]> = lines
         .into_iter()
         .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
-        .collect()
+        .collect();
+    lines.extend(last);
+    lines
 }
 
 /// First batch of the extraction pipeline, in records: more than this reaches the workers.
