@@ -1,19 +1,17 @@
 //! `proxy_router`: the proxy's router fed lines from client and server (see
-//! `cli/src/proxy/fuzz_checks.rs`, compiled in by path: the CLI has no library).
+//! `cli/src/proxy/fuzz_checks.rs`). The CLI has no library: its proxy modules are compiled in
+//! from their directory.
 #![no_main]
 #![allow(dead_code, unused_imports)]
 
-#[path = "../../cli/src/proxy/extract_tool.rs"]
-mod extract_tool;
-#[path = "../../cli/src/proxy/fuzz_checks.rs"]
-mod fuzz_checks;
-#[path = "../../cli/src/proxy/jsonrpc.rs"]
-mod jsonrpc;
-#[path = "../../cli/src/proxy/output.rs"]
-mod output;
-#[path = "../../cli/src/proxy/router.rs"]
-mod router;
-#[path = "../../cli/src/proxy/state.rs"]
-mod state;
+#[path = "../../cli/src/proxy"]
+mod proxy {
+    pub mod extract_tool;
+    pub mod fuzz_checks;
+    pub mod jsonrpc;
+    pub mod output;
+    pub mod router;
+    pub mod state;
+}
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| fuzz_checks::check_router(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| proxy::fuzz_checks::check_router(data));
