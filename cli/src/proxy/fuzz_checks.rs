@@ -61,7 +61,11 @@ pub fn check_jsonrpc(data: &[u8]) {
         jsonrpc::trim_line(data),
         without_lf.strip_suffix(b"\r").unwrap_or(without_lf)
     );
-    let value = serde_json::from_slice::<Value>(data).ok();
+    let parsed = serde_json::from_slice::<Value>(data);
+    // JSON's grammar has no limit on numbers; serde_json refuses those beyond a double, the
+    // envelope reader skips them unread. Such a text is still an object and passes through.
+    let huge_number = matches!(&parsed, Err(e) if e.to_string().starts_with("number out of range"));
+    let value = parsed.ok();
     match (&value, Peek::parse(data)) {
         (Some(Value::Object(map)), Some(peek)) => {
             assert_eq!(format!("{:?}", peek.kind()), expected_kind(map));
@@ -79,7 +83,7 @@ pub fn check_jsonrpc(data: &[u8]) {
         }
         // Strings the envelope does not need are skipped unchecked: invalid UTF-8 there
         // reads (the router answers such a message as not JSON).
-        (None, Some(_)) if std::str::from_utf8(data).is_err() => {}
+        (None, Some(_)) if std::str::from_utf8(data).is_err() || huge_number => {}
         (_, Some(peek)) => panic!("Peek read {:?} from a non-object", peek.kind()),
         (_, None) => {}
     }
