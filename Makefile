@@ -33,6 +33,7 @@ bench-query: ## Structured queries and recipes 3/6 over 100,000 full memories vs
 
 lint: ## rustfmt and clippy, warnings as errors
 	$(CARGO) fmt --all --check
+	rustfmt --edition 2024 --check fuzz/fuzz_targets/*.rs
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 include $(wildcard mk/*.mk)

@@ -45,6 +45,9 @@ bench-proxy: setup-proxy build-proxy ## Added latency of `lro proxy` (inline and
 measure-proxy: setup-proxy build-proxy ## What the client receives from each real server's large call through `lro proxy`, and the records in the file
 	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/measure_real_servers.py --lro $(PROXY_LRO)
 
+bench-proxy-memory: setup-proxy build-proxy ## Peak memory of `lro proxy` for a 56 MB FastMCP result (official Python client), in figures
+	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/bench_proxy_memory.py --lro $(PROXY_LRO)
+
 TEST_TARGETS += test-proxy
 
-.PHONY: setup-proxy build-proxy test-proxy bench-proxy measure-proxy
+.PHONY: setup-proxy build-proxy test-proxy bench-proxy measure-proxy bench-proxy-memory

@@ -1,8 +1,8 @@
 // An `LroHost` over node:fs: real files for the wasm-bindgen build under Node.
 //
 // It does what the core's native StdHost does, so files and descriptors match the native
-// build: exclusive temp name + rename for atomic writes, 0600 files and 0700 directories,
-// never overwriting an existing offload file, symlinks reported (not followed) when listing.
+// build: an exclusive temp name, then a hard link (never replacing) for atomic writes, 0600
+// files and 0700 directories, symlinks reported (not followed) when listing.
 "use strict";
 
 const fs = require("node:fs");
@@ -22,6 +22,23 @@ function alreadyExists(path) {
   return err;
 }
 
+// Errors by which a filesystem says it has no hard links.
+const NO_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
+// Gives the complete file `tmp` the name `path`, never replacing a file there, as the core's
+// StdHost does: a hard link fails when the name exists (a rename would replace it), so two
+// writers can never overwrite each other. Without hard links, a rename after a check.
+function publish(tmp, path) {
+  try {
+    fs.linkSync(tmp, path);
+  } catch (err) {
+    if (err.code === "EEXIST") throw alreadyExists(path);
+    if (!NO_LINKS.has(err.code)) throw err;
+    if (fs.existsSync(path)) throw alreadyExists(path);
+    fs.renameSync(tmp, path);
+  }
+}
+
 /** @returns {import("./lro_wasm").LroHost} */
 function nodeHost() {
   return {
@@ -29,11 +46,10 @@ function nodeHost() {
       const tmp = `${path.replace(/\.jsonl$/, "")}.jsonl.tmp-${crypto.randomBytes(8).readBigUInt64LE()}`;
       try {
         fs.writeFileSync(tmp, bytes, { flag: "wx", mode: 0o600 });
-        if (fs.existsSync(path)) throw alreadyExists(path);
-        fs.renameSync(tmp, path);
-      } catch (err) {
+        publish(tmp, path);
+      } finally {
+        // Once published, the temp name is only a second name of the file.
         fs.rmSync(tmp, { force: true });
-        throw err;
       }
     },
     createDirAll(dir) {

@@ -4,11 +4,13 @@
 //! - `lro extract`: run a recipe, a jq filter, a line range or a regex search on an offload file;
 //! - `lro cleanup`: delete expired offload files;
 //! - `lro demo`: the main job, end to end, on an embedded corpus.
-#![forbid(unsafe_code)]
+// Denied, and allowed in `signals` only (one libc call, see there).
+#![deny(unsafe_code)]
 
 mod demo;
 mod options;
 mod proxy;
+mod signals;
 
 /// mimalloc, as in every native LRO artifact: extraction allocates and frees millions of
 /// small jq values across worker threads, where glibc's per-thread arenas are slow (see
@@ -168,6 +170,7 @@ fn run(cli: Cli) -> Result<Exit, LroError> {
 }
 
 fn main() -> ExitCode {
+    signals::survive_file_size_limit();
     match run(Cli::parse()) {
         Ok(Exit::Done) => ExitCode::SUCCESS,
         Ok(Exit::Capped) => ExitCode::from(EXIT_CAPPED),

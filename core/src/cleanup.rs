@@ -3,7 +3,8 @@
 //! Only regular files in `output_dir` whose names are offload file names of the configured
 //! prefix are candidates; `created_at` is read from the ULID in the name. Symbolic links,
 //! directories and every other file are left alone, and nothing outside `output_dir` is
-//! ever looked at.
+//! ever looked at. Several processes may clean one directory at once (replicas sharing a
+//! volume): a file another cleanup removed first is neither an error nor reported twice.
 
 use serde::{Deserialize, Serialize};
 
@@ -93,6 +94,8 @@ impl<H: Host> Offloader<H> {
                     });
                     report.removed.push(removed);
                 }
+                // Another cleanup (a replica sharing the directory) removed it first.
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
                 Err(err) => report.errors.push(format!("{}: {err}", path.display())),
             }
         }

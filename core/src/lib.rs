@@ -35,6 +35,9 @@ pub mod estimate;
 pub mod events;
 pub mod extract;
 pub mod files;
+#[cfg(any(test, fuzzing))]
+#[doc(hidden)]
+pub mod fuzz_checks;
 pub mod host;
 pub mod intercept;
 pub mod json;

@@ -90,3 +90,84 @@ fn a_directory_that_cannot_be_made_falls_back_to_inline_records() {
     assert!(inline.truncated);
     assert!(inline.warning.unwrap().contains("could not write"));
 }
+
+/// Every entry of `dir` by name.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().into_string().unwrap())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn an_atomic_write_never_replaces_what_is_at_its_name() {
+    use lro_core::Host;
+    let dir = tempfile::tempdir().unwrap();
+    let host = StdHost::new();
+    let path = dir
+        .path()
+        .join("atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl");
+    std::fs::write(&path, b"first writer\n").unwrap();
+    let err = host
+        .write_atomic(&path, &[b"second", b" writer\n"])
+        .unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+    assert_eq!(std::fs::read(&path).unwrap(), b"first writer\n");
+    // A symbolic link at the name (even a dangling one) is not replaced or followed either.
+    let link = dir
+        .path()
+        .join("atlatl-recall-01JH5X3Q7Y0000000000000001.jsonl");
+    std::os::unix::fs::symlink(dir.path().join("nowhere"), &link).unwrap();
+    let err = host.write_atomic(&link, &[b"x\n"]).unwrap_err();
+    assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+    assert!(!dir.path().join("nowhere").exists());
+    // No temp file is left behind by a refused write.
+    assert_eq!(names(dir.path()).len(), 2, "{:?}", names(dir.path()));
+}
+
+#[test]
+fn writers_racing_for_one_name_publish_exactly_one_whole_file() {
+    use lro_core::Host;
+    let dir = tempfile::tempdir().unwrap();
+    for round in 0..50 {
+        let path = dir.path().join(format!(
+            "atlatl-race-01JH5X3Q7Y00000000000000{round:02}.jsonl"
+        ));
+        let barrier = std::sync::Barrier::new(8);
+        let outcomes: Vec<(usize, std::io::Result<()>)> = std::thread::scope(|scope| {
+            let handles: Vec<_> = (0..8)
+                .map(|writer| {
+                    let (path, barrier) = (&path, &barrier);
+                    scope.spawn(move || {
+                        let body = format!("writer {writer}\n").repeat(1000);
+                        barrier.wait();
+                        (
+                            writer,
+                            StdHost::new().write_atomic(path, &[body.as_bytes()]),
+                        )
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        let winners: Vec<usize> = outcomes
+            .iter()
+            .filter(|(_, r)| r.is_ok())
+            .map(|(w, _)| *w)
+            .collect();
+        assert_eq!(winners.len(), 1, "round {round}: {outcomes:?}");
+        for (_, outcome) in &outcomes {
+            if let Err(err) = outcome {
+                assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists);
+            }
+        }
+        let expected = format!("writer {}\n", winners[0]).repeat(1000);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), expected);
+    }
+    // Fifty files, no temp file left.
+    let left = names(dir.path());
+    assert_eq!(left.len(), 50, "{left:?}");
+    assert!(left.iter().all(|n| n.ends_with(".jsonl")), "{left:?}");
+}

@@ -13,7 +13,8 @@
 //! such as wasmtime runs each on a thread pool: 31 round trips for 200 memories, most of the
 //! component's overhead over native. [`WasiHost::write_atomic`] writes each part with one WASI
 //! 0.2 `descriptor.write` instead, through the preopened directory that holds the file, and
-//! otherwise does what the core's `StdHost` does (an exclusive temp name, then a rename).
+//! otherwise does what the core's `StdHost` does (an exclusive temp name, then published
+//! under its name without ever replacing a file).
 
 use std::fs;
 use std::io::{self, Read};
@@ -140,10 +141,9 @@ fn create_and_write(path: &Path, parts: &[&[u8]]) -> Option<io::Result<()>> {
 
 impl Host for WasiHost {
     fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
-        // `StdHost::write_atomic` with the temp file written through WASI 0.2 (see above).
-        let mut suffix = [0u8; 8];
-        self.fill_random(&mut suffix);
-        let tmp = path.with_extension(format!("jsonl.tmp-{}", u64::from_le_bytes(suffix)));
+        // `StdHost::write_atomic` with the temp file written through WASI 0.2 (see above),
+        // then published as `StdHost` does (a hard link: WASI's `link-at`, never replacing).
+        let tmp = StdHost.temp_name(path);
         let Some(written) = create_and_write(&tmp, parts) else {
             return StdHost.write_atomic(path, parts);
         };
@@ -151,16 +151,7 @@ impl Host for WasiHost {
             let _ = fs::remove_file(&tmp);
             return Err(err);
         }
-        if path.exists() {
-            let _ = fs::remove_file(&tmp);
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                "offload file already exists",
-            ));
-        }
-        fs::rename(&tmp, path).inspect_err(|_| {
-            let _ = fs::remove_file(&tmp);
-        })
+        StdHost::publish(&tmp, path)
     }
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         StdHost.create_dir_all(dir)

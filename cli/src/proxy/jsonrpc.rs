@@ -10,6 +10,12 @@ use serde_json::{Value, json};
 /// implementation-defined server errors).
 pub const UPSTREAM_ERROR: i64 = -32000;
 
+/// "Request timeout": the code MCP's SDKs use when they give up waiting for an answer.
+pub const REQUEST_TIMEOUT: i64 = -32001;
+
+/// JSON-RPC's "Parse error": the message is not JSON text.
+pub const PARSE_ERROR: i64 = -32700;
+
 /// A request id, canonicalized (`1` and `"1"` are different ids; whitespace is not).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IdKey(String);
@@ -56,6 +62,11 @@ pub enum Kind<'a> {
 impl<'a> Peek<'a> {
     /// Reads the envelope; `None` when the text is not a JSON object.
     pub fn parse(text: &'a [u8]) -> Option<Self> {
+        // A derived struct also reads from an array (`[7]` as `{"id": 7}`): only objects
+        // are envelopes (found by fuzzing).
+        if text.trim_ascii_start().first() != Some(&b'{') {
+            return None;
+        }
         serde_json::from_slice(text).ok()
     }
 
@@ -82,6 +93,12 @@ pub fn trim_line(line: &[u8]) -> &[u8] {
 /// A success response.
 pub fn response(id: &IdKey, result: Value) -> Value {
     json!({"jsonrpc": "2.0", "id": id.to_value(), "result": result})
+}
+
+/// A `notifications/cancelled` for the request `id`, with the reason.
+pub fn cancelled(id: &IdKey, reason: &str) -> Value {
+    json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+           "params": {"requestId": id.to_value(), "reason": reason}})
 }
 
 /// An error response.
@@ -130,6 +147,9 @@ mod tests {
         );
         assert_eq!(kind_of("not json"), "None");
         assert_eq!(kind_of("[1,2]"), "None");
+        // Arrays are batches, never envelopes (serde would read `[11]` as `{"id": 11}`).
+        assert_eq!(kind_of("[11]"), "None");
+        assert_eq!(kind_of(r#" [5, "tools/call"]"#), "None");
     }
 
     #[test]

@@ -19,6 +19,8 @@
 mod child;
 mod cleanup;
 mod extract_tool;
+#[cfg(test)]
+mod fuzz_checks;
 mod http;
 mod jsonrpc;
 mod output;
@@ -63,12 +65,25 @@ pub struct ProxyArgs {
     /// Seconds between two TTL cleanups of the output directory while the proxy runs.
     #[arg(long, value_name = "N", default_value_t = 3600, value_parser = clap::value_parser!(u64).range(1..))]
     pub cleanup_interval: u64,
+    /// Seconds the server may take to answer a request before the proxy answers it with an
+    /// error (-32001) and tells the server it was cancelled; progress notifications of a
+    /// tools/call start its time again. 0 waits forever.
+    #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_REQUEST_TIMEOUT)]
+    pub request_timeout: u64,
     /// The stdio MCP server to run, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
+
+/// The default of `--request-timeout`: long enough for slow tools (a build, a crawl), short
+/// enough that a hung server does not hold a call for ever; the same as gemini-cli's default
+/// for MCP calls. SDK clients often give up sooner (60 s) and cancel, which ends the wait too.
+const DEFAULT_REQUEST_TIMEOUT: u64 = 600;
+
+/// How often requests are checked against their deadlines.
+const TIMEOUT_TICK: Duration = Duration::from_millis(100);
 
 /// What ends the proxy.
 #[derive(Debug)]
@@ -92,7 +107,9 @@ pub(crate) trait Upstream: Send + Sync {
 pub fn run(args: ProxyArgs) -> Result<(), LroError> {
     let lro = Arc::new(settings::offloader(&args.config)?);
     cleanup::spawn(Arc::clone(&lro), Duration::from_secs(args.cleanup_interval));
-    let router = Arc::new(Router::new(lro, output::ClientOut::stdout()));
+    let timeout = (args.request_timeout > 0).then(|| Duration::from_secs(args.request_timeout));
+    let router =
+        Arc::new(Router::new(lro, output::ClientOut::stdout()).with_request_timeout(timeout));
     let (lifecycle, ended) = mpsc::channel();
     let upstream: Arc<dyn Upstream> = match (&args.url, args.command.split_first()) {
         (Some(url), _) => {
@@ -109,6 +126,9 @@ pub fn run(args: ProxyArgs) -> Result<(), LroError> {
             ));
         }
     };
+    if timeout.is_some() {
+        spawn_timeouts(Arc::clone(&router), Arc::clone(&upstream));
+    }
     spawn_client_reader(Arc::clone(&router), Arc::clone(&upstream), lifecycle);
     match ended.recv() {
         Ok(Lifecycle::ClientClosed) | Err(_) => {
@@ -145,5 +165,18 @@ fn spawn_client_reader(
             }
         }
         let _ = lifecycle.send(Lifecycle::ClientClosed);
+    });
+}
+
+/// Answers the requests whose time is up and tells the server they are cancelled.
+fn spawn_timeouts(router: Arc<Router>, upstream: Arc<dyn Upstream>) {
+    std::thread::spawn(move || {
+        loop {
+            std::thread::sleep(TIMEOUT_TICK);
+            for id in router.expire_requests() {
+                let cancel = jsonrpc::cancelled(&id, "lro proxy: the request timed out");
+                upstream.send(serde_json::to_vec(&cancel).unwrap_or_default(), None);
+            }
+        }
     });
 }

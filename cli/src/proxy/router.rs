@@ -12,6 +12,7 @@
 //! - server response to `tools/call`: offloaded by the core when above the threshold.
 
 use std::sync::Arc;
+use std::time::{Duration, Instant};
 
 use lro_core::{InterceptAction, Offloader, ToolCallContext};
 use lro_host_s3::NativeHost;
@@ -46,6 +47,7 @@ pub struct Router {
     lro: Arc<Offloader<NativeHost>>,
     out: ClientOut,
     state: State,
+    request_timeout: Option<Duration>,
 }
 
 impl Router {
@@ -55,7 +57,36 @@ impl Router {
             lro,
             out,
             state: State::default(),
+            request_timeout: None,
         }
+    }
+
+    /// Gives up on requests the server has not answered within `timeout` (`None`: waits
+    /// forever); [`Router::expire_requests`] answers them.
+    pub fn with_request_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.state.set_request_timeout(timeout);
+        self.request_timeout = timeout;
+        self
+    }
+
+    /// Answers every request whose time is up with a timeout error and returns their ids,
+    /// for the transport to tell the server (`notifications/cancelled`). A late answer from
+    /// the server to one of them is dropped: the client has had its answer.
+    pub fn expire_requests(&self) -> Vec<IdKey> {
+        let expired = self.state.expire(Instant::now());
+        let seconds = self
+            .request_timeout
+            .map_or(0, |t| t.as_secs_f64().round() as u64);
+        for id in &expired {
+            self.out.send(&jsonrpc::error(
+                id,
+                jsonrpc::REQUEST_TIMEOUT,
+                &format!(
+                    "the MCP server did not answer within {seconds} s (lro proxy, --request-timeout)"
+                ),
+            ));
+        }
+        expired
     }
 
     /// The negotiated protocol version, once the server has answered `initialize`.
@@ -69,7 +100,9 @@ impl Router {
             return ClientAction::Done;
         }
         let Some(peek) = Peek::parse(line) else {
-            if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok() {
+            if std::str::from_utf8(line).is_ok()
+                && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
+            {
                 // A JSON-RPC batch (MCP 2025-03-26 only): passed through as is.
                 return ClientAction::Forward {
                     message: line.to_vec(),
@@ -82,6 +115,21 @@ impl Router {
             );
             return ClientAction::Done;
         };
+        if std::str::from_utf8(line).is_err() {
+            // Not JSON text, though its envelope reads (see `on_server_message`).
+            eprintln!(
+                "lro proxy: ignoring a message from the client that is not UTF-8: {}",
+                jsonrpc::excerpt(line)
+            );
+            if let Kind::Request(id, _) = peek.kind() {
+                self.out.send(&jsonrpc::error(
+                    &id,
+                    jsonrpc::PARSE_ERROR,
+                    "the message is not valid UTF-8 (lro proxy)",
+                ));
+            }
+            return ClientAction::Done;
+        }
         let forward = |request: Option<IdKey>| ClientAction::Forward {
             message: line.to_vec(),
             request,
@@ -104,8 +152,12 @@ impl Router {
                     return ClientAction::Done;
                 }
                 let arguments = params.get("arguments").cloned();
-                self.state
-                    .insert(id.clone(), Pending::ToolCall { name, arguments });
+                let progress_token = params.pointer("/_meta/progressToken").cloned();
+                self.state.insert_with_progress(
+                    id.clone(),
+                    Pending::ToolCall { name, arguments },
+                    progress_token,
+                );
                 forward(Some(id))
             }
             Kind::Request(id, "tools/list") if self.state.server_lacks_tools() => {
@@ -174,7 +226,9 @@ impl Router {
             return;
         }
         let Some(peek) = Peek::parse(line_ref) else {
-            if serde_json::from_slice::<serde::de::IgnoredAny>(line_ref).is_ok() {
+            if std::str::from_utf8(line_ref).is_ok()
+                && serde_json::from_slice::<serde::de::IgnoredAny>(line_ref).is_ok()
+            {
                 self.pass(line_ref);
             } else {
                 eprintln!(
@@ -184,12 +238,46 @@ impl Router {
             }
             return;
         };
-        let Kind::Response(id) = peek.kind() else {
-            return self.pass(line_ref);
+        if std::str::from_utf8(line_ref).is_err() {
+            // The envelope reader skips what it does not need without checking it, but JSON
+            // text is UTF-8 and the client could not read this line: a response to a request
+            // in flight becomes an error for it (found by fuzzing).
+            eprintln!(
+                "lro proxy: ignoring a message from the server that is not UTF-8: {}",
+                jsonrpc::excerpt(line_ref)
+            );
+            if let Kind::Response(id) = peek.kind() {
+                self.fail_request(
+                    &id,
+                    "the MCP server's answer is not valid UTF-8 (lro proxy)",
+                );
+            }
+            return;
+        }
+        let id = match peek.kind() {
+            Kind::Response(id) => id,
+            Kind::Notification("notifications/progress") => {
+                // The server is working on a call: its deadline moves.
+                if let Some(token) = parse(line_ref)
+                    .as_ref()
+                    .and_then(|m| m.pointer("/params/progressToken"))
+                {
+                    self.state.progress(token);
+                }
+                return self.pass(line_ref);
+            }
+            _ => return self.pass(line_ref),
         };
         let has_result = peek.result.is_some();
         drop(peek);
         let Some(pending) = self.state.take(&id) else {
+            if self.state.take_abandoned(&id) {
+                eprintln!(
+                    "lro proxy: dropping the server's late answer to request {}: it timed out",
+                    id.to_value()
+                );
+                return;
+            }
             return self.pass(line_ref);
         };
         if !has_result {

@@ -1,11 +1,16 @@
 //! What the proxy remembers between a request and its response.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
 use super::jsonrpc::IdKey;
+
+/// Requests given up on (timed out) whose late answers are still dropped; older ones are
+/// forgotten (their answers, should they ever come, then pass through as unknown responses).
+const ABANDONED_REMEMBERED: usize = 4096;
 
 /// A client request forwarded to the server and not answered yet.
 #[derive(Debug, Clone, PartialEq)]
@@ -28,10 +33,26 @@ pub enum Pending {
     Other,
 }
 
+/// A request in flight.
+#[derive(Debug)]
+struct InFlight {
+    pending: Pending,
+    /// When the proxy stops waiting for the server's answer (`None`: never).
+    deadline: Option<Instant>,
+    /// The request's `_meta.progressToken`: a progress notification for it moves the
+    /// deadline (the server is working, not hanging).
+    progress_token: Option<Value>,
+}
+
 /// The session as the proxy sees it.
 #[derive(Debug, Default)]
 struct Session {
-    pending: HashMap<IdKey, Pending>,
+    pending: HashMap<IdKey, InFlight>,
+    /// Requests that timed out, oldest first, and the same as a set.
+    abandoned: VecDeque<IdKey>,
+    abandoned_set: HashSet<IdKey>,
+    /// How long the server may take to answer a request (`None`: forever).
+    request_timeout: Option<Duration>,
     /// The client announced `clientInfo.proxy: true`: results go through untouched.
     client_is_proxy: bool,
     /// The server's `initialize` result had no `tools` capability: the proxy added it and
@@ -53,14 +74,82 @@ impl State {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
+    /// Sets how long the server may take to answer each request from now on.
+    pub fn set_request_timeout(&self, timeout: Option<Duration>) {
+        self.lock().request_timeout = timeout;
+    }
+
     /// Remembers a request forwarded to the server.
     pub fn insert(&self, id: IdKey, pending: Pending) {
-        self.lock().pending.insert(id, pending);
+        self.insert_with_progress(id, pending, None);
+    }
+
+    /// Remembers a request whose progress notifications carry `progress_token`.
+    pub fn insert_with_progress(&self, id: IdKey, pending: Pending, progress_token: Option<Value>) {
+        let mut session = self.lock();
+        let deadline = session.request_timeout.map(|t| Instant::now() + t);
+        // An id used again is a new request: an old timeout no longer applies to it.
+        if session.abandoned_set.remove(&id) {
+            session.abandoned.retain(|a| *a != id);
+        }
+        session.pending.insert(
+            id,
+            InFlight {
+                pending,
+                deadline,
+                progress_token,
+            },
+        );
     }
 
     /// Forgets a request (answered or cancelled) and returns what it was.
     pub fn take(&self, id: &IdKey) -> Option<Pending> {
-        self.lock().pending.remove(id)
+        self.lock().pending.remove(id).map(|f| f.pending)
+    }
+
+    /// Whether `id` is a request that timed out (its late answer is then dropped, once).
+    pub fn take_abandoned(&self, id: &IdKey) -> bool {
+        let mut session = self.lock();
+        let was = session.abandoned_set.remove(id);
+        if was {
+            session.abandoned.retain(|a| a != id);
+        }
+        was
+    }
+
+    /// Gives up on every request whose deadline has passed by `now` and returns their ids.
+    pub fn expire(&self, now: Instant) -> Vec<IdKey> {
+        let mut session = self.lock();
+        let expired: Vec<IdKey> = session
+            .pending
+            .iter()
+            .filter(|(_, f)| f.deadline.is_some_and(|d| d <= now))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &expired {
+            session.pending.remove(id);
+            session.abandoned.push_back(id.clone());
+            session.abandoned_set.insert(id.clone());
+        }
+        while session.abandoned.len() > ABANDONED_REMEMBERED {
+            if let Some(old) = session.abandoned.pop_front() {
+                session.abandoned_set.remove(&old);
+            }
+        }
+        expired
+    }
+
+    /// The server reported progress on the request with `token`: its time starts again.
+    pub fn progress(&self, token: &Value) {
+        let mut session = self.lock();
+        let Some(timeout) = session.request_timeout else {
+            return;
+        };
+        for flight in session.pending.values_mut() {
+            if flight.progress_token.as_ref() == Some(token) {
+                flight.deadline = Some(Instant::now() + timeout);
+            }
+        }
     }
 
     /// Forgets every request in flight and returns their ids.
@@ -96,5 +185,49 @@ impl State {
     /// The negotiated protocol version, once known.
     pub fn protocol_version(&self) -> Option<String> {
         self.lock().protocol_version.clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn id(n: i64) -> IdKey {
+        IdKey::of(&json!(n))
+    }
+
+    #[test]
+    fn requests_expire_at_their_deadline_and_progress_moves_it() {
+        let state = State::default();
+        state.set_request_timeout(Some(Duration::from_secs(10)));
+        state.insert(id(1), Pending::Other);
+        state.insert_with_progress(id(2), Pending::Other, Some(json!("tok")));
+        let start = Instant::now();
+        assert!(state.expire(start).is_empty());
+        // Progress on request 2 just before its deadline gives it ten more seconds.
+        std::thread::sleep(Duration::from_millis(20));
+        state.progress(&json!("tok"));
+        let expired = state.expire(start + Duration::from_secs(10));
+        assert_eq!(expired, vec![id(1)]);
+        assert!(
+            state.take_abandoned(&id(1)),
+            "a late answer to 1 is dropped"
+        );
+        assert!(!state.take_abandoned(&id(1)), "once");
+        assert_eq!(state.take(&id(2)), Some(Pending::Other));
+    }
+
+    #[test]
+    fn without_a_timeout_nothing_expires() {
+        let state = State::default();
+        state.insert(id(1), Pending::Other);
+        assert!(
+            state
+                .expire(Instant::now() + Duration::from_secs(1 << 30))
+                .is_empty()
+        );
+        assert_eq!(state.drain(), vec![id(1)]);
     }
 }

@@ -29,11 +29,29 @@ pub struct Proxy {
 impl Proxy {
     /// `lro proxy --output-dir TMP EXTRA... -- python3 mock_server.py`.
     pub fn start(extra: &[&str], env: &[(&str, &str)]) -> Self {
+        Self::start_with(&[], None, extra, env)
+    }
+
+    /// [`Proxy::start`] run by `wrapper` (`prlimit --fsize=N`), with the offload files in
+    /// `output_dir` when given (else the temp dir [`Proxy::dir`]).
+    pub fn start_with(
+        wrapper: &[&str],
+        output_dir: Option<&Path>,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Self {
         let dir = tempfile::tempdir().unwrap();
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_lro"));
+        let mut cmd = match wrapper.split_first() {
+            Some((program, args)) => {
+                let mut cmd = Command::new(program);
+                cmd.args(args).arg(env!("CARGO_BIN_EXE_lro"));
+                cmd
+            }
+            None => Command::new(env!("CARGO_BIN_EXE_lro")),
+        };
         cmd.arg("proxy")
             .arg("--output-dir")
-            .arg(dir.path())
+            .arg(output_dir.unwrap_or(dir.path()))
             .args(extra)
             .arg("--")
             .arg("python3")
@@ -196,6 +214,41 @@ impl Drop for Proxy {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
+}
+
+/// Whether process `pid` is gone and reaped: no entry in /proc (a zombie still has one).
+pub fn reaped(pid: u32) -> bool {
+    !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+/// Waits up to `limit` for process `pid` to be gone and reaped.
+pub fn wait_reaped(pid: u32, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    while Instant::now() < deadline {
+        if reaped(pid) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    reaped(pid)
+}
+
+/// Every `*.jsonl` in `dir` is a whole offload file (its header's count of records, each
+/// a JSON line), and nothing else is there (no temp file).
+pub fn only_whole_offload_files(dir: &Path) -> usize {
+    let mut files = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        assert!(name.ends_with(".jsonl"), "not an offload file: {name}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines = text.lines();
+        let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+        let records: Vec<Value> = lines.map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(header["count"], records.len(), "{name} is not whole");
+        files += 1;
+    }
+    files
 }
 
 /// The text of a CallToolResult's first content item.

@@ -42,6 +42,9 @@ mod batches;
 mod budget;
 mod convert;
 mod engine;
+// The invariants of the `extract_*` fuzz targets (see `crate::fuzz_checks`).
+#[cfg(any(test, fuzzing))]
+pub(crate) mod fuzz_checks;
 mod lines;
 mod parse;
 mod query;

@@ -41,29 +41,70 @@ fn create_private(path: &Path) -> io::Result<fs::File> {
     options.open(path)
 }
 
-impl Host for StdHost {
-    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
-        // A sibling temp name that no offload file pattern matches, created exclusively so
-        // two writers can never share it; the rename makes the file appear whole.
+impl StdHost {
+    /// The sibling temp name `path` is written under before it is published: no offload
+    /// file pattern matches it, and the random part keeps two writers apart.
+    pub fn temp_name(&self, path: &Path) -> PathBuf {
         let mut suffix = [0u8; 8];
         self.fill_random(&mut suffix);
-        let tmp = path.with_extension(format!("jsonl.tmp-{}", u64::from_le_bytes(suffix)));
+        path.with_extension(format!("jsonl.tmp-{}", u64::from_le_bytes(suffix)))
+    }
+
+    /// Gives the complete file at `tmp` the name `path`, never replacing a file of that name,
+    /// and removes `tmp` whatever happens (hosts built on `StdHost` use it too).
+    ///
+    /// A hard link is the no-replace primitive every POSIX filesystem has, NFS included
+    /// (`link(2)` fails with `EEXIST`; `rename(2)` would replace silently, and
+    /// `renameat2(RENAME_NOREPLACE)` is Linux-only and refused by NFS): the file appears
+    /// whole under its name or not at all, and two writers can never overwrite each other.
+    /// Only where the filesystem has no hard links (FAT, some FUSE mounts) is the file
+    /// renamed after checking that the name is free, a check a concurrent writer of the very
+    /// same name could race (names carry 80 random bits: it does not happen in practice).
+    pub fn publish(tmp: &Path, path: &Path) -> io::Result<()> {
+        let published = match fs::hard_link(tmp, path) {
+            Err(err) if links_unsupported(&err) => {
+                if fs::symlink_metadata(path).is_ok() {
+                    Err(already_exists())
+                } else {
+                    return fs::rename(tmp, path).inspect_err(|_| {
+                        let _ = fs::remove_file(tmp);
+                    });
+                }
+            }
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(already_exists()),
+            linked => linked,
+        };
+        // Once linked, the temp name is only a second name of the published file.
+        let _ = fs::remove_file(tmp);
+        published
+    }
+}
+
+/// Errors by which a filesystem says it has no hard links (`EPERM` on FAT, `EOPNOTSUPP`,
+/// `ENOSYS`), as opposed to the name being taken or the directory being unwritable.
+fn links_unsupported(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::Unsupported | io::ErrorKind::PermissionDenied
+    )
+}
+
+fn already_exists() -> io::Error {
+    io::Error::new(io::ErrorKind::AlreadyExists, "offload file already exists")
+}
+
+impl Host for StdHost {
+    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
+        // Written under a temp name created exclusively (two writers never share it), then
+        // published whole under its name, which is never taken from another file.
+        let tmp = self.temp_name(path);
         let result = create_private(&tmp)
             .and_then(|mut file| parts.iter().try_for_each(|part| file.write_all(part)));
         if let Err(err) = result {
             let _ = fs::remove_file(&tmp);
             return Err(err);
         }
-        if path.exists() {
-            let _ = fs::remove_file(&tmp);
-            return Err(io::Error::new(
-                io::ErrorKind::AlreadyExists,
-                "offload file already exists",
-            ));
-        }
-        fs::rename(&tmp, path).inspect_err(|_| {
-            let _ = fs::remove_file(&tmp);
-        })
+        Self::publish(&tmp, path)
     }
 
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {

@@ -35,16 +35,22 @@ impl Capture {
 }
 
 fn router(dir: &std::path::Path) -> (Arc<Router>, Capture) {
+    router_with_timeout(dir, None)
+}
+
+fn router_with_timeout(
+    dir: &std::path::Path,
+    timeout: Option<std::time::Duration>,
+) -> (Arc<Router>, Capture) {
     let config = OffloadConfig {
         output_dir: dir.to_string_lossy().into_owned(),
         ..OffloadConfig::default()
     };
     let capture = Capture::default();
     let lro = Arc::new(Offloader::new(config, NativeHost::Local(StdHost::new())).unwrap());
-    (
-        Arc::new(Router::new(lro, ClientOut::new(Box::new(capture.clone())))),
-        capture,
-    )
+    let router =
+        Router::new(lro, ClientOut::new(Box::new(capture.clone()))).with_request_timeout(timeout);
+    (Arc::new(router), capture)
 }
 
 fn forwarded(action: ClientAction) -> Value {
@@ -111,4 +117,47 @@ fn cancelled_requests_are_forgotten() {
         capture.messages().is_empty(),
         "a cancelled request is not answered again"
     );
+}
+
+#[test]
+fn messages_that_are_not_utf8_are_answered_not_forwarded() {
+    let dir = tempfile::tempdir().unwrap();
+    let (router, capture) = router(dir.path());
+    // From the client: a request the server could not read gets a parse error with its id.
+    let request = b"{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}";
+    assert!(matches!(router.from_client(request), ClientAction::Done));
+    // From the server: an answer the client could not read fails the request it answers.
+    let call = json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {"name": "x"}});
+    forwarded(router.from_client(call.to_string().as_bytes()));
+    router.on_server_message(
+        b"{\"jsonrpc\":\"2.0\",\"id\":10,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"\xfe\"}]}}\n"
+            .to_vec(),
+    );
+    let out = capture.messages();
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert_eq!(
+        (out[0]["id"].clone(), out[0]["error"]["code"].clone()),
+        (json!(9), json!(-32700))
+    );
+    assert_eq!(
+        (out[1]["id"].clone(), out[1]["error"]["code"].clone()),
+        (json!(10), json!(-32000))
+    );
+}
+
+#[test]
+fn a_timed_out_request_is_answered_once_and_its_late_answer_dropped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (router, capture) = router_with_timeout(dir.path(), Some(std::time::Duration::ZERO));
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "x"}});
+    forwarded(router.from_client(call.to_string().as_bytes()));
+    let expired = router.expire_requests();
+    assert_eq!(expired.len(), 1);
+    let late = json!({"jsonrpc": "2.0", "id": 3, "result": {"content": []}});
+    router.on_server_message(late.to_string().into_bytes());
+    router.fail_all("gone");
+    let out = capture.messages();
+    assert_eq!(out.len(), 1, "{out:?}");
+    assert_eq!(out[0]["error"]["code"], -32001);
+    assert_eq!(out[0]["id"], 3);
 }

@@ -12,6 +12,14 @@ Tools:
   garbage              -> writes a malformed line, then answers
   raw_numbers          -> an answer spelled with 1.50 and 1e3 (byte-exact pass-through check)
   whoami               -> the clientInfo this server received in initialize
+  pid                  -> this server's process id
+  hang                 -> never answers
+  progress_slow {ms, steps} -> progress notifications every ms/steps, then answers (after ms)
+  cancelled            -> the requestIds of the notifications/cancelled received so far
+  die_mid              -> writes the first half of its answer, then exits
+  bad_utf8             -> an answer whose text is not UTF-8
+  log_noise            -> log lines on stdout (not JSON), then answers
+  close_stdout         -> closes stdout and stays alive, reading nothing more
 
 MOCK_NO_TOOLS=1 leaves the tools capability out of initialize.
 """
@@ -24,6 +32,7 @@ import time
 
 LOCK = threading.Lock()
 CLIENT_INFO = {}
+CANCELLED = []
 
 
 def send(message):
@@ -70,7 +79,22 @@ TOOLS = [
     {"name": "garbage", "inputSchema": {"type": "object"}},
     {"name": "raw_numbers", "inputSchema": {"type": "object"}},
     {"name": "whoami", "inputSchema": {"type": "object"}},
+    {"name": "pid", "inputSchema": {"type": "object"}},
+    {"name": "hang", "inputSchema": {"type": "object"}},
+    {"name": "progress_slow", "inputSchema": {"type": "object"}},
+    {"name": "cancelled", "inputSchema": {"type": "object"}},
+    {"name": "die_mid", "inputSchema": {"type": "object"}},
+    {"name": "bad_utf8", "inputSchema": {"type": "object"}},
+    {"name": "log_noise", "inputSchema": {"type": "object"}},
+    {"name": "close_stdout", "inputSchema": {"type": "object"}},
 ]
+
+
+def send_bytes(data):
+    with LOCK:
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
 
 
 def call_tool(msg_id, params):
@@ -119,11 +143,47 @@ def call_tool(msg_id, params):
                     '"structuredContent":{"a":1.50,"b":1e3,"c":"\\u00e9"}}}' % ident)
     if name == "whoami":
         return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(json.dumps(CLIENT_INFO))})
+    if name == "pid":
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(str(os.getpid()))})
+    if name == "hang":
+        return None
+    if name == "progress_slow":
+        token = (params.get("_meta") or {}).get("progressToken")
+        steps = int(args.get("steps", 5))
+
+        def working():
+            for step in range(steps):
+                time.sleep(int(args.get("ms", 1000)) / 1000 / steps)
+                send({"jsonrpc": "2.0", "method": "notifications/progress",
+                      "params": {"progressToken": token, "progress": step + 1, "total": steps}})
+            send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("worked")})
+        return threading.Thread(target=working, daemon=True).start()
+    if name == "cancelled":
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(json.dumps(CANCELLED))})
+    if name == "die_mid":
+        line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": text_result("x" * 1000)})
+        send_bytes(line[: len(line) // 2].encode())
+        os._exit(4)
+    if name == "bad_utf8":
+        line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": text_result("BAD")})
+        return send_bytes(line.encode().replace(b"BAD", b"\xff\xfe") + b"\n")
+    if name == "log_noise":
+        send("INFO starting the tool")
+        send("{ not json either")
+        send("")
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("after noise")})
+    if name == "close_stdout":
+        with LOCK:
+            sys.stdout.flush()
+            os.close(1)
+        time.sleep(3600)
     send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(f"unknown tool {name}") | {"isError": True}})
 
 
 def handle(msg):
     method, msg_id = msg.get("method"), msg.get("id")
+    if method == "notifications/cancelled":
+        CANCELLED.append((msg.get("params") or {}).get("requestId"))
     if method is None or msg_id is None:
         return  # notifications and responses
     if method == "initialize":

@@ -1,0 +1,187 @@
+//! The extraction record parser, against serde_json (the `Value` path that decides) and
+//! jaq-json's own reader; and the whole per-record pipeline (line reader, batches on worker
+//! threads, merge) against parsing each line on its own.
+
+use jaq_json::{Num, Val};
+use serde_json::Value;
+
+use super::ExtractRequest;
+use super::convert::{parse_val, to_value_sized};
+use super::parse::RecordParser;
+use super::run::is_blank;
+use crate::config::{ExtractLimits, OffloadConfig};
+use crate::error::ErrorCode;
+use crate::host::MemoryHost;
+use crate::offload::Offloader;
+
+/// The fast parser gives what serde_json gives (value, or the same error), with and
+/// without the previous record's size hint, and projected records keep exactly the fields
+/// asked for. Where jaq-json's reader accepts the text too, it reads the same value.
+pub fn check_record_parser(data: &[u8]) {
+    let reference = parse_val(data);
+    let mut parser = RecordParser::default();
+    for attempt in ["first", "with the size hint"] {
+        match (parser.parse(data), &reference) {
+            (Ok(fast), Ok(slow)) => {
+                assert_eq!(fast.to_string(), slow.to_string(), "{attempt}");
+                assert!(fast == *slow, "{attempt}");
+            }
+            (Err(fast), Err(slow)) => assert_eq!(fast.to_string(), slow.to_string(), "{attempt}"),
+            (fast, slow) => panic!("{attempt}: fast {fast:?}, serde_json {slow:?}"),
+        }
+    }
+    if let Ok(Val::Obj(map)) = &reference {
+        // Keep the first field and one that is not there; the others are checked, not built.
+        let keep: Vec<String> = map
+            .keys()
+            .take(1)
+            .filter_map(|k| match k {
+                Val::TStr(b) | Val::BStr(b) => std::str::from_utf8(b).ok().map(str::to_owned),
+                _ => None,
+            })
+            .chain(["\u{0}absent".to_owned()])
+            .collect();
+        let projected = RecordParser::projecting(Some(&keep))
+            .parse(data)
+            .expect("a valid record stays valid when projected");
+        let Val::Obj(projected) = projected else {
+            panic!("a projected object is an object");
+        };
+        let expected: Vec<String> = map
+            .iter()
+            .filter(|(k, _)| keep.iter().any(|kept| Val::from(kept.clone()) == **k))
+            .map(|(k, v)| format!("{k}:{v}"))
+            .collect();
+        let got: Vec<String> = projected.iter().map(|(k, v)| format!("{k}:{v}")).collect();
+        assert_eq!(got, expected, "projection on {keep:?}");
+    }
+    if let (Ok(ours), Ok(jaq)) = (&reference, jaq_json::read::parse_single(data)) {
+        assert!(
+            same_value(ours, &jaq),
+            "jaq-json reads {jaq}, we read {ours}"
+        );
+    }
+}
+
+/// jq's equality, except for numbers beyond the doubles: we read them as jq 1.6 does (the
+/// largest finite double), jaq-json keeps them as decimals that become infinities.
+fn same_value(ours: &Val, jaq: &Val) -> bool {
+    match (ours, jaq) {
+        (Val::Num(a), Val::Num(b)) => a == b || (is_extreme(a) && is_extreme(b)),
+        (Val::Arr(a), Val::Arr(b)) => {
+            a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| same_value(x, y))
+        }
+        (Val::Obj(a), Val::Obj(b)) => {
+            a.len() == b.len()
+                && a.iter()
+                    .all(|(k, v)| b.get(k).is_some_and(|w| same_value(v, w)))
+        }
+        _ => ours == jaq,
+    }
+}
+
+fn is_extreme(n: &Num) -> bool {
+    let f = match n {
+        Num::Float(f) => *f,
+        Num::Dec(text) => text.parse().unwrap_or(0.0),
+        Num::BigInt(int) => int.to_string().parse().unwrap_or(0.0),
+        Num::Int(_) => 0.0,
+    };
+    f.is_infinite() || f.abs() == f64::MAX
+}
+
+/// The lines of `body` as the extraction reads them: ending in `\n` (one `\r` before it is
+/// part of the ending), and the text after the last one (a `\r` there is text).
+fn split_lines(body: &[u8]) -> Vec<&[u8]> {
+    let mut lines: Vec<&[u8]> = body.split(|&b| b == b'\n').collect();
+    let last = lines.pop().filter(|l| !l.is_empty());
+    let mut lines: Vec<&[u8]> = lines
+        .into_iter()
+        .map(|l| l.strip_suffix(b"\r").unwrap_or(l))
+        .collect();
+    lines.extend(last);
+    lines
+}
+
+/// First batch of the extraction pipeline, in records: more than this reaches the workers.
+const PARALLEL_RECORDS: usize = 4096 + 8;
+
+/// `data` as the records of an offload file: `lro_extract` with the query `.` returns each
+/// record as parsing that line alone does, in file order, or the error of the first bad
+/// line, naming it.
+pub fn check_extract_records(data: &[u8]) {
+    extract_all(data.to_vec());
+}
+
+/// [`check_extract_records`] on the lines of `data` repeated past the first batch (within
+/// 1 MB), so worker threads parse and filter them and the merge puts them back in order.
+pub fn check_extract_batches(data: &[u8]) {
+    let records = split_lines(data).len();
+    if records == 0 || data.len() * PARALLEL_RECORDS / records >= 1 << 20 {
+        return;
+    }
+    let mut once = data.to_vec();
+    if !once.ends_with(b"\n") {
+        once.push(b'\n');
+    }
+    extract_all(once.repeat(PARALLEL_RECORDS.div_ceil(records)));
+}
+
+fn extract_all(body: Vec<u8>) {
+    let mut expected = Vec::new();
+    let mut failure = None;
+    for (i, line) in split_lines(&body).into_iter().enumerate() {
+        if is_blank(line) {
+            continue;
+        }
+        match parse_val(line) {
+            Ok(val) => expected.push(
+                to_value_sized(&val)
+                    .expect("records are at most 128 deep")
+                    .0,
+            ),
+            Err(err) => {
+                // Line 1 of the file is the header.
+                failure = Some(format!(
+                    "line {} of the file is not valid JSON: {err}",
+                    i + 2
+                ));
+                break;
+            }
+        }
+    }
+    let host = MemoryHost::new();
+    let path = "/lro/atlatl-fuzz-01JH5X3Q7Y0000000000000000.jsonl";
+    let mut file = br#"{"_type":"lro_header"}"#.to_vec();
+    file.push(b'\n');
+    file.extend_from_slice(&body);
+    host.insert_file(path, file);
+    let config = OffloadConfig {
+        output_dir: "/lro".to_owned(),
+        extract: ExtractLimits {
+            max_output_records: u64::MAX,
+            max_output_bytes: u64::MAX,
+            timeout_ms: 600_000,
+            ..ExtractLimits::default()
+        },
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, &host).expect("a valid configuration");
+    let request = ExtractRequest {
+        query: Some(".".to_owned()),
+        ..ExtractRequest::default()
+    };
+    match (lro.extract(path, &request), failure) {
+        (Ok(response), None) => {
+            assert!(!response.truncated, "{:?}", response.limit);
+            let got: Vec<Value> = response.results;
+            assert_eq!(got.len(), expected.len(), "record count");
+            assert!(got == expected, "records differ");
+        }
+        (Err(err), Some(message)) => {
+            assert_eq!(err.code(), ErrorCode::InvalidInput);
+            assert_eq!(err.message(), message);
+        }
+        (got, failure) => panic!("extraction gave {got:?}, expected failure {failure:?}"),
+    }
+}

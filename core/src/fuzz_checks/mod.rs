@@ -1,0 +1,71 @@
+//! The invariants the fuzz targets check (`fuzz/`, `make fuzz`), one function per target.
+//!
+//! Every hand-written reader and writer of the core is held against a reference that decides
+//! (serde_json, the `Value` path, jaq-json) or against its own inverse (a table or a Python
+//! literal written back must read the same). A check takes any bytes and panics when an
+//! invariant fails, which libFuzzer reports as a crash; the input is then saved under
+//! `fuzz/regressions/TARGET/` and [`tests`] replays it, with the seed corpora, in every
+//! `cargo test` run.
+//!
+//! Compiled for tests and for fuzzing builds only (cargo-fuzz sets `--cfg fuzzing`), so the
+//! crate's internals can be reached without making them public API.
+//!
+//! Adding a target for a new reader: a `pub fn check_...(data: &[u8])` here, a line in
+//! [`TARGETS`], and a five-line file in `fuzz/fuzz_targets/` with its `[[bin]]` entry.
+
+mod json;
+mod shape;
+
+pub use crate::extract::fuzz_checks::{
+    check_extract_batches, check_extract_records, check_record_parser,
+};
+pub use json::{check_json_canonical, check_json_fields, check_json_write};
+pub use shape::{check_shape_literal, check_shape_table, check_shape_text};
+
+/// A fuzz target's check: panics when an invariant fails on `data`.
+pub type Check = fn(&[u8]);
+
+/// Every target: its name (the file in `fuzz/fuzz_targets/` and the corpus directory) and
+/// its check. The CLI's targets (`proxy_*`) are checked by the CLI's own tests.
+pub const TARGETS: &[(&str, Check)] = &[
+    ("json_write", check_json_write),
+    ("json_canonical", check_json_canonical),
+    ("json_fields", check_json_fields),
+    ("extract_parse", check_record_parser),
+    ("extract_records", check_extract_records),
+    ("extract_batches", check_extract_batches),
+    ("shape_literal", check_shape_literal),
+    ("shape_table", check_shape_table),
+    ("shape_text", check_shape_text),
+];
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::TARGETS;
+
+    /// Every seed of the repository's corpora and every input a fuzzer once crashed on
+    /// (`fuzz/regressions/TARGET/`) passes its check.
+    #[test]
+    fn corpora_and_regressions_pass_their_checks() {
+        let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
+        let mut replayed = 0;
+        for (name, check) in TARGETS {
+            for kind in ["corpus", "regressions"] {
+                let Ok(entries) = std::fs::read_dir(fuzz.join(kind).join(name)) else {
+                    continue;
+                };
+                for entry in entries {
+                    let path = entry.unwrap().path();
+                    let data = std::fs::read(&path).unwrap();
+                    let outcome = std::panic::catch_unwind(|| check(&data));
+                    assert!(outcome.is_ok(), "{name}: {} fails", path.display());
+                    replayed += 1;
+                }
+            }
+        }
+        // The corpora are in the repository: finding none means the path is wrong.
+        assert!(replayed >= TARGETS.len(), "only {replayed} inputs replayed");
+    }
+}
