@@ -122,8 +122,15 @@ impl<H: Host> Offloader<H> {
                 }
             },
         ];
+        // An offloaded MCP result carries the descriptor twice and a resource link once:
+        // half the link's cost (reckoned for a file name of NOMINAL_PATH_BYTES) is set
+        // aside, so the whole result stays within twice DESCRIPTOR_BUDGET_TOKENS.
+        let budget = DESCRIPTOR_BUDGET_TOKENS.saturating_sub(
+            self.estimate(&crate::resources::nominal_link_text())
+                .div_ceil(2),
+        );
         for step in steps {
-            if self.budget_tokens(&response) <= DESCRIPTOR_BUDGET_TOKENS {
+            if self.budget_tokens(&response) <= budget {
                 break;
             }
             step(&mut response);

@@ -13,6 +13,9 @@
 //!   proxy offloads locally), and so does a tool that declared an `outputSchema` (the
 //!   descriptor would violate it; the `lro proxy` removes `outputSchema` from `tools/list`
 //!   on purpose so that it may offload those tools too);
+//! - an offloaded result ends with a `resource_link` content block to its file
+//!   (`lro://offloads/{file name}`, [`crate::resources`]), for clients that cannot open
+//!   `file_path`;
 //! - a failed write gives the inline truncated result plus a warning text item.
 
 use serde::{Deserialize, Serialize};
@@ -252,6 +255,13 @@ impl<H: Host> Offloader<H> {
             if let Some(v) = original.get(key) {
                 rewritten.insert(key.into(), v.clone());
             }
+        }
+        if let (Some(response), Some(Value::Array(content))) =
+            (&response, rewritten.get_mut("content"))
+        {
+            // After the descriptor's text and the tool's other blocks: the file as an MCP
+            // resource, for a client that cannot open file_path (crate::resources).
+            content.push(crate::resources::resource_link(&response.file_path));
         }
         Intercepted {
             result: Value::Object(rewritten),

@@ -173,6 +173,10 @@ pub fn for_sections(sections: &[SectionInfo], samples: &[Vec<Value>]) -> Value {
 /// Most properties a schema lists once it must shrink to fit the descriptor's budget.
 const SHRUNK_PROPERTIES: usize = 16;
 
+/// Most sections a schema lists once it is cut to titles (as many as the shrunk
+/// descriptor's `sections`).
+const SHRUNK_SECTIONS: usize = 4;
+
 /// How far [`shrink`] goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Shrink {
@@ -191,8 +195,19 @@ pub fn shrink(schema: &mut Value, level: Shrink) {
         return;
     };
     if let Some(Value::Array(each)) = map.get_mut("anyOf") {
-        for schema in each {
+        for schema in each.iter_mut() {
             shrink(schema, level);
+        }
+        if level == Shrink::TitleOnly && each.len() > SHRUNK_SECTIONS {
+            // The sections the descriptor still lists; the header names every one.
+            let more = each.len() - SHRUNK_SECTIONS;
+            each.truncate(SHRUNK_SECTIONS);
+            map.insert(
+                "description".into(),
+                Value::from(format!(
+                    "{more} more sections not listed here: the header (line 1) lists them all"
+                )),
+            );
         }
         return;
     }

@@ -1,5 +1,5 @@
-//! The descriptor's budget, whatever the input: an offloaded MCP result (its text block plus
-//! its `structuredContent`) stays within 2,000 estimated tokens, for the shapes real tools
+//! The descriptor's budget, whatever the input: an offloaded MCP result (its text block, its
+//! `structuredContent` and its resource link) stays within 2,000 estimated tokens, for the shapes real tools
 //! return and the awkward ones they might: many arrays, wide records, hundreds of fields,
 //! huge field names, deep nesting, long strings, text, CJK.
 
@@ -10,15 +10,18 @@ use lro_core::{
 };
 use serde_json::{Map, Value, json};
 
-/// Estimated tokens of what a client receives: every text block and the structured content.
+/// Estimated tokens of what a client receives: every text block, every other block (the
+/// resource link) as its JSON, and the structured content.
 fn response_tokens(result: &Value) -> usize {
     let estimator = HeuristicEstimator;
     let texts: usize = result["content"]
         .as_array()
         .unwrap()
         .iter()
-        .filter_map(|item| item["text"].as_str())
-        .map(|text| estimator.estimate(text))
+        .map(|item| match item["text"].as_str() {
+            Some(text) => estimator.estimate(text),
+            None => estimator.estimate(&item.to_string()),
+        })
         .sum();
     let structured = result
         .get("structuredContent")
@@ -153,19 +156,28 @@ fn every_shape_fits_the_budget_as_structured_content_and_as_text() {
                 if result.get("structuredContent").is_some() && !data.is_object() {
                     continue; // structuredContent is an object in MCP
                 }
-                let context = ToolCallContext {
-                    tool_name: "query".into(),
-                    ..ToolCallContext::default()
-                };
-                let out = lro.intercept_tool_result(&result, &context).unwrap();
-                assert_eq!(out.action, InterceptAction::Offloaded, "{name}");
-                let tokens = response_tokens(&out.result);
-                worst.push((tokens, name, guidance));
-                assert!(
-                    tokens <= 2 * DESCRIPTOR_BUDGET_TOKENS,
-                    "{name} ({guidance}): {tokens} tokens\n{}",
-                    serde_json::to_string_pretty(&out.result["structuredContent"]).unwrap()
-                );
+                // MIF memories at each detail level (the medium descriptor is the largest).
+                for detail in ["light", "medium", "full"] {
+                    if detail != "light" && !name.contains("MIF") {
+                        continue;
+                    }
+                    let context = ToolCallContext {
+                        tool_name: "query".into(),
+                        arguments: Some(json!({"detail": detail})),
+                        ..ToolCallContext::default()
+                    };
+                    let out = lro.intercept_tool_result(&result, &context).unwrap();
+                    assert_eq!(out.action, InterceptAction::Offloaded, "{name}");
+                    let link = out.result["content"].as_array().unwrap().last().unwrap();
+                    assert_eq!(link["type"], "resource_link", "{name}");
+                    let tokens = response_tokens(&out.result);
+                    worst.push((tokens, name, guidance, detail));
+                    assert!(
+                        tokens <= 2 * DESCRIPTOR_BUDGET_TOKENS,
+                        "{name} ({guidance}, {detail}): {tokens} tokens\n{}",
+                        serde_json::to_string_pretty(&out.result["structuredContent"]).unwrap()
+                    );
+                }
             }
         }
     }

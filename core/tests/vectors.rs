@@ -6,6 +6,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use lro_core::resources::resource_templates;
 use lro_core::{
     ErrorCode, LroError, OffloadConfig, OffloadRequest, Offloader, Outcome, StdHost,
     ToolCallContext,
@@ -60,6 +61,22 @@ fn normalise_str(s: &str, dir: &str) -> String {
         }
     }
     out
+}
+
+/// `resources` vectors: every ISO 8601 UTC timestamp in a string (the header line's, a
+/// description's "written ...") becomes `{timestamp}`.
+fn normalise_timestamps(value: &Value) -> Value {
+    let timestamp = regex::Regex::new(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z").unwrap();
+    match value {
+        Value::String(s) => json!(timestamp.replace_all(s, "{timestamp}")),
+        Value::Array(items) => Value::Array(items.iter().map(normalise_timestamps).collect()),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), normalise_timestamps(v)))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
 }
 
 fn normalise_header(line: &str) -> String {
@@ -180,6 +197,33 @@ fn run(vector: &Value, dir: &str) -> Result<Run, LroError> {
                         file: None,
                     })
                 }
+                "resources" => {
+                    let outcome = lro.offload(input, &request()?)?;
+                    let written = file_of(&outcome).expect("resources vectors must offload");
+                    let file = Path::new(&written).file_name().unwrap().to_string_lossy();
+                    let op = &vector["resources"];
+                    let text = |key: &str| op[key].as_str().map(|s| s.replace("{file}", &file));
+                    let outcome = match op["method"].as_str().unwrap() {
+                        "list" => {
+                            serde_json::to_value(lro.list_resources(text("cursor").as_deref())?)
+                        }
+                        "read" => serde_json::to_value(lro.read_resource(&text("uri").unwrap())?),
+                        "templates" => Ok(json!({"resourceTemplates": resource_templates()})),
+                        "extract" => {
+                            let request: lro_core::ExtractRequest =
+                                lro_core::offload::from_json_value(
+                                    &op["extract"],
+                                    "extract request",
+                                )?;
+                            serde_json::to_value(lro.extract(&text("uri").unwrap(), &request)?)
+                        }
+                        other => panic!("unknown resources method {other}"),
+                    };
+                    Ok(Run {
+                        outcome: outcome.unwrap(),
+                        file: None,
+                    })
+                }
                 other => panic!("unknown call {other}"),
             }
         }
@@ -202,7 +246,11 @@ fn produce(vector: &Value) -> Result<Map<String, Value>, String> {
             produced.insert("error".into(), json!(err.code().as_str()));
         }
         Ok(run) => {
-            produced.insert("outcome".into(), normalise(&run.outcome, &dir_str));
+            let mut outcome = normalise(&run.outcome, &dir_str);
+            if vector["call"] == "resources" {
+                outcome = normalise_timestamps(&outcome);
+            }
+            produced.insert("outcome".into(), outcome);
             if let Some(file) = run.file {
                 let body =
                     fs::read_to_string(&file).map_err(|e| format!("cannot read {file}: {e}"))?;

@@ -180,6 +180,21 @@ impl Host for S3Host {
             .map(|_| EntryKind::File)
     }
 
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        let key = self.file_key(path)?;
+        let response = self.client.send(&Op::Head { key: &key })?;
+        response
+            .headers()
+            .get("content-length")
+            .and_then(|v| v.to_str().ok()?.parse().ok())
+            .ok_or_else(|| {
+                io::Error::other(format!(
+                    "HEAD {}: the store gave no Content-Length",
+                    path.display()
+                ))
+            })
+    }
+
     fn now_millis(&self) -> u64 {
         StdHost.now_millis()
     }

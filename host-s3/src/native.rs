@@ -82,6 +82,9 @@ impl Host for NativeHost {
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         self.inner().entry_kind(path)
     }
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        self.inner().file_size(path)
+    }
     fn now_millis(&self) -> u64 {
         self.inner().now_millis()
     }

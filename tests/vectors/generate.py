@@ -393,6 +393,40 @@ where_vector("extract-error-where-regex", "a regex that does not compile is inva
 where_vector("extract-error-where-with-recipe", "where and recipe together are invalid_argument", {"where": {}, "recipe": 1}, expect={"error": "invalid_argument"})
 where_vector("extract-error-two-aggregates", "two aggregates are invalid_argument", {"count": True, "distinct": "tags"}, expect={"error": "invalid_argument"})
 
+# --- MCP resources: offload files as lro://offloads/{file} ------------------------------------
+# The vector offloads its input first; "{file}" in the operation is the written file's name.
+def resources_vector(name, description, operation, **fields):
+    vector(name, description, call="resources", input=memories(60), request={"operation": "recall", "detail": "light"},
+           resources=operation, **fields)
+
+FOREIGN = {
+    "notes.txt": "not an offload file\n",
+    "other-recall-01JH5X3Q7Y0000000000000000.jsonl": "{}\n",
+    # Offload names whose time-to-live is long over: gone from the list.
+    "atlatl-recall-01ARZ3NDEKTSV4RRFFQ69G5FAV.jsonl": "{}\n",
+    # An offload name far in the future whose first line is no header: listed, undescribed.
+    "atlatl-probe-7ZZZZZZZZZZZZZZZZZZZZZZZZZ.jsonl": "not a header\n",
+}
+resources_vector("resources-list", "resources/list: offload files of the prefix, newest first, described from their header; "
+                 "foreign and expired files left out", {"method": "list"}, setup={"files": FOREIGN})
+resources_vector("resources-read-file", "resources/read of lro://offloads/{file}: the file as written", {"method": "read", "uri": "lro://offloads/{file}"})
+resources_vector("resources-read-records", "resources/read of .../records: the records without the header line",
+                 {"method": "read", "uri": "lro://offloads/{file}/records"})
+resources_vector("resources-templates", "resources/templates/list: the two forms of an offload URI", {"method": "templates"})
+resources_vector("resources-error-traversal", "a URI with .. names no offload file: path_denied",
+                 {"method": "read", "uri": "lro://offloads/../../etc/passwd"}, expect={"error": "path_denied"})
+resources_vector("resources-error-foreign-file", "a file of the directory that is not an offload file is never served",
+                 {"method": "read", "uri": "lro://offloads/notes.txt"}, setup={"files": FOREIGN}, expect={"error": "path_denied"})
+resources_vector("resources-error-expired", "an offload file past its time-to-live is not_found",
+                 {"method": "read", "uri": "lro://offloads/atlatl-recall-01ARZ3NDEKTSV4RRFFQ69G5FAV.jsonl"}, setup={"files": FOREIGN},
+                 expect={"error": "not_found"})
+resources_vector("resources-error-scheme", "a URI outside lro://offloads/ is invalid_argument",
+                 {"method": "read", "uri": "file:///etc/passwd"}, expect={"error": "invalid_argument"})
+resources_vector("resources-error-cursor", "a cursor resources/list never gave is invalid_argument",
+                 {"method": "list", "cursor": "page-2"}, expect={"error": "invalid_argument"})
+resources_vector("extract-by-resource-uri", "lro_extract takes the resource URI for the file path", {"method": "extract", "uri": "lro://offloads/{file}",
+                 "extract": {"where": {"memory_type": "episodic"}, "count": True}})
+
 if __name__ == "__main__":
     names = set()
     for v in VECTORS:

@@ -1,6 +1,8 @@
 //! Which files extraction may read: offload files directly inside the output directory.
 //!
-//! The checks, in order (paper Appendix E):
+//! An MCP resource URI (`lro://offloads/{file name}`, see [`crate::resources`]) is taken
+//! as that file name inside the output directory, then checked like any path. The checks, in
+//! order (paper Appendix E):
 //! 1. a path with a `..` component is refused outright, whatever it resolves to;
 //! 2. a relative path is taken relative to the output directory (an absolute path or a URI
 //!    such as `s3://bucket/prefix/...` is taken as it is);
@@ -35,14 +37,20 @@ fn is_offload_name(path: &Path, prefix: &str) -> bool {
         .is_some_and(|n| parse_offload_file_name(n, prefix).is_some())
 }
 
-/// Resolves `file_path` to the canonical path of an offload file inside `output_dir`, or
-/// fails with `path_denied` / `not_found` / `invalid_argument` (empty path).
+/// Resolves `file_path` (a path, or an offload resource URI) to the canonical path of an
+/// offload file inside `output_dir`, or fails with `path_denied` / `not_found` /
+/// `invalid_argument` (empty path).
 pub fn resolve_offload_file<H: Host + ?Sized>(
     host: &H,
     output_dir: &Path,
     prefix: &str,
     file_path: &str,
 ) -> Result<PathBuf> {
+    if crate::resources::is_offload_uri(file_path) {
+        let uri = crate::resources::parse_uri(file_path, prefix)?;
+        let named = output_dir.join(&uri.file_name);
+        return resolve_offload_file(host, output_dir, prefix, &named.to_string_lossy());
+    }
     if file_path.is_empty() {
         return Err(LroError::new(
             ErrorCode::InvalidArgument,

@@ -159,6 +159,13 @@ impl Host for MemoryHost {
         }
     }
 
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        self.lock()
+            .get(&normalize(path))
+            .map(|bytes| bytes.len() as u64)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))
+    }
+
     fn now_millis(&self) -> u64 {
         self.now_millis.load(Ordering::SeqCst)
     }

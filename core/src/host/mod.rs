@@ -69,6 +69,16 @@ pub trait Host {
     /// The kind of `path`, not following a final symbolic link.
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind>;
 
+    /// The size of the file at `path` in bytes (MCP resources list it). A host that cannot
+    /// tell cheaply keeps this default, `Unsupported`, and the size is left out.
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        let _ = path;
+        Err(io::Error::new(
+            io::ErrorKind::Unsupported,
+            "this host does not report file sizes",
+        ))
+    }
+
     /// Milliseconds since the Unix epoch.
     fn now_millis(&self) -> u64;
 
@@ -126,6 +136,9 @@ impl<H: Host + ?Sized> Host for &H {
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         (**self).entry_kind(path)
     }
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        (**self).file_size(path)
+    }
     fn now_millis(&self) -> u64 {
         (**self).now_millis()
     }
@@ -158,6 +171,9 @@ impl<H: Host + ?Sized> Host for Box<H> {
     }
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         (**self).entry_kind(path)
+    }
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        (**self).file_size(path)
     }
     fn now_millis(&self) -> u64 {
         (**self).now_millis()

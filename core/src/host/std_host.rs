@@ -149,6 +149,10 @@ impl Host for StdHost {
         Ok(kind_of(fs::symlink_metadata(path)?.file_type()))
     }
 
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        Ok(fs::metadata(path)?.len())
+    }
+
     fn now_millis(&self) -> u64 {
         SystemTime::now()
             .duration_since(UNIX_EPOCH)

@@ -1,0 +1,501 @@
+//! Offloaded files as MCP resources, for clients that cannot reach the file.
+//!
+//! A descriptor's `file_path` serves an agent with a shell on the same machine. Chat clients,
+//! sandboxed agents and clients of a remote server read an offload as an MCP resource
+//! instead: every offload file of the output directory is the resource
+//! `lro://offloads/{file name}` (the file as written: its header line, then one record per
+//! line), and `lro://offloads/{file name}/records` is the same file without its header.
+//! An offloaded `tools/call` result carries a `resource_link` to it
+//! ([`resource_link`], added by [`Offloader::intercept_tool_result`]).
+//!
+//! This module is the logic every MCP surface shares (the `lro proxy`, the Python and Node
+//! helpers): the URI scheme, the listing (newest first, in pages with a cursor), the read,
+//! and the JSON-RPC error code of each failure. Files are reached through the [`Host`] only.
+//!
+//! Only offload files are served: names of the configured prefix, directly inside the output
+//! directory, regular files (never a symbolic link), not expired. Every other URI is an
+//! error, and an expired file is gone from the list even before cleanup removes it.
+//!
+//! ```
+//! use lro_core::{MemoryHost, OffloadConfig, OffloadRequest, Offloader};
+//! use serde_json::json;
+//!
+//! let lro = Offloader::new(OffloadConfig::default(), MemoryHost::new()).unwrap();
+//! let rows: Vec<_> = (0..400).map(|i| json!({"id": i, "name": format!("row number {i}")})).collect();
+//! let outcome = lro.offload(&json!(rows), &OffloadRequest::new("query")).unwrap();
+//! let file_path = &outcome.offloaded().unwrap().file_path;
+//!
+//! let page = lro.list_resources(None).unwrap();
+//! let resource = &page.resources[0];
+//! assert!(resource.uri.starts_with("lro://offloads/atlatl-query-"));
+//! assert_eq!(resource.mime_type, "application/jsonl");
+//! let read = lro.read_resource(&resource.uri).unwrap();
+//! assert_eq!(read.contents[0].text.lines().count(), 401); // the header, then 400 records
+//! // lro_extract takes the URI wherever it takes a file path.
+//! let request = serde_json::from_value(json!({"count": true})).unwrap();
+//! assert_eq!(lro.extract(&resource.uri, &request).unwrap().results, vec![json!(400)]);
+//! # let _ = file_path;
+//! ```
+
+use std::cmp::Reverse;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::descriptor::{NOMINAL_PATH_BYTES, OffloadHeader, RAW_SCHEMA_VERSION};
+use crate::error::{ErrorCode, LroError, Result};
+use crate::files::{OffloadFileName, parse_offload_file_name};
+use crate::host::{EntryKind, Host};
+use crate::offload::Offloader;
+use crate::shape::Format;
+
+/// What every offload resource URI starts with: the part of the `lro:` scheme LRO serves.
+pub const URI_PREFIX: &str = "lro://offloads/";
+
+/// Appended to a resource URI, names the records alone (the file without its header line).
+pub const RECORDS_SUFFIX: &str = "/records";
+
+/// The media type of an offload file. JSON Lines has no IANA registration; `application/jsonl`
+/// is the type its own documentation (jsonlines.org) suggests and the one OpenAPI's registry
+/// lists, and it names the file's extension. Not `application/json-seq` (RFC 7464 records
+/// start with an RS byte) nor `application/x-ndjson` (an unregistered `x-` alias).
+pub const MIME_TYPE: &str = "application/jsonl";
+
+/// Resources in one page of [`Offloader::list_resources`].
+pub const PAGE_SIZE: usize = 100;
+
+/// The longest header line read to describe a resource (a file of many sections lists them
+/// all there); a longer one gives a description from the file name alone.
+const MAX_HEADER_BYTES: u64 = 1 << 20;
+
+/// A query string is quoted in a description up to this many characters.
+const MAX_QUERY_CHARS: usize = 80;
+
+/// What a resource URI reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// The file as written: the header line, then the records.
+    File,
+    /// The records alone, without the header line.
+    Records,
+}
+
+/// A parsed offload resource URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffloadUri {
+    /// The offload file's name (`atlatl-recall-{ulid}.jsonl`).
+    pub file_name: String,
+    /// Its parts.
+    pub parsed: OffloadFileName,
+    /// The whole file or its records.
+    pub view: View,
+}
+
+/// Whether `uri` lies in the space LRO serves (`lro://offloads/...`), whether it then names
+/// an offload file or not: such a URI is answered by LRO, never passed on to another server.
+pub fn is_offload_uri(uri: &str) -> bool {
+    uri.starts_with(URI_PREFIX)
+}
+
+/// Parses an offload resource URI for files of `prefix`: `invalid_argument` for a URI
+/// outside `lro://offloads/`, `path_denied` for anything there that is not an offload file
+/// name (a `..`, a slash, an escape, another prefix, a query string).
+pub fn parse_uri(uri: &str, prefix: &str) -> Result<OffloadUri> {
+    let Some(rest) = uri.strip_prefix(URI_PREFIX) else {
+        return Err(LroError::new(
+            ErrorCode::InvalidArgument,
+            format!("{uri:?} is not an LRO resource URI ({URI_PREFIX}FILE)"),
+        ));
+    };
+    let (file_name, view) = match rest.strip_suffix(RECORDS_SUFFIX) {
+        Some(name) => (name, View::Records),
+        None => (rest, View::File),
+    };
+    let parsed = parse_offload_file_name(file_name, prefix).ok_or_else(|| {
+        LroError::new(
+            ErrorCode::PathDenied,
+            format!(
+                "{uri:?} names no offload file (expected {URI_PREFIX}{prefix}-OPERATION-ULID.jsonl)"
+            ),
+        )
+    })?;
+    Ok(OffloadUri {
+        file_name: file_name.to_owned(),
+        parsed,
+        view,
+    })
+}
+
+/// The resource URI of the offload file named `file_name`.
+pub fn uri_for(file_name: &str) -> String {
+    format!("{URI_PREFIX}{file_name}")
+}
+
+/// The file name a path or object URI ends with.
+fn file_name_of(file_path: &str) -> &str {
+    file_path.rsplit(['/', '\\']).next().unwrap_or(file_path)
+}
+
+/// The `resource_link` content block of an offloaded result whose file is `file_path` (the
+/// descriptor's): what a client without a shell attaches or reads with `resources/read`.
+/// Kept small (no description: the descriptor beside it has the summary), since it counts
+/// towards what the model receives.
+pub fn resource_link(file_path: &str) -> Value {
+    let name = file_name_of(file_path);
+    json!({"type": "resource_link", "uri": uri_for(name), "name": name, "mimeType": MIME_TYPE})
+}
+
+/// The resource link of a file name of [`NOMINAL_PATH_BYTES`], as compact JSON: what the
+/// descriptor's budget sets aside for the link (see `describe`).
+pub(crate) fn nominal_link_text() -> String {
+    resource_link(&"p".repeat(NOMINAL_PATH_BYTES)).to_string()
+}
+
+/// The `resources/templates/list` entries: the two forms of an offload URI.
+pub fn resource_templates() -> Vec<Value> {
+    vec![
+        json!({
+            "uriTemplate": format!("{URI_PREFIX}{{file}}"),
+            "name": "lro-offload",
+            "title": "Offloaded tool result (LRO)",
+            "description": "A large tool result LRO wrote to a JSONL file: a header line (operation, \
+                count, sections), then one record per line. {file} is the file name of the \
+                result's file_path.",
+            "mimeType": MIME_TYPE,
+        }),
+        json!({
+            "uriTemplate": format!("{URI_PREFIX}{{file}}{RECORDS_SUFFIX}"),
+            "name": "lro-offload-records",
+            "title": "Records of an offloaded tool result (LRO)",
+            "description": "The records of an offloaded result, one JSON value per line, without \
+                the header line.",
+            "mimeType": MIME_TYPE,
+        }),
+    ]
+}
+
+/// The JSON-RPC error code a failed resource request answers with: MCP's "resource not
+/// found" (-32002) for a missing or expired file, "invalid params" (-32602) for a URI or
+/// cursor that names no offload file (traversal, a symbolic link, another scheme), and
+/// "internal error" (-32603) for the rest (the file cannot be read).
+pub fn jsonrpc_error_code(code: ErrorCode) -> i64 {
+    match code {
+        ErrorCode::NotFound => -32002,
+        ErrorCode::InvalidArgument | ErrorCode::PathDenied => -32602,
+        _ => -32603,
+    }
+}
+
+/// One offload file, as `resources/list` describes it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Resource {
+    /// `lro://offloads/{file name}`.
+    pub uri: String,
+    /// The file name.
+    pub name: String,
+    /// `{operation}: {count} {records}`, for display.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// What the file holds, from its header: operation, count, tokens, detail, query,
+    /// sections, when it was written.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// [`MIME_TYPE`].
+    pub mime_type: String,
+    /// Bytes of the file, when the host can tell.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u64>,
+}
+
+/// One page of `resources/list`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourcePage {
+    /// The resources of this page, newest first.
+    pub resources: Vec<Resource>,
+    /// The cursor of the next page; absent on the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+}
+
+/// The text of a resource, as `resources/read` returns it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ResourceContents {
+    /// The URI read.
+    pub uri: String,
+    /// [`MIME_TYPE`].
+    pub mime_type: String,
+    /// The file, or its records.
+    pub text: String,
+}
+
+/// The result of `resources/read`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReadResourceResult {
+    /// One entry: the file (or its records).
+    pub contents: Vec<ResourceContents>,
+}
+
+/// An offload file found in the output directory.
+struct Candidate {
+    name: String,
+    parsed: OffloadFileName,
+}
+
+impl Candidate {
+    /// Newest first; files of one millisecond (replicas) by name.
+    fn order(&self) -> (Reverse<ulid::Ulid>, &str) {
+        (Reverse(self.parsed.ulid), &self.name)
+    }
+}
+
+impl<H: Host> Offloader<H> {
+    /// Whether the offload file `parsed` has outlived the time-to-live (cleanup would remove
+    /// it): it is then no resource any more.
+    fn expired(&self, parsed: &OffloadFileName) -> bool {
+        let ttl_millis = self.config.ttl_seconds.saturating_mul(1000);
+        parsed.ulid.timestamp_ms().saturating_add(ttl_millis) <= self.host.now_millis()
+    }
+
+    /// One page of the offload files as MCP resources, newest first, [`PAGE_SIZE`] at most.
+    /// `cursor` is the `next_cursor` of the page before (`None` for the first page); a
+    /// cursor that is not one is `invalid_argument`. A missing output directory has none.
+    pub fn list_resources(&self, cursor: Option<&str>) -> Result<ResourcePage> {
+        self.list_resources_page(cursor, PAGE_SIZE)
+    }
+
+    /// [`Offloader::list_resources`] with pages of `page_size` (at least 1).
+    pub fn list_resources_page(
+        &self,
+        cursor: Option<&str>,
+        page_size: usize,
+    ) -> Result<ResourcePage> {
+        let prefix = &self.config.file_prefix;
+        let after = match cursor {
+            None => None,
+            Some(name) => Some(Candidate {
+                name: name.to_owned(),
+                parsed: parse_offload_file_name(name, prefix).ok_or_else(|| {
+                    LroError::new(
+                        ErrorCode::InvalidArgument,
+                        format!("{name:?} is not a cursor of resources/list"),
+                    )
+                })?,
+            }),
+        };
+        let dir = self.output_dir();
+        let entries = match self.host.list_dir(&dir) {
+            Ok(entries) => entries,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(err) => {
+                return Err(LroError::from_io(
+                    &err,
+                    &format!("cannot list {}", dir.display()),
+                ));
+            }
+        };
+        let mut files: Vec<Candidate> = entries
+            .into_iter()
+            .filter(|entry| entry.kind == EntryKind::File)
+            .filter_map(|entry| {
+                let parsed = parse_offload_file_name(&entry.name, prefix)?;
+                Some(Candidate {
+                    name: entry.name,
+                    parsed,
+                })
+            })
+            .filter(|file| !self.expired(&file.parsed))
+            .filter(|file| after.as_ref().is_none_or(|a| file.order() > a.order()))
+            .collect();
+        files.sort_by(|a, b| a.order().cmp(&b.order()));
+        let page_size = page_size.max(1);
+        let more = files.len() > page_size;
+        files.truncate(page_size);
+        let next_cursor = more.then(|| files.last().map(|f| f.name.clone())).flatten();
+        let resources = files
+            .iter()
+            .filter_map(|file| self.describe_resource(&dir, file))
+            .collect();
+        Ok(ResourcePage {
+            resources,
+            next_cursor,
+        })
+    }
+
+    /// The resource of one listed file; `None` when it went away meanwhile (a cleanup).
+    fn describe_resource(&self, dir: &Path, file: &Candidate) -> Option<Resource> {
+        let path = dir.join(&file.name);
+        let header = match self.host.open(&path) {
+            Ok(reader) => read_header(reader),
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(_) => None,
+        };
+        let operation = &file.parsed.operation;
+        let (title, description) = match &header {
+            Some(header) => (
+                Some(format!(
+                    "{operation}: {} {}",
+                    header.count,
+                    record_noun(header)
+                )),
+                Some(describe_header(header)),
+            ),
+            None => (
+                None,
+                Some(format!(
+                    "Offloaded result of {operation} (its header line cannot be read)."
+                )),
+            ),
+        };
+        Some(Resource {
+            uri: uri_for(&file.name),
+            name: file.name.clone(),
+            title,
+            description,
+            mime_type: MIME_TYPE.to_owned(),
+            size: self.host.file_size(&path).ok(),
+        })
+    }
+
+    /// Reads the resource `uri`: the whole offload file, or its records
+    /// (`.../records`). Errors: `invalid_argument` (not an LRO URI, or larger than
+    /// `extract.max_read_bytes`), `path_denied` (no offload file name, a symbolic link, out of
+    /// the output directory), `not_found` (missing or expired), `invalid_input` (not UTF-8),
+    /// `io_error`. [`jsonrpc_error_code`] gives each its JSON-RPC code.
+    pub fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
+        let target = parse_uri(uri, &self.config.file_prefix)?;
+        let dir = self.output_dir();
+        let named = dir.join(&target.file_name);
+        // A resource is the file itself: a link, even to an offload file, is not served.
+        match self.host.entry_kind(&named) {
+            Ok(EntryKind::File) => {}
+            Ok(EntryKind::Symlink) => {
+                return Err(LroError::new(
+                    ErrorCode::PathDenied,
+                    format!("{uri:?} is a symbolic link, which is never served"),
+                ));
+            }
+            Ok(_) => {
+                return Err(LroError::new(
+                    ErrorCode::PathDenied,
+                    format!("{uri:?} is not a regular file"),
+                ));
+            }
+            Err(err) => {
+                return Err(LroError::from_io(&err, &format!("cannot read {uri}")));
+            }
+        }
+        if self.expired(&target.parsed) {
+            return Err(LroError::new(
+                ErrorCode::NotFound,
+                format!(
+                    "{uri:?} has expired (ttl_seconds = {})",
+                    self.config.ttl_seconds
+                ),
+            ));
+        }
+        let path = crate::extract::safety::resolve_offload_file(
+            &self.host,
+            &dir,
+            &self.config.file_prefix,
+            &named.to_string_lossy(),
+        )?;
+        let limit = self.config.extract.max_read_bytes;
+        let mut bytes = Vec::new();
+        self.host
+            .open(&path)
+            .and_then(|reader| reader.take(limit.saturating_add(1)).read_to_end(&mut bytes))
+            .map_err(|e| LroError::from_io(&e, &format!("cannot read {uri}")))?;
+        if bytes.len() as u64 > limit {
+            return Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "{uri:?} is larger than extract.max_read_bytes ({limit}); read parts of it with lro_extract"
+                ),
+            ));
+        }
+        let mut text = String::from_utf8(bytes).map_err(|_| {
+            LroError::new(
+                ErrorCode::InvalidInput,
+                format!("{uri:?} is not UTF-8 text"),
+            )
+        })?;
+        if target.view == View::Records {
+            let body = text.find('\n').map_or(text.len(), |i| i + 1);
+            text.drain(..body);
+        }
+        Ok(ReadResourceResult {
+            contents: vec![ResourceContents {
+                uri: uri.to_owned(),
+                mime_type: MIME_TYPE.to_owned(),
+                text,
+            }],
+        })
+    }
+}
+
+/// The header of an offload file, read from its first line (bounded).
+fn read_header(reader: Box<dyn Read + '_>) -> Option<OffloadHeader> {
+    let mut line = Vec::new();
+    BufReader::new(reader.take(MAX_HEADER_BYTES))
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    crate::jsonl::parse_header(std::str::from_utf8(&line).ok()?)
+}
+
+/// What a file's records are called: memories, lines of text, or records.
+fn record_noun(header: &OffloadHeader) -> &'static str {
+    if header.schema_version != RAW_SCHEMA_VERSION {
+        "memories"
+    } else if header.format == Format::Text && header.sections.is_empty() {
+        "lines"
+    } else {
+        "records"
+    }
+}
+
+/// A resource's description, from the file's header.
+fn describe_header(header: &OffloadHeader) -> String {
+    let mut text = format!(
+        "Offloaded result of {}: {} {}, ~{} tokens",
+        header.operation,
+        header.count,
+        record_noun(header),
+        header.estimated_tokens
+    );
+    if header.detail != "raw" {
+        text.push_str(&format!(", {} detail", header.detail));
+    }
+    if let Some(query) = header.query.as_deref().filter(|q| !q.is_empty()) {
+        let mut quoted: String = query.chars().take(MAX_QUERY_CHARS).collect();
+        if quoted.len() < query.len() {
+            quoted.push('…');
+        }
+        text.push_str(&format!(", query {quoted:?}"));
+    }
+    let sections = header.all_sections();
+    if sections.len() > 1 {
+        let listed: Vec<String> = sections
+            .iter()
+            .take(4)
+            .map(|s| format!("{} ({})", s.label(), s.count))
+            .collect();
+        let more = sections.len().saturating_sub(4);
+        text.push_str(&format!("; sections: {}", listed.join(", ")));
+        if more > 0 {
+            text.push_str(&format!(" and {more} more"));
+        }
+    }
+    text.push_str(&format!(
+        "; written {}. Line 1 is the LRO header, records follow one per line.",
+        header.timestamp
+    ));
+    text
+}
+
+#[cfg(test)]
+mod tests;
