@@ -1,0 +1,82 @@
+//! Offload files as MCP resources over real files: what is listed and read, and what never is
+//! (symbolic links, directories, foreign files, files outside the output directory).
+
+use std::fs;
+use std::path::Path;
+
+use lro_core::resources::{jsonrpc_error_code, uri_for};
+use lro_core::{ErrorCode, OffloadConfig, OffloadRequest, Offloader, StdHost};
+use serde_json::{Value, json};
+
+fn offloader(dir: &Path) -> Offloader<StdHost> {
+    let config = OffloadConfig {
+        output_dir: dir.to_string_lossy().into_owned(),
+        ..OffloadConfig::default()
+    };
+    Offloader::new(config, StdHost::new()).unwrap()
+}
+
+fn offload(lro: &Offloader<StdHost>) -> String {
+    let records: Vec<Value> = (0..300)
+        .map(|i| json!({"id": i, "city": format!("city number {i}")}))
+        .collect();
+    let outcome = lro
+        .offload(&json!(records), &OffloadRequest::new("cities"))
+        .unwrap();
+    outcome.offloaded().unwrap().file_path.clone()
+}
+
+#[test]
+fn links_directories_and_outside_files_are_never_resources() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = fs::canonicalize(tmp.path()).unwrap().join("out");
+    let lro = offloader(&dir);
+    let real = offload(&lro);
+    let real_name = Path::new(&real).file_name().unwrap().to_str().unwrap();
+    // A secret next to the output directory, and names that look like offloads pointing to it
+    // or to the real offload file.
+    let secret = dir
+        .parent()
+        .unwrap()
+        .join("atlatl-cities-01KAMZ4T3C6Y1B3X8N2V0W5QRT.jsonl");
+    fs::write(&secret, "{\"type\":\"lro_header\"}\nsecret\n").unwrap();
+    let out_link = "atlatl-cities-7ZZZZZZZZZZZZZZZZZZZZZZZZZ.jsonl";
+    let in_link = "atlatl-cities-7ZZZZZZZZZZZZZZZZZZZZZZZZY.jsonl";
+    std::os::unix::fs::symlink(&secret, dir.join(out_link)).unwrap();
+    std::os::unix::fs::symlink(&real, dir.join(in_link)).unwrap();
+    fs::create_dir(dir.join("atlatl-cities-7ZZZZZZZZZZZZZZZZZZZZZZZZX.jsonl")).unwrap();
+
+    let page = lro.list_resources(None).unwrap();
+    let names: Vec<&str> = page.resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, [real_name], "only the regular offload file");
+    assert_eq!(
+        page.resources[0].size,
+        Some(fs::metadata(&real).unwrap().len())
+    );
+
+    let read = lro.read_resource(&uri_for(real_name)).unwrap();
+    assert_eq!(read.contents[0].text, fs::read_to_string(&real).unwrap());
+    for name in [
+        out_link,
+        in_link,
+        "atlatl-cities-7ZZZZZZZZZZZZZZZZZZZZZZZZX.jsonl",
+    ] {
+        let err = lro.read_resource(&uri_for(name)).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::PathDenied, "{name}: {err}");
+        assert_eq!(jsonrpc_error_code(err.code()), -32602);
+        assert!(!err.message().contains("secret"));
+    }
+    // Gone from the disk: not found, and gone from the list.
+    fs::remove_file(&real).unwrap();
+    let err = lro.read_resource(&uri_for(real_name)).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::NotFound);
+    assert!(lro.list_resources(None).unwrap().resources.is_empty());
+}
+
+#[test]
+fn a_missing_output_directory_lists_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lro = offloader(&tmp.path().join("never-made"));
+    let page = lro.list_resources(None).unwrap();
+    assert!(page.resources.is_empty() && page.next_cursor.is_none());
+}
