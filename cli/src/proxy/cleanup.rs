@@ -1,5 +1,6 @@
 //! Custodial cleanup while the proxy runs (spec 000, "cleanup and lifecycle"): once at start,
-//! then every interval (an hour by default).
+//! then every interval (an hour by default). `removed` is told when a pass removed files (the
+//! router then tells the client its resource list changed).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -8,11 +9,18 @@ use lro_core::Offloader;
 use lro_host_s3::NativeHost;
 
 /// Starts the cleanup thread; it lives as long as the process.
-pub fn spawn(lro: Arc<Offloader<NativeHost>>, interval: Duration) {
+pub fn spawn(
+    lro: Arc<Offloader<NativeHost>>,
+    interval: Duration,
+    removed: impl Fn() + Send + 'static,
+) {
     std::thread::spawn(move || {
         loop {
             match lro.cleanup() {
                 Ok(report) => {
+                    if !report.removed.is_empty() {
+                        removed();
+                    }
                     for error in report.errors {
                         eprintln!("lro proxy: cleanup: {error}");
                     }

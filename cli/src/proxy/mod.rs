@@ -9,7 +9,10 @@
 //!   ([`lro_core::Offloader::intercept_tool_result`]);
 //! - `tools/list`, which gains the `lro_extract` tool (answered by the proxy itself) and loses
 //!   every `outputSchema` (the descriptor would violate it);
-//! - `initialize`, which announces `clientInfo.proxy: true` to the server.
+//! - `initialize`, which announces `clientInfo.proxy: true` to the server;
+//! - `resources/*`: every offload file is also an MCP resource, `lro://offloads/{file}`,
+//!   listed and read beside the server's own resources, and each offloaded result carries a
+//!   `resource_link` to it (for clients that cannot open `file_path`).
 //!
 //! One job per module: [`router`] decides what happens to each message, [`state`] remembers
 //! the requests in flight, [`child`] and [`http`] (with [`sse`]) are the two transports,
@@ -106,10 +109,14 @@ pub(crate) trait Upstream: Send + Sync {
 /// Runs the proxy until the client or the server goes away.
 pub fn run(args: ProxyArgs) -> Result<(), LroError> {
     let lro = Arc::new(settings::offloader(&args.config)?);
-    cleanup::spawn(Arc::clone(&lro), Duration::from_secs(args.cleanup_interval));
     let timeout = (args.request_timeout > 0).then(|| Duration::from_secs(args.request_timeout));
-    let router =
-        Arc::new(Router::new(lro, output::ClientOut::stdout()).with_request_timeout(timeout));
+    let router = Arc::new(
+        Router::new(Arc::clone(&lro), output::ClientOut::stdout()).with_request_timeout(timeout),
+    );
+    let notified = Arc::clone(&router);
+    cleanup::spawn(lro, Duration::from_secs(args.cleanup_interval), move || {
+        notified.resources_changed()
+    });
     let (lifecycle, ended) = mpsc::channel();
     let upstream: Arc<dyn Upstream> = match (&args.url, args.command.split_first()) {
         (Some(url), _) => {

@@ -6,7 +6,10 @@
 //!   gets every result untouched);
 //! - client `tools/call` of `lro_extract`: answered here, never forwarded;
 //! - server response to `initialize`: a `tools` capability is added when missing (the proxy
-//!   then answers `tools/list` itself, with `lro_extract` alone);
+//!   then answers `tools/list` itself, with `lro_extract` alone), and the `resources`
+//!   capability merged with the proxy's;
+//! - client `resources/*` requests and server responses to them: the offload files are
+//!   resources too, beside the server's own ([`resources`]);
 //! - server response to `tools/list`: `outputSchema` removed from every tool, `lro_extract`
 //!   added to the first page;
 //! - server response to `tools/call`: offloaded by the core when above the threshold.
@@ -194,6 +197,13 @@ impl Router {
                     request: Some(id),
                 }
             }
+            Kind::Request(id, method) if method.starts_with("resources/") => {
+                if let Some(action) = self.resources_request(&id, method, line) {
+                    return action;
+                }
+                self.state.insert(id.clone(), Pending::Other);
+                forward(Some(id))
+            }
             Kind::Request(id, _) => {
                 self.state.insert(id.clone(), Pending::Other);
                 forward(Some(id))
@@ -290,6 +300,10 @@ impl Router {
             Pending::ToolCall { name, arguments } => {
                 self.on_tool_result(line, &id, name, arguments)
             }
+            Pending::ResourcesList { lro } => self.on_resources_list(line_ref, lro),
+            Pending::ResourceTemplatesList { first_page } => {
+                self.on_resource_templates(line_ref, first_page)
+            }
         }
     }
 
@@ -312,14 +326,15 @@ impl Router {
             .and_then(Value::as_str)
             .map(str::to_owned);
         self.state.set_protocol_version(version);
-        match message.pointer_mut("/result/capabilities") {
-            Some(Value::Object(caps)) if !caps.contains_key("tools") => {
-                caps.insert("tools".into(), json!({}));
-                self.state.set_server_lacks_tools();
-                self.out.send(&message);
-            }
-            _ => self.pass(line),
+        let Some(Value::Object(caps)) = message.pointer_mut("/result/capabilities") else {
+            return self.pass(line);
+        };
+        if !caps.contains_key("tools") {
+            caps.insert("tools".into(), json!({}));
+            self.state.set_server_lacks_tools();
         }
+        self.merge_resources_capability(caps);
+        self.out.send(&message);
     }
 
     fn on_tools_list(&self, line: &[u8], first_page: bool) {
@@ -381,6 +396,9 @@ impl Router {
             {
                 drop(result);
                 self.out.send(&jsonrpc::response(id, intercepted.result));
+                if intercepted.action == InterceptAction::Offloaded {
+                    self.resources_changed();
+                }
             }
             outcome => {
                 if let Err(err) = outcome {
@@ -426,5 +444,6 @@ fn parse(text: &[u8]) -> Option<Value> {
     serde_json::from_slice(text).ok()
 }
 
+mod resources;
 #[cfg(test)]
 mod tests;

@@ -29,8 +29,29 @@ pub enum Pending {
         /// The call's arguments.
         arguments: Option<Value>,
     },
+    /// `resources/list` forwarded to the server: a page of offload files joins its answer.
+    ResourcesList {
+        /// Which page of offload files.
+        lro: LroPage,
+    },
+    /// `resources/templates/list`: the first page gains LRO's templates.
+    ResourceTemplatesList {
+        /// No `cursor` in the request.
+        first_page: bool,
+    },
     /// Any other request: passed through, answered with an error if the server goes away.
     Other,
+}
+
+/// Which page of offload files a `resources/list` page holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum LroPage {
+    /// The first (the client sent no cursor).
+    First,
+    /// The page after the core's cursor.
+    After(String),
+    /// None: the offload files were all listed on earlier pages.
+    Done,
 }
 
 /// A request in flight.
@@ -60,6 +81,11 @@ struct Session {
     server_lacks_tools: bool,
     /// The protocol version the server chose (sent as `MCP-Protocol-Version` over HTTP).
     protocol_version: Option<String>,
+    /// The server's `initialize` result had no `resources` capability: the proxy added it and
+    /// answers every resource request itself.
+    server_lacks_resources: bool,
+    /// The client listed resources or subscribed to one: it hears of changes to the list.
+    client_asked_resources: bool,
 }
 
 /// Thread-safe session state.
@@ -175,6 +201,26 @@ impl State {
     /// Whether the proxy answers `tools/list` itself.
     pub fn server_lacks_tools(&self) -> bool {
         self.lock().server_lacks_tools
+    }
+
+    /// Records that the server has no `resources` capability.
+    pub fn set_server_lacks_resources(&self) {
+        self.lock().server_lacks_resources = true;
+    }
+
+    /// Whether the proxy answers every resource request itself.
+    pub fn server_lacks_resources(&self) -> bool {
+        self.lock().server_lacks_resources
+    }
+
+    /// Records that the client has asked for resources (listed or subscribed).
+    pub fn set_client_asked_resources(&self) {
+        self.lock().client_asked_resources = true;
+    }
+
+    /// Whether the client has asked for resources, and so hears of changes to the list.
+    pub fn client_asked_resources(&self) -> bool {
+        self.lock().client_asked_resources
     }
 
     /// Records the negotiated protocol version.
