@@ -10,8 +10,8 @@ use lro_core::{
 };
 use serde_json::{Map, Value, json};
 
-/// Estimated tokens of what a client receives: every text block, every other block (the
-/// resource link) as its JSON, and the structured content.
+/// Estimated tokens of what a client receives: every text block, the resource link as its
+/// JSON, and the structured content (other blocks a tool returned pass through uncounted).
 fn response_tokens(result: &Value) -> usize {
     let estimator = HeuristicEstimator;
     let texts: usize = result["content"]
@@ -20,7 +20,8 @@ fn response_tokens(result: &Value) -> usize {
         .iter()
         .map(|item| match item["text"].as_str() {
             Some(text) => estimator.estimate(text),
-            None => estimator.estimate(&item.to_string()),
+            None if item["type"] == "resource_link" => estimator.estimate(&item.to_string()),
+            None => 0,
         })
         .sum();
     let structured = result

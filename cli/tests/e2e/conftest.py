@@ -37,15 +37,16 @@ def npm_server(name: str) -> str:
 
 
 @asynccontextmanager
-async def proxied(server: list, output_dir: Path, extra=(), env=None):
-    """An initialized ClientSession talking to `lro proxy ... -- SERVER...` over stdio."""
+async def proxied(server: list, output_dir: Path, extra=(), env=None, message_handler=None):
+    """An initialized ClientSession talking to `lro proxy ... -- SERVER...` over stdio
+    (`message_handler` receives the server's notifications)."""
     params = StdioServerParameters(
         command=lro_binary(),
         args=["proxy", "--output-dir", str(output_dir), *extra, "--", *server],
         env={**os.environ, **(env or {})},
     )
     async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
+        async with ClientSession(read, write, message_handler=message_handler) as session:
             await session.initialize()
             yield session
 

@@ -36,9 +36,15 @@ def compact(value) -> str:
 
 
 def response_text(result) -> str:
-    """Everything the client receives as text: every content block's text, then the compact
-    JSON of `structuredContent`."""
-    parts = [block.text for block in result.content if getattr(block, "text", None) is not None]
+    """Everything the client receives as text: every content block's text, the resource
+    link LRO adds as its compact JSON, then the compact JSON of `structuredContent`. (Other
+    blocks a tool returned, such as images, pass through and are not the budget's.)"""
+    parts = [
+        block.text if getattr(block, "text", None) is not None
+        else compact(block.model_dump(mode="json", by_alias=True, exclude_none=True))
+        for block in result.content
+        if getattr(block, "text", None) is not None or block.type == "resource_link"
+    ]
     if result.structuredContent is not None:
         parts.append(compact(result.structuredContent))
     return "".join(parts)
