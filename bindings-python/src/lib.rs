@@ -57,6 +57,20 @@ mod _lro {
             .into_any()
     }
 
+    /// The `resource_link` content block of an offloaded result whose file is `file_path`.
+    #[pyfunction]
+    fn resource_link(py: Python<'_>, file_path: &str) -> PyResult<Py<PyAny>> {
+        Ok(crate::convert::to_py(py, &lro_core::resources::resource_link(file_path))?.unbind())
+    }
+
+    /// The JSON-RPC error code a failed resource request answers with, for an error `code`
+    /// (`not_found` -32002, `path_denied` and `invalid_argument` -32602, others -32603).
+    #[pyfunction]
+    fn resource_error_code(code: &str) -> i64 {
+        let known = ErrorCode::ALL.into_iter().find(|c| c.as_str() == code);
+        known.map_or(-32603, lro_core::resources::jsonrpc_error_code)
+    }
+
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.add("__version__", env!("CARGO_PKG_VERSION"))?;
@@ -77,6 +91,16 @@ mod _lro {
             descriptions.set_item(name, description)?;
         }
         m.add("EXTRACT_QUERY_PARAMETERS", descriptions)?;
+        // The offload files as MCP resources (the MCP helpers serve them).
+        m.add("RESOURCE_URI_PREFIX", lro_core::resources::URI_PREFIX)?;
+        m.add("RESOURCE_MIME_TYPE", lro_core::resources::MIME_TYPE)?;
+        m.add(
+            "RESOURCE_TEMPLATES",
+            crate::convert::to_py(
+                m.py(),
+                &serde_json::Value::Array(lro_core::resources::resource_templates()),
+            )?,
+        )?;
         Ok(())
     }
 }

@@ -341,6 +341,29 @@ impl PyOffloader {
         to_py(py, &report.map_err(|e| lro_err(py, &e))?)
     }
 
+    /// One page of the offload files as MCP resources (`lro://offloads/{file}`), newest
+    /// first: `{"resources": [{"uri", "name", "title", "description", "mimeType", "size"}],
+    /// "nextCursor"?}`. `cursor` is the previous page's `nextCursor`.
+    #[pyo3(signature = (cursor=None))]
+    fn list_resources<'py>(
+        &self,
+        py: Python<'py>,
+        cursor: Option<String>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let page = py.detach(|| self.inner.list_resources(cursor.as_deref()));
+        to_py(py, &page.map_err(|e| lro_err(py, &e))?)
+    }
+
+    /// Reads the resource `uri` (`lro://offloads/{file}`: the file as written;
+    /// `.../records`: without its header line): `{"contents": [{"uri", "mimeType", "text"}]}`.
+    /// A URI outside `lro://offloads/` raises `ExtractionError` (`invalid_argument`), one
+    /// that names no offload file `PathError` (`path_denied`), a missing or expired file
+    /// `PathError` (`not_found`).
+    fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
+        let read = py.detach(|| self.inner.read_resource(&uri));
+        to_py(py, &read.map_err(|e| lro_err(py, &e))?)
+    }
+
     /// Estimated tokens of `text` with this offloader's estimator.
     fn estimate_tokens(&self, py: Python<'_>, text: Bound<'_, PyString>) -> PyResult<usize> {
         let text = text.to_cow()?.into_owned();

@@ -162,3 +162,28 @@ def offload_both_ways(records: Any, config: lro.Config) -> List[Any]:
 def test_objects_and_their_json_text_agree(records: Any, config: lro.Config) -> None:
     by_object, by_text = offload_both_ways(records, config)
     assert by_object == by_text
+
+
+def test_offload_files_are_mcp_resources(config: lro.Config, out_dir: str) -> None:
+    response = lro.offload(memories(300), config=config)
+    name = Path(response["file_path"]).name
+    uri = lro.RESOURCE_URI_PREFIX + name
+    assert lro.resource_link(response["file_path"]) == {
+        "type": "resource_link", "uri": uri, "name": name, "mimeType": lro.RESOURCE_MIME_TYPE}
+    page = lro.list_resources(config=config)
+    assert [r["uri"] for r in page["resources"]] == [uri] and "nextCursor" not in page
+    assert page["resources"][0]["size"] == os.path.getsize(response["file_path"])
+    text = Path(response["file_path"]).read_text(encoding="utf-8")
+    assert lro.read_resource(uri, config=config)["contents"][0]["text"] == text
+    assert lro.read_resource(uri + "/records", config=config)["contents"][0]["text"] == text.split("\n", 1)[1]
+    assert lro.extract(uri, count=True, config=config)["results"] == [300]
+    assert [t["uriTemplate"] for t in lro.RESOURCE_TEMPLATES] == ["lro://offloads/{file}", "lro://offloads/{file}/records"]
+    with pytest.raises(lro.PathError) as denied:
+        lro.read_resource("lro://offloads/../../etc/passwd", config=config)
+    assert lro.resource_error_code(denied.value.code) == -32602
+    with pytest.raises(lro.PathError) as missing:
+        lro.read_resource(lro.RESOURCE_URI_PREFIX + name.replace("recall", "search"), config=config)
+    assert (missing.value.code, lro.resource_error_code(missing.value.code)) == ("not_found", -32002)
+    with pytest.raises(lro.LroError) as bad_cursor:
+        lro.list_resources("nope", config=config)
+    assert bad_cursor.value.code == "invalid_argument"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any, Dict, List
 
 from fastmcp import Client, FastMCP
@@ -58,3 +59,44 @@ def test_middleware_offloads_and_injects_extract(out_dir: str) -> None:
     assert {"where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats"} <= set(schema)
     assert seen["small"].structured_content == {"ok": True}
     assert [e["event"] for e in events] == ["OffloadCreated"]
+
+
+def test_offloads_are_resources_through_the_official_client(out_dir: str) -> None:
+    """The middleware's resources, over stdio, read by the official MCP client (not fastmcp's)."""
+    import anyio
+
+    from test_mcp_e2e import LIST_CHANGED, resources_run
+
+    server = Path(__file__).parent / "servers" / "fastmcp_memory_server.py"
+    seen = anyio.run(resources_run, out_dir, 2, server)
+    assert seen["capabilities"].resources.list_changed is True
+    assert [str(r.uri) for r in seen["before"].resources] == ["memo://readme"]
+    recall = seen["recall"]
+    descriptor = recall.structured_content
+    link = seen["link"]
+    name = Path(descriptor["file_path"]).name
+    assert (str(link.uri), link.name, link.mime_type) == (f"lro://offloads/{name}", name, "application/jsonl")
+    listed = seen["listed"]
+    assert [str(r.uri) for r in listed.resources] == [str(link.uri), "memo://readme"]
+    assert listed.resources[0].size == len(seen["file_text"].encode("utf-8"))
+    assert listed.resources[0].title == "recall: 500 memories"
+    templates = [t.uri_template for t in seen["templates"].resource_templates]
+    assert templates == ["lro://offloads/{file}", "lro://offloads/{file}/records", "memo://notes/{note_id}"]
+    text = seen["file_text"]
+    assert seen["file"].contents[0].text == text
+    assert seen["file"].contents[0].mime_type == "application/jsonl"
+    assert seen["records"].contents[0].text == text.split("\n", 1)[1]
+    assert seen["readme"].contents[0].text == "500 memories about caching"
+    assert seen["note"].contents[0].text == "note 7"
+    assert sum(row["count"] for row in seen["by_uri"].structured_content["results"][0]) == 500
+    assert seen["errors"] == {"traversal": -32602, "not an offload": -32602, "missing": -32002}
+    # fastmcp pages the merged list (list_page_size=40): 151 offload files and the readme.
+    pages = seen["pages"]
+    assert [len(p) for p in pages] == [40, 40, 40, 32]
+    offloads = [uri for page in pages for uri in page if uri.startswith("lro://")]
+    assert len(offloads) == len(set(offloads)) == 151
+    assert offloads == sorted(offloads, key=lambda uri: uri.rsplit("-", 1)[1], reverse=True)
+    # One offload while the client listened, then the cleanup of all 151 files.
+    assert json.loads(seen["cleanup"].content[0].text) == {"removed": 151}
+    assert seen["notes"].methods.count(LIST_CHANGED) == 2
+    assert [str(r.uri) for r in seen["after_cleanup"].resources] == ["memo://readme"]

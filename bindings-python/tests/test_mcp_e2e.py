@@ -7,10 +7,11 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List
 
+import anyio
 import lro
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mif import NAMESPACES
 
@@ -111,3 +112,131 @@ def test_offload_then_extract_over_stdio(out_dir: str) -> None:
     small = seen["small"]
     assert not small.is_error and json.loads(small.content[0].text) == {"key": "k", "value": 42}
     assert len(os.listdir(out_dir)) == 1
+
+
+class Notifications:
+    """The server's notifications, as the client's message handler receives them."""
+
+    def __init__(self) -> None:
+        self.methods: List[str] = []
+
+    async def __call__(self, message: Any) -> None:
+        method = getattr(message, "method", None) or getattr(getattr(message, "root", None), "method", None)
+        if isinstance(method, str) and method.startswith("notifications/"):
+            self.methods.append(method)
+
+    async def wait_for(self, method: str, count: int = 1) -> None:
+        with anyio.fail_after(30):
+            while self.methods.count(method) < count:
+                await anyio.sleep(0.02)
+
+
+LIST_CHANGED = "notifications/resources/list_changed"
+
+
+async def resources_run(out_dir: str, ttl: int = 3600, server: Path = SERVER) -> Dict[str, Any]:
+    """A session with an LRO helper's server: an offload, then resources listed (every
+    page), read, templates, errors; 150 offload files more from another writer; with a short
+    `ttl`, a cleanup past it."""
+    params = StdioServerParameters(
+        command=sys.executable,
+        args=[str(server)],
+        env={**os.environ, "LRO_TEST_OUTPUT_DIR": out_dir, "LRO_TEST_TTL": str(ttl)},
+    )
+    notes = Notifications()
+    seen: Dict[str, Any] = {"notes": notes}
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write, message_handler=notes) as session:
+            init = await session.initialize()
+            seen["capabilities"] = init.capabilities
+            seen["before"] = await session.list_resources()
+            recall = await session.call_tool("recall_memories", {"query": "cache", "detail": "light"})
+            seen["recall"] = recall
+            await notes.wait_for(LIST_CHANGED)
+            link = next(block for block in recall.content if block.type == "resource_link")
+            seen["link"] = link
+            # As written (a short ttl removes it before the session ends).
+            seen["file_text"] = Path(recall.structured_content["file_path"]).read_text(encoding="utf-8")
+            seen["listed"] = await session.list_resources()
+            seen["templates"] = await session.list_resource_templates()
+            seen["file"] = await session.read_resource(link.uri)
+            seen["records"] = await session.read_resource(f"{link.uri}/records")
+            seen["readme"] = await session.read_resource("memo://readme")
+            seen["note"] = await session.read_resource("memo://notes/7")
+            seen["by_uri"] = await session.call_tool("lro_extract", {"file_path": link.uri, "group_by": "namespace"})
+            errors = {}
+            for name, uri in [("traversal", "lro://offloads/../../etc/passwd"),
+                              ("not an offload", "lro://offloads/notes.txt"),
+                              ("missing", "lro://offloads/atlatl-recall-01KAMZ4T3C6Y1B3X8N2V0W5QRT.jsonl")]:
+                try:
+                    await session.read_resource(uri)
+                    errors[name] = None
+                except Exception as err:  # the SDK's protocol error
+                    errors[name] = err.error.code  # type: ignore[attr-defined]
+            seen["errors"] = errors
+            # 150 more files from another writer (a replica): the list comes in pages.
+            records = [{"id": i, "note": f"bulk record number {i} of the batch"} for i in range(300)]
+            for _ in range(150):
+                assert lro.offload(records, operation="bulk", config={"output_dir": out_dir})["offloaded"]
+            pages, cursor = [], None
+            while True:
+                page = await session.list_resources(params=None if cursor is None else types.PaginatedRequestParams(cursor=cursor))
+                pages.append([str(r.uri) for r in page.resources])
+                cursor = page.next_cursor
+                if cursor is None:
+                    break
+            seen["pages"] = pages
+            if ttl < 60:
+                # Past the time-to-live, the cleanup removes every file and says so.
+                await anyio.sleep(ttl + 0.5)
+                seen["cleanup"] = await session.call_tool("cleanup_offloads", {})
+                await notes.wait_for(LIST_CHANGED, 2)
+                seen["after_cleanup"] = await session.list_resources()
+    return seen
+
+
+def test_offloads_are_resources_over_stdio(out_dir: str) -> None:
+    seen = anyio.run(resources_run, out_dir)
+    assert seen["capabilities"].resources.list_changed is True
+    assert [str(r.uri) for r in seen["before"].resources] == ["memo://readme"]
+
+    recall = seen["recall"]
+    descriptor = recall.structured_content
+    link = seen["link"]
+    name = Path(descriptor["file_path"]).name
+    assert (str(link.uri), link.name, link.mime_type) == (f"lro://offloads/{name}", name, "application/jsonl")
+    assert recall.content[-1] == link
+
+    listed = seen["listed"]
+    assert [str(r.uri) for r in listed.resources] == [str(link.uri), "memo://readme"]
+    resource = listed.resources[0]
+    assert resource.title == "recall: 500 memories"
+    assert resource.size == len(seen["file_text"].encode("utf-8"))
+    assert "light detail" in resource.description and 'query "cache"' in resource.description
+    templates = [t.uri_template for t in seen["templates"].resource_templates]
+    assert templates == ["lro://offloads/{file}", "lro://offloads/{file}/records", "memo://notes/{note_id}"]
+
+    text = seen["file_text"]
+    assert seen["file"].contents[0].text == text
+    assert seen["file"].contents[0].mime_type == "application/jsonl"
+    assert seen["records"].contents[0].text == text.split("\n", 1)[1]
+    assert seen["readme"].contents[0].text == "500 memories about caching"
+    assert seen["note"].contents[0].text == "note 7"
+    grouped = seen["by_uri"].structured_content["results"][0]
+    assert sum(row["count"] for row in grouped) == 500
+    assert seen["errors"] == {"traversal": -32602, "not an offload": -32602, "missing": -32002}
+
+    pages = seen["pages"]
+    assert [len(p) for p in pages] == [101, 51], "100 offload files and the readme, then the other 51"
+    offloads = [uri for page in pages for uri in page if uri.startswith("lro://")]
+    assert len(offloads) == len(set(offloads)) == 151
+    assert offloads == sorted(offloads, key=lambda uri: uri.rsplit("-", 1)[1], reverse=True)
+    # One offload through the server while the client listened: one notification.
+    assert seen["notes"].methods.count(LIST_CHANGED) == 1
+
+
+def test_cleanup_tells_the_clients_that_listed(out_dir: str) -> None:
+    seen = anyio.run(resources_run, out_dir, 2)
+    assert json.loads(seen["cleanup"].content[0].text) == {"removed": 151}
+    assert seen["notes"].methods.count(LIST_CHANGED) == 2
+    assert [str(r.uri) for r in seen["after_cleanup"].resources] == ["memo://readme"]

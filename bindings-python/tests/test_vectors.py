@@ -21,7 +21,9 @@ VECTORS = sorted(VECTOR_DIR.glob("*.json"))
 # A ULID: 26 Crockford base32 characters, not part of a longer alphanumeric run.
 ULID = re.compile(r"(?<![A-Za-z0-9])[0-9A-HJKMNP-TV-Z]{26}(?![0-9A-HJKMNP-TV-Z])")
 TIMESTAMP = re.compile(r'"timestamp":"[^"]*"')
-RECORD_CALLS = {"offload", "offload_json", "extract", "offload_inject"}
+# `resources` vectors: any ISO 8601 UTC timestamp in a string.
+ISO_TIMESTAMP = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z")
+RECORD_CALLS = {"offload", "offload_json", "extract", "offload_inject", "resources"}
 
 
 def _cases() -> List[Tuple[Path, str]]:
@@ -48,6 +50,16 @@ def normalise(value: Any, out_dir: str) -> Any:
         return [normalise(v, out_dir) for v in value]
     if isinstance(value, str):
         return ULID.sub("{ulid}", value.replace(out_dir, "{dir}"))
+    return value
+
+
+def normalise_timestamps(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: normalise_timestamps(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [normalise_timestamps(v) for v in value]
+    if isinstance(value, str):
+        return ISO_TIMESTAMP.sub("{timestamp}", value)
     return value
 
 
@@ -107,6 +119,21 @@ def run_call(vector: Dict[str, Any], out_dir: str, mode: str) -> Any:
         assert offloaded["offloaded"], "an extract vector must offload first"
         path = vector.get("extract_path", "").replace("{dir}", out_dir) or offloaded["file_path"]
         return offloader.extract(path, **vector["extract"])
+    if call == "resources":
+        offloaded = offloader.offload(records_arg(data, mode), request=request)
+        assert offloaded["offloaded"], "a resources vector must offload first"
+        operation = {k: v.replace("{file}", Path(offloaded["file_path"]).name) if isinstance(v, str) else v
+                     for k, v in vector["resources"].items()}
+        method = operation["method"]
+        if method == "list":
+            return offloader.list_resources(operation.get("cursor"))
+        if method == "read":
+            return offloader.read_resource(operation["uri"])
+        if method == "templates":
+            return {"resourceTemplates": lro.RESOURCE_TEMPLATES}
+        if method == "extract":
+            return offloader.extract(operation["uri"], request=operation["extract"])
+        raise AssertionError(f"unknown resources method {method!r}")
     raise AssertionError(f"unknown call {call!r}")
 
 
@@ -136,6 +163,8 @@ def test_vector(path: Path, mode: str, tmp_path: Path) -> None:
         assert type(caught.value) is lro.CODE_CLASSES[expect["error"]]
         return
     outcome = run_call(vector, out_dir, mode)
+    if vector["call"] == "resources":
+        outcome = normalise_timestamps(outcome)
     if "outcome" in expect:
         assert normalise(outcome, out_dir) == expect["outcome"]
     if "jsonl" in expect:

@@ -39,12 +39,17 @@ from ._lro import (
     ERROR_CODES,
     EXTRACT_QUERY_PARAMETERS,
     EXTRACT_TOOL_DESCRIPTION,
+    RESOURCE_MIME_TYPE,
+    RESOURCE_TEMPLATES,
+    RESOURCE_URI_PREFIX,
     Config,
     Offloader,
     __version__,
     error_for_code,
     estimate_tokens,
     operation_for_tool,
+    resource_error_code,
+    resource_link,
 )
 
 __all__ = [
@@ -55,6 +60,13 @@ __all__ = [
     "extract",
     "cleanup",
     "intercept_tool_result",
+    "list_resources",
+    "read_resource",
+    "resource_link",
+    "resource_error_code",
+    "RESOURCE_TEMPLATES",
+    "RESOURCE_URI_PREFIX",
+    "RESOURCE_MIME_TYPE",
     "operation_for_tool",
     "estimate_tokens",
     "error_for_code",
@@ -255,3 +267,28 @@ def intercept_tool_result(
         client_is_proxy=client_is_proxy,
         output_schema_declared=output_schema_declared,
     )
+
+
+def list_resources(cursor: Optional[str] = None, config: ConfigLike = None) -> Dict[str, Any]:
+    """One page of the offload files as MCP resources, newest first.
+
+    Every offload file of the output directory is the resource ``lro://offloads/{file}``
+    (and ``.../records`` is the same file without its header line), for MCP clients that
+    cannot open ``file_path``. Returns ``{"resources": [{"uri", "name", "title",
+    "description", "mimeType", "size"}], "nextCursor": ...}`` (no ``nextCursor`` on the last
+    page); pass ``nextCursor`` back as ``cursor`` for the next page. Expired files are left
+    out even before cleanup removes them.
+    """
+    return _offloader(config, None).list_resources(cursor)
+
+
+def read_resource(uri: str, config: ConfigLike = None) -> Dict[str, Any]:
+    """Read an offload resource: ``{"contents": [{"uri", "mimeType", "text"}]}``.
+
+    Only offload files of the output directory are served: a URI outside
+    ``lro://offloads/`` raises :class:`ExtractionError` (``invalid_argument``); a ``..``, a
+    name that is no offload file's or a symbolic link :class:`PathError` (``path_denied``);
+    a missing or expired file :class:`PathError` (``not_found``).
+    :func:`resource_error_code` gives the JSON-RPC code to answer with.
+    """
+    return _offloader(config, None).read_resource(uri)

@@ -15,6 +15,11 @@ __all__ = [
     "DEFAULT_TTL_SECONDS",
     "EXTRACT_TOOL_DESCRIPTION",
     "EXTRACT_QUERY_PARAMETERS",
+    "RESOURCE_URI_PREFIX",
+    "RESOURCE_MIME_TYPE",
+    "RESOURCE_TEMPLATES",
+    "resource_link",
+    "resource_error_code",
 ]
 
 __version__: str
@@ -23,6 +28,9 @@ DEFAULT_THRESHOLD_TOKENS: int
 DEFAULT_TTL_SECONDS: int
 EXTRACT_TOOL_DESCRIPTION: str
 EXTRACT_QUERY_PARAMETERS: Dict[str, str]
+RESOURCE_URI_PREFIX: str
+RESOURCE_MIME_TYPE: str
+RESOURCE_TEMPLATES: List[Dict[str, Any]]
 
 _ConfigArg = Union["Config", Mapping[str, Any], None]
 
@@ -138,8 +146,12 @@ class Offloader:
         request: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]: ...
     def cleanup(self) -> Dict[str, Any]: ...
+    def list_resources(self, cursor: Optional[str] = None) -> Dict[str, Any]: ...
+    def read_resource(self, uri: str) -> Dict[str, Any]: ...
     def estimate_tokens(self, text: str) -> int: ...
 
 def operation_for_tool(tool_name: str) -> str: ...
 def estimate_tokens(text: str) -> int: ...
 def error_for_code(code: str, message: str) -> Exception: ...
+def resource_link(file_path: str) -> Dict[str, Any]: ...
+def resource_error_code(code: str) -> int: ...

@@ -9,23 +9,71 @@
 The middleware works on the finished ``tools/call`` result with the core's MCP interceptor
 (:func:`lro.intercept_tool_result`): the data is ``structuredContent`` when present, else the
 text content; above the threshold the result becomes the descriptor (``structuredContent``
-and JSON text), with ``isError``, ``_meta`` and non-text content kept. Because a descriptor
-does not match a tool's ``outputSchema``, the middleware removes output schemas from
-``tools/list`` (as the ``lro proxy`` does), so that clients do not reject offloaded results.
+and JSON text) and a ``resource_link`` to the file, with ``isError``, ``_meta`` and non-text
+content kept. Because a descriptor does not match a tool's ``outputSchema``, the middleware
+removes output schemas from ``tools/list`` (as the ``lro proxy`` does), so that clients do
+not reject offloaded results.
+
+Every offload file is also an MCP resource, ``lro://offloads/{file}`` (``.../records``
+without the header line), for clients that cannot open ``file_path``: listed (newest first)
+before the server's own resources, read by the middleware (any other URI goes to the
+server), with LRO's two templates; fastmcp pages the merged list when the server sets
+``list_page_size``. A client that listed resources hears
+``notifications/resources/list_changed`` after each offload and after :meth:`cleanup`
+removed files. ``lro_extract`` takes the URI for ``file_path``.
 """
 
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Union
 
+from fastmcp.resources.base import Resource, ResourceContent, ResourceResult
+from fastmcp.resources.template import ResourceTemplate
 from fastmcp.server.middleware.middleware import CallNext, MiddlewareContext
 from fastmcp.server.middleware.tool_injection import ToolInjectionMiddleware
 from fastmcp.tools.base import Tool, ToolResult
 from pydantic import TypeAdapter
 
-from . import Config, LroError, Offloader
+from . import RESOURCE_MIME_TYPE, Config, LroError, Offloader
+from ._resources import OffloadResources, is_offload_link, is_offload_uri
 from ._tool import extract_tool_function
 from .mcp import EXTRACT_TOOL_DESCRIPTION, _native_config
+
+
+class _OffloadFile(Resource):
+    """An offload file in fastmcp's resource list; the middleware reads it, never fastmcp."""
+
+    size: Optional[int] = None
+
+    async def read(self) -> Any:
+        raise RuntimeError("offload files are read by LroMiddleware")
+
+    def to_mcp_resource(self, **overrides: Any) -> Any:
+        resource = super().to_mcp_resource(**overrides)
+        resource.size = self.size
+        return resource
+
+
+def _resource(wire: Dict[str, Any]) -> Resource:
+    return _OffloadFile(
+        uri=wire["uri"],
+        name=wire["name"],
+        title=wire.get("title"),
+        description=wire.get("description"),
+        mime_type=wire["mimeType"],
+        size=wire.get("size"),
+    )
+
+
+def _template(wire: Dict[str, Any]) -> ResourceTemplate:
+    return ResourceTemplate(
+        uri_template=wire["uriTemplate"],
+        name=wire["name"],
+        title=wire.get("title"),
+        description=wire.get("description"),
+        mime_type=wire["mimeType"],
+        parameters={},
+    )
 
 __all__ = ["LroMiddleware"]
 
@@ -47,6 +95,8 @@ class LroMiddleware(ToolInjectionMiddleware):
     ) -> None:
         self.offloader = Offloader(_native_config(config), on_event=on_event)
         self.extract_tool_name = extract_tool_name
+        #: The offload files as MCP resources (see the module's docs).
+        self.resources = OffloadResources(self.offloader)
         offloader = self.offloader
 
         def answer(file_path: str, request: Dict[str, Any]) -> Dict[str, Any]:
@@ -70,6 +120,34 @@ class LroMiddleware(ToolInjectionMiddleware):
             t if t.output_schema is None or t.name == self.extract_tool_name else t.model_copy(update={"output_schema": None})
             for t in tools
         ]
+
+    async def cleanup(self) -> Dict[str, Any]:
+        """Removes expired offload files (off the event loop) and, when some were removed,
+        tells the clients that listed resources; returns the cleanup report."""
+        return await self.resources.cleanup()
+
+    def _listening(self, context: MiddlewareContext[Any]) -> None:
+        session = getattr(context.fastmcp_context, "session", None) if context.fastmcp_context else None
+        self.resources.listening(session)
+
+    async def on_list_resources(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Sequence[Resource]]) -> Sequence[Resource]:
+        self._listening(context)
+        theirs = await call_next(context)
+        # fastmcp pages the whole list itself (list_page_size): every offload file joins it.
+        return [_resource(r) for r in await self.resources.everything()] + list(theirs)
+
+    async def on_list_resource_templates(
+        self, context: MiddlewareContext[Any], call_next: CallNext[Any, Sequence[ResourceTemplate]]
+    ) -> Sequence[ResourceTemplate]:
+        theirs = await call_next(context)
+        return [_template(t) for t in self.resources.templates()] + list(theirs)
+
+    async def on_read_resource(self, context: MiddlewareContext[Any], call_next: CallNext[Any, ResourceResult]) -> ResourceResult:
+        uri = getattr(context.message, "uri", None)
+        if not is_offload_uri(uri):
+            return await call_next(context)
+        [contents] = (await self.resources.read(str(uri)))["contents"]
+        return ResourceResult(contents=[ResourceContent(content=contents["text"], mime_type=RESOURCE_MIME_TYPE)])
 
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext[Any, ToolResult]) -> ToolResult:
         result = await super().on_call_tool(context, call_next)
@@ -95,4 +173,6 @@ class LroMiddleware(ToolInjectionMiddleware):
         from mcp.types import ContentBlock
 
         blocks = TypeAdapter(list[ContentBlock]).validate_python(content)  # type: ignore[valid-type]
+        if any(is_offload_link(block) for block in rewritten["content"]):
+            await self.resources.changed()
         return ToolResult(content=blocks, structured_content=rewritten.get("structuredContent"), meta=result.meta)

@@ -15,10 +15,18 @@ both work here)::
         return store.recall(query)
 
 A result above the threshold is written to JSONL and the tool returns the descriptor
-(``structuredContent``, and as JSON text in ``content``); smaller results go back
-untouched. ``detail`` and ``query`` arguments of the tool, when it has them, become the
-request's. Descriptors carry the native guidance, which points the model at
-``lro_extract``.
+(``structuredContent``, and as JSON text in ``content``) and a ``resource_link`` to the file;
+smaller results go back untouched. ``detail`` and ``query`` arguments of the tool, when it
+has them, become the request's. Descriptors carry the native guidance, which points the
+model at ``lro_extract``.
+
+Every offload file is also an MCP resource, ``lro://offloads/{file}`` (``.../records``
+without the header line), for clients that cannot open ``file_path``: ``resources/list``
+pages them (newest first) before the server's own resources, ``resources/read`` serves them
+(and passes any other URI to the server), ``resources/templates/list`` names both forms, and
+a client that listed resources hears ``notifications/resources/list_changed`` after each
+offload and after :meth:`LroTools.cleanup` removed files (on a 2026-07-28 connection, through
+the SDK's ``subscriptions/listen``). ``lro_extract`` takes the URI for ``file_path``.
 
 An offloading tool does not publish an ``outputSchema``: the descriptor would not match it
 (the same choice the ``lro proxy`` makes). Offloading never fails a tool: a result LRO
@@ -28,11 +36,13 @@ cannot read as JSON is returned as it is.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import json
-from typing import Any, Callable, Dict, Mapping, Optional, TypeVar, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, TypeVar, Union
 
-from . import EXTRACT_TOOL_DESCRIPTION, Config, InputError, LroError, Offloader, operation_for_tool
+from . import EXTRACT_TOOL_DESCRIPTION, Config, InputError, LroError, Offloader, operation_for_tool, resource_link
+from ._resources import OffloadResources, is_offload_link, is_offload_uri
 
 __all__ = ["LroTools", "EXTRACT_TOOL_DESCRIPTION"]
 
@@ -49,12 +59,16 @@ def _tool_error(message: str) -> Exception:
     return RuntimeError(message)
 
 
-def _call_tool_result(payload: Dict[str, Any]) -> Any:
-    """A CallToolResult with ``payload`` as structuredContent and as JSON text."""
-    from mcp.types import CallToolResult, TextContent
+def _call_tool_result(payload: Dict[str, Any], file_path: Optional[str] = None) -> Any:
+    """A CallToolResult with ``payload`` as structuredContent and as JSON text, and a
+    ``resource_link`` to the offload file at ``file_path`` when given."""
+    from mcp.types import CallToolResult, ResourceLink, TextContent
 
     text = json.dumps(payload, indent=2, ensure_ascii=False)
-    return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=payload)
+    content: List[Any] = [TextContent(type="text", text=text)]
+    if file_path is not None:
+        content.append(ResourceLink.model_validate(resource_link(file_path)))
+    return CallToolResult(content=content, structured_content=payload)
 
 
 def _native_config(config: Union[Config, Mapping[str, Any], None]) -> Config:
@@ -98,7 +112,16 @@ class LroTools:
         self.server = server
         self.offloader = Offloader(_native_config(config), on_event=on_event)
         self.extract_tool_name = extract_tool_name
+        #: The offload files as MCP resources (see the module's docs).
+        self.resources = OffloadResources(self.offloader)
         server.add_tool(self._extract_tool(), name=extract_tool_name, description=EXTRACT_TOOL_DESCRIPTION)
+        _serve_resources(server, self.resources)
+
+    async def cleanup(self) -> Dict[str, Any]:
+        """Removes expired offload files (off the event loop) and, when some were removed,
+        tells the clients that listed resources; returns the cleanup report. Call it from
+        your scheduler, or a task in the server's lifespan."""
+        return await self.resources.cleanup()
 
     def _extract_tool(self) -> Callable[..., Any]:
         from mcp.types import CallToolResult
@@ -136,7 +159,7 @@ class LroTools:
             return result
         if not response["offloaded"]:
             return result
-        return _call_tool_result(response)
+        return _call_tool_result(response, response["file_path"])
 
     def offload(self, operation: Optional[str] = None) -> Callable[[F], F]:
         """Wraps a tool function so that its large results are offloaded.
@@ -187,3 +210,128 @@ class LroTools:
             return fn
 
         return decorate
+
+
+def _serve_resources(server: Any, resources: OffloadResources) -> None:
+    """Installs the resource handlers on the server's low-level SDK server, around its own."""
+    low = getattr(server, "_lowlevel_server", None)
+    if low is not None and hasattr(low, "add_request_handler"):
+        _serve_resources_v2(server, low, resources)
+    elif hasattr(getattr(server, "_mcp_server", None), "request_handlers"):
+        _serve_resources_v1(server._mcp_server, resources)
+    else:
+        raise TypeError(f"lro.mcp.LroTools: {type(server).__name__} is neither mcp 2.x MCPServer nor mcp 1.x FastMCP")
+    _announce_list_changes(low if low is not None else server._mcp_server)
+
+
+def _announce_list_changes(low: Any) -> None:
+    """Makes the server's `initialize` answer declare ``resources.listChanged``."""
+    from mcp.server.lowlevel import NotificationOptions
+
+    original = low.create_initialization_options
+
+    def create_initialization_options(notification_options: Any = None, *args: Any, **kwargs: Any) -> Any:
+        options = notification_options if notification_options is not None else NotificationOptions()
+        options.resources_changed = True
+        return original(options, *args, **kwargs)
+
+    low.create_initialization_options = create_initialization_options
+
+
+def _dump(models: Any) -> List[Dict[str, Any]]:
+    return [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in models]
+
+
+def _serve_resources_v2(server: Any, low: Any, resources: OffloadResources) -> None:
+    """mcp 2.x: handlers take ``(ctx, params)`` and return result models."""
+    from mcp.types import (
+        CallToolRequestParams,
+        ListResourcesResult,
+        ListResourceTemplatesResult,
+        PaginatedRequestParams,
+        ReadResourceRequestParams,
+        ReadResourceResult,
+    )
+
+    own = {m: low.get_request_handler(m) for m in ("resources/list", "resources/templates/list", "resources/read", "tools/call")}
+
+    async def list_resources(ctx: Any, params: Any) -> Any:
+        resources.listening(ctx.session)
+        cursor = getattr(params, "cursor", None)
+        page = await resources.page(cursor)
+        listed = list(page["resources"])
+        if cursor is None and own["resources/list"] is not None:
+            # The server's own resources (MCPServer lists them all at once) join the first page.
+            listed += _dump((await own["resources/list"].handler(ctx, params)).resources)
+        return ListResourcesResult.model_validate({"resources": listed, "nextCursor": page.get("nextCursor")})
+
+    async def list_templates(ctx: Any, params: Any) -> Any:
+        templates = resources.templates()
+        if own["resources/templates/list"] is not None:
+            templates += _dump((await own["resources/templates/list"].handler(ctx, params)).resource_templates)
+        return ListResourceTemplatesResult.model_validate({"resourceTemplates": templates})
+
+    async def read_resource(ctx: Any, params: Any) -> Any:
+        if is_offload_uri(params.uri) or own["resources/read"] is None:
+            return ReadResourceResult.model_validate(await resources.read(str(params.uri)))
+        return await own["resources/read"].handler(ctx, params)
+
+    async def call_tool(ctx: Any, params: Any) -> Any:
+        result = await own["tools/call"].handler(ctx, params)
+        if any(is_offload_link(block) for block in getattr(result, "content", None) or ()):
+            await resources.changed()
+        return result
+
+    low.add_request_handler("resources/list", PaginatedRequestParams, list_resources)
+    low.add_request_handler("resources/templates/list", PaginatedRequestParams, list_templates)
+    low.add_request_handler("resources/read", ReadResourceRequestParams, read_resource)
+    if own["tools/call"] is not None:
+        low.add_request_handler("tools/call", CallToolRequestParams, call_tool)
+    # On 2026-07-28 connections change notifications travel on `subscriptions/listen`
+    # streams, which the server's bus feeds.
+    bus = getattr(server, "_subscriptions", None)
+    if bus is not None:
+        from mcp.shared.subscriptions import ResourcesListChanged
+
+        resources.publish_with(lambda: bus.publish(ResourcesListChanged()))
+
+
+def _serve_resources_v1(low: Any, resources: OffloadResources) -> None:
+    """mcp 1.x: handlers take the request and return a ``ServerResult``."""
+    # Typed as Any: the type checker sees mcp 2.x, whose types module has other shapes.
+    types: Any = importlib.import_module("mcp.types")
+
+    own = {kind: low.request_handlers.get(kind) for kind in (
+        types.ListResourcesRequest, types.ListResourceTemplatesRequest, types.ReadResourceRequest, types.CallToolRequest)}
+
+    async def list_resources(req: Any) -> Any:
+        resources.listening(low.request_context.session)
+        cursor = req.params.cursor if req.params is not None else None
+        page = await resources.page(cursor)
+        listed = list(page["resources"])
+        if cursor is None and own[types.ListResourcesRequest] is not None:
+            listed += _dump((await own[types.ListResourcesRequest](req)).root.resources)
+        return types.ServerResult(types.ListResourcesResult.model_validate({"resources": listed, "nextCursor": page.get("nextCursor")}))
+
+    async def list_templates(req: Any) -> Any:
+        templates = resources.templates()
+        if own[types.ListResourceTemplatesRequest] is not None:
+            templates += _dump((await own[types.ListResourceTemplatesRequest](req)).root.resourceTemplates)
+        return types.ServerResult(types.ListResourceTemplatesResult.model_validate({"resourceTemplates": templates}))
+
+    async def read_resource(req: Any) -> Any:
+        if is_offload_uri(req.params.uri) or own[types.ReadResourceRequest] is None:
+            return types.ServerResult(types.ReadResourceResult.model_validate(await resources.read(str(req.params.uri))))
+        return await own[types.ReadResourceRequest](req)
+
+    async def call_tool(req: Any) -> Any:
+        result = await own[types.CallToolRequest](req)
+        if any(is_offload_link(block) for block in getattr(result.root, "content", None) or ()):
+            await resources.changed()
+        return result
+
+    low.request_handlers[types.ListResourcesRequest] = list_resources
+    low.request_handlers[types.ListResourceTemplatesRequest] = list_templates
+    low.request_handlers[types.ReadResourceRequest] = read_resource
+    if own[types.CallToolRequest] is not None:
+        low.request_handlers[types.CallToolRequest] = call_tool

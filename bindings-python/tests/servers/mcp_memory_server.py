@@ -16,7 +16,23 @@ from lro.mcp import LroTools  # noqa: E402
 from mif import memories  # noqa: E402
 
 server = MCPServer("lro-test-memories")
-lro_tools = LroTools(server, {"output_dir": os.environ["LRO_TEST_OUTPUT_DIR"]})
+lro_tools = LroTools(
+    server,
+    {"output_dir": os.environ["LRO_TEST_OUTPUT_DIR"], "ttl_seconds": int(os.environ.get("LRO_TEST_TTL", "3600"))},
+)
+
+
+# The server's own resources, which list and read beside the offload files.
+@server.resource("memo://readme", name="readme", mime_type="text/plain")
+def readme() -> str:
+    """What this server holds."""
+    return "500 memories about caching"
+
+
+@server.resource("memo://notes/{note_id}", name="note")
+def note(note_id: str) -> str:
+    """One note."""
+    return f"note {note_id}"
 
 
 @lro_tools.tool()
@@ -29,6 +45,13 @@ def recall_memories(query: str = "", detail: str = "light") -> List[Dict[str, An
 def small_lookup(key: str) -> Dict[str, Any]:
     """A small result, returned inline."""
     return {"key": key, "value": 42}
+
+
+@server.tool()
+async def cleanup_offloads() -> Dict[str, Any]:
+    """Removes expired offload files (what a scheduled task would call)."""
+    report = await lro_tools.cleanup()
+    return {"removed": len(report["removed"])}
 
 
 if __name__ == "__main__":
