@@ -17,12 +17,23 @@ $(PY_STAMP): $(PY_DIR)/requirements-dev.txt
 	$(PY) -m pip install --quiet --disable-pip-version-check -r $(PY_DIR)/requirements-dev.txt
 	touch $@
 
-setup-python: $(PY_STAMP) ## Create bindings-python/.venv with maturin, pytest, mypy, mcp, fastmcp (once)
+# The official SDK's 1.x line (FastMCP), which lro.mcp serves too: a venv of its own for the
+# server test_mcp_e2e.py starts there (the client stays the 2.x one of .venv).
+PY_MCP1_VENV := $(PY_DIR)/.venv-mcp1
+PY_MCP1_STAMP := $(PY_MCP1_VENV)/.installed
+
+$(PY_MCP1_STAMP): $(PY_DIR)/requirements-mcp1.txt
+	test -x $(PY_MCP1_VENV)/bin/python || $(PYTHON) -m venv $(PY_MCP1_VENV)
+	$(PY_MCP1_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r $(PY_DIR)/requirements-mcp1.txt
+	touch $@
+
+setup-python: $(PY_STAMP) $(PY_MCP1_STAMP) ## Create bindings-python/.venv (maturin, pytest, mypy, mcp, fastmcp) and .venv-mcp1 (mcp 1.x), once
 
 build-python: setup-python ## Build the `lro` wheel (release, abi3) and install it into the venv
 	rm -rf $(PY_WHEELS)
 	cd $(PY_DIR) && .venv/bin/maturin build --release --quiet --out $(PY_WHEELS)
 	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/lro-*.whl
+	$(PY_MCP1_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/lro-*.whl
 
 test-python: build-python ## Python wheel: stubs checked by mypy stubtest, then pytest (vectors, API, errors, MCP end to end)
 	cd $(PY_DIR) && .venv/bin/python -m mypy.stubtest lro --allowlist stubtest-allowlist.txt

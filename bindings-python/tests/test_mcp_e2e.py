@@ -11,6 +11,7 @@ from typing import Any, Dict, List
 
 import anyio
 import lro
+import pytest
 from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 from mif import NAMESPACES
@@ -134,12 +135,12 @@ class Notifications:
 LIST_CHANGED = "notifications/resources/list_changed"
 
 
-async def resources_run(out_dir: str, ttl: int = 3600, server: Path = SERVER) -> Dict[str, Any]:
+async def resources_run(out_dir: str, ttl: int = 3600, server: Path = SERVER, python: str = sys.executable) -> Dict[str, Any]:
     """A session with an LRO helper's server: an offload, then resources listed (every
     page), read, templates, errors; 150 offload files more from another writer; with a short
     `ttl`, a cleanup past it."""
     params = StdioServerParameters(
-        command=sys.executable,
+        command=python,
         args=[str(server)],
         env={**os.environ, "LRO_TEST_OUTPUT_DIR": out_dir, "LRO_TEST_TTL": str(ttl)},
     )
@@ -237,6 +238,31 @@ def test_offloads_are_resources_over_stdio(out_dir: str) -> None:
 
 def test_cleanup_tells_the_clients_that_listed(out_dir: str) -> None:
     seen = anyio.run(resources_run, out_dir, 2)
+    assert json.loads(seen["cleanup"].content[0].text) == {"removed": 151}
+    assert seen["notes"].methods.count(LIST_CHANGED) == 2
+    assert [str(r.uri) for r in seen["after_cleanup"].resources] == ["memo://readme"]
+
+
+# The server on the SDK's 1.x line: its venv (`make test-python` makes it).
+MCP1_PYTHON = Path(os.environ.get("LRO_MCP1_PYTHON", Path(__file__).parents[1] / ".venv-mcp1" / "bin" / "python"))
+
+
+def test_mcp1_fastmcp_serves_the_same_resources(out_dir: str) -> None:
+    if not MCP1_PYTHON.exists():
+        pytest.fail(f"{MCP1_PYTHON} is missing: run `make test-python` (it makes the mcp 1.x venv)")
+    seen = anyio.run(resources_run, out_dir, 2, SERVER, str(MCP1_PYTHON))
+    assert seen["capabilities"].resources.list_changed is True
+    recall = seen["recall"]
+    link = seen["link"]
+    assert str(link.uri) == "lro://offloads/" + Path(recall.structured_content["file_path"]).name
+    assert [str(r.uri) for r in seen["listed"].resources] == [str(link.uri), "memo://readme"]
+    assert [t.uri_template for t in seen["templates"].resource_templates] == [
+        "lro://offloads/{file}", "lro://offloads/{file}/records", "memo://notes/{note_id}"]
+    assert seen["file"].contents[0].text == seen["file_text"]
+    assert seen["records"].contents[0].text == seen["file_text"].split("\n", 1)[1]
+    assert seen["readme"].contents[0].text == "500 memories about caching"
+    assert seen["errors"] == {"traversal": -32602, "not an offload": -32602, "missing": -32002}
+    assert [len(p) for p in seen["pages"]] == [101, 51]
     assert json.loads(seen["cleanup"].content[0].text) == {"removed": 151}
     assert seen["notes"].methods.count(LIST_CHANGED) == 2
     assert [str(r.uri) for r in seen["after_cleanup"].resources] == ["memo://readme"]

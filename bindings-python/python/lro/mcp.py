@@ -68,7 +68,8 @@ def _call_tool_result(payload: Dict[str, Any], file_path: Optional[str] = None) 
     content: List[Any] = [TextContent(type="text", text=text)]
     if file_path is not None:
         content.append(ResourceLink.model_validate(resource_link(file_path)))
-    return CallToolResult(content=content, structured_content=payload)
+    # By the wire name: the field is `structured_content` in mcp 2.x, `structuredContent` in 1.x.
+    return CallToolResult.model_validate({"content": content, "structuredContent": payload})
 
 
 def _native_config(config: Union[Config, Mapping[str, Any], None]) -> Config:

@@ -1,5 +1,6 @@
 """An MCP server (official SDK, stdio) whose `recall_memories` tool returns 500 memories,
-offloaded by `lro.mcp.LroTools`. Started by test_mcp_e2e.py as a real subprocess."""
+offloaded by `lro.mcp.LroTools`. Started by test_mcp_e2e.py as a real subprocess: with mcp
+2.x (`MCPServer`, the test venv) and with mcp 1.x (`FastMCP`, .venv-mcp1)."""
 
 from __future__ import annotations
 
@@ -9,13 +10,16 @@ from typing import Any, Dict, List
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from mcp.server.mcpserver import MCPServer  # noqa: E402
+try:
+    from mcp.server.mcpserver import MCPServer as Server  # mcp 2.x
+except ImportError:
+    from mcp.server.fastmcp import FastMCP as Server  # mcp 1.x
 
 import lro  # noqa: E402
 from lro.mcp import LroTools  # noqa: E402
 from mif import memories  # noqa: E402
 
-server = MCPServer("lro-test-memories")
+server = Server("lro-test-memories")
 lro_tools = LroTools(
     server,
     {"output_dir": os.environ["LRO_TEST_OUTPUT_DIR"], "ttl_seconds": int(os.environ.get("LRO_TEST_TTL", "3600"))},
