@@ -200,6 +200,53 @@ export interface ExtractTool {
 }
 
 
+/** An offload file as an MCP resource (`listResources()`). */
+export interface Resource {
+  /** `lro://offloads/{file}`. */
+  uri: string
+  /** The file name. */
+  name: string
+  /** `{operation}: {count} {records}`. */
+  title?: string
+  /** What the file holds, from its header. */
+  description?: string
+  /** `application/jsonl`. */
+  mimeType: string
+  /** Bytes of the file, when the host can tell. */
+  size?: number
+}
+
+/** One page of `resources/list`. */
+export interface ResourcePage {
+  /** Newest first. */
+  resources: Resource[]
+  /** The cursor of the next page; absent on the last. */
+  nextCursor?: string
+}
+
+/** `resources/read` of an offload resource (`readResource()`). */
+export interface ReadResourceResult {
+  contents: Array<{ uri: string; mimeType: string; text: string }>
+}
+
+/** The `resource_link` content block of an offloaded result (`resourceLink()`). */
+export interface ResourceLink {
+  type: 'resource_link'
+  uri: string
+  name: string
+  mimeType: string
+}
+
+/** The offload files' URI scheme (`resourceScheme()`). */
+export interface ResourceScheme {
+  /** `lro://offloads/`. */
+  uriPrefix: string
+  /** `application/jsonl`. */
+  mimeType: string
+  /** The `resources/templates/list` entries: the file, and its records alone. */
+  templates: Array<{ uriTemplate: string; name: string; title: string; description: string; mimeType: string }>
+}
+
 /**
  * Which binding artifact the generated loader actually loaded: `'native'` for
  * a native addon, otherwise the `platformArchABI` of the WASI flavor. Every
@@ -376,6 +423,17 @@ export interface LineRange {
 }
 
 /**
+ * One page of the offload files in `config.outputDir` as MCP resources
+ * (`lro://offloads/{file}`), newest first: `{ resources: [{ uri, name, title, description,
+ * mimeType, size }], nextCursor? }`. `cursor` is the previous page's `nextCursor`; expired
+ * files are left out even before cleanup removes them.
+ */
+export declare function listResources(cursor?: string | null, config?: Config | null): ResourcePage
+
+/** `listResources` on the libuv thread pool. */
+export declare function listResourcesAsync(cursor?: string | null, config?: Config | null): Promise<ResourcePage>
+
+/**
  * Offloads `records` when their estimated tokens exceed the threshold: writes the JSONL file
  * and returns the descriptor (`offloaded: true`); otherwise returns them inline
  * (`offloaded: false`). `records` is the tool output: an array, an object holding an array,
@@ -462,6 +520,32 @@ export interface OffloadOptions {
  * makes `offload` of JS objects cheap; the core still decides MIF and projects.
  */
 export declare function projectionFields(operation: string, detail?: string | undefined | null): Array<string> | null
+
+/**
+ * Reads the offload resource `uri`: `lro://offloads/{file}` gives the file as written,
+ * `.../records` the file without its header line: `{ contents: [{ uri, mimeType, text }] }`.
+ * Throws `invalid_argument` for a URI outside `lro://offloads/`, `path_denied` for one that
+ * names no offload file (a `..`, a symbolic link), `not_found` for a missing or expired one.
+ */
+export declare function readResource(uri: string, config?: Config | null): ReadResourceResult
+
+/** `readResource` on the libuv thread pool (a file may be large). */
+export declare function readResourceAsync(uri: string, config?: Config | null): Promise<ReadResourceResult>
+
+/**
+ * The JSON-RPC error code a failed resource request answers with, for an error `code`:
+ * `not_found` -32002, `path_denied` and `invalid_argument` -32602, others -32603.
+ */
+export declare function resourceErrorCode(code: string): number
+
+/** The `resource_link` content block of an offloaded result whose file is `filePath`. */
+export declare function resourceLink(filePath: string): ResourceLink
+
+/**
+ * The offload files as MCP resources: the URI prefix, the media type and the two
+ * `resources/templates/list` entries, as every LRO surface serves them.
+ */
+export declare function resourceScheme(): ResourceScheme
 
 /** A regex search over the raw record lines (the header is not searched). */
 export interface SearchSpec {

@@ -1,5 +1,5 @@
 // Types of lro/mcp (hand-written: this module is JavaScript, not generated from Rust).
-import type { Config } from './index'
+import type { CleanupReport, Config, ResourceScheme } from './index'
 
 /** An LRO config for the MCP helpers. */
 export interface McpLroConfig extends Config {
@@ -21,3 +21,20 @@ export declare function registerLroExtract(server: { registerTool: (...args: any
 
 /** The `lro_extract` tool's description. */
 export declare const EXTRACT_DESCRIPTION: string
+
+/** What `registerLroResources` returns. */
+export interface LroResources {
+  /** Removes expired offload files; a client that listed resources hears the list changed. */
+  cleanup(): Promise<CleanupReport>
+}
+
+/**
+ * Serves the offload files as MCP resources on an `McpServer`: `lro://offloads/{file}` and
+ * `lro://offloads/{file}/records`, listed in pages (newest first, the server's own resources on
+ * the first page) and read; `notifications/resources/list_changed` after an offload by a
+ * `withLro` tool given the same `config` object, once the client has listed resources.
+ */
+export declare function registerLroResources(server: { registerResource: (...args: any[]) => any; server: any; sendResourceListChanged(): void }, config?: Config): LroResources
+
+/** The offload files' URI prefix, media type and resource templates. */
+export declare const RESOURCE_SCHEME: ResourceScheme

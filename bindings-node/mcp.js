@@ -6,13 +6,41 @@
 //   server.registerTool('recall_memories', { inputSchema }, withLro('recall_memories', recall, lro))
 //   registerLroExtract(server, lro)
 //
+//   registerLroResources(server, lro)   // the offload files as MCP resources
+//
 // The wrapped handler's result goes through the core's interceptor (interceptToolResultAsync,
 // off the main thread): below the threshold it is returned untouched; above it, the data is
-// written to a JSONL file and the client gets the descriptor. `lro_extract` lets an agent
-// without a shell read that file through the server. All decisions stay in the Rust core.
+// written to a JSONL file and the client gets the descriptor and a `resource_link` to the
+// file. `lro_extract` lets an agent without a shell read that file through the server, and
+// `registerLroResources` serves it as the resource `lro://offloads/{file}` to clients that
+// cannot open it at all. All decisions stay in the Rust core.
 'use strict'
 
-const { interceptToolResultAsync, extractAsync, extractTool } = require('./lro.js')
+const {
+  interceptToolResultAsync,
+  extractAsync,
+  extractTool,
+  listResourcesAsync,
+  readResourceAsync,
+  cleanupAsync,
+  resourceScheme,
+  resourceErrorCode,
+} = require('./lro.js')
+
+/** The offload files' URI scheme, media type and templates (the core's). */
+const RESOURCE_SCHEME = resourceScheme()
+
+/** The servers that serve the offload files of a config object, by that object: `withLro`
+ * given the same object tells them when an offload adds a file. */
+const servedBy = new WeakMap()
+
+/** Tells every server serving `config`'s files, whose client listed resources, that the
+ * list changed. */
+function resourcesChanged(config) {
+  for (const served of servedBy.get(config) ?? []) {
+    if (served.asked) served.server.sendResourceListChanged()
+  }
+}
 
 /** The guidance the descriptor carries: `native` (points at `lro_extract`) unless the caller
  * chose otherwise, since these helpers exist to serve the extraction tool. */
@@ -36,7 +64,73 @@ function withLro(toolName, handler, config) {
     const args = params.length > 1 ? params[0] : undefined
     const context = { toolName, arguments: args, outputSchemaDeclared: Boolean(outputSchemaDeclared) }
     const intercepted = await interceptToolResultAsync(result, context, lroConfig)
+    if (intercepted.action === 'offloaded' && config) resourcesChanged(config)
     return intercepted.result
+  }
+}
+
+/**
+ * Serves the offload files in `config.outputDir` as MCP resources on an SDK `McpServer`:
+ * `lro://offloads/{file}` (the file as written) and `lro://offloads/{file}/records` (without
+ * its header line), named by two resource templates. `resources/list` pages them, newest
+ * first, with the server's own resources on the first page; a read of any other URI goes to
+ * the server's own resources. Once the client has listed resources it hears
+ * `notifications/resources/list_changed` after each offload by a `withLro` tool given the
+ * same `config` object, and after `cleanup()` removed files. `lro_extract` takes the URI for
+ * `file_path`.
+ * @param {import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} server
+ * @param {object} [config] the LRO config the wrapped tools use (above all `outputDir`)
+ * @returns {{ cleanup: () => Promise<object> }} `cleanup()` removes expired offload files
+ */
+function registerLroResources(server, config) {
+  const { ResourceTemplate } = require('@modelcontextprotocol/sdk/server/mcp.js')
+  const { ListResourcesRequestSchema, McpError } = require('@modelcontextprotocol/sdk/types.js')
+  const { outputSchemaDeclared, ...lroConfig } = config ?? {}
+  // An LRO error becomes the JSON-RPC error of its code (not_found -32002, a URI that names
+  // no offload file -32602).
+  const protocolError = (err) =>
+    err && typeof err.code === 'string' ? new McpError(resourceErrorCode(err.code), `${err.code}: ${err.message}`) : err
+  for (const template of RESOURCE_SCHEME.templates) {
+    const { name, uriTemplate, ...metadata } = template
+    server.registerResource(name, new ResourceTemplate(uriTemplate, { list: undefined }), metadata, async (uri) => {
+      try {
+        return await readResourceAsync(uri.href, lroConfig)
+      } catch (err) {
+        throw protocolError(err)
+      }
+    })
+  }
+  // resources/list, paginated: McpServer lists its own resources all at once, so its handler
+  // (registered with the templates above) answers the first page's share.
+  const handlers = server.server._requestHandlers
+  const own = handlers instanceof Map ? handlers.get('resources/list') : undefined
+  if (typeof own !== 'function') {
+    throw new Error('lro/mcp: this @modelcontextprotocol/sdk has no resources/list handler to extend')
+  }
+  const served = { server, asked: false }
+  if (config) servedBy.set(config, [...(servedBy.get(config) ?? []), served])
+  server.server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
+    served.asked = true
+    const cursor = request.params?.cursor
+    let page
+    try {
+      page = await listResourcesAsync(cursor ?? null, lroConfig)
+    } catch (err) {
+      throw protocolError(err)
+    }
+    const resources = [...page.resources]
+    if (cursor == null) resources.push(...(await own(request, extra)).resources)
+    return page.nextCursor === undefined ? { resources } : { resources, nextCursor: page.nextCursor }
+  })
+  return {
+    async cleanup() {
+      const report = await cleanupAsync(lroConfig)
+      if (report.removed.length > 0) {
+        if (config) resourcesChanged(config)
+        else if (served.asked) server.sendResourceListChanged()
+      }
+      return report
+    },
   }
 }
 
@@ -108,4 +202,4 @@ function registerLroExtract(server, config) {
   )
 }
 
-module.exports = { withLro, registerLroExtract, EXTRACT_DESCRIPTION }
+module.exports = { withLro, registerLroExtract, registerLroResources, EXTRACT_DESCRIPTION, RESOURCE_SCHEME }

@@ -199,3 +199,50 @@ export interface ExtractTool {
   inputSchema: { type: 'object'; properties: Record<string, { description?: string } & Record<string, unknown>>; required: string[] }
 }
 
+
+/** An offload file as an MCP resource (`listResources()`). */
+export interface Resource {
+  /** `lro://offloads/{file}`. */
+  uri: string
+  /** The file name. */
+  name: string
+  /** `{operation}: {count} {records}`. */
+  title?: string
+  /** What the file holds, from its header. */
+  description?: string
+  /** `application/jsonl`. */
+  mimeType: string
+  /** Bytes of the file, when the host can tell. */
+  size?: number
+}
+
+/** One page of `resources/list`. */
+export interface ResourcePage {
+  /** Newest first. */
+  resources: Resource[]
+  /** The cursor of the next page; absent on the last. */
+  nextCursor?: string
+}
+
+/** `resources/read` of an offload resource (`readResource()`). */
+export interface ReadResourceResult {
+  contents: Array<{ uri: string; mimeType: string; text: string }>
+}
+
+/** The `resource_link` content block of an offloaded result (`resourceLink()`). */
+export interface ResourceLink {
+  type: 'resource_link'
+  uri: string
+  name: string
+  mimeType: string
+}
+
+/** The offload files' URI scheme (`resourceScheme()`). */
+export interface ResourceScheme {
+  /** `lro://offloads/`. */
+  uriPrefix: string
+  /** `application/jsonl`. */
+  mimeType: string
+  /** The `resources/templates/list` entries: the file, and its records alone. */
+  templates: Array<{ uriTemplate: string; name: string; title: string; description: string; mimeType: string }>
+}

@@ -3,8 +3,8 @@
 // LRO_IMPL names the module to test (a path, or a package name); by default, this package.
 //   LRO_IMPL=../bindings-wasm/js/pkg/lro.js node --test __test__/vectors.test.mjs
 // The module must export offload, offloadJson, offloadInject, interceptToolResult, extract, cleanup,
-// configFromTomlString and configFromEnv (sync or returning Promises), and throw errors
-// whose `.code` is the core's code.
+// configFromTomlString, configFromEnv, listResources, readResource and resourceScheme (sync
+// or returning Promises), and throw errors whose `.code` is the core's code.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
 import fs from 'node:fs'
@@ -107,9 +107,39 @@ async function run(vector, dir) {
       const outcome = await lro.extract(target, renameKeys(vector.extract, camel), jsConfig)
       return { outcome, file: offloaded.file_path }
     }
+    case 'resources': {
+      const offloaded = await lro.offload(input, request, jsConfig)
+      assert.equal(offloaded.offloaded, true, 'a resources vector must offload first')
+      const file = path.basename(offloaded.file_path)
+      const op = Object.fromEntries(
+        Object.entries(vector.resources).map(([k, v]) => [k, typeof v === 'string' ? v.split('{file}').join(file) : v]),
+      )
+      switch (op.method) {
+        case 'list':
+          return { outcome: await lro.listResources(op.cursor ?? null, jsConfig) }
+        case 'read':
+          return { outcome: await lro.readResource(op.uri, jsConfig) }
+        case 'templates':
+          return { outcome: { resourceTemplates: lro.resourceScheme().templates } }
+        case 'extract':
+          return { outcome: await lro.extract(op.uri, renameKeys(op.extract, camel), jsConfig) }
+        default:
+          throw new Error(`unknown resources method ${op.method}`)
+      }
+    }
     default:
       throw new Error(`unknown call ${vector.call}`)
   }
+}
+
+/** `resources` vectors: every ISO 8601 UTC timestamp in a string. */
+function normaliseTimestamps(value) {
+  if (typeof value === 'string') return value.replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z/g, '{timestamp}')
+  if (Array.isArray(value)) return value.map(normaliseTimestamps)
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, normaliseTimestamps(v)]))
+  }
+  return value
 }
 
 async function check(vector) {
@@ -122,7 +152,7 @@ async function check(vector) {
     const produced = {}
     try {
       const { outcome, file } = await run(vector, dir)
-      produced.outcome = normalise(outcome, dir)
+      produced.outcome = normalise(vector.call === 'resources' ? normaliseTimestamps(outcome) : outcome, dir)
       // README step 4: the file is compared when the vector expects its lines.
       if (file && 'jsonl' in vector.expect) produced.jsonl = fileLines(file)
       if (vector.call === 'cleanup') produced.remaining = fs.readdirSync(dir).sort()

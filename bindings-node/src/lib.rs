@@ -477,6 +477,91 @@ pub fn cleanup_async(env: Env, config: Option<Unknown<'_>>) -> AsyncTask<LroTask
     run_async(prepare(&env, config, || Ok(Job::Cleanup)))
 }
 
+fn list_resources_job(cursor: Option<String>) -> Result<Job, LroError> {
+    Ok(Job::ListResources { cursor })
+}
+
+/// One page of the offload files in `config.outputDir` as MCP resources
+/// (`lro://offloads/{file}`), newest first: `{ resources: [{ uri, name, title, description,
+/// mimeType, size }], nextCursor? }`. `cursor` is the previous page's `nextCursor`; expired
+/// files are left out even before cleanup removes them.
+#[napi(
+    ts_args_type = "cursor?: string | null, config?: Config | null",
+    ts_return_type = "ResourcePage"
+)]
+pub fn list_resources(
+    env: Env,
+    cursor: Option<String>,
+    config: Option<Unknown<'_>>,
+) -> napi::Result<Json> {
+    run_sync(&env, prepare(&env, config, || list_resources_job(cursor)))
+}
+
+/// `listResources` on the libuv thread pool.
+#[napi(
+    ts_args_type = "cursor?: string | null, config?: Config | null",
+    ts_return_type = "Promise<ResourcePage>"
+)]
+pub fn list_resources_async(
+    env: Env,
+    cursor: Option<String>,
+    config: Option<Unknown<'_>>,
+) -> AsyncTask<LroTask> {
+    run_async(prepare(&env, config, || list_resources_job(cursor)))
+}
+
+/// Reads the offload resource `uri`: `lro://offloads/{file}` gives the file as written,
+/// `.../records` the file without its header line: `{ contents: [{ uri, mimeType, text }] }`.
+/// Throws `invalid_argument` for a URI outside `lro://offloads/`, `path_denied` for one that
+/// names no offload file (a `..`, a symbolic link), `not_found` for a missing or expired one.
+#[napi(
+    ts_args_type = "uri: string, config?: Config | null",
+    ts_return_type = "ReadResourceResult"
+)]
+pub fn read_resource(env: Env, uri: String, config: Option<Unknown<'_>>) -> napi::Result<Json> {
+    run_sync(&env, prepare(&env, config, || Ok(Job::ReadResource { uri })))
+}
+
+/// `readResource` on the libuv thread pool (a file may be large).
+#[napi(
+    ts_args_type = "uri: string, config?: Config | null",
+    ts_return_type = "Promise<ReadResourceResult>"
+)]
+pub fn read_resource_async(
+    env: Env,
+    uri: String,
+    config: Option<Unknown<'_>>,
+) -> AsyncTask<LroTask> {
+    run_async(prepare(&env, config, || Ok(Job::ReadResource { uri })))
+}
+
+/// The offload files as MCP resources: the URI prefix, the media type and the two
+/// `resources/templates/list` entries, as every LRO surface serves them.
+#[napi(ts_return_type = "ResourceScheme")]
+pub fn resource_scheme() -> Json {
+    Json(serde_json::json!({
+        "uriPrefix": lro_core::resources::URI_PREFIX,
+        "mimeType": lro_core::resources::MIME_TYPE,
+        "templates": lro_core::resources::resource_templates(),
+    }))
+}
+
+/// The `resource_link` content block of an offloaded result whose file is `filePath`.
+#[napi(ts_return_type = "ResourceLink")]
+pub fn resource_link(file_path: String) -> Json {
+    Json(lro_core::resources::resource_link(&file_path))
+}
+
+/// The JSON-RPC error code a failed resource request answers with, for an error `code`:
+/// `not_found` -32002, `path_denied` and `invalid_argument` -32602, others -32603.
+#[napi]
+pub fn resource_error_code(code: String) -> i64 {
+    ErrorCode::ALL
+        .into_iter()
+        .find(|c| c.as_str() == code)
+        .map_or(-32603, lro_core::resources::jsonrpc_error_code)
+}
+
 fn config_result(env: &Env, result: Result<OffloadConfig, LroError>) -> napi::Result<Json> {
     result
         .map(|c| Json(config::to_js_value(&c)))

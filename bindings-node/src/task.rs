@@ -55,6 +55,16 @@ pub enum Job {
     },
     /// `cleanup`.
     Cleanup,
+    /// `listResources`: one page of offload files as MCP resources.
+    ListResources {
+        /// The previous page's `nextCursor`.
+        cursor: Option<String>,
+    },
+    /// `readResource`.
+    ReadResource {
+        /// `lro://offloads/{file}` (or `.../records`).
+        uri: String,
+    },
     /// The arguments were rejected before any work: reported like any other failure, so an
     /// async call rejects its Promise instead of throwing.
     Rejected(LroError),
@@ -170,6 +180,13 @@ impl Job {
                 Job::Intercept { result, context } => intercept_impl(&lro, &result, &context),
                 Job::Extract { file_path, request } => extract_impl(&lro, &file_path, &request),
                 Job::Cleanup => cleanup_impl(&lro),
+                Job::ListResources { cursor } => {
+                    Ok(serde_json::to_value(lro.list_resources(cursor.as_deref())?)
+                        .unwrap_or(Value::Null))
+                }
+                Job::ReadResource { uri } => {
+                    Ok(serde_json::to_value(lro.read_resource(&uri)?).unwrap_or(Value::Null))
+                }
                 Job::Rejected(err) => Err(err),
             }
         })();

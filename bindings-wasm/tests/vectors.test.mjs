@@ -69,9 +69,14 @@ async function produce(vector) {
 const files = fs.readdirSync(vectorsDir).filter((f) => f.endsWith(".json")).sort();
 assert.ok(files.length >= 30, `expected at least 30 vectors in ${vectorsDir}, found ${files.length}`);
 
+// `resources` vectors pin the MCP resources of the native builds (the proxy and the Python
+// and Node MCP helpers); the WebAssembly builds export no resource functions.
+const NOT_EXPORTED = new Set(["resources"]);
+
 for (const file of files) {
   const vector = JSON.parse(fs.readFileSync(path.join(vectorsDir, file), "utf8"));
-  test(vector.name ?? file, async () => {
+  const skip = NOT_EXPORTED.has(vector.call) && "MCP resources are served by the native builds";
+  test(vector.name ?? file, { skip }, async () => {
     const produced = await produce(vector);
     assert.deepStrictEqual(produced, vector.expect);
   });

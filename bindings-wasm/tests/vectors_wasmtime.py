@@ -83,6 +83,11 @@ def call(lro: LroComponent, vector: dict, config: dict, directory: str):
     return outcome, file_of(outcome)
 
 
+# `resources` vectors pin the MCP resources of the native builds (the proxy and the Python and
+# Node MCP helpers); the component exports no resource functions.
+NOT_EXPORTED = {"resources"}
+
+
 def produce(lro: LroComponent, vector: dict) -> dict:
     directory = os.path.realpath(tempfile.mkdtemp(prefix="lro-wasmtime-vec-"))
     try:
@@ -117,15 +122,20 @@ def main() -> int:
         return 1
     lro = LroComponent(COMPONENT)
     failures = []
+    skipped = 0
     for path in paths:
         vector = json.loads(path.read_text())
+        if vector["call"] in NOT_EXPORTED:
+            skipped += 1
+            continue
         produced = produce(lro, vector)
         if produced != vector["expect"]:
             failures.append(path.name)
             print(f"FAIL {path.name}\n--- expected\n{json.dumps(vector['expect'], indent=1)[:3000]}\n--- produced\n{json.dumps(produced, indent=1)[:3000]}")
         elif VERBOSE:
             print(f"ok   {path.name}")
-    print(f"wasmtime-py {len(paths) - len(failures)}/{len(paths)} vectors pass")
+    ran = len(paths) - skipped
+    print(f"wasmtime-py {ran - len(failures)}/{ran} vectors pass ({skipped} of MCP resources left to the native builds)")
     return 1 if failures else 0
 
 
