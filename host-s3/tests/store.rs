@@ -251,3 +251,59 @@ fn the_host_is_selected_by_the_output_dir() {
     assert!(file.starts_with(&dir), "{file}");
     assert_eq!(lro.extract(file, &recipe(4)).unwrap().count, 60);
 }
+
+#[test]
+fn offloads_in_a_bucket_are_mcp_resources_any_replica_serves() {
+    let dir = fresh_dir("resources");
+    let limits = StoreLimits::default();
+    let (writer, _) = offloader(config(&dir, limits.clone()), host(&dir, None, &limits));
+    let mut files = Vec::new();
+    for operation in ["recall", "search"] {
+        let outcome = writer
+            .offload(&memories(200), &OffloadRequest::new(operation))
+            .unwrap();
+        files.push(outcome.offloaded().unwrap().file_path.clone());
+    }
+    // Another replica lists and reads them: sizes from HEAD, headers from a GET each.
+    let (reader, _) = offloader(config(&dir, limits.clone()), host(&dir, None, &limits));
+    let page = reader.list_resources(None).unwrap();
+    let names: Vec<&str> = page.resources.iter().map(|r| r.name.as_str()).collect();
+    let expected: Vec<&str> = files
+        .iter()
+        .rev()
+        .map(|f| f.rsplit('/').next().unwrap())
+        .collect();
+    assert_eq!(names, expected, "newest first");
+    assert_eq!(
+        page.resources[1].title.as_deref(),
+        Some("recall: 200 memories")
+    );
+    for (resource, file) in page.resources.iter().zip(files.iter().rev()) {
+        let mut object = String::new();
+        reader
+            .host()
+            .open(Path::new(file))
+            .unwrap()
+            .read_to_string(&mut object)
+            .unwrap();
+        assert_eq!(resource.size, Some(object.len() as u64));
+        let read = reader.read_resource(&resource.uri).unwrap();
+        assert_eq!(read.contents[0].text, object);
+    }
+    let count = ExtractRequest {
+        count: Some(true),
+        ..ExtractRequest::default()
+    };
+    assert_eq!(
+        reader
+            .extract(&page.resources[0].uri, &count)
+            .unwrap()
+            .results,
+        vec![json!(200)]
+    );
+    let missing = format!("lro://offloads/atlatl-recall-{}.jsonl", fresh_ulid());
+    assert_eq!(
+        reader.read_resource(&missing).unwrap_err().code(),
+        ErrorCode::NotFound
+    );
+}
