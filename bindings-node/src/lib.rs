@@ -519,7 +519,10 @@ pub fn list_resources_async(
     ts_return_type = "ReadResourceResult"
 )]
 pub fn read_resource(env: Env, uri: String, config: Option<Unknown<'_>>) -> napi::Result<Json> {
-    run_sync(&env, prepare(&env, config, || Ok(Job::ReadResource { uri })))
+    run_sync(
+        &env,
+        prepare(&env, config, || Ok(Job::ReadResource { uri })),
+    )
 }
 
 /// `readResource` on the libuv thread pool (a file may be large).
