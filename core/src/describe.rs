@@ -91,10 +91,10 @@ impl<H: Host> Offloader<H> {
         };
         let brief = match request.descriptor.unwrap_or(self.config.descriptor) {
             DescriptorProfile::Full => None,
-            DescriptorProfile::Compact => Some(Brief::Compact(descriptor::compact(
+            DescriptorProfile::Compact => Some(Brief::Compact(Box::new(descriptor::compact(
                 &parts,
                 &*self.estimator,
-            ))),
+            )))),
             DescriptorProfile::Pointer => Some(Brief::Pointer(descriptor::pointer(&parts))),
         };
         let response = OffloadResponse {

@@ -75,7 +75,7 @@ pub struct PointerDescriptor {
 #[serde(untagged)]
 pub enum Brief {
     /// `descriptor = "compact"`.
-    Compact(CompactDescriptor),
+    Compact(Box<CompactDescriptor>),
     /// `descriptor = "pointer"`.
     Pointer(PointerDescriptor),
 }
