@@ -82,7 +82,7 @@ impl PyConfig {
 #[pymethods]
 impl PyConfig {
     #[new]
-    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, file_prefix=None, guidance=None, extract=None, store=None))]
+    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, file_prefix=None, guidance=None, descriptor=None, adaptive_ratio=None, extract=None, store=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -92,6 +92,8 @@ impl PyConfig {
         output_dir: Option<Bound<'_, PyAny>>,
         file_prefix: Option<Bound<'_, PyAny>>,
         guidance: Option<Bound<'_, PyAny>>,
+        descriptor: Option<Bound<'_, PyAny>>,
+        adaptive_ratio: Option<Bound<'_, PyAny>>,
         extract: Option<Bound<'_, PyAny>>,
         store: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
@@ -103,6 +105,8 @@ impl PyConfig {
             ("output_dir", output_dir),
             ("file_prefix", file_prefix),
             ("guidance", guidance),
+            ("descriptor", descriptor),
+            ("adaptive_ratio", adaptive_ratio),
             ("extract", extract),
             ("store", store),
         ];
@@ -224,6 +228,20 @@ impl PyConfig {
         }
     }
 
+    /// How much of the descriptor an offloaded result returns: `"full"`, `"compact"` or
+    /// `"pointer"` (a call's `descriptor=` overrides it).
+    #[getter]
+    fn descriptor(&self) -> &'static str {
+        self.inner.descriptor.name()
+    }
+
+    /// With a call's `context_remaining_tokens`, the threshold becomes
+    /// `min(threshold_tokens, adaptive_ratio * context_remaining_tokens)`.
+    #[getter]
+    fn adaptive_ratio(&self) -> f64 {
+        self.inner.adaptive_ratio
+    }
+
     /// Limits on native extraction, as a dict.
     #[getter]
     fn extract<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -239,13 +257,15 @@ impl PyConfig {
     fn __repr__(&self) -> String {
         let e = &self.inner.extract;
         format!(
-            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, file_prefix={:?}, guidance={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
+            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, file_prefix={:?}, guidance={:?}, descriptor={:?}, adaptive_ratio={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
             if self.inner.enabled { "True" } else { "False" },
             self.inner.threshold_tokens,
             self.inner.ttl_seconds,
             self.inner.output_dir,
             self.inner.file_prefix,
             self.guidance(),
+            self.descriptor(),
+            self.inner.adaptive_ratio,
             e.max_read_bytes,
             e.max_output_records,
             e.max_output_bytes,

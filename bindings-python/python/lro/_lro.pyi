@@ -15,6 +15,7 @@ __all__ = [
     "DEFAULT_TTL_SECONDS",
     "EXTRACT_TOOL_DESCRIPTION",
     "EXTRACT_QUERY_PARAMETERS",
+    "EXTRACT_TOOL_INPUT_SCHEMA",
 ]
 
 __version__: str
@@ -23,6 +24,7 @@ DEFAULT_THRESHOLD_TOKENS: int
 DEFAULT_TTL_SECONDS: int
 EXTRACT_TOOL_DESCRIPTION: str
 EXTRACT_QUERY_PARAMETERS: Dict[str, str]
+EXTRACT_TOOL_INPUT_SCHEMA: Dict[str, Any]
 
 _ConfigArg = Union["Config", Mapping[str, Any], None]
 
@@ -39,6 +41,8 @@ class Config:
         output_dir: Union[str, "os.PathLike[str]", None] = None,
         file_prefix: Optional[str] = None,
         guidance: Optional[str] = None,
+        descriptor: Optional[str] = None,
+        adaptive_ratio: Optional[float] = None,
         extract: Optional[Mapping[str, int]] = None,
         store: Optional[Mapping[str, int]] = None,
     ) -> "Config": ...
@@ -61,6 +65,10 @@ class Config:
     def file_prefix(self) -> str: ...
     @property
     def guidance(self) -> str: ...
+    @property
+    def descriptor(self) -> str: ...
+    @property
+    def adaptive_ratio(self) -> float: ...
     @property
     def extract(self) -> Dict[str, int]: ...
     @property
@@ -92,6 +100,8 @@ class Offloader:
         scores: Optional[List[float]] = None,
         *,
         next_cursor: Optional[str] = None,
+        descriptor: Optional[str] = None,
+        context_remaining_tokens: Optional[int] = None,
         request: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]: ...
     def offload_inject(
@@ -104,6 +114,8 @@ class Offloader:
         scores: Optional[List[float]] = None,
         *,
         next_cursor: Optional[str] = None,
+        descriptor: Optional[str] = None,
+        context_remaining_tokens: Optional[int] = None,
         request: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]: ...
     def intercept_tool_result(
@@ -135,6 +147,7 @@ class Offloader:
         group_by: Optional[str] = None,
         distinct: Optional[str] = None,
         stats: Optional[str] = None,
+        describe: Optional[bool] = None,
         request: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]: ...
     def cleanup(self) -> Dict[str, Any]: ...
