@@ -16,7 +16,8 @@ export declare function withLro<H extends (...args: any[]) => any>(toolName: str
 
 /** Registers the `lro_extract` tool on an `McpServer`: `file_path` and a structured query (`where`,
  * `fields`, `sort`, `skip`, `limit`, `count`, `group_by`, `distinct`, `stats`), or `recipe` with
- * `params`, `query`, `lines`, `search`; `section` scopes it. The core's names and descriptions. */
+ * `params`, `query`, `lines`, `search`; `section` scopes it; `describe: true` returns the full
+ * descriptor. The core's names and descriptions. */
 export declare function registerLroExtract(server: { registerTool: (...args: any[]) => any }, config?: Config): unknown
 
 /** The `lro_extract` tool's description. */

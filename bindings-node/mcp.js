@@ -50,7 +50,8 @@ const EXTRACT_DESCRIPTION = EXTRACT_TOOL.description
 /**
  * Registers the `lro_extract` tool on an SDK `McpServer`: `file_path` and a structured query
  * (`where`, `fields`, `sort`, `skip`, `limit`, `count`, `group_by`, `distinct`, `stats`), or
- * `recipe` with `params`, `query`, `lines`, `search`; `section` scopes it to one section.
+ * `recipe` with `params`, `query`, `lines`, `search`; `section` scopes it to one section;
+ * `describe: true` returns the full descriptor of a result a compact or pointer one described.
  * Extraction runs in-process (embedded engine), off the main thread, limited to offload files
  * inside `config.outputDir`. Errors come back as `isError` results naming the code.
  * @param {import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} server
@@ -89,6 +90,7 @@ function registerLroExtract(server, config) {
         .nullish(),
     ),
     section: described('section', z.string().nullish()),
+    describe: described('describe', z.boolean().nullish()),
   }
   return server.registerTool(
     EXTRACT_TOOL.name,

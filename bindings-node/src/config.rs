@@ -34,6 +34,14 @@ pub struct Config {
     /// `"native"` (directs the agent to the `lro_extract` tool).
     #[napi(ts_type = "'shell' | 'native'")]
     pub guidance: Option<String>,
+    /// How much of the descriptor an offloaded result returns (default `"full"`); a call's
+    /// `descriptor` option overrides it.
+    #[napi(ts_type = "DescriptorProfile")]
+    pub descriptor: Option<String>,
+    /// With a call's `contextRemainingTokens`, the threshold becomes
+    /// `min(thresholdTokens, adaptiveRatio x contextRemainingTokens)`; above 0, at most 1
+    /// (default 0.1).
+    pub adaptive_ratio: Option<f64>,
     /// Limits on native extraction.
     pub extract: Option<ExtractLimits>,
     /// Bounds on requests to an object store (`outputDir: 's3://bucket/prefix'`).
@@ -102,6 +110,8 @@ pub fn to_js_value(config: &OffloadConfig) -> Value {
         "outputDir": config.output_dir,
         "filePrefix": config.file_prefix,
         "guidance": serde_json::to_value(config.guidance).unwrap_or(Value::Null),
+        "descriptor": config.descriptor.name(),
+        "adaptiveRatio": config.adaptive_ratio,
         "extract": {
             "maxReadBytes": e.max_read_bytes,
             "maxOutputRecords": e.max_output_records,
