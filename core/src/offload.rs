@@ -85,10 +85,12 @@ impl OffloadRequest {
     /// Reads a request from JSON (what the bindings receive), with typed errors: an unknown
     /// detail level is `invalid_detail`, any other mistake `invalid_argument`.
     pub fn from_json(value: &Value) -> Result<Self> {
-        // The detail name is parsed on its own (case-insensitively, with its own error code);
-        // the rest of the request is deserialized without it.
+        // The detail and profile names are parsed on their own (case-insensitively, as the
+        // configuration reads them, each with its own error); the rest of the request is
+        // deserialized without them.
         let mut rest = value.clone();
-        let detail = match rest.as_object_mut().and_then(|m| m.remove("detail")) {
+        let mut take = |key: &str| rest.as_object_mut().and_then(|m| m.remove(key));
+        let detail = match take("detail") {
             None | Some(Value::Null) => None,
             Some(Value::String(name)) => Some(name.parse::<Detail>()?),
             Some(other) => {
@@ -98,8 +100,22 @@ impl OffloadRequest {
                 ));
             }
         };
+        let descriptor = match take("descriptor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(name)) => Some(name.parse::<DescriptorProfile>()?),
+            Some(other) => {
+                return Err(LroError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("descriptor must be a string, got {other}"),
+                ));
+            }
+        };
         let request: Self = from_json_value(&rest, "offload request")?;
-        Ok(Self { detail, ..request })
+        Ok(Self {
+            detail,
+            descriptor,
+            ..request
+        })
     }
 
     /// A request for `operation` with everything else defaulted.
@@ -777,4 +793,28 @@ pub fn score_range(scores: Option<&[f64]>) -> Option<(f64, f64)> {
             None => Some((s, s)),
             Some((lo, hi)) => Some((lo.min(s), hi.max(s))),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn request_profile_names_read_as_the_configuration_reads_them() {
+        for (given, profile) in [
+            ("pointer", DescriptorProfile::Pointer),
+            ("Compact", DescriptorProfile::Compact),
+            (" FULL ", DescriptorProfile::Full),
+        ] {
+            let request = OffloadRequest::from_json(&json!({"descriptor": given})).unwrap();
+            assert_eq!(request.descriptor, Some(profile), "{given}");
+        }
+        let none = OffloadRequest::from_json(&json!({"descriptor": null})).unwrap();
+        assert_eq!(none.descriptor, None);
+        for bad in [json!({"descriptor": "tiny"}), json!({"descriptor": 1})] {
+            let err = OffloadRequest::from_json(&bad).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidArgument, "{bad}");
+        }
+    }
 }
