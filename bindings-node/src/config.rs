@@ -126,7 +126,7 @@ pub fn to_js_value(config: &OffloadConfig) -> Value {
 
 /// The configuration of a call given none: the defaults with this process's
 /// `ATLATL_PROMPT__OFFLOAD__*` variables on top, as the CLI reads them. Reading the
-/// environment costs about a microsecond, so every call reads it afresh and a variable set
+/// environment costs a microsecond or two, so every call reads it afresh and a variable set
 /// through `process.env` after `require` counts. (A worker thread's `process.env` is its own
 /// copy, which Node does not show to native addons; the process environment is read.)
 pub fn default_config() -> Result<OffloadConfig, LroError> {

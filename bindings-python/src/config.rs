@@ -265,7 +265,7 @@ impl PyConfig {
 
 /// The configuration of a call given none: the defaults with this process's
 /// `ATLATL_PROMPT__OFFLOAD__*` variables on top, as the CLI reads them. Read from the process
-/// environment (not `os.environ`, which mirrors it) because it costs a microsecond, so every
+/// environment (not `os.environ`, which mirrors it) because it costs a microsecond or two, so every
 /// call can afford it and a variable set after import is honoured.
 pub fn default_config(py: Python<'_>) -> PyResult<OffloadConfig> {
     let mut config = OffloadConfig::default();
