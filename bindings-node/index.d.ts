@@ -259,7 +259,10 @@ export declare function cleanupAsync(config?: Config | null): Promise<CleanupRep
 /**
  * LRO configuration: the specification's `[prompt.offload]` section, camelCase. Every key is
  * optional and defaults as in the specification; a bad value throws with code `invalid_config`
- * naming the key and the value.
+ * naming the key and the value. An object holding a configuration value is used as given;
+ * an omitted `config` (or one holding only `onEvent`) is the defaults with the
+ * `ATLATL_PROMPT__OFFLOAD__*` environment on top, read at each call, as `lro offload` reads
+ * it. `withEnv(config)` layers the environment over an object.
  */
 export interface Config {
   /** Enable or disable LRO globally (default `true`). */
@@ -304,8 +307,8 @@ export interface Config {
  * Applies the `ATLATL_PROMPT__OFFLOAD__*` variables of `vars` (default: this process's
  * environment) over `base` (default: the defaults), so `configFromEnv(undefined,
  * configFromToml(path))` layers the sources as the specification orders them. An unknown
- * key under the prefix throws `invalid_config`, so a typo is not silently ignored. The
- * returned object has no `onEvent`.
+ * key under the prefix, or a bad value, throws `invalid_config` naming the variable. The
+ * returned object has no `onEvent` (`withEnv` keeps it).
  */
 export declare function configFromEnv(vars?: Record<string, string | undefined> | null, base?: Config | null): Config
 
@@ -570,3 +573,11 @@ export interface ToolContext {
   /** The tool declared an `outputSchema`, which a descriptor would violate: pass through. */
   outputSchemaDeclared?: boolean
 }
+
+/**
+ * `config` with the environment on top: this process's `ATLATL_PROMPT__OFFLOAD__*`
+ * variables, or those of `vars`, override its keys; its `onEvent` is kept. A configuration
+ * object is used as given, so this is how the environment gets a say over one:
+ * `offload(records, options, withEnv({ thresholdTokens: 800, onEvent }))`. Read when called.
+ */
+export declare function withEnv(config?: Config | null, vars?: Record<string, string | undefined> | null): Config

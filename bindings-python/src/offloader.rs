@@ -133,7 +133,8 @@ fn put(map: &mut Map<String, Value>, key: &str, obj: Option<&Bound<'_, PyAny>>) 
 
 #[pymethods]
 impl PyOffloader {
-    /// `config`: an `lro.Config`, a dict of `Config` keyword arguments, or `None` (defaults).
+    /// `config`: an `lro.Config` or a dict of `Config` keyword arguments, used as given; `None`
+    /// is the defaults with the `ATLATL_PROMPT__OFFLOAD__*` environment on top, read here.
     /// `on_event`: called with each event as a dict (`{"event": "OffloadCreated", ...}`).
     /// `estimator`: `estimator(text) -> int`, an exact tokenizer in place of the heuristic.
     #[new]
@@ -144,7 +145,7 @@ impl PyOffloader {
         on_event: Option<Py<PyAny>>,
         estimator: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
-        let config = PyConfig::resolve(config.as_ref())?;
+        let config = PyConfig::resolve(py, config.as_ref())?;
         let host = NativeHost::for_config(&config).map_err(|e| lro_err(py, &e))?;
         let mut inner = Offloader::new(config, host).map_err(|e| lro_err(py, &e))?;
         if let Some(callback) = on_event.filter(|c| !c.is_none(py)) {

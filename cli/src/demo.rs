@@ -67,7 +67,7 @@ pub fn corpus(n: usize) -> Vec<Value> {
 
 pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
     let mut config = OffloadConfig::default();
-    config.apply_env(std::env::vars())?;
+    config.apply_env_os(std::env::vars_os())?;
     if let Some(dir) = output_dir {
         config.output_dir = dir;
     }

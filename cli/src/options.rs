@@ -54,7 +54,7 @@ impl ConfigArgs {
             })?;
             config.apply_toml_str(&text)?;
         }
-        config.apply_env(std::env::vars())?;
+        config.apply_env_os(std::env::vars_os())?;
         let flags = [
             ("output_dir", &self.output_dir),
             ("threshold_tokens", &self.threshold),

@@ -253,6 +253,40 @@ fn config_file_env_and_flags_layer_in_order() {
     assert_eq!(out["offloaded"], false);
 }
 
+/// The environment as the OS gives it: another variable holding bytes that are not UTF-8
+/// does not stop `lro` (`std::env::vars()` would panic on it); such a value under the
+/// prefix is a configuration error naming the variable, exit 78.
+#[cfg(unix)]
+#[test]
+fn environment_bytes_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, value: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
+            .args(["offload", "--output-dir", dir.path().to_str().unwrap()])
+            .env(name, std::ffi::OsStr::from_bytes(value))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A rejected configuration exits before reading stdin: a broken pipe is expected.
+        let _ = child.stdin.take().unwrap().write_all(b"[]");
+        child.wait_with_output().unwrap()
+    };
+    let unrelated = run("LRO_TEST_UNRELATED", b"caf\xe9");
+    assert_eq!(unrelated.status.code(), Some(0), "{unrelated:?}");
+    let ours = run("ATLATL_PROMPT__OFFLOAD__FILE_PREFIX", b"caf\xe9");
+    assert_eq!(ours.status.code(), Some(78), "{ours:?}");
+    let stderr = String::from_utf8_lossy(&ours.stderr);
+    assert!(
+        stderr.contains("invalid_config")
+            && stderr
+                .contains("ATLATL_PROMPT__OFFLOAD__FILE_PREFIX: the variable's value is not UTF-8"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn cleanup_removes_only_expired_files_and_events_go_to_stderr() {
     let dir = tempfile::tempdir().unwrap();

@@ -303,19 +303,58 @@ impl OffloadConfig {
         Ok(())
     }
 
-    /// Applies `ATLATL_PROMPT__OFFLOAD__*` variables from `vars` (pass `std::env::vars()`).
+    /// Applies `ATLATL_PROMPT__OFFLOAD__*` variables from `vars` (a map of variables, as a
+    /// wasm host passes them; for this process's environment use [`OffloadConfig::apply_env_os`]).
     /// Variables without the prefix are ignored; an unknown key under it is an error, so a
     /// typo does not go unnoticed. `__EXTRACT__MAX_OUTPUT_BYTES` sets `extract.max_output_bytes`.
+    /// Errors name the variable first: `ATLATL_PROMPT__OFFLOAD__TTL_SECONDS: invalid value ...`.
     pub fn apply_env<K: AsRef<str>, V: AsRef<str>>(
         &mut self,
         vars: impl IntoIterator<Item = (K, V)>,
     ) -> Result<()> {
         for (name, value) in vars {
-            let Some(suffix) = name.as_ref().strip_prefix(ENV_PREFIX) else {
+            let name = name.as_ref();
+            let Some(suffix) = name.strip_prefix(ENV_PREFIX) else {
                 continue;
             };
             let key = suffix.to_ascii_lowercase().replace("__", ".");
-            self.set(&key, &RawValue::Text(value.as_ref()))?;
+            self.set(&key, &RawValue::Text(value.as_ref()))
+                .map_err(|e| LroError::new(e.code(), format!("{name}: {}", e.message())))?;
+        }
+        Ok(())
+    }
+
+    /// [`OffloadConfig::apply_env`] over a process environment as the OS gives it: pass
+    /// `std::env::vars_os()` (what every native surface does, so the CLI, the proxy and the
+    /// bindings read the same variables). Only names under the prefix are read, so another
+    /// variable holding bytes that are not UTF-8 is no obstacle (where `std::env::vars()`
+    /// would panic); such a name or value under the prefix is an `invalid_config` error
+    /// that names the variable.
+    pub fn apply_env_os(
+        &mut self,
+        vars: impl IntoIterator<Item = (std::ffi::OsString, std::ffi::OsString)>,
+    ) -> Result<()> {
+        let not_utf8 = |what: &str, name: &std::ffi::OsStr| {
+            LroError::new(
+                ErrorCode::InvalidConfig,
+                format!(
+                    "{}: the variable's {what} is not UTF-8",
+                    name.to_string_lossy()
+                ),
+            )
+        };
+        for (name, value) in vars {
+            let Some(text_name) = name.to_str() else {
+                if name.as_encoded_bytes().starts_with(ENV_PREFIX.as_bytes()) {
+                    return Err(not_utf8("name", &name));
+                }
+                continue;
+            };
+            if !text_name.starts_with(ENV_PREFIX) {
+                continue;
+            }
+            let text_value = value.to_str().ok_or_else(|| not_utf8("value", &name))?;
+            self.apply_env([(text_name, text_value)])?;
         }
         Ok(())
     }
@@ -568,11 +607,59 @@ mod tests {
             err.message().contains("enabled") && err.message().contains("maybe"),
             "{err}"
         );
+        assert!(
+            err.message()
+                .starts_with("ATLATL_PROMPT__OFFLOAD__ENABLED: "),
+            "the variable is named: {err}"
+        );
         let err = OffloadConfig::from_toml_str("[prompt.offload]\nthreshold = 3").unwrap_err();
         assert!(err.message().contains("unknown configuration key"), "{err}");
         let err =
             OffloadConfig::from_toml_str("[prompt.offload]\nfile_prefix = \"../x\"").unwrap_err();
         assert!(err.message().contains("file_prefix"), "{err}");
         assert!(OffloadConfig::from_toml_str("[prompt.offload]\nthreshold_tokens = -1").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn process_environment_reads_only_the_prefix_and_names_bad_bytes() {
+        use std::ffi::OsString;
+        use std::os::unix::ffi::OsStringExt;
+        let var = |name: &[u8], value: &[u8]| {
+            (
+                OsString::from_vec(name.to_vec()),
+                OsString::from_vec(value.to_vec()),
+            )
+        };
+        let mut c = OffloadConfig::default();
+        c.apply_env_os([
+            var(b"UNRELATED", b"\xff\xfe"),
+            var(b"\xffODD", b"x"),
+            var(b"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", b"77"),
+        ])
+        .unwrap();
+        assert_eq!(c.threshold_tokens, 77);
+        let err = c
+            .apply_env_os([var(b"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR", b"/tmp/\xff")])
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidConfig);
+        assert!(
+            err.message()
+                .contains("ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR: the variable's value is not UTF-8"),
+            "{err}"
+        );
+        let err = c
+            .apply_env_os([var(b"ATLATL_PROMPT__OFFLOAD__\xff", b"1")])
+            .unwrap_err();
+        assert!(err.message().contains("name is not UTF-8"), "{err}");
+        let err = c
+            .apply_env_os([var(b"ATLATL_PROMPT__OFFLOAD__TTL_SECONDS", b"-5")])
+            .unwrap_err();
+        assert!(
+            err.message().starts_with(
+                "ATLATL_PROMPT__OFFLOAD__TTL_SECONDS: invalid value for prompt.offload.ttl_seconds"
+            ),
+            "{err}"
+        );
     }
 }

@@ -16,6 +16,12 @@ byte-identical to every other LRO build::
     assert response["offloaded"]
     titles = lro.extract(response["file_path"], recipe=1)["results"]
 
+Configuration: every function takes ``config=``, a :class:`Config` or a dict of its keyword
+arguments, used exactly as given. Without one (``config=None``), a call uses the defaults with
+the ``ATLATL_PROMPT__OFFLOAD__*`` environment on top, read at that call, as ``lro offload``
+does: ``ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR=/var/lro`` moves the files of ``lro.offload(...)``.
+``Config(...).with_env()`` layers the environment over explicit values.
+
 Errors are :class:`LroError` subclasses whose ``.code`` is the core's stable error code.
 """
 
@@ -75,7 +81,8 @@ __all__ = [
     "__version__",
 ]
 
-#: What ``config=`` accepts everywhere: a :class:`Config`, a dict of its keyword arguments, or None.
+#: What ``config=`` accepts everywhere: a :class:`Config` or a dict of its keyword arguments (used
+#: as given), or None: the defaults with the ``ATLATL_PROMPT__OFFLOAD__*`` environment on top.
 ConfigLike = Union[Config, Mapping[str, Any], None]
 #: An event callback: receives each event as a dict, e.g. ``{"event": "OffloadCreated", ...}``.
 EventCallback = Callable[[Dict[str, Any]], object]

@@ -30,7 +30,11 @@ _ConfigArg = Union["Config", Mapping[str, Any], None]
 
 @final
 class Config:
-    """LRO configuration (``[prompt.offload]`` plus extraction limits); immutable."""
+    """LRO configuration (``[prompt.offload]`` plus extraction limits); immutable.
+
+    A ``Config`` is used exactly as built; the ``ATLATL_PROMPT__OFFLOAD__*`` environment counts
+    only through :meth:`from_env` (what a call given no configuration uses) and :meth:`with_env`.
+    """
 
     def __new__(
         cls,
@@ -78,7 +82,11 @@ class Config:
 
 @final
 class Offloader:
-    """The LRO engine: a configuration, the file system, and optional callbacks."""
+    """The LRO engine: a configuration, the file system, and optional callbacks.
+
+    Without ``config``, the defaults with the ``ATLATL_PROMPT__OFFLOAD__*`` environment on top,
+    read when the ``Offloader`` is created.
+    """
 
     def __new__(
         cls,
