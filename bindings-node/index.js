@@ -862,3 +862,4 @@ module.exports.readResourceAsync = nativeBinding.readResourceAsync
 module.exports.resourceErrorCode = nativeBinding.resourceErrorCode
 module.exports.resourceLink = nativeBinding.resourceLink
 module.exports.resourceScheme = nativeBinding.resourceScheme
+module.exports.withEnv = nativeBinding.withEnv

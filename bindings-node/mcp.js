@@ -5,7 +5,6 @@
 //   const lro = { outputDir: '/tmp/lro' }
 //   server.registerTool('recall_memories', { inputSchema }, withLro('recall_memories', recall, lro))
 //   registerLroExtract(server, lro)
-//
 //   registerLroResources(server, lro)   // the offload files as MCP resources
 //
 // The wrapped handler's result goes through the core's interceptor (interceptToolResultAsync,
@@ -20,6 +19,7 @@ const {
   interceptToolResultAsync,
   extractAsync,
   extractTool,
+  withEnv,
   listResourcesAsync,
   readResourceAsync,
   cleanupAsync,
@@ -30,41 +30,57 @@ const {
 /** The offload files' URI scheme, media type and templates (the core's). */
 const RESOURCE_SCHEME = resourceScheme()
 
-/** The servers that serve the offload files of a config object, by that object: `withLro`
- * given the same object tells them when an offload adds a file. */
+/** The servers that serve the offload files of a config object, by that object (or by
+ * `NO_CONFIG` for helpers given none): `withLro` given the same object tells them when an
+ * offload adds a file. */
 const servedBy = new WeakMap()
+const NO_CONFIG = {}
 
 /** Tells every server serving `config`'s files, whose client listed resources, that the
  * list changed. */
 function resourcesChanged(config) {
-  for (const served of servedBy.get(config) ?? []) {
+  for (const served of servedBy.get(config ?? NO_CONFIG) ?? []) {
     if (served.asked) served.server.sendResourceListChanged()
   }
 }
 
-/** The guidance the descriptor carries: `native` (points at `lro_extract`) unless the caller
- * chose otherwise, since these helpers exist to serve the extraction tool. */
-function withNativeGuidance(config) {
-  return { guidance: 'native', ...(config ?? {}) }
+/** Whether `config` holds a configuration value: a key other than `onEvent` that is set
+ * (what the core functions count, after JSON drops functions and `undefined`). */
+function holdsConfiguration(config) {
+  return Object.entries(config).some(
+    ([key, value]) => key !== 'onEvent' && value !== undefined && value !== null && typeof value !== 'function',
+  )
+}
+
+/** The helpers' configuration, read once, when the helper is called. The guidance the
+ * descriptor carries is `native` (it points at `lro_extract`) unless chosen otherwise, since
+ * these helpers exist to serve the extraction tool. A configuration given is used as given;
+ * without one, the defaults and native guidance get the `ATLATL_PROMPT__OFFLOAD__*`
+ * environment on top (its guidance wins, as in `lro proxy`). */
+function helperConfig(config) {
+  const given = config ?? {}
+  if (holdsConfiguration(given)) return { guidance: 'native', ...given }
+  return withEnv({ ...given, guidance: 'native' })
 }
 
 /**
  * Wraps an MCP tool handler so that large results are offloaded.
  * @param {string} toolName the tool's name (`recall_memories` gives the operation `recall`, ...)
  * @param {Function} handler the SDK tool handler: `(args, extra)`, or `(extra)` without an input schema
- * @param {object} [config] LRO config (`outputDir`, `thresholdTokens`, `onEvent`, ...);
+ * @param {object} [config] LRO config (`outputDir`, `thresholdTokens`, `onEvent`, ...), used as
+ *   given; without one, the defaults with the `ATLATL_PROMPT__OFFLOAD__*` environment, read now.
  *   `outputSchemaDeclared: true` passes results of a tool with an `outputSchema` through untouched
  */
 function withLro(toolName, handler, config) {
   const { outputSchemaDeclared, ...rest } = config ?? {}
-  const lroConfig = withNativeGuidance(rest)
+  const lroConfig = helperConfig(rest)
   return async (...params) => {
     const result = await handler(...params)
     // The SDK passes (args, extra) to tools with an input schema and (extra) to the others.
     const args = params.length > 1 ? params[0] : undefined
     const context = { toolName, arguments: args, outputSchemaDeclared: Boolean(outputSchemaDeclared) }
     const intercepted = await interceptToolResultAsync(result, context, lroConfig)
-    if (intercepted.action === 'offloaded' && config) resourcesChanged(config)
+    if (intercepted.action === 'offloaded') resourcesChanged(config)
     return intercepted.result
   }
 }
@@ -79,13 +95,15 @@ function withLro(toolName, handler, config) {
  * same `config` object, and after `cleanup()` removed files. `lro_extract` takes the URI for
  * `file_path`.
  * @param {import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} server
- * @param {object} [config] the LRO config the wrapped tools use (above all `outputDir`)
+ * @param {object} [config] the LRO config the wrapped tools use (above all `outputDir`);
+ *   without one, the defaults with the `ATLATL_PROMPT__OFFLOAD__*` environment, read now
  * @returns {{ cleanup: () => Promise<object> }} `cleanup()` removes expired offload files
  */
 function registerLroResources(server, config) {
   const { ResourceTemplate } = require('@modelcontextprotocol/sdk/server/mcp.js')
   const { ListResourcesRequestSchema, McpError } = require('@modelcontextprotocol/sdk/types.js')
-  const { outputSchemaDeclared, ...lroConfig } = config ?? {}
+  const { outputSchemaDeclared, ...rest } = config ?? {}
+  const lroConfig = helperConfig(rest)
   // An LRO error becomes the JSON-RPC error of its code (not_found -32002, a URI that names
   // no offload file -32602).
   const protocolError = (err) =>
@@ -108,7 +126,8 @@ function registerLroResources(server, config) {
     throw new Error('lro/mcp: this @modelcontextprotocol/sdk has no resources/list handler to extend')
   }
   const served = { server, asked: false }
-  if (config) servedBy.set(config, [...(servedBy.get(config) ?? []), served])
+  const key = config ?? NO_CONFIG
+  servedBy.set(key, [...(servedBy.get(key) ?? []), served])
   server.server.setRequestHandler(ListResourcesRequestSchema, async (request, extra) => {
     served.asked = true
     const cursor = request.params?.cursor
@@ -125,10 +144,7 @@ function registerLroResources(server, config) {
   return {
     async cleanup() {
       const report = await cleanupAsync(lroConfig)
-      if (report.removed.length > 0) {
-        if (config) resourcesChanged(config)
-        else if (served.asked) server.sendResourceListChanged()
-      }
+      if (report.removed.length > 0) resourcesChanged(config)
       return report
     },
   }
@@ -144,18 +160,20 @@ const EXTRACT_DESCRIPTION = EXTRACT_TOOL.description
 /**
  * Registers the `lro_extract` tool on an SDK `McpServer`: `file_path` and a structured query
  * (`where`, `fields`, `sort`, `skip`, `limit`, `count`, `group_by`, `distinct`, `stats`), or
- * `recipe` with `params`, `query`, `lines`, `search`; `section` scopes it to one section.
+ * `recipe` with `params`, `query`, `lines`, `search`; `section` scopes it to one section;
+ * `describe: true` returns the full descriptor of a result a compact or pointer one described.
  * Extraction runs in-process (embedded engine), off the main thread, limited to offload files
  * inside `config.outputDir`. Errors come back as `isError` results naming the code.
  * @param {import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} server
- * @param {object} [config] the same LRO config the wrapped tools use (above all `outputDir`)
+ * @param {object} [config] the same LRO config the wrapped tools use (above all `outputDir`);
+ *   without one, the defaults with the `ATLATL_PROMPT__OFFLOAD__*` environment, read now
  * @returns the SDK's registered tool
  */
 function registerLroExtract(server, config) {
   // zod comes with the SDK (a dependency and peer of it); loaded here so that requiring this
   // module never fails for users of the core functions alone.
   const { z } = require('zod')
-  const lroConfig = withNativeGuidance(config)
+  const lroConfig = helperConfig(config)
   const described = (name, type) => type.describe(EXTRACT_TOOL.inputSchema.properties[name].description)
   const count = () => z.number().int().min(0)
   const inputSchema = {
@@ -183,6 +201,7 @@ function registerLroExtract(server, config) {
         .nullish(),
     ),
     section: described('section', z.string().nullish()),
+    describe: described('describe', z.boolean().nullish()),
   }
   return server.registerTool(
     EXTRACT_TOOL.name,

@@ -91,6 +91,11 @@ mod _lro {
             descriptions.set_item(name, description)?;
         }
         m.add("EXTRACT_QUERY_PARAMETERS", descriptions)?;
+        // The whole input schema: every argument's description for the tool signatures.
+        m.add(
+            "EXTRACT_TOOL_INPUT_SCHEMA",
+            convert::value_to_py(m.py(), &lro_core::extract::tool::tool_input_schema())?,
+        )?;
         // The offload files as MCP resources (the MCP helpers serve them).
         m.add("RESOURCE_URI_PREFIX", lro_core::resources::URI_PREFIX)?;
         m.add("RESOURCE_MIME_TYPE", lro_core::resources::MIME_TYPE)?;
