@@ -40,6 +40,7 @@ pub mod files;
 pub mod fuzz_checks;
 pub mod host;
 pub mod intercept;
+pub mod intercept_text;
 pub mod json;
 pub mod jsonl;
 pub mod offload;
@@ -49,6 +50,7 @@ pub mod recipes;
 pub mod schema;
 pub mod shape;
 pub mod tally;
+mod text_path;
 pub mod time;
 pub mod ulid_gen;
 
@@ -64,4 +66,5 @@ pub use extract::{ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSp
 pub use host::StdHost;
 pub use host::{DirEntry, EntryKind, Host, MemoryHost};
 pub use intercept::{InterceptAction, Intercepted, ToolCallContext};
+pub use intercept_text::InterceptedText;
 pub use offload::{InlineResult, OffloadRequest, Offloader, Outcome};

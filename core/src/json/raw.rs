@@ -1,0 +1,330 @@
+//! Facts about a JSON text, read with serde_json's deserializer but without building a
+//! `Value`: what the text path of a large result needs before it decides how to read a part
+//! (whether a `Value` would read it at all, how long its compact JSON is, an object's fields,
+//! a string's content).
+//!
+//! Each answer is the one the `Value` of the text would give, or `None` when that cannot be
+//! vouched for (the caller then parses the `Value`).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::Number;
+use serde_json::value::RawValue;
+
+/// Whether `serde_json::from_str::<Value>(text)` reads `text`: the same grammar, strings,
+/// numbers (one beyond a double is refused) and nesting limit, without building the tree.
+pub fn is_value(text: &str) -> bool {
+    measure(text, usize::MAX, false).is_some()
+}
+
+/// The length of the compact JSON of the `Value` that `text` holds, counted as
+/// `crate::shape::compact_len` counts it (escapes are not counted), up to `cap`: reading
+/// stops once the count passes `cap`, which is then the answer. `None` when the text is not
+/// a `Value`, or when an object it reads before stopping names a key twice (its `Value`
+/// keeps only the last).
+pub fn compact_len(text: &str, cap: usize) -> Option<usize> {
+    measure(text, cap, true)
+}
+
+fn measure(text: &str, cap: usize, exact_keys: bool) -> Option<usize> {
+    let mut count = Count {
+        total: 0,
+        cap,
+        exact_keys,
+        duplicate: false,
+    };
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let read = Measure(&mut count)
+        .deserialize(&mut reader)
+        .and_then(|()| reader.end());
+    if count.duplicate {
+        return None;
+    }
+    match read {
+        Ok(()) => Some(count.total.min(cap)),
+        Err(_) if count.total > cap => Some(cap),
+        Err(_) => None,
+    }
+}
+
+/// The fields of a JSON object, in order: each key decoded, each value as its text. `None`
+/// when the text is not an object, or names a key twice.
+pub fn object_fields(text: &str) -> Option<Vec<(String, &str)>> {
+    struct Fields;
+    impl<'de> Visitor<'de> for Fields {
+        type Value = Vec<(String, &'de str)>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut fields = Vec::new();
+            while let Some(key) = map.next_key::<String>()? {
+                let value: &'de RawValue = map.next_value()?;
+                fields.push((key, value.get()));
+            }
+            Ok(fields)
+        }
+    }
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let fields = reader.deserialize_map(Fields).ok()?;
+    reader.end().ok()?;
+    let mut keys: Vec<&str> = fields.iter().map(|(key, _)| key.as_str()).collect();
+    keys.sort_unstable();
+    keys.windows(2).all(|w| w[0] != w[1]).then_some(fields)
+}
+
+/// The content of a JSON string, borrowed from `text` when it has no escapes. `None` when
+/// the text is not a string.
+pub fn decode_str(text: &str) -> Option<Cow<'_, str>> {
+    struct Content;
+    impl<'de> Visitor<'de> for Content {
+        type Value = Cow<'de, str>;
+        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            f.write_str("a JSON string")
+        }
+        fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+            Ok(Cow::Borrowed(v))
+        }
+        fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+            Ok(Cow::Owned(v.to_owned()))
+        }
+    }
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let content = reader.deserialize_str(Content).ok()?;
+    reader.end().ok()?;
+    Some(content)
+}
+
+/// Whether the JSON text is an array with at least one element (the text is known to be
+/// JSON).
+pub fn is_nonempty_array(text: &str) -> bool {
+    let mut bytes = text
+        .bytes()
+        .filter(|b| !matches!(b, b' ' | b'\n' | b'\r' | b'\t'));
+    bytes.next() == Some(b'[') && bytes.next() != Some(b']')
+}
+
+/// JSON's whitespace (not Unicode's) around `text`.
+pub fn trim(text: &str) -> &str {
+    text.trim_matches([' ', '\n', '\r', '\t'])
+}
+
+/// What [`Measure`] has counted.
+struct Count {
+    total: usize,
+    cap: usize,
+    /// Keys are compared (to find one given twice) rather than only counted.
+    exact_keys: bool,
+    duplicate: bool,
+}
+
+impl Count {
+    fn add<E: de::Error>(&mut self, bytes: usize) -> Result<(), E> {
+        self.total = self.total.saturating_add(bytes);
+        if self.total > self.cap {
+            // Not an error in the text: reading simply stops here.
+            Err(E::custom("counted past the cap"))
+        } else {
+            Ok(())
+        }
+    }
+}
+
+/// Reads one value, adding its compact length to the count; every number is read as the
+/// `Value` visitor reads it (and refused where it refuses it).
+struct Measure<'c>(&'c mut Count);
+
+impl<'de> DeserializeSeed<'de> for Measure<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<(), D::Error> {
+        reader.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Measure<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.0.add(4)
+    }
+
+    fn visit_bool<E: de::Error>(self, v: bool) -> Result<(), E> {
+        self.0.add(if v { 4 } else { 5 })
+    }
+
+    fn visit_i64<E: de::Error>(self, v: i64) -> Result<(), E> {
+        self.0.add(itoa::Buffer::new().format(v).len())
+    }
+
+    fn visit_u64<E: de::Error>(self, v: u64) -> Result<(), E> {
+        self.0.add(itoa::Buffer::new().format(v).len())
+    }
+
+    fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
+        // The `Value` visitor keeps a float as a Number (or null when not finite).
+        self.0
+            .add(Number::from_f64(v).map_or(4, |n| n.to_string().len()))
+    }
+
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
+        self.0.add(v.len() + 2)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.0.add(2)?;
+        let mut first = true;
+        while let Some(()) = seq.next_element_seed(Measure(&mut *self.0))? {
+            if !first {
+                self.0.add(1)?;
+            }
+            first = false;
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.0.add(2)?;
+        let mut keys: Vec<String> = Vec::new();
+        let mut first = true;
+        while let Some(key) = map.next_key_seed(Key(self.0.exact_keys))? {
+            let (len, key) = match key {
+                KeyRead::Len(len) => (len, None),
+                KeyRead::Text(key) => (key.len(), Some(key)),
+            };
+            self.0.add(len + 3 + usize::from(!first))?;
+            first = false;
+            if let Some(key) = key {
+                if keys.contains(&key) {
+                    self.0.duplicate = true;
+                    return Err(de::Error::custom("a key given twice"));
+                }
+                keys.push(key);
+            }
+            map.next_value_seed(Measure(&mut *self.0))?;
+        }
+        Ok(())
+    }
+}
+
+/// A key, read as its length or as its text.
+enum KeyRead {
+    Len(usize),
+    Text(String),
+}
+
+struct Key(bool);
+
+impl<'de> DeserializeSeed<'de> for Key {
+    type Value = KeyRead;
+    fn deserialize<D: Deserializer<'de>>(self, reader: D) -> Result<KeyRead, D::Error> {
+        reader.deserialize_str(self)
+    }
+}
+
+impl Visitor<'_> for Key {
+    type Value = KeyRead;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_str<E: de::Error>(self, v: &str) -> Result<KeyRead, E> {
+        Ok(if self.0 {
+            KeyRead::Text(v.to_owned())
+        } else {
+            KeyRead::Len(v.len())
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::write::tests::arb_json;
+    use proptest::prelude::*;
+    use serde_json::Value;
+
+    fn value_len(text: &str, cap: usize) -> Option<usize> {
+        serde_json::from_str::<Value>(text)
+            .ok()
+            .map(|v| crate::shape::compact_len(&v, cap))
+    }
+
+    #[test]
+    fn validity_is_the_value_parsers() {
+        for text in [
+            "1",
+            " [1, 2] ",
+            "1e400",
+            "[1e400]",
+            "{\"a\": [-1e999]}",
+            "\"\\ud800\"",
+            "[\"\\ud83e\\udd80\"]",
+            "{\"a\": 1, \"a\": 2}",
+            "[1,]",
+            "{} x",
+            "",
+            "nul",
+            "-0",
+            "123456789012345678901234567890",
+        ] {
+            assert_eq!(
+                is_value(text),
+                serde_json::from_str::<Value>(text).is_ok(),
+                "{text}"
+            );
+        }
+        let deep = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
+        for n in [100, 127, 128, 129, 200] {
+            assert_eq!(
+                is_value(&deep(n)),
+                serde_json::from_str::<Value>(&deep(n)).is_ok(),
+                "{n}"
+            );
+        }
+    }
+
+    #[test]
+    fn fields_strings_and_arrays() {
+        let fields = object_fields(r#" {"a": [1, 2], "\u0062": {"c": null}} "#).unwrap();
+        assert_eq!(
+            fields,
+            vec![("a".into(), "[1, 2]"), ("b".into(), r#"{"c": null}"#)]
+        );
+        assert_eq!(object_fields(r#"{"a": 1, "\u0061": 2}"#), None);
+        assert_eq!(object_fields("[1]"), None);
+        assert_eq!(
+            object_fields("{\"a\": 1e400}"),
+            Some(vec![("a".into(), "1e400")])
+        );
+        assert!(matches!(
+            decode_str(r#""plain""#),
+            Some(Cow::Borrowed("plain"))
+        ));
+        assert_eq!(decode_str(r#""a\nb\u00e9""#).as_deref(), Some("a\nb\u{e9}"));
+        assert_eq!(decode_str("1"), None);
+        assert_eq!(decode_str(r#""\ud800""#), None);
+        assert!(is_nonempty_array(" [ 0 ]"));
+        assert!(!is_nonempty_array("[ \n ]"));
+        assert!(!is_nonempty_array("{}"));
+        assert_eq!(compact_len(r#"{"a": 1, "a": 2}"#, 100), None);
+        assert_eq!(
+            compact_len(r#"[1.50, "\u00e9", -0, true]"#, 100),
+            value_len(r#"[1.50, "\u00e9", -0, true]"#, 100)
+        );
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(600))]
+        #[test]
+        fn lengths_are_the_values(value in arb_json(), cap in 0usize..400) {
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            prop_assert_eq!(compact_len(&pretty, cap), Some(crate::shape::compact_len(&value, cap)));
+            prop_assert!(is_value(&pretty));
+        }
+    }
+}
