@@ -11,6 +11,10 @@
 //! forwards the bytes it has. Results up to [`TEXT_PART_MIN`] bytes are parsed, as before,
 //! and so is any result whose envelope this reading cannot vouch for (a key given twice).
 
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -37,7 +41,7 @@ pub enum InterceptedText {
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(borrow, default)]
-    content: Option<&'a RawValue>,
+    content: Option<Content<'a>>,
     #[serde(
         borrow,
         default,
@@ -49,15 +53,6 @@ struct Envelope<'a> {
     is_error: Option<&'a RawValue>,
     #[serde(borrow, default, rename = "_meta", deserialize_with = "present")]
     meta: Option<&'a RawValue>,
-}
-
-/// The fields of a content item the interceptor reads.
-#[derive(Deserialize)]
-struct Item<'a> {
-    #[serde(borrow, default, rename = "type")]
-    kind: Option<&'a RawValue>,
-    #[serde(borrow, default)]
-    text: Option<&'a RawValue>,
 }
 
 /// A field that is there, `null` included (an `Option` alone reads `null` as absent).
@@ -111,7 +106,8 @@ impl<H: Host> Offloader<H> {
             return Ok(InterceptedText::Unchanged(InterceptAction::Inline));
         }
         // Everything the rewritten result keeps is read before anything is written.
-        let Some((texts, others)) = content_items(envelope.content) else {
+        let content = envelope.content.unwrap_or_default();
+        let Some((texts, others)) = content_items(content) else {
             return self.intercept_parsed(result, context);
         };
         let mut kept = Map::new();
@@ -190,31 +186,149 @@ impl<H: Host> Offloader<H> {
     }
 }
 
-/// The text blocks (as JSON strings) and the other items of `content`, as
-/// `intercept_tool_result` sorts them; `None` when an item's fields cannot be read here.
-fn content_items(content: Option<&RawValue>) -> Option<(Vec<&str>, Vec<Value>)> {
-    let (mut texts, mut others) = (Vec::new(), Vec::new());
-    let Some(content) = content.map(RawValue::get).filter(|c| c.starts_with('[')) else {
-        return Some((texts, others));
-    };
-    for item in serde_json::from_str::<Vec<&RawValue>>(content).ok()? {
-        let item = item.get();
-        if item.starts_with('{') {
-            let fields: Item<'_> = serde_json::from_str(item).ok()?;
-            let kind = fields.kind.and_then(|k| raw::decode_str(k.get()));
-            if kind.as_deref() == Some("text") {
-                // A text item without a string `text` is neither data nor kept.
-                if let Some(text) = fields
-                    .text
-                    .map(RawValue::get)
-                    .filter(|t| t.starts_with('"'))
-                {
-                    texts.push(text);
+/// The items of `content`, read in the envelope's one pass: an object item as its fields'
+/// text (what decides whether it is a text block), any other item as its `Value`. Content
+/// that is not an array has no items, as `intercept_tool_result` reads it.
+#[derive(Default)]
+struct Content<'a>(Vec<ContentItem<'a>>);
+
+enum ContentItem<'a> {
+    Fields(Vec<(String, &'a RawValue)>),
+    Value(Value),
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(reader: D) -> std::result::Result<Self, D::Error> {
+        struct Items<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Items<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("content")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<Content<'a>, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<ContentItem<'a>>()? {
+                    items.push(item);
                 }
-                continue;
+                Ok(Content(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<Content<'a>, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Content::default())
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<Content<'a>, E> {
+                Ok(Content::default())
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<Content<'a>, E> {
+                Ok(Content::default())
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<Content<'a>, E> {
+                Ok(Content::default())
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<Content<'a>, E> {
+                Ok(Content::default())
+            }
+            fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<Content<'a>, E> {
+                Ok(Content::default())
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<Content<'a>, E> {
+                Ok(Content::default())
             }
         }
-        others.push(serde_json::from_str(item).ok()?);
+        reader.deserialize_any(Items(PhantomData))
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for ContentItem<'a> {
+    fn deserialize<D: Deserializer<'de>>(reader: D) -> std::result::Result<Self, D::Error> {
+        struct Item<'a>(PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Item<'a> {
+            type Value = ContentItem<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a content item")
+            }
+            fn visit_map<A: MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> std::result::Result<ContentItem<'a>, A::Error> {
+                let mut fields = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    fields.push((key, map.next_value::<&'a RawValue>()?));
+                }
+                Ok(ContentItem::Fields(fields))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> std::result::Result<ContentItem<'a>, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<Value>()? {
+                    items.push(item);
+                }
+                Ok(ContentItem::Value(Value::Array(items)))
+            }
+            fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<ContentItem<'a>, E> {
+                Ok(ContentItem::Value(Value::Bool(v)))
+            }
+            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<ContentItem<'a>, E> {
+                Ok(ContentItem::Value(Value::from(v)))
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<ContentItem<'a>, E> {
+                Ok(ContentItem::Value(Value::from(v)))
+            }
+            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<ContentItem<'a>, E> {
+                Ok(ContentItem::Value(Value::from(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<ContentItem<'a>, E> {
+                Ok(ContentItem::Value(Value::from(v)))
+            }
+            fn visit_unit<E: de::Error>(self) -> std::result::Result<ContentItem<'a>, E> {
+                Ok(ContentItem::Value(Value::Null))
+            }
+        }
+        reader.deserialize_any(Item(PhantomData))
+    }
+}
+
+/// The text blocks (as JSON strings) and the other items of `content`, as
+/// `intercept_tool_result` sorts them; `None` when a field the result keeps is not a
+/// `Value` after all.
+fn content_items(content: Content<'_>) -> Option<(Vec<&str>, Vec<Value>)> {
+    let (mut texts, mut others) = (Vec::new(), Vec::new());
+    for item in content.0 {
+        let fields = match item {
+            ContentItem::Value(value) => {
+                others.push(value);
+                continue;
+            }
+            ContentItem::Fields(fields) => fields,
+        };
+        // A key given twice counts as its `Value` has it: the last one.
+        let field = |name: &str| {
+            fields
+                .iter()
+                .rev()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.get())
+        };
+        if field("type").and_then(raw::decode_str).as_deref() == Some("text") {
+            // A text item without a string `text` is neither data nor kept.
+            if let Some(text) = field("text").filter(|t| t.starts_with('"')) {
+                texts.push(text);
+            }
+            continue;
+        }
+        let mut object = Map::new();
+        for (key, value) in fields {
+            object.insert(key, serde_json::from_str(value.get()).ok()?);
+        }
+        others.push(Value::Object(object));
     }
     Some((texts, others))
 }

@@ -181,7 +181,11 @@ impl Body {
             return Some((RecordKind::Mif(detail), mif));
         }
         drop(mif);
-        Self::from_json(json).map(|raw| (RecordKind::Raw, raw))
+        // Raw records without landmarks: they would take more memory than small records
+        // themselves (the descriptor reads them from the lines instead).
+        let mut raw = Self::default();
+        raw.push_json_elements(json)?;
+        Some((RecordKind::Raw, raw))
     }
 
     /// Appends the elements of a JSON array given as text, one per line, as

@@ -9,13 +9,18 @@
 //!   then answers `tools/list` itself, with `lro_extract` alone);
 //! - server response to `tools/list`: `outputSchema` removed from every tool, `lro_extract`
 //!   added to the first page;
-//! - server response to `tools/call`: offloaded by the core when above the threshold.
+//! - server response to `tools/call`: offloaded by the core when above the threshold. The
+//!   core reads the result from its text ([`Offloader::intercept_tool_result_text`]): a
+//!   large result is never parsed into a `Value` tree, and one it leaves alone is forwarded
+//!   as the bytes received, whatever its size.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use lro_core::{InterceptAction, Offloader, ToolCallContext};
+use lro_core::{InterceptAction, InterceptedText, Offloader, ToolCallContext};
 use lro_host_s3::NativeHost;
+use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::extract_tool;
@@ -23,10 +28,12 @@ use super::jsonrpc::{self, IdKey, Kind, Peek};
 use super::output::ClientOut;
 use super::state::{Pending, State};
 
-/// Above this size a server message is not kept as text next to its parsed form: when it
-/// has to be forwarded unchanged after all, it is serialized again (same JSON, maybe other
-/// number spellings). Keeps a 50 MB result to one fewer copy.
-const KEEP_ORIGINAL_MAX: usize = 1 << 20;
+/// A response to a `tools/call`: its `result` as the text it arrived in.
+#[derive(Deserialize)]
+struct Answer<'a> {
+    #[serde(borrow, default)]
+    result: Option<&'a RawValue>,
+}
 
 /// What to do with a client message.
 #[derive(Debug)]
@@ -344,6 +351,9 @@ impl Router {
         self.out.send(&message);
     }
 
+    /// A `tools/call` result: handed to the core as the JSON text it arrived in (no `Value`
+    /// tree of a result that may be tens of megabytes); forwarded as received unless the
+    /// core rewrote it.
     fn on_tool_result(
         &self,
         line: Vec<u8>,
@@ -351,20 +361,6 @@ impl Router {
         tool_name: String,
         arguments: Option<Value>,
     ) {
-        let parsed = parse(jsonrpc::trim_line(&line));
-        let Some(mut message) = parsed else {
-            return self.pass(jsonrpc::trim_line(&line));
-        };
-        let original = if line.len() <= KEEP_ORIGINAL_MAX {
-            Some(line)
-        } else {
-            drop(line);
-            None
-        };
-        let result = message
-            .get_mut("result")
-            .map(Value::take)
-            .unwrap_or(Value::Null);
         let context = ToolCallContext {
             tool_name,
             arguments,
@@ -372,34 +368,50 @@ impl Router {
             // outputSchema was removed from the listed tools: every tool may be offloaded.
             output_schema_declared: false,
         };
-        match self.lro.intercept_tool_result(&result, &context) {
-            Ok(intercepted)
-                if matches!(
-                    intercepted.action,
-                    InterceptAction::Offloaded | InterceptAction::Truncated
-                ) =>
-            {
-                drop(result);
-                self.out.send(&jsonrpc::response(id, intercepted.result));
+        let text = jsonrpc::trim_line(&line);
+        let decided = match std::str::from_utf8(text).map(serde_json::from_str::<Answer<'_>>) {
+            Ok(Ok(Answer {
+                result: Some(result),
+            })) => self
+                .lro
+                .intercept_tool_result_text(result.get(), &context)
+                .map(|decided| match decided {
+                    InterceptedText::Rewritten(intercepted) => Some(intercepted.result),
+                    InterceptedText::Unchanged(_) => None,
+                }),
+            // The `result` key given twice, say: the answer as serde_json reads it.
+            _ => match parse(text) {
+                Some(mut message) => {
+                    let result = message
+                        .get_mut("result")
+                        .map(Value::take)
+                        .unwrap_or(Value::Null);
+                    self.lro
+                        .intercept_tool_result(&result, &context)
+                        .map(|intercepted| match intercepted.action {
+                            InterceptAction::Offloaded | InterceptAction::Truncated => {
+                                Some(intercepted.result)
+                            }
+                            _ => None,
+                        })
+                }
+                None => Ok(None),
+            },
+        };
+        match decided {
+            Ok(Some(result)) => {
+                drop(line);
+                self.out.send(&jsonrpc::response(id, result));
             }
-            outcome => {
-                if let Err(err) = outcome {
-                    eprintln!(
-                        "lro proxy: result of {} passed inline: error[{}]: {}",
-                        context.tool_name,
-                        err.code(),
-                        err.message()
-                    );
-                }
-                match original {
-                    Some(line) => self.pass(jsonrpc::trim_line(&line)),
-                    None => {
-                        if let Value::Object(fields) = &mut message {
-                            fields.insert("result".into(), result);
-                        }
-                        self.out.send(&message);
-                    }
-                }
+            Ok(None) => self.pass(text),
+            Err(err) => {
+                eprintln!(
+                    "lro proxy: result of {} passed inline: error[{}]: {}",
+                    context.tool_name,
+                    err.code(),
+                    err.message()
+                );
+                self.pass(text);
             }
         }
     }

@@ -75,9 +75,73 @@ pub fn object_fields(text: &str) -> Option<Vec<(String, &str)>> {
     keys.windows(2).all(|w| w[0] != w[1]).then_some(fields)
 }
 
+/// Strings whose text is longer than this are decoded a piece at a time (see
+/// [`decode_str`]).
+const DECODE_PIECE: usize = 1 << 16;
+
 /// The content of a JSON string, borrowed from `text` when it has no escapes. `None` when
 /// the text is not a string.
+///
+/// serde_json decodes a string with escapes into a scratch buffer that grows as it goes,
+/// then the visitor copies it out: for a tool result that is one 50 MB string, two transient
+/// copies of the result. A long string is therefore cut into pieces between escapes, each
+/// decoded by serde_json (which checks it as it would the whole: escapes, surrogate pairs,
+/// control characters) straight onto the end of the content.
 pub fn decode_str(text: &str) -> Option<Cow<'_, str>> {
+    let trimmed = trim(text);
+    if trimmed.len() > 4 * DECODE_PIECE && memchr::memchr(b'\\', trimmed.as_bytes()).is_some() {
+        let inner = trimmed.strip_prefix('"')?.strip_suffix('"')?;
+        return decode_pieces(inner, DECODE_PIECE).map(Cow::Owned);
+    }
+    decode_whole(text)
+}
+
+/// The content of the string whose text (without its quotes) is `inner`, decoded `piece`
+/// bytes at a time, each piece ending between escapes (a surrogate pair stays together) at a
+/// character boundary.
+fn decode_pieces(inner: &str, piece: usize) -> Option<String> {
+    let bytes = inner.as_bytes();
+    let mut content = String::with_capacity(bytes.len());
+    let mut quoted = String::with_capacity(piece + 16);
+    let (mut start, mut pos) = (0, 0);
+    while start < bytes.len() {
+        let target = start + piece;
+        let next = memchr::memchr(b'\\', &bytes[pos..]).map_or(bytes.len(), |i| pos + i);
+        if next < target.min(bytes.len()) {
+            pos = escape_end(bytes, next)?;
+            continue;
+        }
+        // In the run of plain text from `pos` to `next`, at or past the target.
+        let mut cut = target.max(pos).min(next);
+        while !inner.is_char_boundary(cut) {
+            cut += 1;
+        }
+        quoted.clear();
+        quoted.push('"');
+        quoted.push_str(&inner[start..cut]);
+        quoted.push('"');
+        content.push_str(&decode_whole(&quoted)?);
+        (start, pos) = (cut, cut);
+    }
+    Some(content)
+}
+
+/// Where the escape at `at` ends, and the one after it when it is the low half of a
+/// surrogate pair whose high half is at `at`.
+fn escape_end(bytes: &[u8], at: usize) -> Option<usize> {
+    if bytes.get(at + 1)? != &b'u' {
+        return Some(at + 2);
+    }
+    let end = at + 6;
+    let hex = std::str::from_utf8(bytes.get(at + 2..end)?).ok()?;
+    let high = u16::from_str_radix(hex, 16).is_ok_and(|unit| (0xD800..0xDC00).contains(&unit));
+    if high && bytes[end..].starts_with(b"\\u") {
+        return Some(end + 6).filter(|&e| e <= bytes.len());
+    }
+    Some(end)
+}
+
+fn decode_whole(text: &str) -> Option<Cow<'_, str>> {
     struct Content;
     impl<'de> Visitor<'de> for Content {
         type Value = Cow<'de, str>;
@@ -288,6 +352,50 @@ mod tests {
         }
     }
 
+    /// [`decode_pieces`] of the inside of `text` is serde_json's decoding of it, or both
+    /// refuse it, whatever the piece size.
+    fn decodes_like_serde(text: &str) {
+        let expected = serde_json::from_str::<String>(text).ok();
+        let Some(inner) = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')) else {
+            return;
+        };
+        for piece in [1, 2, 3, 5, 7, 16, 1000] {
+            assert_eq!(
+                decode_pieces(inner, piece),
+                expected,
+                "{text:?} in pieces of {piece}"
+            );
+        }
+    }
+
+    #[test]
+    fn strings_in_pieces() {
+        for text in [
+            r#""""#,
+            r#""plain text""#,
+            r#""a\nb\"c\\d\/e\u00e9f\ud83e\udd80g""#,
+            r#""\ud83e\udd80\ud83e\udd80""#,
+            r#""lone \ud800 high""#,
+            r#""lone \udc00 low""#,
+            r#""high then other \ud800\u0041""#,
+            r#""bad \x escape""#,
+            r#""ends in \""#,
+            r#""ends in \u00""#,
+            r#""quote " inside""#,
+            "\"tab\tinside\"",
+            "\"\u{e9}\u{6771}\u{1f980} wide\"",
+        ] {
+            decodes_like_serde(text);
+        }
+        let long = serde_json::to_string(&"line \"one\"\n\u{e9}\u{1f980}/".repeat(40_000)).unwrap();
+        assert!(long.len() > 4 * DECODE_PIECE);
+        let decoded = decode_str(&long).unwrap();
+        assert_eq!(
+            Some(decoded.into_owned()),
+            serde_json::from_str::<String>(&long).ok()
+        );
+    }
+
     #[test]
     fn fields_strings_and_arrays() {
         let fields = object_fields(r#" {"a": [1, 2], "\u0062": {"c": null}} "#).unwrap();
@@ -320,6 +428,36 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(600))]
+        #[test]
+        fn pieces_decode_like_serde(
+            content in "\\PC{0,40}",
+            escaped in prop::collection::vec(any::<bool>(), 1..8),
+            cut in any::<prop::sample::Index>(),
+            byte in any::<u8>(),
+        ) {
+            // Some characters as \u escapes (surrogate pairs for the wide ones).
+            let mut text = String::from("\"");
+            for (c, escape) in content.chars().zip(escaped.iter().cycle()) {
+                if *escape {
+                    for unit in c.encode_utf16(&mut [0u16; 2]) {
+                        text.push_str(&format!("\\u{unit:04x}"));
+                    }
+                } else {
+                    let quoted = serde_json::to_string(&c.to_string()).unwrap();
+                    text.push_str(&quoted[1..quoted.len() - 1]);
+                }
+            }
+            text.push('"');
+            decodes_like_serde(&text);
+            // And mangled: a byte replaced (when the text stays UTF-8).
+            let mut bytes = text.clone().into_bytes();
+            let at = cut.index(bytes.len());
+            bytes[at] = byte;
+            if let Ok(mangled) = String::from_utf8(bytes) {
+                decodes_like_serde(&mangled);
+            }
+        }
+
         #[test]
         fn lengths_are_the_values(value in arb_json(), cap in 0usize..400) {
             let pretty = serde_json::to_string_pretty(&value).unwrap();
