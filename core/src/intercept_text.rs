@@ -34,7 +34,7 @@ pub enum InterceptedText {
     /// bypassed (the action says which).
     Unchanged(InterceptAction),
     /// Send this result instead: offloaded, or truncated after a failed write.
-    Rewritten(Intercepted),
+    Rewritten(Box<Intercepted>),
 }
 
 /// The fields of a `CallToolResult` the interceptor reads, as their JSON text.
@@ -137,7 +137,7 @@ impl<H: Host> Offloader<H> {
             _ => self.offload_text_blocks_from(&texts, &request, min_text)?,
         };
         Ok(match self.rewrite(&kept, outcome, others) {
-            Some(intercepted) => InterceptedText::Rewritten(intercepted),
+            Some(intercepted) => InterceptedText::Rewritten(Box::new(intercepted)),
             None => InterceptedText::Unchanged(InterceptAction::Inline),
         })
     }
@@ -147,7 +147,7 @@ impl<H: Host> Offloader<H> {
         let intercepted = self.intercept_tool_result(&parse(result)?, context)?;
         Ok(match intercepted.action {
             InterceptAction::Offloaded | InterceptAction::Truncated => {
-                InterceptedText::Rewritten(intercepted)
+                InterceptedText::Rewritten(Box::new(intercepted))
             }
             action => InterceptedText::Unchanged(action),
         })

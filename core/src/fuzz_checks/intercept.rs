@@ -70,7 +70,7 @@ fn agree(result: &str) {
         let got = by_text.intercept_text_parts(result, &context(), min_text);
         match (expected, got) {
             (Ok(expected), Ok(InterceptedText::Rewritten(got))) => {
-                assert_eq!(got, expected, "rewritten: {result}");
+                assert_eq!(*got, expected, "rewritten: {result}");
             }
             (Ok(expected), Ok(InterceptedText::Unchanged(action))) => {
                 assert!(

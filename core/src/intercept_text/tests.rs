@@ -67,7 +67,7 @@ fn agrees_on_result(
     let expected = pair.by_value.intercept_tool_result(&value, context);
     let action = match (expected, got) {
         (Ok(expected), Ok(InterceptedText::Rewritten(got))) => {
-            assert_eq!(got, expected, "rewritten {text}");
+            assert_eq!(*got, expected, "rewritten {text}");
             got.action
         }
         (Ok(expected), Ok(InterceptedText::Unchanged(action))) => {
