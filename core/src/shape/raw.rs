@@ -72,12 +72,6 @@ pub(crate) struct TextLayout {
 /// Whether a part was read (`None`: declined, the `Value` path decides).
 type Read = Option<()>;
 
-/// A field of an object: parsed when its text is small, else the text.
-enum Part<'t> {
-    Value(Value),
-    Text(&'t str),
-}
-
 /// Where the layout stood, to return to when a string is not the JSON it looked like.
 struct Mark {
     lines: usize,
@@ -208,7 +202,8 @@ impl TextLayout {
         Some(())
     }
 
-    /// An object: one record, a tree, entries, or taken apart ([`Layout`]'s plan).
+    /// An object: one record, a tree, entries, or taken apart ([`Layout`]'s plan). Its
+    /// fields stay text until they are laid out, one at a time.
     fn object(
         &mut self,
         path: &[String],
@@ -217,38 +212,26 @@ impl TextLayout {
         depth: usize,
         nesting: usize,
     ) -> Read {
-        let mut parts = Vec::new();
-        let mut large = 0;
-        for (key, field) in raw::object_fields(text)? {
-            let part = if field.len() <= self.min_text {
-                Part::Value(parse(field, nesting + 1)?)
-            } else {
-                Part::Text(field)
-            };
-            let is = match &part {
-                Part::Value(value) => is_large(value),
-                Part::Text(field) => text_is_large(field)?,
-            };
-            large += usize::from(is);
-            parts.push((key, part, is));
+        let fields = raw::object_fields(text)?;
+        let mut large = Vec::with_capacity(fields.len());
+        for (_, field) in &fields {
+            large.push(field_is_large(field, nesting + 1)?);
         }
-        if large == 0 || depth >= MAX_DEPTH {
-            let record = canonical::compact_value(text.as_bytes())?;
+        let count = large.iter().filter(|&&is| is).count();
+        if count == 0 || depth >= MAX_DEPTH {
+            let record = compact(text, nesting)?;
             self.body
                 .push_line_with(|out| out.extend_from_slice(&record));
             self.wrote(path, 1, format, false);
             return Some(());
         }
-        if is_tree_root(&parts)? {
+        if is_tree_root(&fields, self.min_text, nesting + 1)? {
             // Flattening a tree takes its nodes: the `Value` path.
             return self.value(path, parse(text, nesting)?, format, depth);
         }
-        if large > MAX_SECTIONS {
-            for (key, part, _) in &parts {
-                let value = match part {
-                    Part::Value(value) => Cow::Owned(write::to_string(value).into_bytes()),
-                    Part::Text(field) => Cow::Owned(canonical::compact_value(field.as_bytes())?),
-                };
+        if count > MAX_SECTIONS {
+            for (key, field) in &fields {
+                let value = compact(field, nesting + 1)?;
                 self.body.push_line_with(|out| {
                     out.extend_from_slice(b"{\"key\":");
                     write::write_str(out, key);
@@ -257,26 +240,17 @@ impl TextLayout {
                     out.push(b'}');
                 });
             }
-            self.wrote(path, parts.len(), format, true);
+            self.wrote(path, fields.len(), format, true);
             return Some(());
         }
         let mut small = Map::new();
-        for (key, part, is) in parts {
-            if is {
+        for ((key, field), is_large) in fields.into_iter().zip(large) {
+            if is_large {
                 let mut inner = path.to_vec();
                 inner.push(key);
-                match part {
-                    Part::Value(value) => self.value(&inner, value, format, depth + 1)?,
-                    Part::Text(field) => {
-                        self.json(&inner, field, format, depth + 1, nesting + 1)?
-                    }
-                }
+                self.json(&inner, field, format, depth + 1, nesting + 1)?;
             } else {
-                let value = match part {
-                    Part::Value(value) => value,
-                    Part::Text(field) => parse(field, nesting + 1)?,
-                };
-                small.insert(key, value);
+                small.insert(key, parse(field, nesting + 1)?);
             }
         }
         self.layout.put_small(path, small);
@@ -419,13 +393,22 @@ fn depth_of(value: &Value) -> usize {
     deepest
 }
 
-/// [`is_large`] of the `Value` a large text holds.
-fn text_is_large(text: &str) -> Option<bool> {
-    match text.as_bytes().first()? {
+/// [`is_large`] of the `Value` a field's text holds, read from the text (its `Value` when a
+/// key given twice makes the count unsure).
+fn field_is_large(text: &str, nesting: usize) -> Option<bool> {
+    let counted = match text.as_bytes().first()? {
         b'[' => Some(raw::is_nonempty_array(text)),
-        b'"' | b'{' => Some(raw::compact_len(text, SMALL_FIELD + 1)? > SMALL_FIELD),
+        b'"' | b'{' => raw::compact_len(text, SMALL_FIELD + 1).map(|len| len > SMALL_FIELD),
         _ => Some(false),
-    }
+    };
+    counted.or_else(|| parse(text, nesting).map(|value| is_large(&value)))
+}
+
+/// The compact JSON of the value `text` holds: the canonical scan, or its `Value` where the
+/// scan does not vouch for it (a key given twice).
+fn compact(text: &str, nesting: usize) -> Option<Vec<u8>> {
+    canonical::compact_value(text.as_bytes())
+        .or_else(|| parse(text, nesting).map(|value| write::to_string(&value).into_bytes()))
 }
 
 /// Whether an array's elements may hold arrays: without a second `[` in its text, none does,
@@ -434,17 +417,18 @@ fn may_nest_arrays(array: &str) -> bool {
     memchr::memchr(b'[', &array.as_bytes()[1..]).is_some()
 }
 
-/// Whether the object whose fields are `parts` is a tree's root ([`tree::detect`] of it
+/// Whether the object whose fields are `fields` is a tree's root ([`tree::detect`] of it
 /// alone): one of its array fields holds its children, by [`KeyWalk`]'s rule.
-fn is_tree_root(parts: &[(String, Part<'_>, bool)]) -> Option<bool> {
-    for (key, part, _) in parts {
-        let holds = match part {
-            Part::Value(value @ Value::Array(_)) => {
-                let mut walk = KeyWalk::new(key.as_str());
-                walk.field(value.clone(), 0) && walk.holds()
-            }
-            Part::Text(field) if field.starts_with('[') => root_of_text(key, field)?,
-            _ => false,
+fn is_tree_root(fields: &[(String, &str)], min_text: usize, nesting: usize) -> Option<bool> {
+    for (key, field) in fields {
+        if !field.starts_with('[') {
+            continue;
+        }
+        let holds = if field.len() <= min_text {
+            let mut walk = KeyWalk::new(key.as_str());
+            walk.field(parse(field, nesting)?, 0) && walk.holds()
+        } else {
+            root_of_text(key, field)?
         };
         if holds {
             return Some(true);
@@ -485,10 +469,16 @@ fn escaped_key(key: &str) -> String {
     String::from_utf8_lossy(&quoted[1..quoted.len() - 1]).into_owned()
 }
 
+/// Records with more keys that hold arrays than this are left to the `Value` path to find
+/// their tree (each such key is checked along every record).
+const MAX_TREE_KEYS: usize = 32;
+
 /// Whether the records written from line `start` of `body` on form a tree:
-/// [`tree::detect`] of them, read from the lines. Only fields that hold arrays can make a
-/// tree, and only a root record giving such a key another value (not `null`) can break
-/// it, so each line is walked along its fields and only arrays are parsed.
+/// [`tree::detect`] of them, read from the lines; also `true` when they hold arrays under
+/// more than [`MAX_TREE_KEYS`] keys (undecided: the caller takes the `Value` path, which
+/// decides). Only fields that hold arrays can make a tree, and only a root record giving
+/// such a key another value (not `null`) can break it, so each line is walked along its
+/// fields and only arrays are parsed.
 fn lines_form_a_tree(body: &Body, start: usize) -> bool {
     /// A key some record holds an array under.
     struct Candidate {
@@ -508,6 +498,7 @@ fn lines_form_a_tree(body: &Body, start: usize) -> bool {
                 Some(b'[') => {
                     let at = match index.get(key) {
                         Some(&at) => at,
+                        None if candidates.len() == MAX_TREE_KEYS => return true,
                         None => {
                             let decoded: String =
                                 serde_json::from_slice(&[b"\"", key, b"\""].concat())

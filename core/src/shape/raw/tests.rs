@@ -271,3 +271,15 @@ proptest! {
         prop_assert_eq!(read_record(&text), expected);
     }
 }
+
+#[test]
+fn records_with_many_array_keys_are_left_to_the_value_path() {
+    // A key of its own per record, each holding an array: undecided, not checked pairwise.
+    let records: Vec<Value> = (0..200).map(|i| json!({format!("k{i}"): [i]})).collect();
+    let body = Body::of_values(&records);
+    assert!(lines_form_a_tree(&body, 0));
+    assert!(tree::detect(&records).is_none());
+    let text = render(&json!({"items": records, "n": 1}), 0);
+    // Declined for the array, laid out by the Value path: the same layout.
+    assert!(agrees(&serde_json::from_str(&text).unwrap(), 0, 0));
+}
