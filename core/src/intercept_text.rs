@@ -4,19 +4,13 @@
 //!
 //! A proxy holds a `tools/call` result as the bytes of a JSON-RPC message. Parsed into a
 //! `Value` to read a few fields, a 56 MB result of small records took 750 MB. Here the
-//! result is read with serde borrowing the text of its parts: the content items' `type`,
-//! the text blocks (each decoded once, and only when it is the data), `structuredContent`,
-//! `isError` and `_meta`. The data is offloaded from its text ([`crate::shape::raw`]); a
-//! result that stays as it is comes back [`InterceptedText::Unchanged`], and the caller
-//! forwards the bytes it has. Results up to [`TEXT_PART_MIN`] bytes are parsed, as before,
-//! and so is any result whose envelope this reading cannot vouch for (a key given twice).
+//! result is read in one pass over its text, each part read over by serde_json without
+//! being built ([`raw::read_object`]): the content items' `type`, the text blocks (each
+//! decoded once, and only when it is the data), `structuredContent`, `isError` and `_meta`.
+//! The data is offloaded from its text ([`crate::shape::raw`]); a result that stays as it
+//! is comes back [`InterceptedText::Unchanged`], and the caller forwards the bytes it has.
+//! Results up to [`TEXT_PART_MIN`] bytes are parsed, as before.
 
-use std::fmt;
-use std::marker::PhantomData;
-
-use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Deserializer};
-use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, LroError, Result};
@@ -37,29 +31,95 @@ pub enum InterceptedText {
     Rewritten(Box<Intercepted>),
 }
 
-/// The fields of a `CallToolResult` the interceptor reads, as their JSON text.
-#[derive(Deserialize)]
+/// The fields of a `CallToolResult` the interceptor reads, as their JSON text: of a key
+/// given twice, the last, as its `Value` keeps.
+#[derive(Default)]
 struct Envelope<'a> {
-    #[serde(borrow, default)]
-    content: Option<Content<'a>>,
-    #[serde(
-        borrow,
-        default,
-        rename = "structuredContent",
-        deserialize_with = "present"
-    )]
-    structured: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "isError", deserialize_with = "present")]
-    is_error: Option<&'a RawValue>,
-    #[serde(borrow, default, rename = "_meta", deserialize_with = "present")]
-    meta: Option<&'a RawValue>,
+    /// The items of `content` (none when it is not an array).
+    items: Vec<Item<'a>>,
+    structured: Option<&'a str>,
+    is_error: Option<&'a str>,
+    meta: Option<&'a str>,
 }
 
-/// A field that is there, `null` included (an `Option` alone reads `null` as absent).
-fn present<'de, D: Deserializer<'de>>(
-    reader: D,
-) -> std::result::Result<Option<&'de RawValue>, D::Error> {
-    <&'de RawValue>::deserialize(reader).map(Some)
+/// A content item: its text, and for an object, the text of its `type` and `text` fields.
+struct Item<'a> {
+    text: &'a str,
+    kind: Option<&'a str>,
+    block: Option<&'a str>,
+}
+
+/// Reads a `CallToolResult` in one pass over its text: each part is read over once, by
+/// serde_json, without being built. `None` when the text is not one JSON object.
+fn read_envelope(result: &str) -> Option<Envelope<'_>> {
+    let mut envelope = Envelope::default();
+    let rest = raw::read_object(result, |key, value| {
+        if key == "content" {
+            envelope.items.clear();
+            if value.starts_with('[') {
+                return raw::read_array(value, |item| {
+                    let (item, rest) = read_item(item)?;
+                    envelope.items.push(item);
+                    Some(rest)
+                });
+            }
+        }
+        let (text, rest) = raw::split_value(value)?;
+        match key.as_str() {
+            "structuredContent" => envelope.structured = Some(text),
+            "isError" => envelope.is_error = Some(text),
+            "_meta" => envelope.meta = Some(text),
+            _ => {}
+        }
+        Some(rest)
+    })?;
+    raw::trim(rest).is_empty().then_some(envelope)
+}
+
+/// The content item at the start of `text`, and the text after it.
+fn read_item(text: &str) -> Option<(Item<'_>, &str)> {
+    if !text.starts_with('{') {
+        let (value, rest) = raw::split_value(text)?;
+        let item = Item {
+            text: value,
+            kind: None,
+            block: None,
+        };
+        return Some((item, rest));
+    }
+    let (mut kind, mut block) = (None, None);
+    let rest = raw::read_object(text, |key, value| {
+        let (value, rest) = raw::split_value(value)?;
+        match key.as_str() {
+            "type" => kind = Some(value),
+            "text" => block = Some(value),
+            _ => {}
+        }
+        Some(rest)
+    })?;
+    let item = Item {
+        text: &text[..text.len() - rest.len()],
+        kind,
+        block,
+    };
+    Some((item, rest))
+}
+
+/// The text blocks (as JSON strings) and the other items, as `intercept_tool_result` sorts
+/// them; `None` when an item the result keeps is not a `Value` after all.
+fn content_items<'a>(items: &[Item<'a>]) -> Option<(Vec<&'a str>, Vec<Value>)> {
+    let (mut texts, mut others) = (Vec::new(), Vec::new());
+    for item in items {
+        if item.kind.and_then(raw::decode_str).as_deref() == Some("text") {
+            // A text item without a string `text` is neither data nor kept.
+            if let Some(block) = item.block.filter(|b| b.starts_with('"')) {
+                texts.push(block);
+            }
+            continue;
+        }
+        others.push(serde_json::from_str(item.text).ok()?);
+    }
+    Some((texts, others))
 }
 
 impl<H: Host> Offloader<H> {
@@ -96,7 +156,7 @@ impl<H: Host> Offloader<H> {
                 Err(not_json())
             };
         }
-        let Ok(envelope) = serde_json::from_str::<Envelope<'_>>(result) else {
+        let Some(envelope) = read_envelope(result) else {
             return self.intercept_parsed(result, context);
         };
         if context.client_is_proxy || context.output_schema_declared {
@@ -106,14 +166,13 @@ impl<H: Host> Offloader<H> {
             return Ok(InterceptedText::Unchanged(InterceptAction::Inline));
         }
         // Everything the rewritten result keeps is read before anything is written.
-        let content = envelope.content.unwrap_or_default();
-        let Some((texts, others)) = content_items(content) else {
+        let Some((texts, others)) = content_items(&envelope.items) else {
             return self.intercept_parsed(result, context);
         };
         let mut kept = Map::new();
         for (key, field) in [("isError", envelope.is_error), ("_meta", envelope.meta)] {
             if let Some(field) = field {
-                let Ok(value) = serde_json::from_str(field.get()) else {
+                let Ok(value) = serde_json::from_str(field) else {
                     return self.intercept_parsed(result, context);
                 };
                 kept.insert(key.to_owned(), value);
@@ -124,7 +183,7 @@ impl<H: Host> Offloader<H> {
             kept.insert("structuredContent".to_owned(), Value::Null);
         }
         let request = request_for(context);
-        let outcome = match envelope.structured.map(RawValue::get) {
+        let outcome = match envelope.structured {
             Some(structured) if structured != "null" => {
                 match self.offload_json_text(structured, &request, min_text)? {
                     Some(outcome) => outcome,
@@ -184,153 +243,6 @@ impl<H: Host> Offloader<H> {
         let joined = raw::decode_str(texts[0]).ok_or_else(not_json)?;
         self.offload_text_parts(&joined, request, min_text)
     }
-}
-
-/// The items of `content`, read in the envelope's one pass: an object item as its fields'
-/// text (what decides whether it is a text block), any other item as its `Value`. Content
-/// that is not an array has no items, as `intercept_tool_result` reads it.
-#[derive(Default)]
-struct Content<'a>(Vec<ContentItem<'a>>);
-
-enum ContentItem<'a> {
-    Fields(Vec<(String, &'a RawValue)>),
-    Value(Value),
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
-    fn deserialize<D: Deserializer<'de>>(reader: D) -> std::result::Result<Self, D::Error> {
-        struct Items<'a>(PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for Items<'a> {
-            type Value = Content<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("content")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> std::result::Result<Content<'a>, A::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = seq.next_element::<ContentItem<'a>>()? {
-                    items.push(item);
-                }
-                Ok(Content(items))
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<Content<'a>, A::Error> {
-                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Content::default())
-            }
-            fn visit_bool<E: de::Error>(self, _: bool) -> std::result::Result<Content<'a>, E> {
-                Ok(Content::default())
-            }
-            fn visit_i64<E: de::Error>(self, _: i64) -> std::result::Result<Content<'a>, E> {
-                Ok(Content::default())
-            }
-            fn visit_u64<E: de::Error>(self, _: u64) -> std::result::Result<Content<'a>, E> {
-                Ok(Content::default())
-            }
-            fn visit_f64<E: de::Error>(self, _: f64) -> std::result::Result<Content<'a>, E> {
-                Ok(Content::default())
-            }
-            fn visit_str<E: de::Error>(self, _: &str) -> std::result::Result<Content<'a>, E> {
-                Ok(Content::default())
-            }
-            fn visit_unit<E: de::Error>(self) -> std::result::Result<Content<'a>, E> {
-                Ok(Content::default())
-            }
-        }
-        reader.deserialize_any(Items(PhantomData))
-    }
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for ContentItem<'a> {
-    fn deserialize<D: Deserializer<'de>>(reader: D) -> std::result::Result<Self, D::Error> {
-        struct Item<'a>(PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for Item<'a> {
-            type Value = ContentItem<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a content item")
-            }
-            fn visit_map<A: MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> std::result::Result<ContentItem<'a>, A::Error> {
-                let mut fields = Vec::new();
-                while let Some(key) = map.next_key::<String>()? {
-                    fields.push((key, map.next_value::<&'a RawValue>()?));
-                }
-                Ok(ContentItem::Fields(fields))
-            }
-            fn visit_seq<A: SeqAccess<'de>>(
-                self,
-                mut seq: A,
-            ) -> std::result::Result<ContentItem<'a>, A::Error> {
-                let mut items = Vec::new();
-                while let Some(item) = seq.next_element::<Value>()? {
-                    items.push(item);
-                }
-                Ok(ContentItem::Value(Value::Array(items)))
-            }
-            fn visit_bool<E: de::Error>(self, v: bool) -> std::result::Result<ContentItem<'a>, E> {
-                Ok(ContentItem::Value(Value::Bool(v)))
-            }
-            fn visit_i64<E: de::Error>(self, v: i64) -> std::result::Result<ContentItem<'a>, E> {
-                Ok(ContentItem::Value(Value::from(v)))
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> std::result::Result<ContentItem<'a>, E> {
-                Ok(ContentItem::Value(Value::from(v)))
-            }
-            fn visit_f64<E: de::Error>(self, v: f64) -> std::result::Result<ContentItem<'a>, E> {
-                Ok(ContentItem::Value(Value::from(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> std::result::Result<ContentItem<'a>, E> {
-                Ok(ContentItem::Value(Value::from(v)))
-            }
-            fn visit_unit<E: de::Error>(self) -> std::result::Result<ContentItem<'a>, E> {
-                Ok(ContentItem::Value(Value::Null))
-            }
-        }
-        reader.deserialize_any(Item(PhantomData))
-    }
-}
-
-/// The text blocks (as JSON strings) and the other items of `content`, as
-/// `intercept_tool_result` sorts them; `None` when a field the result keeps is not a
-/// `Value` after all.
-fn content_items(content: Content<'_>) -> Option<(Vec<&str>, Vec<Value>)> {
-    let (mut texts, mut others) = (Vec::new(), Vec::new());
-    for item in content.0 {
-        let fields = match item {
-            ContentItem::Value(value) => {
-                others.push(value);
-                continue;
-            }
-            ContentItem::Fields(fields) => fields,
-        };
-        // A key given twice counts as its `Value` has it: the last one.
-        let field = |name: &str| {
-            fields
-                .iter()
-                .rev()
-                .find(|(k, _)| k == name)
-                .map(|(_, v)| v.get())
-        };
-        if field("type").and_then(raw::decode_str).as_deref() == Some("text") {
-            // A text item without a string `text` is neither data nor kept.
-            if let Some(text) = field("text").filter(|t| t.starts_with('"')) {
-                texts.push(text);
-            }
-            continue;
-        }
-        let mut object = Map::new();
-        for (key, value) in fields {
-            object.insert(key, serde_json::from_str(value.get()).ok()?);
-        }
-        others.push(Value::Object(object));
-    }
-    Some((texts, others))
 }
 
 fn parse(text: &str) -> Result<Value> {

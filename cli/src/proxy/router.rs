@@ -17,23 +17,15 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use lro_core::json::raw;
 use lro_core::{InterceptAction, InterceptedText, Offloader, ToolCallContext};
 use lro_host_s3::NativeHost;
-use serde::Deserialize;
-use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 use super::extract_tool;
 use super::jsonrpc::{self, IdKey, Kind, Peek};
 use super::output::ClientOut;
 use super::state::{Pending, State};
-
-/// A response to a `tools/call`: its `result` as the text it arrived in.
-#[derive(Deserialize)]
-struct Answer<'a> {
-    #[serde(borrow, default)]
-    result: Option<&'a RawValue>,
-}
 
 /// What to do with a client message.
 #[derive(Debug)]
@@ -369,18 +361,16 @@ impl Router {
             output_schema_declared: false,
         };
         let text = jsonrpc::trim_line(&line);
-        let decided = match std::str::from_utf8(text).map(serde_json::from_str::<Answer<'_>>) {
-            Ok(Ok(Answer {
-                result: Some(result),
-            })) => self
+        let decided = match std::str::from_utf8(text).ok().and_then(result_of) {
+            Some(result) => self
                 .lro
-                .intercept_tool_result_text(result.get(), &context)
+                .intercept_tool_result_text(result, &context)
                 .map(|decided| match decided {
                     InterceptedText::Rewritten(intercepted) => Some(intercepted.result),
                     InterceptedText::Unchanged(_) => None,
                 }),
             // The `result` key given twice, say: the answer as serde_json reads it.
-            _ => match parse(text) {
+            None => match parse(text) {
                 Some(mut message) => {
                     let result = message
                         .get_mut("result")
@@ -432,6 +422,16 @@ impl Router {
                 .send(&jsonrpc::error(&id, jsonrpc::UPSTREAM_ERROR, reason));
         }
     }
+}
+
+/// The text of a response's `result`, read over without building it; `None` when it is not
+/// there or not alone.
+fn result_of(message: &str) -> Option<&str> {
+    let mut results = raw::object_entries(message)?
+        .into_iter()
+        .filter(|(key, _)| key == "result");
+    let (_, result) = results.next()?;
+    results.next().is_none().then_some(result)
 }
 
 fn parse(text: &[u8]) -> Option<Value> {

@@ -9,9 +9,8 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::Number;
-use serde_json::value::RawValue;
 
 /// Whether `serde_json::from_str::<Value>(text)` reads `text`: the same grammar, strings,
 /// numbers (one beyond a double is refused) and nesting limit, without building the tree.
@@ -49,30 +48,89 @@ fn measure(text: &str, cap: usize, exact_keys: bool) -> Option<usize> {
     }
 }
 
+/// The first JSON value in `text` (after JSON whitespace) as its text, and the text after it.
+/// serde_json reads over the value without building it and says where it ends (it checks the
+/// grammar, not what a `Value` would also refuse, such as a number beyond a double).
+pub fn split_value(text: &str) -> Option<(&str, &str)> {
+    let start = text.len() - skip_space(text).len();
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    values.next()?.ok()?;
+    let end = values.byte_offset();
+    Some((&text[start..end], &text[end..]))
+}
+
+/// Reads the JSON object at the start of `text` one entry at a time: each key decoded and
+/// handed with the text its value starts at to `entry`, which reads the value and returns
+/// the text after it. Returns the text after the object. Keys given twice are all handed
+/// over, in order.
+pub fn read_object<'t>(
+    text: &'t str,
+    mut entry: impl FnMut(String, &'t str) -> Option<&'t str>,
+) -> Option<&'t str> {
+    let mut rest = skip_space(skip_space(text).strip_prefix('{')?);
+    if let Some(after) = rest.strip_prefix('}') {
+        return Some(after);
+    }
+    loop {
+        let (key, after) = split_value(rest)?;
+        let key = key
+            .starts_with('"')
+            .then(|| decode_whole(key))??
+            .into_owned();
+        let value = skip_space(skip_space(after).strip_prefix(':')?);
+        rest = skip_space(entry(key, value)?);
+        match rest.as_bytes().first()? {
+            b',' => rest = &rest[1..],
+            b'}' => return Some(&rest[1..]),
+            _ => return None,
+        }
+    }
+}
+
+/// Reads the JSON array at the start of `text` one element at a time: `element` gets the
+/// text the element starts at and returns the text after it. Returns the text after the
+/// array.
+pub fn read_array<'t>(
+    text: &'t str,
+    mut element: impl FnMut(&'t str) -> Option<&'t str>,
+) -> Option<&'t str> {
+    let mut rest = skip_space(skip_space(text).strip_prefix('[')?);
+    if let Some(after) = rest.strip_prefix(']') {
+        return Some(after);
+    }
+    loop {
+        rest = skip_space(element(rest)?);
+        match rest.as_bytes().first()? {
+            b',' => rest = skip_space(&rest[1..]),
+            b']' => return Some(&rest[1..]),
+            _ => return None,
+        }
+    }
+}
+
+/// The entries of the JSON object `text` (nothing after it but whitespace), in order, keys
+/// given twice included.
+pub fn object_entries(text: &str) -> Option<Vec<(String, &str)>> {
+    let mut entries = Vec::new();
+    let rest = read_object(text, |key, value| {
+        let (value, rest) = split_value(value)?;
+        entries.push((key, value));
+        Some(rest)
+    })?;
+    skip_space(rest).is_empty().then_some(entries)
+}
+
 /// The fields of a JSON object, in order: each key decoded, each value as its text. `None`
 /// when the text is not an object, or names a key twice.
 pub fn object_fields(text: &str) -> Option<Vec<(String, &str)>> {
-    struct Fields;
-    impl<'de> Visitor<'de> for Fields {
-        type Value = Vec<(String, &'de str)>;
-        fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-            f.write_str("a JSON object")
-        }
-        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-            let mut fields = Vec::new();
-            while let Some(key) = map.next_key::<String>()? {
-                let value: &'de RawValue = map.next_value()?;
-                fields.push((key, value.get()));
-            }
-            Ok(fields)
-        }
-    }
-    let mut reader = serde_json::Deserializer::from_str(text);
-    let fields = reader.deserialize_map(Fields).ok()?;
-    reader.end().ok()?;
+    let fields = object_entries(text)?;
     let mut keys: Vec<&str> = fields.iter().map(|(key, _)| key.as_str()).collect();
     keys.sort_unstable();
     keys.windows(2).all(|w| w[0] != w[1]).then_some(fields)
+}
+
+fn skip_space(text: &str) -> &str {
+    text.trim_start_matches([' ', '\n', '\r', '\t'])
 }
 
 /// Strings whose text is longer than this are decoded a piece at a time (see
@@ -393,6 +451,72 @@ mod tests {
         assert_eq!(
             Some(decoded.into_owned()),
             serde_json::from_str::<String>(&long).ok()
+        );
+    }
+
+    #[test]
+    fn values_objects_and_arrays_read_over() {
+        assert_eq!(split_value(" 12 , 3"), Some(("12", " , 3")));
+        assert_eq!(split_value("\t\"a\\\"b\"}"), Some(("\"a\\\"b\"", "}")));
+        assert_eq!(split_value("[1, [2]] x"), Some(("[1, [2]]", " x")));
+        assert_eq!(split_value("1e400,"), Some(("1e400", ",")));
+        assert_eq!(split_value("12x"), None);
+        assert_eq!(split_value("[1,]"), None);
+        assert_eq!(split_value(""), None);
+        assert_eq!(
+            object_entries(r#" {"a": 1, "a" : [2], "\u0062":{}} "#),
+            Some(vec![
+                ("a".into(), "1"),
+                ("a".into(), "[2]"),
+                ("b".into(), "{}")
+            ])
+        );
+        assert_eq!(object_entries("{}"), Some(vec![]));
+        for bad in [
+            "{",
+            "{\"a\"}",
+            "{\"a\":}",
+            "{\"a\":1,}",
+            "{1:2}",
+            "{} x",
+            "[]",
+            "{\"a\":1 \"b\":2}",
+        ] {
+            assert_eq!(object_entries(bad), None, "{bad}");
+        }
+        let mut items = Vec::new();
+        let rest = read_array(" [ 1 , {\"a\": [2]} ,\"x\"] tail", |item| {
+            let (item, rest) = split_value(item)?;
+            items.push(item);
+            Some(rest)
+        });
+        assert_eq!(
+            (items, rest),
+            (vec!["1", "{\"a\": [2]}", "\"x\""], Some(" tail"))
+        );
+        for bad in ["[1,]", "[1 2]", "[", "{}"] {
+            assert_eq!(
+                read_array(bad, |item| split_value(item).map(|(_, r)| r)),
+                None,
+                "{bad}"
+            );
+        }
+    }
+
+    /// serde_json's `raw_value` feature reads an object whose first key is its private token
+    /// as raw JSON text: with it on, a literal or a tool result holding that key stopped
+    /// reading as a `Value` (a fuzzing finding). The workspace keeps the feature off.
+    #[test]
+    fn the_raw_value_token_is_an_ordinary_key() {
+        let text = r#"{"$serde_json::private::RawValue": "not JSON"}"#;
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(value["$serde_json::private::RawValue"], "not JSON");
+        assert_eq!(
+            object_fields(text),
+            Some(vec![(
+                "$serde_json::private::RawValue".into(),
+                "\"not JSON\""
+            )])
         );
     }
 
