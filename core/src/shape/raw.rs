@@ -6,7 +6,7 @@
 //! Here a part of at most [`TEXT_PART_MIN`] bytes of text is still parsed and laid out by
 //! [`Layout`] itself; a larger part is read from its text and its records go straight to
 //! the file's lines:
-//! - an object is read field by field ([`raw::object_fields`] borrows each field's text),
+//! - an object is read field by field ([`raw::object_fields`] gives each field's text),
 //!   and taken apart, kept whole or made entries by [`Layout`]'s rules, decided on the same
 //!   facts ([`is_large`] from [`raw::compact_len`], a tree's root from a walk of its nodes);
 //! - an array's elements are written one per line as they are scanned
