@@ -9,7 +9,7 @@
 //! decoded once, and only when it is the data), `structuredContent`, `isError` and `_meta`.
 //! The data is offloaded from its text ([`crate::shape::raw`]); a result that stays as it
 //! is comes back [`InterceptedText::Unchanged`], and the caller forwards the bytes it has.
-//! Results up to [`TEXT_PART_MIN`] bytes are parsed, as before.
+//! Results up to [`TEXT_RESULT_MIN`] bytes are parsed, as before.
 
 use serde_json::{Map, Value};
 
@@ -20,6 +20,11 @@ use crate::json::raw;
 use crate::jsonl::Body;
 use crate::offload::{OffloadRequest, Offloader, Outcome};
 use crate::shape::raw::{TEXT_PART_MIN, read_record};
+
+/// Results whose text is at most this long are parsed into a `Value`: one parse is faster
+/// than reading over the text for the envelope and again for the data (by about 0.1 ms on
+/// 90 KB), and their tree stays within a few megabytes.
+pub const TEXT_RESULT_MIN: usize = 1 << 20;
 
 /// What [`Offloader::intercept_tool_result_text`] decided.
 #[derive(Debug, Clone, PartialEq)]
@@ -133,6 +138,9 @@ impl<H: Host> Offloader<H> {
         result: &str,
         context: &ToolCallContext,
     ) -> Result<InterceptedText> {
+        if result.len() <= TEXT_RESULT_MIN {
+            return self.intercept_parsed(result, context);
+        }
         self.intercept_text_parts(result, context, TEXT_PART_MIN)
     }
 

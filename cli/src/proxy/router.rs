@@ -17,6 +17,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use lro_core::intercept_text::TEXT_RESULT_MIN;
 use lro_core::json::raw;
 use lro_core::{InterceptAction, InterceptedText, Offloader, ToolCallContext};
 use lro_host_s3::NativeHost;
@@ -361,7 +362,11 @@ impl Router {
             output_schema_declared: false,
         };
         let text = jsonrpc::trim_line(&line);
-        let decided = match std::str::from_utf8(text).ok().and_then(result_of) {
+        // A small answer is parsed (faster); a large one is read from its text.
+        let large = (text.len() > TEXT_RESULT_MIN)
+            .then(|| std::str::from_utf8(text).ok().and_then(result_of))
+            .flatten();
+        let decided = match large {
             Some(result) => self
                 .lro
                 .intercept_tool_result_text(result, &context)
@@ -369,7 +374,7 @@ impl Router {
                     InterceptedText::Rewritten(intercepted) => Some(intercepted.result),
                     InterceptedText::Unchanged(_) => None,
                 }),
-            // The `result` key given twice, say: the answer as serde_json reads it.
+            // Or the `result` key given twice, say: the answer as serde_json reads it.
             None => match parse(text) {
                 Some(mut message) => {
                     let result = message
