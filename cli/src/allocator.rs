@@ -8,7 +8,8 @@
 //! tens of megabytes read from a pipe grows its buffer by doubling, and leaves about its own
 //! size in freed buffers: for that second they still count in the process's resident memory,
 //! on top of the message and what the proxy then builds from it (a 56 MB result peaked at 3.2
-//! times the message instead of 2.8). [`release_freed_memory`] gives them back at once.
+//! times the message; 2.98 with the collection). [`release_freed_memory`] gives them back at
+//! once.
 // One foreign call, see below.
 #![allow(unsafe_code)]
 
