@@ -6,6 +6,10 @@
 /** Detail level of MIF memories. */
 export type Detail = 'light' | 'medium' | 'full'
 
+/** How much of the descriptor an offloaded result returns: `full` (`OffloadResponse`),
+ * `compact` (`CompactDescriptor`) or `pointer` (`PointerDescriptor`). */
+export type DescriptorProfile = 'full' | 'compact' | 'pointer'
+
 /** The stable code of every error this package throws (`err.code`). */
 export type ErrorCode =
   | 'invalid_config'
@@ -78,7 +82,7 @@ export interface SectionInfo {
   entries?: true
 }
 
-/** The compact descriptor returned when results are offloaded to JSONL. */
+/** The full descriptor returned when results are offloaded to JSONL (the `full` profile). */
 export interface OffloadResponse {
   offloaded: true
   summary: OffloadSummary
@@ -96,6 +100,39 @@ export interface OffloadResponse {
   sections?: SectionInfo[]
   /** The small fields of an object result, kept inline (everything else is in the file). */
   envelope?: Record<string, unknown>
+  /** The threshold applied, when the call gave `contextRemainingTokens`. */
+  threshold_tokens?: number
+}
+
+/** The `compact` profile's descriptor: the recipes as one line each, one paragraph of guidance. */
+export interface CompactDescriptor {
+  offloaded: true
+  summary: OffloadSummary
+  /** Absolute path of the JSONL file: a header line, then one record per line. */
+  file_path: string
+  /** The ten recipes, one line each (`6. Count by namespace: jq -s '...'`). */
+  recipes: string[]
+  /** Where each group of records sits, when the result was more than one plain array. */
+  sections?: SectionInfo[]
+  /** The small fields of an object result, while they fit. */
+  envelope?: Record<string, unknown>
+  /** One paragraph: what the file holds and how to query it. */
+  guidance: string
+  /** The threshold applied, when the call gave `contextRemainingTokens`. */
+  threshold_tokens?: number
+}
+
+/** The `pointer` profile's descriptor: where the records are, and one line of guidance. */
+export interface PointerDescriptor {
+  offloaded: true
+  /** Absolute path of the JSONL file: a header line, then one record per line. */
+  file_path: string
+  /** Records in the file. */
+  count: number
+  /** One line: how to read the file. */
+  guidance: string
+  /** The threshold applied, when the call gave `contextRemainingTokens`. */
+  threshold_tokens?: number
 }
 
 /** A result returned inline (below the threshold, LRO disabled, or the write failed). */
@@ -115,10 +152,12 @@ export interface InlineResult {
   total_count?: number
   /** Why the result is truncated. */
   warning?: string
+  /** The threshold applied, when the call gave `contextRemainingTokens`. */
+  threshold_tokens?: number
 }
 
-/** What `offload` returns. */
-export type Outcome = OffloadResponse | InlineResult
+/** What `offload` returns: the descriptor of the profile in use, or the inline result. */
+export type Outcome = OffloadResponse | CompactDescriptor | PointerDescriptor | InlineResult
 
 /** An MCP `CallToolResult`, as the interceptor reads it. */
 export interface CallToolResult {
@@ -135,7 +174,7 @@ export interface Intercepted {
   result: CallToolResult
   /** What the interceptor did. */
   action: 'offloaded' | 'inline' | 'bypassed' | 'truncated'
-  /** The descriptor, when offloaded. */
+  /** The full descriptor, when offloaded (`result` holds the configured profile's). */
   response?: OffloadResponse
 }
 
@@ -220,7 +259,10 @@ export declare function cleanupAsync(config?: Config | null): Promise<CleanupRep
 /**
  * LRO configuration: the specification's `[prompt.offload]` section, camelCase. Every key is
  * optional and defaults as in the specification; a bad value throws with code `invalid_config`
- * naming the key and the value.
+ * naming the key and the value. An object holding a configuration value is used as given;
+ * an omitted `config` (or one holding only `onEvent`) is the defaults with the
+ * `ATLATL_PROMPT__OFFLOAD__*` environment on top, read at each call, as `lro offload` reads
+ * it. `withEnv(config)` layers the environment over an object.
  */
 export interface Config {
   /** Enable or disable LRO globally (default `true`). */
@@ -238,6 +280,17 @@ export interface Config {
    * `"native"` (directs the agent to the `lro_extract` tool).
    */
   guidance?: 'shell' | 'native'
+  /**
+   * How much of the descriptor an offloaded result returns (default `"full"`); a call's
+   * `descriptor` option overrides it.
+   */
+  descriptor?: DescriptorProfile
+  /**
+   * With a call's `contextRemainingTokens`, the threshold becomes
+   * `min(thresholdTokens, adaptiveRatio x contextRemainingTokens)`; above 0, at most 1
+   * (default 0.1).
+   */
+  adaptiveRatio?: number
   /** Limits on native extraction. */
   extract?: ExtractLimits
   /** Bounds on requests to an object store (`outputDir: 's3://bucket/prefix'`). */
@@ -254,8 +307,8 @@ export interface Config {
  * Applies the `ATLATL_PROMPT__OFFLOAD__*` variables of `vars` (default: this process's
  * environment) over `base` (default: the defaults), so `configFromEnv(undefined,
  * configFromToml(path))` layers the sources as the specification orders them. An unknown
- * key under the prefix throws `invalid_config`, so a typo is not silently ignored. The
- * returned object has no `onEvent`.
+ * key under the prefix, or a bad value, throws `invalid_config` naming the variable. The
+ * returned object has no `onEvent` (`withEnv` keeps it).
  */
 export declare function configFromEnv(vars?: Record<string, string | undefined> | null, base?: Config | null): Config
 
@@ -295,9 +348,9 @@ export interface ExtractLimits {
 }
 
 /**
- * What `extract` is asked to do: exactly one of `recipe`, `query`, `lines`, `search`, or a
+ * What `extract` is asked to do: exactly one of `recipe`, `query`, `lines`, `search`, a
  * structured query (`where`, shaped by `fields`, `sort`, `skip`, `limit`, or summarized by
- * one of `count`, `groupBy`, `distinct`, `stats`).
+ * one of `count`, `groupBy`, `distinct`, `stats`), or `describe`.
  */
 export interface ExtractOptions {
   /** A recipe number, 1-10, as listed in the file's descriptor. */
@@ -346,6 +399,12 @@ export interface ExtractOptions {
   distinct?: string
   /** A field: return `{ count, min, max, sum, avg }` of its numbers. */
   stats?: string
+  /**
+   * `true`: return the file's full descriptor (summary, line schema, the ten recipes with
+   * their commands, guidance) as the one result, rebuilt from the file: what a `compact`
+   * or `pointer` descriptor left out. Takes no `section`.
+   */
+  describe?: boolean
 }
 
 /**
@@ -453,6 +512,19 @@ export interface OffloadOptions {
    * holds the complete set).
    */
   nextCursor?: string
+  /**
+   * The descriptor profile of this call, over `config.descriptor`: `full` (summary, line
+   * schema, ten jq recipes, guidance), `compact` (summary, path, one line per recipe, one
+   * paragraph) or `pointer` (`offloaded`, `file_path`, `count`, one line of guidance).
+   * `extract(filePath, { describe: true })` gives the full descriptor later.
+   */
+  descriptor?: DescriptorProfile
+  /**
+   * The tokens left in the caller's context window: the threshold becomes
+   * `min(thresholdTokens, adaptiveRatio x contextRemainingTokens)`, and the outcome
+   * reports the one applied as `threshold_tokens`.
+   */
+  contextRemainingTokens?: number
 }
 
 /**
@@ -501,3 +573,11 @@ export interface ToolContext {
   /** The tool declared an `outputSchema`, which a descriptor would violate: pass through. */
   outputSchemaDeclared?: boolean
 }
+
+/**
+ * `config` with the environment on top: this process's `ATLATL_PROMPT__OFFLOAD__*`
+ * variables, or those of `vars`, override its keys; its `onEvent` is kept. A configuration
+ * object is used as given, so this is how the environment gets a say over one:
+ * `offload(records, options, withEnv({ thresholdTokens: 800, onEvent }))`. Read when called.
+ */
+export declare function withEnv(config?: Config | null, vars?: Record<string, string | undefined> | null): Config

@@ -855,3 +855,4 @@ module.exports.offloadInjectAsync = nativeBinding.offloadInjectAsync
 module.exports.offloadJson = nativeBinding.offloadJson
 module.exports.offloadJsonAsync = nativeBinding.offloadJsonAsync
 module.exports.projectionFields = nativeBinding.projectionFields
+module.exports.withEnv = nativeBinding.withEnv

@@ -12,24 +12,38 @@
 // without a shell read that file through the server. All decisions stay in the Rust core.
 'use strict'
 
-const { interceptToolResultAsync, extractAsync, extractTool } = require('./lro.js')
+const { interceptToolResultAsync, extractAsync, extractTool, withEnv } = require('./lro.js')
 
-/** The guidance the descriptor carries: `native` (points at `lro_extract`) unless the caller
- * chose otherwise, since these helpers exist to serve the extraction tool. */
-function withNativeGuidance(config) {
-  return { guidance: 'native', ...(config ?? {}) }
+/** Whether `config` holds a configuration value: a key other than `onEvent` that is set
+ * (what the core functions count, after JSON drops functions and `undefined`). */
+function holdsConfiguration(config) {
+  return Object.entries(config).some(
+    ([key, value]) => key !== 'onEvent' && value !== undefined && value !== null && typeof value !== 'function',
+  )
+}
+
+/** The helpers' configuration, read once, when the helper is called. The guidance the
+ * descriptor carries is `native` (it points at `lro_extract`) unless chosen otherwise, since
+ * these helpers exist to serve the extraction tool. A configuration given is used as given;
+ * without one, the defaults and native guidance get the `ATLATL_PROMPT__OFFLOAD__*`
+ * environment on top (its guidance wins, as in `lro proxy`). */
+function helperConfig(config) {
+  const given = config ?? {}
+  if (holdsConfiguration(given)) return { guidance: 'native', ...given }
+  return withEnv({ ...given, guidance: 'native' })
 }
 
 /**
  * Wraps an MCP tool handler so that large results are offloaded.
  * @param {string} toolName the tool's name (`recall_memories` gives the operation `recall`, ...)
  * @param {Function} handler the SDK tool handler: `(args, extra)`, or `(extra)` without an input schema
- * @param {object} [config] LRO config (`outputDir`, `thresholdTokens`, `onEvent`, ...);
+ * @param {object} [config] LRO config (`outputDir`, `thresholdTokens`, `onEvent`, ...), used as
+ *   given; without one, the defaults with the `ATLATL_PROMPT__OFFLOAD__*` environment, read now.
  *   `outputSchemaDeclared: true` passes results of a tool with an `outputSchema` through untouched
  */
 function withLro(toolName, handler, config) {
   const { outputSchemaDeclared, ...rest } = config ?? {}
-  const lroConfig = withNativeGuidance(rest)
+  const lroConfig = helperConfig(rest)
   return async (...params) => {
     const result = await handler(...params)
     // The SDK passes (args, extra) to tools with an input schema and (extra) to the others.
@@ -50,18 +64,20 @@ const EXTRACT_DESCRIPTION = EXTRACT_TOOL.description
 /**
  * Registers the `lro_extract` tool on an SDK `McpServer`: `file_path` and a structured query
  * (`where`, `fields`, `sort`, `skip`, `limit`, `count`, `group_by`, `distinct`, `stats`), or
- * `recipe` with `params`, `query`, `lines`, `search`; `section` scopes it to one section.
+ * `recipe` with `params`, `query`, `lines`, `search`; `section` scopes it to one section;
+ * `describe: true` returns the full descriptor of a result a compact or pointer one described.
  * Extraction runs in-process (embedded engine), off the main thread, limited to offload files
  * inside `config.outputDir`. Errors come back as `isError` results naming the code.
  * @param {import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} server
- * @param {object} [config] the same LRO config the wrapped tools use (above all `outputDir`)
+ * @param {object} [config] the same LRO config the wrapped tools use (above all `outputDir`);
+ *   without one, the defaults with the `ATLATL_PROMPT__OFFLOAD__*` environment, read now
  * @returns the SDK's registered tool
  */
 function registerLroExtract(server, config) {
   // zod comes with the SDK (a dependency and peer of it); loaded here so that requiring this
   // module never fails for users of the core functions alone.
   const { z } = require('zod')
-  const lroConfig = withNativeGuidance(config)
+  const lroConfig = helperConfig(config)
   const described = (name, type) => type.describe(EXTRACT_TOOL.inputSchema.properties[name].description)
   const count = () => z.number().int().min(0)
   const inputSchema = {
@@ -89,6 +105,7 @@ function registerLroExtract(server, config) {
         .nullish(),
     ),
     section: described('section', z.string().nullish()),
+    describe: described('describe', z.boolean().nullish()),
   }
   return server.registerTool(
     EXTRACT_TOOL.name,

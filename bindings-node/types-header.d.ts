@@ -6,6 +6,10 @@
 /** Detail level of MIF memories. */
 export type Detail = 'light' | 'medium' | 'full'
 
+/** How much of the descriptor an offloaded result returns: `full` (`OffloadResponse`),
+ * `compact` (`CompactDescriptor`) or `pointer` (`PointerDescriptor`). */
+export type DescriptorProfile = 'full' | 'compact' | 'pointer'
+
 /** The stable code of every error this package throws (`err.code`). */
 export type ErrorCode =
   | 'invalid_config'
@@ -78,7 +82,7 @@ export interface SectionInfo {
   entries?: true
 }
 
-/** The compact descriptor returned when results are offloaded to JSONL. */
+/** The full descriptor returned when results are offloaded to JSONL (the `full` profile). */
 export interface OffloadResponse {
   offloaded: true
   summary: OffloadSummary
@@ -96,6 +100,39 @@ export interface OffloadResponse {
   sections?: SectionInfo[]
   /** The small fields of an object result, kept inline (everything else is in the file). */
   envelope?: Record<string, unknown>
+  /** The threshold applied, when the call gave `contextRemainingTokens`. */
+  threshold_tokens?: number
+}
+
+/** The `compact` profile's descriptor: the recipes as one line each, one paragraph of guidance. */
+export interface CompactDescriptor {
+  offloaded: true
+  summary: OffloadSummary
+  /** Absolute path of the JSONL file: a header line, then one record per line. */
+  file_path: string
+  /** The ten recipes, one line each (`6. Count by namespace: jq -s '...'`). */
+  recipes: string[]
+  /** Where each group of records sits, when the result was more than one plain array. */
+  sections?: SectionInfo[]
+  /** The small fields of an object result, while they fit. */
+  envelope?: Record<string, unknown>
+  /** One paragraph: what the file holds and how to query it. */
+  guidance: string
+  /** The threshold applied, when the call gave `contextRemainingTokens`. */
+  threshold_tokens?: number
+}
+
+/** The `pointer` profile's descriptor: where the records are, and one line of guidance. */
+export interface PointerDescriptor {
+  offloaded: true
+  /** Absolute path of the JSONL file: a header line, then one record per line. */
+  file_path: string
+  /** Records in the file. */
+  count: number
+  /** One line: how to read the file. */
+  guidance: string
+  /** The threshold applied, when the call gave `contextRemainingTokens`. */
+  threshold_tokens?: number
 }
 
 /** A result returned inline (below the threshold, LRO disabled, or the write failed). */
@@ -115,10 +152,12 @@ export interface InlineResult {
   total_count?: number
   /** Why the result is truncated. */
   warning?: string
+  /** The threshold applied, when the call gave `contextRemainingTokens`. */
+  threshold_tokens?: number
 }
 
-/** What `offload` returns. */
-export type Outcome = OffloadResponse | InlineResult
+/** What `offload` returns: the descriptor of the profile in use, or the inline result. */
+export type Outcome = OffloadResponse | CompactDescriptor | PointerDescriptor | InlineResult
 
 /** An MCP `CallToolResult`, as the interceptor reads it. */
 export interface CallToolResult {
@@ -135,7 +174,7 @@ export interface Intercepted {
   result: CallToolResult
   /** What the interceptor did. */
   action: 'offloaded' | 'inline' | 'bypassed' | 'truncated'
-  /** The descriptor, when offloaded. */
+  /** The full descriptor, when offloaded (`result` holds the configured profile's). */
   response?: OffloadResponse
 }
 

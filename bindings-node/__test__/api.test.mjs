@@ -24,7 +24,7 @@ async function rejects(fn, code) {
 
 test('ESM and CommonJS load the same functions', () => {
   const cjs = createRequire(import.meta.url)('lro')
-  for (const name of ['offload', 'offloadAsync', 'offloadJson', 'extract', 'extractAsync', 'cleanup', 'interceptToolResult', 'configFromToml', 'configFromEnv']) {
+  for (const name of ['offload', 'offloadAsync', 'offloadJson', 'extract', 'extractAsync', 'cleanup', 'interceptToolResult', 'configFromToml', 'configFromEnv', 'withEnv']) {
     assert.equal(typeof lro[name], 'function', name)
     assert.equal(cjs[name], lro[name], name)
   }

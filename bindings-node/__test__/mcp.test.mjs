@@ -65,6 +65,10 @@ test('500 memories come back as a descriptor, then lro_extract reads the file', 
   assert.equal(lines.length, 501)
   assert.equal(JSON.parse(lines[0]).query, 'caching')
 
+  // describe: the full descriptor again, rebuilt from the file.
+  const described = await extract({ file_path: descriptor.file_path, describe: true })
+  assert.deepEqual(described.body.results, [descriptor])
+
   const counts = await extract({ file_path: descriptor.file_path, recipe: 6 })
   assert.equal(counts.result.isError, undefined)
   const perNamespace = counts.body.results[0]

@@ -21,7 +21,9 @@ mod task;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use lro_core::{ErrorCode, LroError, OffloadConfig, OffloadRequest};
-use napi::bindgen_prelude::{AsyncTask, Buffer, FromNapiValue, Function, Unknown};
+use napi::bindgen_prelude::{
+    AsyncTask, Buffer, FromNapiValue, Function, JsObjectValue, Object, Unknown,
+};
 use napi::{Env, JsValue, ValueType};
 use napi_derive::napi;
 use serde_json::Value;
@@ -514,8 +516,8 @@ pub fn config_from_toml_string(env: Env, text: String) -> napi::Result<Json> {
 /// Applies the `ATLATL_PROMPT__OFFLOAD__*` variables of `vars` (default: this process's
 /// environment) over `base` (default: the defaults), so `configFromEnv(undefined,
 /// configFromToml(path))` layers the sources as the specification orders them. An unknown
-/// key under the prefix throws `invalid_config`, so a typo is not silently ignored. The
-/// returned object has no `onEvent`.
+/// key under the prefix, or a bad value, throws `invalid_config` naming the variable. The
+/// returned object has no `onEvent` (`withEnv` keeps it).
 #[napi(
     ts_args_type = "vars?: Record<string, string | undefined> | null, base?: Config | null",
     ts_return_type = "Config"
@@ -525,31 +527,44 @@ pub fn config_from_env(
     vars: Option<Unknown<'_>>,
     base: Option<Unknown<'_>>,
 ) -> napi::Result<Json> {
-    let result =
-        (|| {
-            let mut config = config::resolve(&env, base)?.config;
-            match js::present(vars) {
-                None => config
-                    .apply_env(std::env::vars_os().filter_map(|(k, v)| {
-                        Some((k.into_string().ok()?, v.into_string().ok()?))
-                    }))?,
-                Some(vars) => {
-                    let vars: serde_json::Map<String, Value> =
-                        js::from_js(&env, vars, ErrorCode::InvalidConfig, "environment")?;
-                    let text = |v: &Value| match v {
-                        Value::String(s) => s.clone(),
-                        other => other.to_string(),
-                    };
-                    config.apply_env(
-                        vars.iter()
-                            .filter(|(_, v)| !v.is_null())
-                            .map(|(k, v)| (k.clone(), text(v))),
-                    )?;
-                }
-            }
-            Ok(config)
-        })();
+    let result = config::base(&env, base).and_then(|mut config| {
+        config::layer_env(&env, &mut config, vars)?;
+        Ok(config)
+    });
     config_result(&env, result)
+}
+
+/// `config` with the environment on top: this process's `ATLATL_PROMPT__OFFLOAD__*`
+/// variables, or those of `vars`, override its keys; its `onEvent` is kept. A configuration
+/// object is used as given, so this is how the environment gets a say over one:
+/// `offload(records, options, withEnv({ thresholdTokens: 800, onEvent }))`. Read when called.
+#[napi(
+    ts_args_type = "config?: Config | null, vars?: Record<string, string | undefined> | null",
+    ts_return_type = "Config"
+)]
+pub fn with_env<'env>(
+    env: &'env Env,
+    config: Option<Unknown<'env>>,
+    vars: Option<Unknown<'env>>,
+) -> napi::Result<Object<'env>> {
+    let on_event = match js::present(config) {
+        Some(given) if given.get_type()? == ValueType::Object => {
+            let callback: Unknown<'_> = given.coerce_to_object()?.get_named_property("onEvent")?;
+            js::present(Some(callback))
+        }
+        _ => None,
+    };
+    let layered = config::base(env, config)
+        .and_then(|mut layered| {
+            config::layer_env(env, &mut layered, vars)?;
+            Ok(layered)
+        })
+        .map_err(|e| js::to_js_error(env, &e))?;
+    let mut object = js::parse(env, &config::to_js_value(&layered))?.coerce_to_object()?;
+    if let Some(callback) = on_event {
+        object.set_named_property("onEvent", callback)?;
+    }
+    Ok(object)
 }
 
 /// The stable error codes, as `err.code` holds them.

@@ -137,6 +137,16 @@ pub struct OffloadOptions {
     /// A pagination cursor: returned with inline results, dropped when offloaded (the file
     /// holds the complete set).
     pub next_cursor: Option<String>,
+    /// The descriptor profile of this call, over `config.descriptor`: `full` (summary, line
+    /// schema, ten jq recipes, guidance), `compact` (summary, path, one line per recipe, one
+    /// paragraph) or `pointer` (`offloaded`, `file_path`, `count`, one line of guidance).
+    /// `extract(filePath, { describe: true })` gives the full descriptor later.
+    #[napi(ts_type = "DescriptorProfile")]
+    pub descriptor: Option<String>,
+    /// The tokens left in the caller's context window: the threshold becomes
+    /// `min(thresholdTokens, adaptiveRatio x contextRemainingTokens)`, and the outcome
+    /// reports the one applied as `threshold_tokens`.
+    pub context_remaining_tokens: Option<i64>,
 }
 
 /// What is known about the MCP tool call whose result is intercepted.
@@ -157,9 +167,9 @@ pub struct ToolContext {
     pub output_schema_declared: Option<bool>,
 }
 
-/// What `extract` is asked to do: exactly one of `recipe`, `query`, `lines`, `search`, or a
+/// What `extract` is asked to do: exactly one of `recipe`, `query`, `lines`, `search`, a
 /// structured query (`where`, shaped by `fields`, `sort`, `skip`, `limit`, or summarized by
-/// one of `count`, `groupBy`, `distinct`, `stats`).
+/// one of `count`, `groupBy`, `distinct`, `stats`), or `describe`.
 #[allow(
     dead_code,
     reason = "declares a TypeScript interface; the values arrive as JSON"
@@ -206,6 +216,10 @@ pub struct ExtractOptions {
     pub distinct: Option<String>,
     /// A field: return `{ count, min, max, sum, avg }` of its numbers.
     pub stats: Option<String>,
+    /// `true`: return the file's full descriptor (summary, line schema, the ten recipes with
+    /// their commands, guidance) as the one result, rebuilt from the file: what a `compact`
+    /// or `pointer` descriptor left out. Takes no `section`.
+    pub describe: Option<bool>,
 }
 
 /// A half-open range of records or characters, counted from 0.

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 
+use lro_core::config::ENV_PREFIX;
 use lro_core::{ErrorCode, GuidanceMode, LroError, OffloadConfig};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString};
@@ -34,7 +35,9 @@ fn changes_json(changes: &Bound<'_, PyDict>) -> PyResult<Value> {
 /// LRO configuration (the specification's `[prompt.offload]` section, plus extraction limits).
 ///
 /// Build it from keyword arguments, `Config.from_toml(path_or_text)` or `Config.from_env()`;
-/// layer the environment over a file with `.with_env()`. Instances are immutable:
+/// layer the environment over a file or keyword arguments with `.with_env()`. A `Config` is
+/// exactly what was built: the environment counts only through `from_env` / `with_env`
+/// (functions given no configuration use `Config.from_env()`). Instances are immutable:
 /// `.replace(**changes)` returns a changed copy.
 #[pyclass(frozen, eq, module = "lro", name = "Config", skip_from_py_object)]
 #[derive(Clone, PartialEq)]
@@ -59,16 +62,21 @@ impl PyConfig {
         Ok(Self { inner: config })
     }
 
-    /// Reads `config=` arguments: a `Config`, a dict of keyword arguments, or `None` (defaults).
-    pub fn resolve(config: Option<&Bound<'_, PyAny>>) -> PyResult<OffloadConfig> {
+    /// Reads `config=` arguments. A `Config` is used as it is, and so is a dict of keyword
+    /// arguments (over the defaults): what the caller built, whatever the environment says.
+    /// No configuration (`None`, or a dict whose values are all `None`) is the default
+    /// configuration: the defaults with the process environment on top, read now.
+    pub fn resolve(py: Python<'_>, config: Option<&Bound<'_, PyAny>>) -> PyResult<OffloadConfig> {
         let Some(config) = config.filter(|c| !c.is_none()) else {
-            return Ok(OffloadConfig::default());
+            return default_config(py);
         };
-        let py = config.py();
         if let Ok(c) = config.cast::<PyConfig>() {
             return Ok(c.get().inner.clone());
         }
         if let Ok(d) = config.cast::<PyDict>() {
+            if d.values().iter().all(|v| v.is_none()) {
+                return default_config(py);
+            }
             return Ok(Self::with_changes(py, OffloadConfig::default(), Some(d))?.inner);
         }
         let err = LroError::new(
@@ -82,7 +90,7 @@ impl PyConfig {
 #[pymethods]
 impl PyConfig {
     #[new]
-    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, file_prefix=None, guidance=None, extract=None, store=None))]
+    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, file_prefix=None, guidance=None, descriptor=None, adaptive_ratio=None, extract=None, store=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -92,6 +100,8 @@ impl PyConfig {
         output_dir: Option<Bound<'_, PyAny>>,
         file_prefix: Option<Bound<'_, PyAny>>,
         guidance: Option<Bound<'_, PyAny>>,
+        descriptor: Option<Bound<'_, PyAny>>,
+        adaptive_ratio: Option<Bound<'_, PyAny>>,
         extract: Option<Bound<'_, PyAny>>,
         store: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
@@ -103,6 +113,8 @@ impl PyConfig {
             ("output_dir", output_dir),
             ("file_prefix", file_prefix),
             ("guidance", guidance),
+            ("descriptor", descriptor),
+            ("adaptive_ratio", adaptive_ratio),
             ("extract", extract),
             ("store", store),
         ];
@@ -146,7 +158,9 @@ impl PyConfig {
     }
 
     /// The defaults with the `ATLATL_PROMPT__OFFLOAD__*` variables of `environ` applied
-    /// (`os.environ` when `None`). An unknown key under the prefix is a `ConfigError`.
+    /// (this process's environment, which `os.environ` assignments update, when `None`):
+    /// the configuration every function uses when given none. An unknown key under the
+    /// prefix, or a bad value, is a `ConfigError` naming the variable.
     #[staticmethod]
     #[pyo3(signature = (environ=None))]
     fn from_env(py: Python<'_>, environ: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
@@ -156,21 +170,18 @@ impl PyConfig {
         .with_env(py, environ)
     }
 
-    /// A copy with the environment (`os.environ` when `None`) applied over this configuration:
-    /// `Config.from_toml("lro.toml").with_env()` gives the specification's precedence.
+    /// A copy with the environment (this process's when `None`, else the mapping `environ`)
+    /// applied over this configuration: `Config.from_toml("lro.toml").with_env()` gives the
+    /// specification's precedence, and `Config(threshold_tokens=800).with_env()` lets the
+    /// environment override what the code chose.
     #[pyo3(signature = (environ=None))]
     fn with_env(&self, py: Python<'_>, environ: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
-        let environ = match environ.filter(|e| !e.is_none()) {
-            Some(e) => e,
-            None => py.import("os")?.getattr("environ")?,
-        };
-        let mapping = environ.cast::<PyMapping>()?;
-        let mut vars: Vec<(String, String)> = Vec::new();
-        for item in mapping.items()?.iter() {
-            vars.push(item.extract()?);
-        }
         let mut inner = self.inner.clone();
-        inner.apply_env(vars).map_err(|e| lro_err(py, &e))?;
+        match environ.filter(|e| !e.is_none()) {
+            None => inner.apply_env_os(std::env::vars_os()),
+            Some(environ) => inner.apply_env(mapping_vars(py, &environ)?),
+        }
+        .map_err(|e| lro_err(py, &e))?;
         Ok(Self { inner })
     }
 
@@ -224,6 +235,20 @@ impl PyConfig {
         }
     }
 
+    /// How much of the descriptor an offloaded result returns: `"full"`, `"compact"` or
+    /// `"pointer"` (a call's `descriptor=` overrides it).
+    #[getter]
+    fn descriptor(&self) -> &'static str {
+        self.inner.descriptor.name()
+    }
+
+    /// With a call's `context_remaining_tokens`, the threshold becomes
+    /// `min(threshold_tokens, adaptive_ratio * context_remaining_tokens)`.
+    #[getter]
+    fn adaptive_ratio(&self) -> f64 {
+        self.inner.adaptive_ratio
+    }
+
     /// Limits on native extraction, as a dict.
     #[getter]
     fn extract<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
@@ -239,13 +264,15 @@ impl PyConfig {
     fn __repr__(&self) -> String {
         let e = &self.inner.extract;
         format!(
-            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, file_prefix={:?}, guidance={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
+            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, file_prefix={:?}, guidance={:?}, descriptor={:?}, adaptive_ratio={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
             if self.inner.enabled { "True" } else { "False" },
             self.inner.threshold_tokens,
             self.inner.ttl_seconds,
             self.inner.output_dir,
             self.inner.file_prefix,
             self.guidance(),
+            self.descriptor(),
+            self.inner.adaptive_ratio,
             e.max_read_bytes,
             e.max_output_records,
             e.max_output_bytes,
@@ -254,6 +281,44 @@ impl PyConfig {
             self.inner.store.retries,
         )
     }
+}
+
+/// The configuration of a call given none: the defaults with this process's
+/// `ATLATL_PROMPT__OFFLOAD__*` variables on top, as the CLI reads them. Read from the process
+/// environment (not `os.environ`, which mirrors it) because it costs a microsecond or two, so every
+/// call can afford it and a variable set after import is honoured.
+pub fn default_config(py: Python<'_>) -> PyResult<OffloadConfig> {
+    let mut config = OffloadConfig::default();
+    config
+        .apply_env_os(std::env::vars_os())
+        .map_err(|e| lro_err(py, &e))?;
+    Ok(config)
+}
+
+/// The `ATLATL_PROMPT__OFFLOAD__*` items of a mapping of variables. Other items are not read,
+/// so an unrelated value that is not text (`os.environ` holds bytes that are not UTF-8 as
+/// lone surrogates) is no obstacle; such a value under the prefix is a `ConfigError`.
+fn mapping_vars(py: Python<'_>, environ: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
+    let mapping = environ.cast::<PyMapping>()?;
+    let mut vars = Vec::new();
+    for item in mapping.items()?.iter() {
+        let (name, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+        let Ok(name) = name.extract::<String>() else {
+            continue;
+        };
+        if !name.starts_with(ENV_PREFIX) {
+            continue;
+        }
+        let Ok(value) = value.extract::<String>() else {
+            let err = LroError::new(
+                ErrorCode::InvalidConfig,
+                format!("{name}: the variable's value is not UTF-8 text"),
+            );
+            return Err(lro_err(py, &err));
+        };
+        vars.push((name, value));
+    }
+    Ok(vars)
 }
 
 /// Reads a configuration file; a missing file is `not_found` (a `PathError`), like every path.

@@ -77,6 +77,11 @@ mod _lro {
             descriptions.set_item(name, description)?;
         }
         m.add("EXTRACT_QUERY_PARAMETERS", descriptions)?;
+        // The whole input schema: every argument's description for the tool signatures.
+        m.add(
+            "EXTRACT_TOOL_INPUT_SCHEMA",
+            convert::value_to_py(m.py(), &lro_core::extract::tool::tool_input_schema())?,
+        )?;
         Ok(())
     }
 }

@@ -63,25 +63,18 @@ fn python_estimator(estimator: Py<PyAny>) -> impl Fn(&str) -> usize + Send + Syn
 
 /// The core request for `offload` and `offload_inject`, read by the core's own
 /// `OffloadRequest::from_json` so that codes (`invalid_detail`, `invalid_argument` for an
-/// unknown field) are the same in every binding. `request` is the whole request in JSON form
-/// (as a proxy or tool receives it); it excludes the individual arguments.
-#[allow(clippy::too_many_arguments)]
+/// unknown field or profile) are the same in every binding. `request` is the whole request
+/// in JSON form (as a proxy or tool receives it); it excludes the individual arguments.
 fn request(
     py: Python<'_>,
     request: Option<&Bound<'_, PyAny>>,
-    operation: Option<&Bound<'_, PyAny>>,
-    detail: Option<&Bound<'_, PyAny>>,
-    query: Option<&Bound<'_, PyAny>>,
-    scores: Option<&Bound<'_, PyAny>>,
-    next_cursor: Option<&Bound<'_, PyAny>>,
+    arguments: &RequestArguments<'_>,
     default_operation: &str,
 ) -> PyResult<OffloadRequest> {
     let mut fields = Map::new();
-    put(&mut fields, "operation", operation)?;
-    put(&mut fields, "detail", detail)?;
-    put(&mut fields, "query", query)?;
-    put(&mut fields, "scores", scores)?;
-    put(&mut fields, "next_cursor", next_cursor)?;
+    for (key, value) in arguments.fields() {
+        put(&mut fields, key, value)?;
+    }
     let value = match to_value_opt(request, "request")? {
         Some(_) if !fields.is_empty() => {
             let err = LroError::new(
@@ -101,6 +94,35 @@ fn request(
     OffloadRequest::from_json(&value).map_err(|e| lro_err(py, &e))
 }
 
+/// The individual request arguments of `offload` and `offload_inject`, by the core's field
+/// names (each one optional: `None` leaves the core's default).
+struct RequestArguments<'py> {
+    operation: Option<Bound<'py, PyAny>>,
+    detail: Option<Bound<'py, PyAny>>,
+    query: Option<Bound<'py, PyAny>>,
+    scores: Option<Bound<'py, PyAny>>,
+    next_cursor: Option<Bound<'py, PyAny>>,
+    descriptor: Option<Bound<'py, PyAny>>,
+    context_remaining_tokens: Option<Bound<'py, PyAny>>,
+}
+
+impl<'py> RequestArguments<'py> {
+    fn fields(&self) -> [(&'static str, Option<&Bound<'py, PyAny>>); 7] {
+        [
+            ("operation", self.operation.as_ref()),
+            ("detail", self.detail.as_ref()),
+            ("query", self.query.as_ref()),
+            ("scores", self.scores.as_ref()),
+            ("next_cursor", self.next_cursor.as_ref()),
+            ("descriptor", self.descriptor.as_ref()),
+            (
+                "context_remaining_tokens",
+                self.context_remaining_tokens.as_ref(),
+            ),
+        ]
+    }
+}
+
 /// Sets `key` in `map` when the Python argument is given.
 fn put(map: &mut Map<String, Value>, key: &str, obj: Option<&Bound<'_, PyAny>>) -> PyResult<()> {
     if let Some(value) = to_value_opt(obj, key)? {
@@ -111,7 +133,8 @@ fn put(map: &mut Map<String, Value>, key: &str, obj: Option<&Bound<'_, PyAny>>) 
 
 #[pymethods]
 impl PyOffloader {
-    /// `config`: an `lro.Config`, a dict of `Config` keyword arguments, or `None` (defaults).
+    /// `config`: an `lro.Config` or a dict of `Config` keyword arguments, used as given; `None`
+    /// is the defaults with the `ATLATL_PROMPT__OFFLOAD__*` environment on top, read here.
     /// `on_event`: called with each event as a dict (`{"event": "OffloadCreated", ...}`).
     /// `estimator`: `estimator(text) -> int`, an exact tokenizer in place of the heuristic.
     #[new]
@@ -122,7 +145,7 @@ impl PyOffloader {
         on_event: Option<Py<PyAny>>,
         estimator: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
-        let config = PyConfig::resolve(config.as_ref())?;
+        let config = PyConfig::resolve(py, config.as_ref())?;
         let host = NativeHost::for_config(&config).map_err(|e| lro_err(py, &e))?;
         let mut inner = Offloader::new(config, host).map_err(|e| lro_err(py, &e))?;
         if let Some(callback) = on_event.filter(|c| !c.is_none(py)) {
@@ -154,9 +177,17 @@ impl PyOffloader {
     /// "results": ...}`). `records` is any JSON-like object, or JSON text as `str`/`bytes`
     /// (the fast path: no Python-object conversion).
     ///
+    /// `descriptor` (`"full"`, `"compact"`, `"pointer"`) chooses this call's descriptor
+    /// profile over the configured one; `context_remaining_tokens` (the tokens left in the
+    /// caller's context) lowers the threshold to `adaptive_ratio` of it when that is less,
+    /// and the outcome then reports the threshold applied as `threshold_tokens`.
+    ///
     /// `request` instead takes the whole `OffloadRequest` in JSON form (`{"operation": ...,
     /// "detail": ...}`), checked by the core; then leave the other arguments out.
-    #[pyo3(signature = (records, operation=None, detail=None, query=None, scores=None, *, next_cursor=None, request=None))]
+    #[pyo3(signature = (
+        records, operation=None, detail=None, query=None, scores=None, *, next_cursor=None,
+        descriptor=None, context_remaining_tokens=None, request=None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn offload<'py>(
         &self,
@@ -167,18 +198,20 @@ impl PyOffloader {
         query: Option<Bound<'py, PyAny>>,
         scores: Option<Bound<'py, PyAny>>,
         next_cursor: Option<Bound<'py, PyAny>>,
+        descriptor: Option<Bound<'py, PyAny>>,
+        context_remaining_tokens: Option<Bound<'py, PyAny>>,
         request: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let request = self::request(
-            py,
-            request.as_ref(),
-            operation.as_ref(),
-            detail.as_ref(),
-            query.as_ref(),
-            scores.as_ref(),
-            next_cursor.as_ref(),
-            "recall",
-        )?;
+        let arguments = RequestArguments {
+            operation,
+            detail,
+            query,
+            scores,
+            next_cursor,
+            descriptor,
+            context_remaining_tokens,
+        };
+        let request = self::request(py, request.as_ref(), &arguments, "recall")?;
         let records = Records::from_py(&records)?;
         let outcome = py.detach(|| match records {
             Records::Json(text) => self.inner.offload_json(&text, &request),
@@ -189,7 +222,11 @@ impl PyOffloader {
 
     /// The `inject_context` rule: the pre-budget result set decides. Above the threshold it
     /// is offloaded (and `formatted` discarded); otherwise `formatted` is returned inline.
-    #[pyo3(signature = (formatted, pre_budget, operation=None, detail=None, query=None, scores=None, *, next_cursor=None, request=None))]
+    /// `descriptor` and `context_remaining_tokens` as for `offload`.
+    #[pyo3(signature = (
+        formatted, pre_budget, operation=None, detail=None, query=None, scores=None, *,
+        next_cursor=None, descriptor=None, context_remaining_tokens=None, request=None
+    ))]
     #[allow(clippy::too_many_arguments)]
     fn offload_inject<'py>(
         &self,
@@ -201,18 +238,20 @@ impl PyOffloader {
         query: Option<Bound<'py, PyAny>>,
         scores: Option<Bound<'py, PyAny>>,
         next_cursor: Option<Bound<'py, PyAny>>,
+        descriptor: Option<Bound<'py, PyAny>>,
+        context_remaining_tokens: Option<Bound<'py, PyAny>>,
         request: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let request = self::request(
-            py,
-            request.as_ref(),
-            operation.as_ref(),
-            detail.as_ref(),
-            query.as_ref(),
-            scores.as_ref(),
-            next_cursor.as_ref(),
-            "inject",
-        )?;
+        let arguments = RequestArguments {
+            operation,
+            detail,
+            query,
+            scores,
+            next_cursor,
+            descriptor,
+            context_remaining_tokens,
+        };
+        let request = self::request(py, request.as_ref(), &arguments, "inject")?;
         let pre_budget: Value = serde_json::from_slice(&records_json(&pre_budget, "pre_budget")?)
             .map_err(|e| {
             lro_err(
@@ -259,18 +298,20 @@ impl PyOffloader {
 
     /// Native extraction from an offloaded file: exactly one of `recipe` (1-10, with
     /// `params`), `query` (a jq filter, `params` bound as `$name`), `lines`
-    /// (`{"start", "end", "unit"}`), `search` (`{"pattern", "ignore_case", "max_results"}`), or
-    /// a structured query: `where` (a MongoDB filter document) shaped by `fields`, `sort`,
-    /// `skip`, `limit`, or summarized by one of `count`, `group_by`, `distinct`, `stats`.
-    /// `request` takes the whole request as JSON instead (what an `lro_extract` tool
-    /// receives). `section` (a name from the descriptor's `sections`) scopes a query, a
-    /// structured query, lines or search. Returns `{"results": [...], "count", "truncated",
-    /// "limit"?, "returned"?,
-    /// "total"?, "hint"?, "bytes_read", "records_read", "jq"?, "warnings"?}`.
+    /// (`{"start", "end", "unit"}`), `search` (`{"pattern", "ignore_case", "max_results"}`), a
+    /// structured query: `where` (a MongoDB filter document) shaped by `fields`, `sort`,
+    /// `skip`, `limit`, or summarized by one of `count`, `group_by`, `distinct`, `stats`; or
+    /// `describe=True`, the file's full descriptor (line schema, the ten recipes with their
+    /// commands) rebuilt from the file, for a result a `compact` or `pointer` profile
+    /// described. `section` (a name from the descriptor's `sections`) scopes a query, a
+    /// structured query, lines or search. `request` takes the whole request as JSON instead
+    /// (what an `lro_extract` tool receives). Returns `{"results": [...], "count",
+    /// "truncated", "limit"?, "returned"?, "total"?, "hint"?, "bytes_read", "records_read",
+    /// "jq"?, "warnings"?}`.
     #[pyo3(signature = (
         file_path, recipe=None, query=None, params=None, *, lines=None, search=None,
         section=None, r#where=None, fields=None, sort=None, skip=None, limit=None, count=None,
-        group_by=None, distinct=None, stats=None, request=None
+        group_by=None, distinct=None, stats=None, describe=None, request=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn extract<'py>(
@@ -292,6 +333,7 @@ impl PyOffloader {
         group_by: Option<Bound<'py, PyAny>>,
         distinct: Option<Bound<'py, PyAny>>,
         stats: Option<Bound<'py, PyAny>>,
+        describe: Option<Bound<'py, PyAny>>,
         request: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         // Built as JSON and read with the core's own (strict) deserializer, so the argument
@@ -313,6 +355,7 @@ impl PyOffloader {
             ("group_by", &group_by),
             ("distinct", &distinct),
             ("stats", &stats),
+            ("describe", &describe),
         ] {
             put(&mut parts, key, value.as_ref())?;
         }

@@ -54,6 +54,9 @@ async def session_run(out_dir: str) -> Dict[str, Any]:
                     "limit": 2,
                 },
             )
+            seen["described"] = await session.call_tool(
+                "lro_extract", {"file_path": descriptor["file_path"], "describe": True}
+            )
             seen["grouped"] = await session.call_tool("lro_extract", {"file_path": descriptor["file_path"], "group_by": "namespace"})
             seen["bad_where"] = await session.call_tool(
                 "lro_extract", {"file_path": descriptor["file_path"], "where": {"tags": {"$has": "x"}}}
@@ -72,8 +75,12 @@ def test_offload_then_extract_over_stdio(out_dir: str) -> None:
     assert set(extract_params) == {
         "file_path", "recipe", "query", "params", "lines", "search",
         "where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats",
+        "section", "describe",
     }
     assert extract_params["where"]["description"] == lro.EXTRACT_QUERY_PARAMETERS["where"]
+    # Every argument is described as the core describes it (the `lro proxy` publishes the same).
+    core_params = lro.EXTRACT_TOOL_INPUT_SCHEMA["properties"]
+    assert {k: v["description"] for k, v in extract_params.items()} == {k: core_params[k]["description"] for k in extract_params}
     assert tools["lro_extract"].description == lro.EXTRACT_TOOL_DESCRIPTION
     assert tools["recall_memories"].output_schema is None
 
@@ -94,6 +101,10 @@ def test_offload_then_extract_over_stdio(out_dir: str) -> None:
     results = ids.structured_content["results"]
     assert len(results) == 500
     assert results[0] == {"id": "mem-00000", "title": "Decision 0 about caching and storage layout", "namespace": "_semantic/decisions"}
+
+    described = seen["described"]
+    assert not described.is_error, described
+    assert described.structured_content["results"] == [descriptor]
 
     filtered = seen["filtered"].structured_content
     assert filtered["results"] == [f"mem-{i:05d}" for i in range(4, 500, 5)]

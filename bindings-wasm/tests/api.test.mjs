@@ -134,3 +134,29 @@ test("structured queries run in the module: a MongoDB filter, shaped, and an agg
   assert.deepEqual(warned.warnings, ['no record has the field "namepsace"; closest field names: "namespace"']);
   assert.throws(() => lro.extract(outcome.file_path, { where: { id: { $has: 1 } } }), (err) => err.code === "invalid_query");
 });
+
+test("a per-call pointer descriptor, describe: true for the full one, and the adaptive threshold", () => {
+  const lro = new Lro({ adaptive_ratio: 0.5 });
+  const pointer = lro.offload(memories, { operation: "recall", descriptor: "pointer" });
+  assert.deepEqual(Object.keys(pointer).sort(), ["count", "file_path", "guidance", "offloaded"]);
+  assert.equal(pointer.count, 200);
+  const described = lro.extract(pointer.file_path, { describe: true });
+  assert.equal(described.count, 1);
+  const full = described.results[0];
+  assert.equal(full.file_path, pointer.file_path);
+  assert.equal(full.jq_recipes.length, 10);
+  // The full profile at offload time gives the same descriptor, but for the file's name.
+  const direct = lro.offload(memories, { operation: "recall", descriptor: "full" });
+  assert.deepEqual(JSON.parse(JSON.stringify(direct).replaceAll(direct.file_path, pointer.file_path)), full);
+  const compact = lro.offloadJson(JSON.stringify(memories), { descriptor: "compact" });
+  assert.equal(compact.recipes.length, 10);
+  assert.equal(compact.jq_recipes, undefined);
+  // Half of 400 tokens left: a threshold of 200, reported; 20 memories exceed it.
+  const adapted = lro.offload(memories.slice(0, 20), { context_remaining_tokens: 400 });
+  assert.equal(adapted.offloaded, true);
+  assert.equal(adapted.threshold_tokens, 200);
+  assert.equal(lro.config.descriptor, "full");
+  assert.equal(lro.config.adaptive_ratio, 0.5);
+  assert.throws(() => lro.offload(memories, { descriptor: "tiny" }), (err) => err.code === "invalid_argument");
+  assert.throws(() => new Lro({ adaptive_ratio: 2 }), (err) => err.code === "invalid_config");
+});

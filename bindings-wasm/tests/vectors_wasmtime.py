@@ -110,6 +110,28 @@ def produce(lro: LroComponent, vector: dict) -> dict:
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def check_profiles(lro: LroComponent) -> list[str]:
+    """Beyond the vectors: a per-call pointer is exactly {offloaded, file_path, count,
+    guidance}, and describe: true on its file gives the full descriptor (ten jq_recipes)."""
+    directory = os.path.realpath(tempfile.mkdtemp(prefix="lro-wasmtime-profiles-"))
+    try:
+        lro.set_preopens([directory])
+        config = {"output_dir": directory}
+        records = [{"id": f"m{i}", "memory_type": "semantic", "namespace": "_semantic/decisions",
+                    "title": f"Decision number {i} about caching and storage layout"} for i in range(200)]
+        pointer = lro.offload(config, records, {"operation": "recall", "descriptor": "pointer"})
+        problems = []
+        if sorted(pointer) != ["count", "file_path", "guidance", "offloaded"] or pointer["count"] != 200:
+            problems.append(f"pointer descriptor: {pointer}")
+        described = lro.extract(config, pointer["file_path"], {"describe": True})
+        full = described["results"][0] if described.get("count") == 1 else {}
+        if full.get("file_path") != pointer["file_path"] or len(full.get("jq_recipes", [])) != 10:
+            problems.append(f"describe: {json.dumps(described)[:500]}")
+        return problems
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+
+
 def main() -> int:
     paths = sorted(VECTORS.glob("*.json"))
     if len(paths) < 30:
@@ -126,7 +148,11 @@ def main() -> int:
         elif VERBOSE:
             print(f"ok   {path.name}")
     print(f"wasmtime-py {len(paths) - len(failures)}/{len(paths)} vectors pass")
-    return 1 if failures else 0
+    problems = check_profiles(lro)
+    for problem in problems:
+        print(f"FAIL profiles: {problem}")
+    print(f"wasmtime-py descriptor profiles: {'FAIL' if problems else 'ok'}")
+    return 1 if failures or problems else 0
 
 
 if __name__ == "__main__":

@@ -4,7 +4,9 @@
 //! get, runs two recipes natively (as `lro_extract` would), and shows the token saving.
 
 use lro_core::extract::ExtractRequest;
-use lro_core::{LroError, OffloadConfig, OffloadRequest, Offloader, Outcome, StdHost};
+use lro_core::{
+    DescriptorProfile, LroError, OffloadConfig, OffloadRequest, Offloader, Outcome, StdHost,
+};
 use serde_json::{Value, json};
 
 const TYPES: [&str; 3] = ["semantic", "episodic", "procedural"];
@@ -65,7 +67,7 @@ pub fn corpus(n: usize) -> Vec<Value> {
 
 pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
     let mut config = OffloadConfig::default();
-    config.apply_env(std::env::vars())?;
+    config.apply_env_os(std::env::vars_os())?;
     if let Some(dir) = output_dir {
         config.output_dir = dir;
     }
@@ -85,8 +87,8 @@ pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
         return Ok(());
     };
     let inline_tokens = descriptor.summary.estimated_tokens;
-    let descriptor_json = serde_json::to_string_pretty(&*descriptor).unwrap_or_default();
-    let descriptor_tokens = lro.estimate(&descriptor_json);
+    // As an MCP client receives it: compact JSON.
+    let descriptor_tokens = lro.estimate(&descriptor.to_value().to_string());
 
     println!("-- The descriptor the agent receives instead of the records");
     println!(
@@ -151,13 +153,31 @@ pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
     println!("  ... {} matching memories in all", hits.count);
 
     let saved = inline_tokens.saturating_sub(descriptor_tokens);
-    println!("\n-- Token cost");
-    println!("  inline result:   ~{inline_tokens} tokens");
-    println!("  descriptor:      ~{descriptor_tokens} tokens");
+    println!("\n-- Token cost (compact JSON, as an MCP client receives it)");
+    println!("  inline result:          ~{inline_tokens} tokens");
+    println!("  descriptor (full):      ~{descriptor_tokens} tokens");
+    // The smaller profiles describe the same records (each offload writes its own file).
+    let mut pointer = None;
+    for profile in [DescriptorProfile::Compact, DescriptorProfile::Pointer] {
+        let request = OffloadRequest {
+            descriptor: Some(profile),
+            ..request.clone()
+        };
+        let brief = lro.offload(&memories, &request)?.to_value();
+        println!(
+            "  {:<24}~{} tokens",
+            format!("descriptor ({}):", profile.name()),
+            lro.estimate(&brief.to_string())
+        );
+        pointer = Some(brief);
+    }
     println!(
-        "  saved:           ~{saved} tokens ({:.0}%)",
+        "  saved (full):           ~{saved} tokens ({:.0}%)",
         100.0 * saved as f64 / inline_tokens.max(1) as f64
     );
+    if let Some(pointer) = pointer {
+        println!("\nThe pointer profile (descriptor = \"pointer\") in full:\n  {pointer}");
+    }
     println!(
         "\nWith a shell, the same data is one command away:\n  {}",
         descriptor.jq_recipes[5].command

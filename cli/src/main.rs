@@ -47,6 +47,10 @@ enum Command {
         /// or json (strict).
         #[arg(long, value_enum, default_value_t = InputFormat::Auto)]
         input: InputFormat,
+        /// Tokens left in the agent's context: the threshold becomes
+        /// min(threshold, adaptive_ratio x N), and the output reports it as threshold_tokens.
+        #[arg(long, value_name = "N")]
+        context_remaining_tokens: Option<u64>,
         #[command(flatten)]
         config: ConfigArgs,
     },
@@ -112,11 +116,13 @@ fn run(cli: Cli) -> Result<Exit, LroError> {
             detail,
             query,
             input,
+            context_remaining_tokens,
             config,
         } => {
             let lro = config.offloader()?;
             let request = lro_core::OffloadRequest::from_json(&serde_json::json!({
                 "operation": operation, "detail": detail, "query": query,
+                "context_remaining_tokens": context_remaining_tokens,
             }))?;
             let stdin = read_stdin()?;
             let outcome = match input.read(&stdin)? {

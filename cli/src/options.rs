@@ -31,6 +31,11 @@ pub struct ConfigArgs {
     /// Guidance template: shell (jq commands) or native (the lro_extract tool).
     #[arg(long, value_name = "MODE")]
     pub guidance: Option<String>,
+    /// How much of the descriptor an offloaded result returns: full (default), compact
+    /// (summary, path, one line per recipe; at most 350 tokens) or pointer (path, count and
+    /// one line; at most 80 tokens).
+    #[arg(long, value_name = "PROFILE")]
+    pub descriptor: Option<String>,
     /// Print events (OffloadCreated, OffloadWriteFailed, OffloadFileExpired) as JSON lines on stderr.
     #[arg(long)]
     pub events: bool,
@@ -49,13 +54,14 @@ impl ConfigArgs {
             })?;
             config.apply_toml_str(&text)?;
         }
-        config.apply_env(std::env::vars())?;
+        config.apply_env_os(std::env::vars_os())?;
         let flags = [
             ("output_dir", &self.output_dir),
             ("threshold_tokens", &self.threshold),
             ("ttl_seconds", &self.ttl_seconds),
             ("file_prefix", &self.prefix),
             ("guidance", &self.guidance),
+            ("descriptor", &self.descriptor),
         ];
         for (key, value) in flags {
             if let Some(value) = value {
@@ -186,6 +192,10 @@ pub struct ExtractArgs {
     /// --lines and --search; each recipe reads its own section already.
     #[arg(long, value_name = "NAME")]
     pub section: Option<String>,
+    /// Print the file's full descriptor (line schema, the ten recipes with their commands),
+    /// rebuilt from the file, whatever profile described it.
+    #[arg(long, group = "verb")]
+    pub describe: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
 }
@@ -277,6 +287,7 @@ impl ExtractArgs {
             distinct: self.distinct.clone(),
             stats: self.stats.clone(),
             section: self.section.clone(),
+            describe: self.describe.then_some(true),
         })
     }
 }

@@ -253,6 +253,40 @@ fn config_file_env_and_flags_layer_in_order() {
     assert_eq!(out["offloaded"], false);
 }
 
+/// The environment as the OS gives it: another variable holding bytes that are not UTF-8
+/// does not stop `lro` (`std::env::vars()` would panic on it); such a value under the
+/// prefix is a configuration error naming the variable, exit 78.
+#[cfg(unix)]
+#[test]
+fn environment_bytes_that_are_not_utf8() {
+    use std::os::unix::ffi::OsStrExt;
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str, value: &[u8]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
+            .args(["offload", "--output-dir", dir.path().to_str().unwrap()])
+            .env(name, std::ffi::OsStr::from_bytes(value))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // A rejected configuration exits before reading stdin: a broken pipe is expected.
+        let _ = child.stdin.take().unwrap().write_all(b"[]");
+        child.wait_with_output().unwrap()
+    };
+    let unrelated = run("LRO_TEST_UNRELATED", b"caf\xe9");
+    assert_eq!(unrelated.status.code(), Some(0), "{unrelated:?}");
+    let ours = run("ATLATL_PROMPT__OFFLOAD__FILE_PREFIX", b"caf\xe9");
+    assert_eq!(ours.status.code(), Some(78), "{ours:?}");
+    let stderr = String::from_utf8_lossy(&ours.stderr);
+    assert!(
+        stderr.contains("invalid_config")
+            && stderr
+                .contains("ATLATL_PROMPT__OFFLOAD__FILE_PREFIX: the variable's value is not UTF-8"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn cleanup_removes_only_expired_files_and_events_go_to_stderr() {
     let dir = tempfile::tempdir().unwrap();
@@ -290,5 +324,84 @@ fn demo_runs_end_to_end() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("500 memories"));
     assert!(text.contains("Recipe 6"));
-    assert!(text.contains("saved:"));
+    assert!(text.contains("saved (full):"));
+    for profile in ["full", "compact", "pointer"] {
+        assert!(text.contains(&format!("descriptor ({profile}):")), "{text}");
+    }
+}
+
+#[test]
+fn descriptor_profiles_from_the_flag_and_the_environment_and_describe_gives_the_full_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let pointer = stdout_json(&lro(
+        &["offload", "--output-dir", d, "--descriptor", "pointer"],
+        &memories(200),
+        &[],
+    ));
+    let keys: Vec<&String> = pointer.as_object().unwrap().keys().collect();
+    assert_eq!(keys, ["offloaded", "file_path", "count", "guidance"]);
+    assert_eq!(pointer["count"], 200);
+
+    let compact = stdout_json(&lro(
+        &["offload", "--output-dir", d],
+        &memories(200),
+        &[("ATLATL_PROMPT__OFFLOAD__DESCRIPTOR", "compact")],
+    ));
+    assert_eq!(compact["recipes"].as_array().unwrap().len(), 10);
+    assert!(compact.get("jq_recipes").is_none());
+
+    // The file a pointer described still has its whole descriptor.
+    let file = pointer["file_path"].as_str().unwrap();
+    let out = lro(&["extract", file, "--describe", "--output-dir", d], "", &[]);
+    let full = stdout_json(&out);
+    assert_eq!(full["file_path"], pointer["file_path"]);
+    assert_eq!(full["jq_recipes"].as_array().unwrap().len(), 10);
+    assert_eq!(full["summary"]["count"], 200);
+
+    let bad = lro(
+        &["offload", "--output-dir", d, "--descriptor", "tiny"],
+        &memories(200),
+        &[],
+    );
+    assert_eq!(bad.status.code(), Some(78), "invalid_config");
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("descriptor"));
+}
+
+#[test]
+fn context_remaining_tokens_lowers_the_threshold_and_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    // About 500 tokens: inline under the default threshold of 1600...
+    let inline = stdout_json(&lro(&["offload", "--output-dir", d], &memories(20), &[]));
+    assert_eq!(inline["offloaded"], false);
+    assert!(inline.get("threshold_tokens").is_none());
+    // ...offloaded when a tenth of the context left (3,000 tokens) is 300.
+    let offloaded = stdout_json(&lro(
+        &[
+            "offload",
+            "--output-dir",
+            d,
+            "--context-remaining-tokens",
+            "3000",
+        ],
+        &memories(20),
+        &[],
+    ));
+    assert_eq!(offloaded["offloaded"], true);
+    assert_eq!(offloaded["threshold_tokens"], 300);
+    // The ratio from the environment.
+    let halved = stdout_json(&lro(
+        &[
+            "offload",
+            "--output-dir",
+            d,
+            "--context-remaining-tokens",
+            "3000",
+        ],
+        &memories(20),
+        &[("ATLATL_PROMPT__OFFLOAD__ADAPTIVE_RATIO", "0.5")],
+    ));
+    assert_eq!(halved["offloaded"], false);
+    assert_eq!(halved["threshold_tokens"], 1500);
 }

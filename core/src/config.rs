@@ -30,6 +30,53 @@ pub enum GuidanceMode {
     Native,
 }
 
+/// How much of the descriptor an offloaded result returns (`descriptor`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DescriptorProfile {
+    /// The specification's `OffloadResponse`: summary, path, line schema, ten recipes with
+    /// their commands, guidance.
+    #[default]
+    Full,
+    /// Summary, path, the recipes as one short line each and one paragraph of guidance: at
+    /// most [`COMPACT_BUDGET_TOKENS`](crate::descriptor::COMPACT_BUDGET_TOKENS).
+    Compact,
+    /// `offloaded`, `file_path`, `count` and one line of guidance: at most
+    /// [`POINTER_BUDGET_TOKENS`](crate::descriptor::POINTER_BUDGET_TOKENS).
+    Pointer,
+}
+
+impl DescriptorProfile {
+    /// The profile's name, as configured.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Full => "full",
+            Self::Compact => "compact",
+            Self::Pointer => "pointer",
+        }
+    }
+}
+
+impl std::str::FromStr for DescriptorProfile {
+    type Err = LroError;
+
+    fn from_str(name: &str) -> Result<Self> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "full" => Ok(Self::Full),
+            "compact" => Ok(Self::Compact),
+            "pointer" => Ok(Self::Pointer),
+            _ => Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                format!("unknown descriptor profile {name:?}: use full, compact or pointer"),
+            )),
+        }
+    }
+}
+
+/// The default share of the context left that a result may take inline when the caller
+/// says how much is left (`context_remaining_tokens`).
+pub const DEFAULT_ADAPTIVE_RATIO: f64 = 0.10;
+
 /// Bounds on one native extraction (`lro_extract`), so an agent's filter cannot exhaust the
 /// host. A result cut by a limit says so; it is never cut silently.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,7 +130,7 @@ impl Default for StoreLimits {
 pub const MAX_STORE_RETRIES: u64 = 10;
 
 /// LRO configuration (`[prompt.offload]`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct OffloadConfig {
     /// Enable or disable LRO globally.
@@ -98,6 +145,11 @@ pub struct OffloadConfig {
     pub file_prefix: String,
     /// Which guidance template descriptors carry.
     pub guidance: GuidanceMode,
+    /// How much of the descriptor an offloaded result returns (a call may ask for another).
+    pub descriptor: DescriptorProfile,
+    /// With a call's `context_remaining_tokens`, the threshold becomes
+    /// `min(threshold_tokens, adaptive_ratio x context_remaining_tokens)`; from 0 to 1.
+    pub adaptive_ratio: f64,
     /// Limits on native extraction.
     pub extract: ExtractLimits,
     /// Bounds on requests to an object store.
@@ -113,6 +165,8 @@ impl Default for OffloadConfig {
             output_dir: String::new(),
             file_prefix: DEFAULT_FILE_PREFIX.to_owned(),
             guidance: GuidanceMode::Shell,
+            descriptor: DescriptorProfile::Full,
+            adaptive_ratio: DEFAULT_ADAPTIVE_RATIO,
             extract: ExtractLimits::default(),
             store: StoreLimits::default(),
         }
@@ -170,6 +224,19 @@ fn as_u64(key: &str, value: &RawValue<'_>, max: u64) -> Result<u64> {
     parsed
         .filter(|n| *n <= max)
         .ok_or_else(|| invalid(key, value, &format!("an integer from 0 to {max}")))
+}
+
+fn as_ratio(key: &str, value: &RawValue<'_>) -> Result<f64> {
+    let parsed = match value {
+        RawValue::Toml(toml::Value::Float(f)) => Some(*f),
+        RawValue::Toml(toml::Value::Integer(i)) => Some(*i as f64),
+        RawValue::Json(v) => v.as_f64(),
+        RawValue::Text(s) => s.trim().parse::<f64>().ok(),
+        RawValue::Toml(_) => None,
+    };
+    parsed
+        .filter(|r| r.is_finite() && *r > 0.0 && *r <= 1.0)
+        .ok_or_else(|| invalid(key, value, "a number above 0 and at most 1"))
 }
 
 fn as_string<'a>(key: &str, value: &'a RawValue<'a>) -> Result<&'a str> {
@@ -236,19 +303,58 @@ impl OffloadConfig {
         Ok(())
     }
 
-    /// Applies `ATLATL_PROMPT__OFFLOAD__*` variables from `vars` (pass `std::env::vars()`).
+    /// Applies `ATLATL_PROMPT__OFFLOAD__*` variables from `vars` (a map of variables, as a
+    /// wasm host passes them; for this process's environment use [`OffloadConfig::apply_env_os`]).
     /// Variables without the prefix are ignored; an unknown key under it is an error, so a
     /// typo does not go unnoticed. `__EXTRACT__MAX_OUTPUT_BYTES` sets `extract.max_output_bytes`.
+    /// Errors name the variable first: `ATLATL_PROMPT__OFFLOAD__TTL_SECONDS: invalid value ...`.
     pub fn apply_env<K: AsRef<str>, V: AsRef<str>>(
         &mut self,
         vars: impl IntoIterator<Item = (K, V)>,
     ) -> Result<()> {
         for (name, value) in vars {
-            let Some(suffix) = name.as_ref().strip_prefix(ENV_PREFIX) else {
+            let name = name.as_ref();
+            let Some(suffix) = name.strip_prefix(ENV_PREFIX) else {
                 continue;
             };
             let key = suffix.to_ascii_lowercase().replace("__", ".");
-            self.set(&key, &RawValue::Text(value.as_ref()))?;
+            self.set(&key, &RawValue::Text(value.as_ref()))
+                .map_err(|e| LroError::new(e.code(), format!("{name}: {}", e.message())))?;
+        }
+        Ok(())
+    }
+
+    /// [`OffloadConfig::apply_env`] over a process environment as the OS gives it: pass
+    /// `std::env::vars_os()` (what every native surface does, so the CLI, the proxy and the
+    /// bindings read the same variables). Only names under the prefix are read, so another
+    /// variable holding bytes that are not UTF-8 is no obstacle (where `std::env::vars()`
+    /// would panic); such a name or value under the prefix is an `invalid_config` error
+    /// that names the variable.
+    pub fn apply_env_os(
+        &mut self,
+        vars: impl IntoIterator<Item = (std::ffi::OsString, std::ffi::OsString)>,
+    ) -> Result<()> {
+        let not_utf8 = |what: &str, name: &std::ffi::OsStr| {
+            LroError::new(
+                ErrorCode::InvalidConfig,
+                format!(
+                    "{}: the variable's {what} is not UTF-8",
+                    name.to_string_lossy()
+                ),
+            )
+        };
+        for (name, value) in vars {
+            let Some(text_name) = name.to_str() else {
+                if name.as_encoded_bytes().starts_with(ENV_PREFIX.as_bytes()) {
+                    return Err(not_utf8("name", &name));
+                }
+                continue;
+            };
+            if !text_name.starts_with(ENV_PREFIX) {
+                continue;
+            }
+            let text_value = value.to_str().ok_or_else(|| not_utf8("value", &name))?;
+            self.apply_env([(text_name, text_value)])?;
         }
         Ok(())
     }
@@ -316,6 +422,12 @@ impl OffloadConfig {
                     _ => return Err(invalid(key, value, "\"shell\" or \"native\"")),
                 }
             }
+            "descriptor" => {
+                self.descriptor = as_string(key, value)?
+                    .parse()
+                    .map_err(|_| invalid(key, value, "\"full\", \"compact\" or \"pointer\""))?;
+            }
+            "adaptive_ratio" => self.adaptive_ratio = as_ratio(key, value)?,
             "extract.max_read_bytes" => {
                 self.extract.max_read_bytes = as_u64(key, value, u64::MAX >> 1)?
             }
@@ -356,6 +468,15 @@ impl OffloadConfig {
                 "file_prefix",
                 &RawValue::Text(&self.file_prefix),
                 "1-64 characters from A-Z a-z 0-9 _ - .",
+            ));
+        }
+        let ratio = self.adaptive_ratio;
+        if !(ratio.is_finite() && ratio > 0.0 && ratio <= 1.0) {
+            let shown = serde_json::Value::from(ratio);
+            return Err(invalid(
+                "adaptive_ratio",
+                &RawValue::Json(&shown),
+                "a number above 0 and at most 1",
             ));
         }
         Ok(())
@@ -435,6 +556,42 @@ mod tests {
     }
 
     #[test]
+    fn descriptor_profile_and_adaptive_ratio_from_every_source() {
+        let mut c = OffloadConfig::from_toml_str(
+            "[prompt.offload]\ndescriptor = \"compact\"\nadaptive_ratio = 0.25\n",
+        )
+        .unwrap();
+        assert_eq!(c.descriptor, DescriptorProfile::Compact);
+        assert!((c.adaptive_ratio - 0.25).abs() < f64::EPSILON);
+        c.apply_env([
+            ("ATLATL_PROMPT__OFFLOAD__DESCRIPTOR", "Pointer"),
+            ("ATLATL_PROMPT__OFFLOAD__ADAPTIVE_RATIO", "1"),
+        ])
+        .unwrap();
+        assert_eq!(c.descriptor, DescriptorProfile::Pointer);
+        assert!((c.adaptive_ratio - 1.0).abs() < f64::EPSILON);
+        let c = OffloadConfig::from_json(&serde_json::json!({"adaptive_ratio": 0.5})).unwrap();
+        assert!((c.adaptive_ratio - 0.5).abs() < f64::EPSILON);
+        for bad in [
+            "[prompt.offload]\ndescriptor = \"tiny\"",
+            "[prompt.offload]\nadaptive_ratio = 0",
+            "[prompt.offload]\nadaptive_ratio = 1.5",
+            "[prompt.offload]\nadaptive_ratio = \"half\"",
+        ] {
+            let err = OffloadConfig::from_toml_str(bad).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidConfig, "{bad}");
+        }
+        let built = OffloadConfig {
+            adaptive_ratio: f64::NAN,
+            ..OffloadConfig::default()
+        };
+        assert_eq!(
+            built.validate().unwrap_err().code(),
+            ErrorCode::InvalidConfig
+        );
+    }
+
+    #[test]
     fn bad_values_name_key_and_value() {
         let err = OffloadConfig::from_toml_str("[prompt.offload]\nthreshold_tokens = \"many\"")
             .unwrap_err();
@@ -450,11 +607,59 @@ mod tests {
             err.message().contains("enabled") && err.message().contains("maybe"),
             "{err}"
         );
+        assert!(
+            err.message()
+                .starts_with("ATLATL_PROMPT__OFFLOAD__ENABLED: "),
+            "the variable is named: {err}"
+        );
         let err = OffloadConfig::from_toml_str("[prompt.offload]\nthreshold = 3").unwrap_err();
         assert!(err.message().contains("unknown configuration key"), "{err}");
         let err =
             OffloadConfig::from_toml_str("[prompt.offload]\nfile_prefix = \"../x\"").unwrap_err();
         assert!(err.message().contains("file_prefix"), "{err}");
         assert!(OffloadConfig::from_toml_str("[prompt.offload]\nthreshold_tokens = -1").is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn process_environment_reads_only_the_prefix_and_names_bad_bytes() {
+        use std::ffi::OsString;
+        use std::os::unix::ffi::OsStringExt;
+        let var = |name: &[u8], value: &[u8]| {
+            (
+                OsString::from_vec(name.to_vec()),
+                OsString::from_vec(value.to_vec()),
+            )
+        };
+        let mut c = OffloadConfig::default();
+        c.apply_env_os([
+            var(b"UNRELATED", b"\xff\xfe"),
+            var(b"\xffODD", b"x"),
+            var(b"ATLATL_PROMPT__OFFLOAD__THRESHOLD_TOKENS", b"77"),
+        ])
+        .unwrap();
+        assert_eq!(c.threshold_tokens, 77);
+        let err = c
+            .apply_env_os([var(b"ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR", b"/tmp/\xff")])
+            .unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidConfig);
+        assert!(
+            err.message()
+                .contains("ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR: the variable's value is not UTF-8"),
+            "{err}"
+        );
+        let err = c
+            .apply_env_os([var(b"ATLATL_PROMPT__OFFLOAD__\xff", b"1")])
+            .unwrap_err();
+        assert!(err.message().contains("name is not UTF-8"), "{err}");
+        let err = c
+            .apply_env_os([var(b"ATLATL_PROMPT__OFFLOAD__TTL_SECONDS", b"-5")])
+            .unwrap_err();
+        assert!(
+            err.message().starts_with(
+                "ATLATL_PROMPT__OFFLOAD__TTL_SECONDS: invalid value for prompt.offload.ttl_seconds"
+            ),
+            "{err}"
+        );
     }
 }

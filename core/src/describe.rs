@@ -14,9 +14,10 @@
 
 use serde_json::Value;
 
+use crate::config::DescriptorProfile;
 use crate::descriptor::{
-    self, DESCRIPTOR_BUDGET_TOKENS, JqRecipe, MAX_LISTED_SECTIONS, NOMINAL_PATH_BYTES,
-    OffloadResponse, OffloadSummary, SectionInfo,
+    self, Brief, DESCRIPTOR_BUDGET_TOKENS, JqRecipe, MAX_LISTED_SECTIONS, OffloadResponse,
+    OffloadSummary, Parts, SectionInfo,
 };
 use crate::host::Host;
 use crate::offload::{OffloadRequest, Offloader, Prepared, score_range};
@@ -68,16 +69,37 @@ impl<H: Host> Offloader<H> {
             &file_path,
             &recipes,
         );
+        let summary = OffloadSummary {
+            count,
+            estimated_tokens: tokens,
+            operation: request.operation.clone(),
+            top_namespaces: tally.top_namespaces,
+            score_range: score_range(request.scores.as_deref()),
+            detail: kind.detail_name().to_owned(),
+        };
+        let threshold_tokens = self.reported_threshold(request);
+        let parts = Parts {
+            mode: self.config.guidance,
+            kind,
+            format: prepared.format,
+            summary: &summary,
+            file_path: &file_path,
+            recipes: &recipes,
+            sections: &prepared.sections,
+            envelope: (!prepared.envelope.is_empty()).then_some(&prepared.envelope),
+            threshold_tokens,
+        };
+        let brief = match request.descriptor.unwrap_or(self.config.descriptor) {
+            DescriptorProfile::Full => None,
+            DescriptorProfile::Compact => Some(Brief::Compact(Box::new(descriptor::compact(
+                &parts,
+                &*self.estimator,
+            )))),
+            DescriptorProfile::Pointer => Some(Brief::Pointer(descriptor::pointer(&parts))),
+        };
         let response = OffloadResponse {
             offloaded: true,
-            summary: OffloadSummary {
-                count,
-                estimated_tokens: tokens,
-                operation: request.operation.clone(),
-                top_namespaces: tally.top_namespaces,
-                score_range: score_range(request.scores.as_deref()),
-                detail: kind.detail_name().to_owned(),
-            },
+            summary,
             jq_recipes: recipes
                 .iter()
                 .map(|r| to_jq_recipe(r, &file_path))
@@ -93,6 +115,8 @@ impl<H: Host> Offloader<H> {
                 .cloned()
                 .collect(),
             envelope: (!prepared.envelope.is_empty()).then(|| prepared.envelope.clone()),
+            threshold_tokens,
+            brief,
         };
         self.fit(response, kind)
     }
@@ -135,9 +159,7 @@ impl<H: Host> Offloader<H> {
     /// [`NOMINAL_PATH_BYTES`] long: what a descriptor gives up then depends on the data only,
     /// not on where the file went, so every build (and every test directory) gives the same.
     fn budget_tokens(&self, response: &OffloadResponse) -> usize {
-        let text = serde_json::to_string(response).unwrap_or_default();
-        let nominal = "p".repeat(NOMINAL_PATH_BYTES);
-        self.estimate(&text.replace(&response.file_path, &nominal))
+        descriptor::nominal_tokens(&*self.estimator, response, &response.file_path)
     }
 }
 

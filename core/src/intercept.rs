@@ -211,7 +211,7 @@ impl<H: Host> Offloader<H> {
                 Some(self.finish(fields, rewritten, InterceptAction::Truncated, None))
             }
             Outcome::Offloaded(response) => {
-                let descriptor = serde_json::to_value(&*response).unwrap_or(Value::Null);
+                let descriptor = response.to_value();
                 // Compact: the model reads it twice (text and structured), so every byte of
                 // indentation would count twice against the descriptor's budget.
                 let text = descriptor.to_string();

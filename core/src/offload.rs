@@ -5,12 +5,10 @@ use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use serde::{Deserialize, Serialize};
-use serde_json::Value;
+use serde::{Deserialize, Serialize, Serializer};
+use serde_json::{Map, Value};
 
-use serde_json::Map;
-
-use crate::config::{OffloadConfig, is_safe_name};
+use crate::config::{DescriptorProfile, OffloadConfig, is_safe_name};
 use crate::descriptor::{
     self, MIF_SCHEMA_VERSION, OffloadHeader, OffloadResponse, RAW_SCHEMA_VERSION, SectionInfo,
 };
@@ -61,6 +59,12 @@ pub struct OffloadRequest {
     /// A pagination cursor: returned with inline results, dropped when offloaded (the file
     /// holds the complete set).
     pub next_cursor: Option<String>,
+    /// The descriptor profile for this call; `None` takes the configuration's.
+    pub descriptor: Option<DescriptorProfile>,
+    /// The tokens left in the caller's context window: when given, the threshold is
+    /// `min(threshold_tokens, adaptive_ratio x context_remaining_tokens)` and the outcome
+    /// reports it as `threshold_tokens`.
+    pub context_remaining_tokens: Option<u64>,
 }
 
 impl Default for OffloadRequest {
@@ -71,6 +75,8 @@ impl Default for OffloadRequest {
             query: None,
             scores: None,
             next_cursor: None,
+            descriptor: None,
+            context_remaining_tokens: None,
         }
     }
 }
@@ -79,10 +85,12 @@ impl OffloadRequest {
     /// Reads a request from JSON (what the bindings receive), with typed errors: an unknown
     /// detail level is `invalid_detail`, any other mistake `invalid_argument`.
     pub fn from_json(value: &Value) -> Result<Self> {
-        // The detail name is parsed on its own (case-insensitively, with its own error code);
-        // the rest of the request is deserialized without it.
+        // The detail and profile names are parsed on their own (case-insensitively, as the
+        // configuration reads them, each with its own error); the rest of the request is
+        // deserialized without them.
         let mut rest = value.clone();
-        let detail = match rest.as_object_mut().and_then(|m| m.remove("detail")) {
+        let mut take = |key: &str| rest.as_object_mut().and_then(|m| m.remove(key));
+        let detail = match take("detail") {
             None | Some(Value::Null) => None,
             Some(Value::String(name)) => Some(name.parse::<Detail>()?),
             Some(other) => {
@@ -92,8 +100,22 @@ impl OffloadRequest {
                 ));
             }
         };
+        let descriptor = match take("descriptor") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(name)) => Some(name.parse::<DescriptorProfile>()?),
+            Some(other) => {
+                return Err(LroError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("descriptor must be a string, got {other}"),
+                ));
+            }
+        };
         let request: Self = from_json_value(&rest, "offload request")?;
-        Ok(Self { detail, ..request })
+        Ok(Self {
+            detail,
+            descriptor,
+            ..request
+        })
     }
 
     /// A request for `operation` with everything else defaulted.
@@ -128,10 +150,14 @@ pub struct InlineResult {
     /// Why the result is truncated.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// The threshold applied, when the call gave `context_remaining_tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_tokens: Option<usize>,
 }
 
-/// The outcome of an offload decision.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// The outcome of an offload decision. As JSON (what every binding returns), an offloaded
+/// outcome is the descriptor of the chosen profile.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum Outcome {
     /// Written to a file; here is the descriptor.
@@ -155,11 +181,23 @@ impl Outcome {
     }
 }
 
+impl Serialize for Outcome {
+    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Offloaded(response) => match &response.brief {
+                Some(brief) => brief.serialize(serializer),
+                None => response.serialize(serializer),
+            },
+            Self::Inline(inline) => inline.serialize(serializer),
+        }
+    }
+}
+
 /// The LRO engine: configuration, host, estimator and event sink.
 pub struct Offloader<H: Host> {
     pub(crate) config: OffloadConfig,
     pub(crate) host: H,
-    estimator: Box<dyn SharedEstimator>,
+    pub(crate) estimator: Box<dyn SharedEstimator>,
     events: Option<Box<dyn SharedEventSink>>,
     ulids: Mutex<UlidGenerator>,
     /// The output directory as last made and resolved: `(as configured, real path)`.
@@ -391,14 +429,38 @@ impl<H: Host> Offloader<H> {
     /// tokens exceed the threshold; otherwise returns it inline.
     pub fn offload(&self, value: &Value, request: &OffloadRequest) -> Result<Outcome> {
         let prepared = self.prepare(value, request)?;
-        if !self.offloads(&prepared) {
+        if !self.offloads(&prepared, request) {
             return Ok(Outcome::Inline(self.inline(value, &prepared, request)));
         }
         Ok(self.materialize(prepared, request))
     }
 
-    pub(crate) fn offloads(&self, prepared: &Prepared<'_>) -> bool {
-        self.config.enabled && prepared.tokens > self.config.threshold_tokens as usize
+    pub(crate) fn offloads(&self, prepared: &Prepared<'_>, request: &OffloadRequest) -> bool {
+        self.config.enabled && prepared.tokens > self.threshold(request)
+    }
+
+    /// The threshold for `request`: the configured one, or less when the call says how
+    /// much of its context is left (`min(threshold_tokens, adaptive_ratio x left)`).
+    pub fn threshold(&self, request: &OffloadRequest) -> usize {
+        let configured = self.config.threshold_tokens as usize;
+        match request.context_remaining_tokens {
+            // A ratio in (0, 1] of a u64 is a finite, non-negative float: the cast saturates.
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                clippy::cast_precision_loss,
+                reason = "a share of a token count, rounded down; saturates, never wraps"
+            )]
+            Some(left) => configured.min((self.config.adaptive_ratio * left as f64) as usize),
+            None => configured,
+        }
+    }
+
+    /// The threshold to report in the outcome: only when it adapted to the context left.
+    pub(crate) fn reported_threshold(&self, request: &OffloadRequest) -> Option<usize> {
+        request
+            .context_remaining_tokens
+            .map(|_| self.threshold(request))
     }
 
     /// [`Offloader::offload`] on serialized JSON: the fast path for results that arrive as
@@ -409,7 +471,7 @@ impl<H: Host> Offloader<H> {
     pub fn offload_json(&self, json: &[u8], request: &OffloadRequest) -> Result<Outcome> {
         if self.config.enabled {
             if let Some(prepared) = self.prepare_json(json, request)? {
-                if self.offloads(&prepared) {
+                if self.offloads(&prepared, request) {
                     return Ok(self.materialize(prepared, request));
                 }
             } else if let Some(outcome) = self.offload_object_text(json, request)? {
@@ -440,7 +502,7 @@ impl<H: Host> Offloader<H> {
             return Ok(None);
         };
         let prepared = self.prepared_lines(RecordKind::Mif(detail), body);
-        if self.offloads(&prepared) {
+        if self.offloads(&prepared, request) {
             return Ok(Some(self.materialize(prepared, request)));
         }
         Ok(Some(self.inline_lines(&prepared, request)))
@@ -458,7 +520,7 @@ impl<H: Host> Offloader<H> {
                 .collect();
             return self.offload(&Value::Array(records), request);
         }
-        if self.offloads(&prepared) {
+        if self.offloads(&prepared, request) {
             return Ok(self.materialize(prepared, request));
         }
         Ok(self.inline_lines(&prepared, request))
@@ -485,7 +547,7 @@ impl<H: Host> Offloader<H> {
         request: &OffloadRequest,
     ) -> Result<Outcome> {
         let prepared = self.prepare(pre_budget, request)?;
-        if !self.offloads(&prepared) {
+        if !self.offloads(&prepared, request) {
             return Ok(Outcome::Inline(InlineResult {
                 offloaded: false,
                 estimated_tokens: prepared.tokens,
@@ -495,6 +557,7 @@ impl<H: Host> Offloader<H> {
                 truncated: false,
                 total_count: None,
                 warning: None,
+                threshold_tokens: self.reported_threshold(request),
             }));
         }
         Ok(self.materialize(prepared, request))
@@ -523,6 +586,7 @@ impl<H: Host> Offloader<H> {
             truncated: false,
             total_count: None,
             warning: None,
+            threshold_tokens: self.reported_threshold(request),
         }
     }
 
@@ -627,7 +691,7 @@ impl<H: Host> Offloader<H> {
         error: &str,
     ) -> InlineResult {
         let body = &prepared.body;
-        let budget = self.config.threshold_tokens as usize;
+        let budget = self.threshold(request);
         let mut used = 0;
         let mut kept = 0;
         for i in 0..body.line_ends.len() {
@@ -664,6 +728,7 @@ impl<H: Host> Offloader<H> {
                 "LRO could not write the offload file ({error}); returning the first {kept} of {} records, truncated to fit {budget} tokens.",
                 prepared.count()
             )),
+            threshold_tokens: self.reported_threshold(request),
         }
     }
 }
@@ -731,4 +796,28 @@ pub fn score_range(scores: Option<&[f64]>) -> Option<(f64, f64)> {
             None => Some((s, s)),
             Some((lo, hi)) => Some((lo.min(s), hi.max(s))),
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn request_profile_names_read_as_the_configuration_reads_them() {
+        for (given, profile) in [
+            ("pointer", DescriptorProfile::Pointer),
+            ("Compact", DescriptorProfile::Compact),
+            (" FULL ", DescriptorProfile::Full),
+        ] {
+            let request = OffloadRequest::from_json(&json!({"descriptor": given})).unwrap();
+            assert_eq!(request.descriptor, Some(profile), "{given}");
+        }
+        let none = OffloadRequest::from_json(&json!({"descriptor": null})).unwrap();
+        assert_eq!(none.descriptor, None);
+        for bad in [json!({"descriptor": "tiny"}), json!({"descriptor": 1})] {
+            let err = OffloadRequest::from_json(&bad).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidArgument, "{bad}");
+        }
+    }
 }

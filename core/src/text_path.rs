@@ -50,7 +50,7 @@ impl<H: Host> Offloader<H> {
             return Ok(None);
         };
         let prepared = self.prepared_layout(layout, request);
-        if self.offloads(&prepared) {
+        if self.offloads(&prepared, request) {
             return Ok(Some(self.materialize(prepared, request)));
         }
         // Below the threshold the result is small: its value is returned as it is.
@@ -79,7 +79,7 @@ impl<H: Host> Offloader<H> {
             return Ok(None);
         };
         let prepared = self.prepared_layout(layout, request);
-        if self.offloads(&prepared) {
+        if self.offloads(&prepared, request) {
             return Ok(Some(self.materialize(prepared, request)));
         }
         let original = Value::String(text.to_owned());
@@ -106,7 +106,7 @@ impl<H: Host> Offloader<H> {
         };
         let prepared = self.prepared_layout(layout, request);
         Ok(self
-            .offloads(&prepared)
+            .offloads(&prepared, request)
             .then(|| self.materialize(prepared, request)))
     }
 

@@ -172,3 +172,170 @@ fn every_shape_fits_the_budget_as_structured_content_and_as_text() {
     worst.sort();
     eprintln!("responses: {worst:?}");
 }
+
+/// Estimated tokens of a descriptor as compact JSON, its file path counted as 64 bytes (the
+/// length the budgets are reckoned with, whatever directory the test got).
+fn nominal_tokens(descriptor: &Value) -> usize {
+    let path = descriptor["file_path"].as_str().unwrap();
+    let text = descriptor
+        .to_string()
+        .replace(path, &"p".repeat(lro_core::descriptor::NOMINAL_PATH_BYTES));
+    HeuristicEstimator.estimate(&text)
+}
+
+/// What each profile must hold, and its budget.
+fn check_profile(profile: &str, descriptor: &Value, what: &str) -> usize {
+    let tokens = nominal_tokens(descriptor);
+    let keys: Vec<&str> = descriptor
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        // Reported when the call gave context_remaining_tokens.
+        .filter(|k| *k != "threshold_tokens")
+        .collect();
+    match profile {
+        "compact" => {
+            assert!(
+                tokens <= lro_core::descriptor::COMPACT_BUDGET_TOKENS,
+                "{what}: compact descriptor of {tokens} tokens\n{descriptor:#}"
+            );
+            for key in ["offloaded", "summary", "file_path", "recipes", "guidance"] {
+                assert!(keys.contains(&key), "{what}: no {key} in {descriptor:#}");
+            }
+            let recipes = descriptor["recipes"].as_array().unwrap();
+            assert_eq!(recipes.len(), 10, "{what}");
+            for (i, line) in recipes.iter().enumerate() {
+                let line = line.as_str().unwrap();
+                assert!(line.starts_with(&format!("{}. ", i + 1)), "{what}: {line}");
+                assert!(!line.contains('\n'), "{what}: {line}");
+            }
+        }
+        "pointer" => {
+            assert!(
+                tokens <= lro_core::descriptor::POINTER_BUDGET_TOKENS,
+                "{what}: pointer descriptor of {tokens} tokens\n{descriptor:#}"
+            );
+            assert_eq!(
+                keys,
+                ["offloaded", "file_path", "count", "guidance"],
+                "{what}"
+            );
+            assert!(!descriptor["guidance"].as_str().unwrap().contains('\n'));
+        }
+        other => panic!("unknown profile {other}"),
+    }
+    tokens
+}
+
+#[test]
+fn every_shape_fits_the_compact_and_pointer_budgets() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut worst = Vec::new();
+    for guidance in ["shell", "native"] {
+        for profile in ["compact", "pointer"] {
+            let config = OffloadConfig::from_json(&json!({
+                "output_dir": dir.path().to_string_lossy(),
+                "guidance": guidance,
+                "descriptor": profile,
+            }))
+            .unwrap();
+            let lro = Offloader::new(config, StdHost::new()).unwrap();
+            for (name, data) in shapes() {
+                let text = match &data {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let result = json!({"content": [{"type": "text", "text": text}]});
+                let context = ToolCallContext {
+                    tool_name: "query".into(),
+                    ..ToolCallContext::default()
+                };
+                let out = lro.intercept_tool_result(&result, &context).unwrap();
+                assert_eq!(out.action, InterceptAction::Offloaded, "{name}");
+                let descriptor = &out.result["structuredContent"];
+                let what = format!("{name} ({guidance}, {profile})");
+                worst.push((check_profile(profile, descriptor, &what), what));
+                // The text block is the same descriptor.
+                let text: Value =
+                    serde_json::from_str(out.result["content"][0]["text"].as_str().unwrap())
+                        .unwrap();
+                assert_eq!(&text, descriptor);
+            }
+        }
+    }
+    worst.sort();
+    eprintln!("compact and pointer descriptors: {worst:?}");
+}
+
+/// Every conformance vector's offloaded result, described by each profile, fits its budget.
+#[test]
+fn every_vector_result_fits_the_compact_and_pointer_budgets() {
+    let vectors = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
+    let mut checked = 0;
+    let mut largest = (0, String::new());
+    // The largest result of all (inline tokens), with its three descriptors' costs.
+    let mut biggest: (usize, String, Vec<usize>) = (0, String::new(), Vec::new());
+    for entry in std::fs::read_dir(vectors).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "json") {
+            continue;
+        }
+        let vector: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let call = vector["call"].as_str().unwrap_or_default();
+        if !["offload", "extract"].contains(&call)
+            || vector.pointer("/expect/error").is_some()
+            || vector.pointer("/setup").is_some()
+        {
+            continue;
+        }
+        for guidance in ["shell", "native"] {
+            for profile in ["compact", "pointer"] {
+                let dir = tempfile::tempdir().unwrap();
+                let mut config = vector["config"].clone();
+                if !config.is_object() {
+                    config = json!({});
+                }
+                config["output_dir"] = json!(dir.path().to_string_lossy());
+                config["guidance"] = json!(guidance);
+                config["descriptor"] = json!(profile);
+                let lro =
+                    Offloader::new(OffloadConfig::from_json(&config).unwrap(), StdHost::new())
+                        .unwrap();
+                let mut request = lro_core::OffloadRequest::from_json(&vector["request"]).unwrap();
+                request.descriptor = None; // the configured profile under test
+                let outcome = lro.offload(&vector["input"], &request).unwrap();
+                if outcome.offloaded().is_none() {
+                    continue;
+                }
+                let name = vector["name"].as_str().unwrap();
+                let tokens = check_profile(
+                    profile,
+                    &outcome.to_value(),
+                    &format!("{name} ({guidance}, {profile})"),
+                );
+                if profile == "compact" && tokens > largest.0 {
+                    largest = (tokens, format!("{name} ({guidance})"));
+                }
+                let full = outcome.offloaded().unwrap();
+                let inline = full.summary.estimated_tokens;
+                if guidance == "shell" && inline >= biggest.0 {
+                    if inline > biggest.0 || biggest.1 != name {
+                        let mut full_only = full.clone();
+                        full_only.brief = None;
+                        biggest = (
+                            inline,
+                            name.to_owned(),
+                            vec![nominal_tokens(&full_only.to_value())],
+                        );
+                    }
+                    biggest.2.push(tokens);
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} offloaded vector results");
+    eprintln!("{checked} descriptors; the largest compact one: {largest:?}");
+    eprintln!("the largest result (inline tokens, vector, [full, compact, pointer]): {biggest:?}");
+}

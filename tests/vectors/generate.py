@@ -393,6 +393,56 @@ where_vector("extract-error-where-regex", "a regex that does not compile is inva
 where_vector("extract-error-where-with-recipe", "where and recipe together are invalid_argument", {"where": {}, "recipe": 1}, expect={"error": "invalid_argument"})
 where_vector("extract-error-two-aggregates", "two aggregates are invalid_argument", {"count": True, "distinct": "tags"}, expect={"error": "invalid_argument"})
 
+# --- descriptor profiles and the adaptive threshold ---------------------------------------------
+vector("profile-compact-mif", "descriptor = compact: summary, path, one line per recipe (jq part), one paragraph",
+       config={"descriptor": "compact"}, input=memories(60), request={"operation": "recall", "detail": "medium"})
+vector("profile-compact-native", "a compact descriptor with native guidance: recipe lines without commands",
+       config={"descriptor": "compact", "guidance": "native", "threshold_tokens": 300}, input=graph2, request={"operation": "read_graph"})
+vector("profile-compact-per-call", "a call asks for compact over the configured full profile",
+       input=graph2, request={"operation": "read_graph", "descriptor": "compact"}, config={"threshold_tokens": 300})
+vector("profile-pointer-mif", "descriptor = pointer: offloaded, file_path, count, one line of guidance",
+       config={"descriptor": "pointer"}, input=memories(60), request={"operation": "recall"})
+vector("profile-pointer-text", "a pointer descriptor of text lines, native guidance",
+       config={"descriptor": "pointer", "guidance": "native", "threshold_tokens": 200}, input=log, request={"operation": "tail_logs"})
+vector("profile-full-per-call", "a call asks for the full descriptor over a configured pointer profile",
+       config={"descriptor": "pointer"}, input=memories(60), request={"operation": "recall", "descriptor": "full"})
+vector("profile-small-stays-inline", "the profile changes nothing below the threshold",
+       config={"descriptor": "pointer"}, input=memories(2), request={"operation": "recall"})
+vector("profile-error-unknown", "an unknown per-call profile is invalid_argument",
+       input=memories(60), request={"operation": "recall", "descriptor": "tiny"}, expect={"error": "invalid_argument"})
+vector("intercept-profile-compact", "an MCP result described by the compact profile (text block and structuredContent)", call="intercept",
+       config={"descriptor": "compact"}, input={"result": text_result(memories(60)), "context": {"tool_name": "recall_memories"}})
+small = memories(8)
+vector("adaptive-threshold-offloads", "context_remaining_tokens 4000 x 0.10: a result of about 1,000 tokens is offloaded and the applied threshold reported",
+       input=small, request={"operation": "recall", "detail": "full", "context_remaining_tokens": 4000})
+vector("adaptive-threshold-inline", "a large context left keeps the configured threshold (min), reported with the inline result",
+       input=small, request={"operation": "recall", "detail": "full", "context_remaining_tokens": 1000000})
+vector("adaptive-threshold-ratio", "adaptive_ratio from the configuration (0.5 x 1500 = 750)",
+       config={"adaptive_ratio": 0.5}, input=small, request={"operation": "recall", "detail": "full", "context_remaining_tokens": 1500})
+vector("adaptive-threshold-zero-left", "no context left: everything above zero tokens is offloaded, with a pointer",
+       config={"descriptor": "pointer"}, input=memories(1), request={"operation": "recall", "context_remaining_tokens": 0})
+vector("adaptive-write-failure", "the write-failure fallback is cut to the adaptive threshold",
+       config={"output_dir": "{dir}/blocked/sub"}, setup={"files": {"blocked": ""}}, input=log,
+       request={"operation": "tail_logs", "context_remaining_tokens": 2000})
+vector("config-toml-profile", "descriptor and adaptive_ratio from TOML", call="config_toml",
+       input="[prompt.offload]\ndescriptor = \"compact\"\nadaptive_ratio = 0.2\n")
+vector("config-env-profile", "descriptor and adaptive_ratio from the environment", call="config_env",
+       input={"ATLATL_PROMPT__OFFLOAD__DESCRIPTOR": "pointer", "ATLATL_PROMPT__OFFLOAD__ADAPTIVE_RATIO": "0.05"})
+vector("config-env-bad-profile", "an unknown profile is invalid_config", call="config_env",
+       input={"ATLATL_PROMPT__OFFLOAD__DESCRIPTOR": "tiny"}, expect={"error": "invalid_config"})
+vector("config-toml-bad-ratio", "a ratio above 1 is invalid_config", call="config_toml",
+       input="[prompt.offload]\nadaptive_ratio = 2.5\n", expect={"error": "invalid_config"})
+extract_vector("extract-describe-pointer", "describe: true rebuilds the full descriptor of a file a pointer described",
+               {"describe": True}, config={"descriptor": "pointer"})
+extract_vector("extract-describe-sections", "describe: true on a file of sections: sections, envelope and recipes as offload gave them",
+               {"describe": True}, input=graph, request={"operation": "read_graph"}, config={"descriptor": "compact", "threshold_tokens": 300})
+extract_vector("extract-describe-text", "describe: true on text lines, native guidance",
+               {"describe": True}, input=log, request={"operation": "tail_logs"}, config={"guidance": "native", "threshold_tokens": 200})
+extract_vector("extract-error-describe-with-section", "describe takes no section", {"describe": True, "section": "relations"},
+               input=graph2, request={"operation": "read_graph"}, config={"threshold_tokens": 300}, expect={"error": "invalid_argument"})
+extract_vector("extract-error-describe-with-recipe", "describe and a recipe together are invalid_argument", {"describe": True, "recipe": 1},
+               expect={"error": "invalid_argument"})
+
 if __name__ == "__main__":
     names = set()
     for v in VECTORS:

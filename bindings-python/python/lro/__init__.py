@@ -16,6 +16,12 @@ byte-identical to every other LRO build::
     assert response["offloaded"]
     titles = lro.extract(response["file_path"], recipe=1)["results"]
 
+Configuration: every function takes ``config=``, a :class:`Config` or a dict of its keyword
+arguments, used exactly as given. Without one (``config=None``), a call uses the defaults with
+the ``ATLATL_PROMPT__OFFLOAD__*`` environment on top, read at that call, as ``lro offload``
+does: ``ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR=/var/lro`` moves the files of ``lro.offload(...)``.
+``Config(...).with_env()`` layers the environment over explicit values.
+
 Errors are :class:`LroError` subclasses whose ``.code`` is the core's stable error code.
 """
 
@@ -39,6 +45,7 @@ from ._lro import (
     ERROR_CODES,
     EXTRACT_QUERY_PARAMETERS,
     EXTRACT_TOOL_DESCRIPTION,
+    EXTRACT_TOOL_INPUT_SCHEMA,
     Config,
     Offloader,
     __version__,
@@ -68,12 +75,14 @@ __all__ = [
     "ERROR_CODES",
     "EXTRACT_TOOL_DESCRIPTION",
     "EXTRACT_QUERY_PARAMETERS",
+    "EXTRACT_TOOL_INPUT_SCHEMA",
     "DEFAULT_THRESHOLD_TOKENS",
     "DEFAULT_TTL_SECONDS",
     "__version__",
 ]
 
-#: What ``config=`` accepts everywhere: a :class:`Config`, a dict of its keyword arguments, or None.
+#: What ``config=`` accepts everywhere: a :class:`Config` or a dict of its keyword arguments (used
+#: as given), or None: the defaults with the ``ATLATL_PROMPT__OFFLOAD__*`` environment on top.
 ConfigLike = Union[Config, Mapping[str, Any], None]
 #: An event callback: receives each event as a dict, e.g. ``{"event": "OffloadCreated", ...}``.
 EventCallback = Callable[[Dict[str, Any]], object]
@@ -95,6 +104,8 @@ def offload(
     config: ConfigLike = None,
     *,
     next_cursor: Optional[str] = None,
+    descriptor: Optional[str] = None,
+    context_remaining_tokens: Optional[int] = None,
     on_event: Optional[EventCallback] = None,
     request: Optional[Mapping[str, Any]] = None,
 ) -> Dict[str, Any]:
@@ -109,6 +120,15 @@ def offload(
     (``{"offloaded": False, "results": ..., "count": ..., "estimated_tokens": ...}``).
     ``detail`` (``light``/``medium``/``full``) defaults to the operation's default;
     ``scores`` feed ``summary.score_range``; a ``next_cursor`` is kept only inline.
+
+    ``descriptor`` chooses this call's descriptor profile over the configured one:
+    ``"full"`` (above), ``"compact"`` (summary, path, one line per recipe, one paragraph of
+    guidance) or ``"pointer"`` (``{"offloaded", "file_path", "count", "guidance"}``);
+    ``extract(file_path, describe=True)`` gives the full descriptor later.
+    ``context_remaining_tokens`` (the tokens left in the caller's context window) lowers the
+    threshold to ``adaptive_ratio`` (0.10 by default) of it when that is less; the outcome
+    then reports the threshold it applied as ``threshold_tokens``.
+
     ``request`` takes the whole ``OffloadRequest`` as JSON instead (what a proxy receives);
     the other request arguments are then ignored.
     """
@@ -122,6 +142,8 @@ def offload(
         query,
         None if scores is None else list(scores),
         next_cursor=next_cursor,
+        descriptor=descriptor,
+        context_remaining_tokens=context_remaining_tokens,
     )
 
 
@@ -135,12 +157,15 @@ def offload_inject(
     config: ConfigLike = None,
     *,
     next_cursor: Optional[str] = None,
+    descriptor: Optional[str] = None,
+    context_remaining_tokens: Optional[int] = None,
     on_event: Optional[EventCallback] = None,
 ) -> Dict[str, Any]:
     """The ``inject_context`` rule: the pre-budget result set decides.
 
     Above the threshold the full ``pre_budget`` set is offloaded and ``formatted`` (the
     budgeted prompt text) is discarded; otherwise ``formatted`` is returned inline.
+    ``descriptor`` and ``context_remaining_tokens`` as for :func:`offload`.
     """
     return _offloader(config, on_event).offload_inject(
         formatted,
@@ -150,6 +175,8 @@ def offload_inject(
         query,
         None if scores is None else list(scores),
         next_cursor=next_cursor,
+        descriptor=descriptor,
+        context_remaining_tokens=context_remaining_tokens,
     )
 
 
@@ -172,9 +199,10 @@ def extract(
     group_by: Optional[str] = None,
     distinct: Optional[str] = None,
     stats: Optional[str] = None,
+    describe: Optional[bool] = None,
 ) -> Dict[str, Any]:
-    """Read part of an offloaded file: one of ``recipe``, ``query``, ``lines``, ``search``, or
-    a structured query (``where`` and the arguments after it).
+    """Read part of an offloaded file: one of ``recipe``, ``query``, ``lines``, ``search``, a
+    structured query (``where`` and the arguments after it), or ``describe=True``.
 
     ``recipe`` is a recipe number (1-10) from the descriptor, parameterised by ``params``
     (``{"namespace": "_semantic"}``); ``query`` is any jq filter run per record by the
@@ -184,7 +212,10 @@ def extract(
     or summarized by one of ``count=True``, ``group_by``, ``distinct``, ``stats`` (a field
     name); those work without ``where`` too (every record). A file with ``sections`` (one
     per array of an object result, see the descriptor) is read one section at a time with
-    ``section``. The file must be an offload file inside the configured output directory.
+    ``section``. ``describe=True`` returns the file's full descriptor (summary, line schema,
+    the ten recipes with their commands, guidance) as the one result, rebuilt from the file:
+    what a ``compact`` or ``pointer`` descriptor left out. The file must be an offload file
+    inside the configured output directory.
     Returns ``{"results": [...], "count": N,
     "truncated": bool, ...}``; a structured query's response also has ``"jq"`` (the
     equivalent shell command) and ``"warnings"`` (a field no record has, with the closest
@@ -209,6 +240,7 @@ def extract(
         lines=None if lines is None else dict(lines),
         search=None if search is None else dict(search),
         section=section,
+        describe=describe,
         **{k: _plain(v) for k, v in structured.items() if v is not None},
     )
 

@@ -15,6 +15,7 @@ __all__ = [
     "DEFAULT_TTL_SECONDS",
     "EXTRACT_TOOL_DESCRIPTION",
     "EXTRACT_QUERY_PARAMETERS",
+    "EXTRACT_TOOL_INPUT_SCHEMA",
 ]
 
 __version__: str
@@ -23,12 +24,17 @@ DEFAULT_THRESHOLD_TOKENS: int
 DEFAULT_TTL_SECONDS: int
 EXTRACT_TOOL_DESCRIPTION: str
 EXTRACT_QUERY_PARAMETERS: Dict[str, str]
+EXTRACT_TOOL_INPUT_SCHEMA: Dict[str, Any]
 
 _ConfigArg = Union["Config", Mapping[str, Any], None]
 
 @final
 class Config:
-    """LRO configuration (``[prompt.offload]`` plus extraction limits); immutable."""
+    """LRO configuration (``[prompt.offload]`` plus extraction limits); immutable.
+
+    A ``Config`` is used exactly as built; the ``ATLATL_PROMPT__OFFLOAD__*`` environment counts
+    only through :meth:`from_env` (what a call given no configuration uses) and :meth:`with_env`.
+    """
 
     def __new__(
         cls,
@@ -39,6 +45,8 @@ class Config:
         output_dir: Union[str, "os.PathLike[str]", None] = None,
         file_prefix: Optional[str] = None,
         guidance: Optional[str] = None,
+        descriptor: Optional[str] = None,
+        adaptive_ratio: Optional[float] = None,
         extract: Optional[Mapping[str, int]] = None,
         store: Optional[Mapping[str, int]] = None,
     ) -> "Config": ...
@@ -62,6 +70,10 @@ class Config:
     @property
     def guidance(self) -> str: ...
     @property
+    def descriptor(self) -> str: ...
+    @property
+    def adaptive_ratio(self) -> float: ...
+    @property
     def extract(self) -> Dict[str, int]: ...
     @property
     def store(self) -> Dict[str, int]: ...
@@ -70,7 +82,11 @@ class Config:
 
 @final
 class Offloader:
-    """The LRO engine: a configuration, the file system, and optional callbacks."""
+    """The LRO engine: a configuration, the file system, and optional callbacks.
+
+    Without ``config``, the defaults with the ``ATLATL_PROMPT__OFFLOAD__*`` environment on top,
+    read when the ``Offloader`` is created.
+    """
 
     def __new__(
         cls,
@@ -92,6 +108,8 @@ class Offloader:
         scores: Optional[List[float]] = None,
         *,
         next_cursor: Optional[str] = None,
+        descriptor: Optional[str] = None,
+        context_remaining_tokens: Optional[int] = None,
         request: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]: ...
     def offload_inject(
@@ -104,6 +122,8 @@ class Offloader:
         scores: Optional[List[float]] = None,
         *,
         next_cursor: Optional[str] = None,
+        descriptor: Optional[str] = None,
+        context_remaining_tokens: Optional[int] = None,
         request: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]: ...
     def intercept_tool_result(
@@ -135,6 +155,7 @@ class Offloader:
         group_by: Optional[str] = None,
         distinct: Optional[str] = None,
         stats: Optional[str] = None,
+        describe: Optional[bool] = None,
         request: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]: ...
     def cleanup(self) -> Dict[str, Any]: ...

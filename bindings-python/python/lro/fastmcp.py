@@ -33,9 +33,11 @@ __all__ = ["LroMiddleware"]
 class LroMiddleware(ToolInjectionMiddleware):
     """Offloads large tool results and injects the `lro_extract` tool.
 
-    ``config`` is an :class:`lro.Config` or a dict of its keyword arguments (a dict without
-    ``guidance`` gets the native template, which points the model at `lro_extract`);
-    ``on_event`` receives every event as a dict.
+    ``config`` is an :class:`lro.Config` or a dict of its keyword arguments, used as given
+    (a dict without ``guidance`` gets the native template, which points the model at
+    `lro_extract`). Without one, the configuration is the defaults with the native template
+    and the ``ATLATL_PROMPT__OFFLOAD__*`` environment on top, read when the middleware is
+    created. ``on_event`` receives every event as a dict.
     """
 
     def __init__(

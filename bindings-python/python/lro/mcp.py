@@ -58,12 +58,18 @@ def _call_tool_result(payload: Dict[str, Any]) -> Any:
 
 
 def _native_config(config: Union[Config, Mapping[str, Any], None]) -> Config:
-    """The configuration with the native guidance template, unless one was chosen."""
-    if config is None:
-        return Config(guidance="native")
+    """The helpers' configuration: the native guidance template unless one was chosen.
+
+    A :class:`Config`, or a mapping with values, is what the caller built (the environment is
+    not read). No configuration (``None``, or only ``None`` values) is the default one, as
+    everywhere: the defaults, native guidance, then the ``ATLATL_PROMPT__OFFLOAD__*``
+    environment on top, read now (as ``lro proxy`` reads it: the environment's guidance wins).
+    """
     if isinstance(config, Config):
         return config
-    settings = dict(config)
+    settings = {key: value for key, value in dict(config or {}).items() if value is not None}
+    if not settings:
+        return Config(guidance="native").with_env()
     settings.setdefault("guidance", "native")
     return Config(**settings)
 
@@ -82,9 +88,11 @@ class LroTools:
     """Adds LRO to an ``MCPServer`` (or 1.x ``FastMCP``): the `lro_extract` tool and an
     offloading ``tool()`` decorator.
 
-    ``config`` is an :class:`lro.Config` or a dict of its keyword arguments; a dict without
-    ``guidance`` gets the native template (the model is told to use `lro_extract`).
-    ``on_event`` receives every event as a dict.
+    ``config`` is an :class:`lro.Config` or a dict of its keyword arguments, used as given
+    (a dict without ``guidance`` gets the native template: the model is told to use
+    `lro_extract`). Without one, the configuration is the defaults with the native template
+    and the ``ATLATL_PROMPT__OFFLOAD__*`` environment on top, read when ``LroTools`` is
+    created. ``on_event`` receives every event as a dict.
     """
 
     def __init__(

@@ -143,7 +143,10 @@ impl Lro {
 
     /// Offloads `records` (an array, an object holding an array, a string of text, ...) when
     /// its estimated tokens exceed the threshold, else returns it inline. `request` is
-    /// `{ operation, detail, query, scores, next_cursor }` (all optional).
+    /// `{ operation, detail, query, scores, next_cursor, descriptor, context_remaining_tokens }`
+    /// (all optional): `descriptor` (`"full"`, `"compact"`, `"pointer"`) is this call's
+    /// descriptor profile; `context_remaining_tokens` lowers the threshold to
+    /// `adaptive_ratio` of it, and the outcome reports the one applied as `threshold_tokens`.
     pub fn offload(&self, records: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
         let records = to_json(&records, "records are not JSON-serializable")?;
         let request = self.request(&request)?;
@@ -211,7 +214,8 @@ impl Lro {
     /// `request` names exactly one of `recipe` (1-10, with `params`), `query` (a jq filter),
     /// `lines` (`{ start, end, unit }`), `search` (`{ pattern, ignore_case, max_results }`), or
     /// a structured query (`where`, a MongoDB filter document, with `fields`, `sort`, `skip`,
-    /// `limit`, or one of `count`, `group_by`, `distinct`, `stats`).
+    /// `limit`, or one of `count`, `group_by`, `distinct`, `stats`), or `describe: true` (the
+    /// file's full descriptor, rebuilt from the file).
     pub fn extract(
         &self,
         #[wasm_bindgen(js_name = filePath)] file_path: &str,

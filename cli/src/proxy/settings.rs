@@ -21,7 +21,7 @@ pub fn config(args: &ConfigArgs) -> Result<OffloadConfig, LroError> {
             // `load` has read and checked this file already.
             probe.apply_toml_str(&std::fs::read_to_string(path).unwrap_or_default())?;
         }
-        probe.apply_env(std::env::vars())?;
+        probe.apply_env_os(std::env::vars_os())?;
         config.guidance = probe.guidance;
     }
     Ok(config)

@@ -3,6 +3,7 @@
 //! formats, the envelope), and the guidance templates ([`guidance`]).
 
 mod guidance;
+mod profiles;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -10,6 +11,10 @@ use serde_json::{Map, Value};
 use crate::shape::{Format, TreeInfo};
 
 pub use guidance::{guidance, short_guidance};
+pub use profiles::{
+    Brief, COMPACT_BUDGET_TOKENS, CompactDescriptor, POINTER_BUDGET_TOKENS, PointerDescriptor,
+};
+pub(crate) use profiles::{Parts, compact, nominal_tokens, pointer};
 
 /// The MIF schema version written in headers of MIF files.
 pub const MIF_SCHEMA_VERSION: &str = "1.0";
@@ -154,6 +159,26 @@ pub struct OffloadResponse {
     /// The small fields of an object result, kept inline (everything else is in the file).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub envelope: Option<Map<String, Value>>,
+    /// The threshold applied, when the call gave `context_remaining_tokens` (the adaptive
+    /// threshold); absent otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_tokens: Option<usize>,
+    /// The smaller descriptor the profile chose (`compact`, `pointer`), which is what the
+    /// caller receives ([`crate::Outcome`] serializes it); `None` for the full descriptor.
+    /// The full descriptor's fields stay available to Rust callers either way.
+    #[serde(skip)]
+    pub brief: Option<Brief>,
+}
+
+impl OffloadResponse {
+    /// What the caller receives as JSON: the chosen profile's descriptor.
+    pub fn to_value(&self) -> Value {
+        match &self.brief {
+            Some(brief) => serde_json::to_value(brief),
+            None => serde_json::to_value(self),
+        }
+        .unwrap_or(Value::Null)
+    }
 }
 
 /// Most sections a descriptor lists (the file's header lists every one).

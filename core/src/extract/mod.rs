@@ -41,6 +41,7 @@
 mod batches;
 mod budget;
 mod convert;
+mod describe;
 mod engine;
 // The invariants of the `extract_*` fuzz targets (see `crate::fuzz_checks`).
 #[cfg(any(test, fuzzing))]
@@ -121,6 +122,11 @@ pub struct ExtractRequest {
     /// `where`, `query`, `lines` and `search` then read that section's records only (`lines` counts
     /// from the section's first record). Recipes read their own section already.
     pub section: Option<String>,
+    /// Return the file's full descriptor (summary, line schema, the ten recipes with their
+    /// commands, guidance), rebuilt from the file: for a result described by the `compact`
+    /// or `pointer` profile.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub describe: Option<bool>,
 }
 
 /// What a [`LineRange`] counts.
@@ -225,6 +231,7 @@ pub(crate) enum Verb<'r> {
     Lines(&'r LineRange),
     Search(&'r SearchSpec),
     Structured,
+    Describe,
 }
 
 impl ExtractRequest {
@@ -246,11 +253,14 @@ impl ExtractRequest {
         if self.is_structured() {
             verbs.push(Verb::Structured);
         }
+        if self.describe == Some(true) {
+            verbs.push(Verb::Describe);
+        }
         if verbs.len() != 1 {
             return Err(LroError::new(
                 ErrorCode::InvalidArgument,
                 format!(
-                    "give exactly one of recipe, query, lines, search, where (got {}); fields, \
+                    "give exactly one of recipe, query, lines, search, where, describe (got {}); fields, \
                      sort, skip, limit, count, group_by, distinct and stats belong to where",
                     if verbs.is_empty() {
                         "none".to_owned()
@@ -258,6 +268,12 @@ impl ExtractRequest {
                         verbs.len().to_string()
                     }
                 ),
+            ));
+        }
+        if self.section.is_some() && matches!(verbs[0], Verb::Describe) {
+            return Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                "describe returns the whole file's descriptor: it takes no section",
             ));
         }
         if self.section.is_some() && matches!(verbs[0], Verb::Recipe(_)) {
@@ -269,7 +285,7 @@ impl ExtractRequest {
         if self.params.as_ref().is_some_and(|p| !p.is_empty())
             && matches!(
                 verbs[0],
-                Verb::Lines(_) | Verb::Search(_) | Verb::Structured
+                Verb::Lines(_) | Verb::Search(_) | Verb::Structured | Verb::Describe
             )
         {
             return Err(LroError::new(
@@ -308,6 +324,9 @@ impl<H: Host> Offloader<H> {
             .open(&path)
             .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        if let Verb::Describe = verb {
+            return self.describe_file(&mut lines, path.to_string_lossy().into_owned());
+        }
         let mut missing = Vec::new();
         // The file lines a section spans, for the jq equivalent too.
         let mut window = None;
@@ -325,6 +344,7 @@ impl<H: Host> Offloader<H> {
             }
             Verb::Lines(range) => lines::read_range(&mut lines, &mut budget, range)?,
             Verb::Search(spec) => search::search(&mut lines, &mut budget, spec)?,
+            Verb::Describe => unreachable!("answered above"),
             Verb::Structured => {
                 if let Some(q) = &structured {
                     missing = query::run(&mut lines, &mut budget, q)?;

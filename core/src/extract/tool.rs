@@ -15,8 +15,9 @@ pub const TOOL_DESCRIPTION: &str = "Query a tool result that was offloaded to a 
     `group_by`, `distinct`, `stats`); `recipe` (1-10, the result's jq_recipes, with optional \
     `params`); `query` (a jq filter run on each record, `params` bound as $variables); `lines` (a \
     range of records); or `search` (a regular expression over the raw record lines). A file with \
-    `sections` (one per array of the result) is read one section at a time with `section`. A \
-    result too large to return comes back cut, with `truncated`, `returned`, `total` and a `hint`.";
+    `sections` (one per array of the result) is read one section at a time with `section`. \
+    `describe`: true returns the result's full descriptor (line schema, the ten recipes with \
+    their jq commands). A result too large to return comes back cut, with `truncated`, `returned`, `total` and a `hint`.";
 
 /// Descriptions of the structured-query parameters, by name (shared by every surface).
 pub const QUERY_PARAMETERS: [(&str, &str); 9] = [
@@ -100,6 +101,7 @@ pub fn tool_input_schema() -> Value {
                 },
                 "additionalProperties": false
             },
+            "describe": {"type": "boolean", "description": "Return the result's full descriptor: summary, line schema, the ten recipes with their jq commands, guidance."},
             "section": {"type": "string", "description": "A section name from the result's `sections`: where, query, lines and search read only that section's records (recipes read their own)."},
             "search": {
                 "type": "object",

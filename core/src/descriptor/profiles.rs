@@ -1,0 +1,253 @@
+//! The smaller descriptors an operator or a call may choose (`descriptor = "compact"` or
+//! `"pointer"`), built from the same parts as the full one.
+//!
+//! - **compact**: the summary, the file path, the recipes as one short line each, the
+//!   sections and small fields when there are some, and one paragraph of guidance; at most
+//!   [`COMPACT_BUDGET_TOKENS`].
+//! - **pointer**: `offloaded`, `file_path`, `count` and one line of guidance (the paper's
+//!   bare pointer, C4); at most [`POINTER_BUDGET_TOKENS`].
+//!
+//! Nothing is lost by choosing less: the file is the same whatever profile described it,
+//! and `lro_extract(file_path, describe=true)` rebuilds the full descriptor from it.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use super::{NOMINAL_PATH_BYTES, OffloadSummary, SectionInfo};
+use crate::config::GuidanceMode;
+use crate::estimate::TokenEstimator;
+use crate::payload::RecordKind;
+use crate::recipes::Recipe;
+use crate::shape::Format;
+
+/// Most estimated tokens of a compact descriptor, as compact JSON, its file path reckoned as
+/// [`NOMINAL_PATH_BYTES`] long.
+pub const COMPACT_BUDGET_TOKENS: usize = 350;
+/// Most estimated tokens of a pointer descriptor, reckoned the same way.
+pub const POINTER_BUDGET_TOKENS: usize = 80;
+
+/// Sections a compact descriptor lists at first (the header lists every one).
+const COMPACT_SECTIONS: usize = 4;
+
+/// The compact descriptor (`descriptor = "compact"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CompactDescriptor {
+    /// Always `true`.
+    pub offloaded: bool,
+    /// The full descriptor's summary.
+    pub summary: OffloadSummary,
+    /// Where the records are.
+    pub file_path: String,
+    /// The ten recipes, one line each: `6. Count by namespace: jq -s '...'` (the jq part
+    /// only in the shell guidance mode, and only while it fits).
+    pub recipes: Vec<String>,
+    /// Where each group of records sits, when the result was not one plain array.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sections: Vec<SectionInfo>,
+    /// The small fields of an object result, while they fit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub envelope: Option<Map<String, Value>>,
+    /// One paragraph: what the file holds and how to query it.
+    pub guidance: String,
+    /// The threshold applied, when the call gave `context_remaining_tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_tokens: Option<usize>,
+}
+
+/// The pointer descriptor (`descriptor = "pointer"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PointerDescriptor {
+    /// Always `true`.
+    pub offloaded: bool,
+    /// Where the records are.
+    pub file_path: String,
+    /// Records in the file.
+    pub count: usize,
+    /// One line: how to read the file.
+    pub guidance: String,
+    /// The threshold applied, when the call gave `context_remaining_tokens`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold_tokens: Option<usize>,
+}
+
+/// A descriptor smaller than the full one, as chosen by the profile.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Brief {
+    /// `descriptor = "compact"`.
+    Compact(Box<CompactDescriptor>),
+    /// `descriptor = "pointer"`.
+    Pointer(PointerDescriptor),
+}
+
+/// What the compact and pointer descriptors are made from: the parts of the full one
+/// before it was fitted to its own budget.
+pub(crate) struct Parts<'a> {
+    pub mode: GuidanceMode,
+    pub kind: RecordKind,
+    pub format: Format,
+    pub summary: &'a OffloadSummary,
+    pub file_path: &'a str,
+    pub recipes: &'a [Recipe],
+    pub sections: &'a [SectionInfo],
+    pub envelope: Option<&'a Map<String, Value>>,
+    pub threshold_tokens: Option<usize>,
+}
+
+/// The estimated tokens of `value` as compact JSON with `path` reckoned as
+/// [`NOMINAL_PATH_BYTES`] long (so a descriptor does not depend on where its file went).
+pub(crate) fn nominal_tokens<T: Serialize>(
+    estimator: &dyn TokenEstimator,
+    value: &T,
+    path: &str,
+) -> usize {
+    let text = serde_json::to_string(value).unwrap_or_default();
+    let nominal = "p".repeat(NOMINAL_PATH_BYTES);
+    estimator.estimate(&text.replace(path, &nominal))
+}
+
+/// The compact descriptor of `parts`, fitted to [`COMPACT_BUDGET_TOKENS`].
+pub(crate) fn compact(parts: &Parts<'_>, estimator: &dyn TokenEstimator) -> CompactDescriptor {
+    let with_commands = parts.mode == GuidanceMode::Shell;
+    let mut commands: Vec<Option<String>> = parts
+        .recipes
+        .iter()
+        .map(|r| with_commands.then(|| jq_part(r)))
+        .collect();
+    let mut descriptor = CompactDescriptor {
+        offloaded: true,
+        summary: parts.summary.clone(),
+        file_path: parts.file_path.to_owned(),
+        recipes: Vec::new(),
+        sections: parts
+            .sections
+            .iter()
+            .take(COMPACT_SECTIONS)
+            .cloned()
+            .collect(),
+        envelope: parts.envelope.cloned(),
+        guidance: compact_guidance(parts),
+        threshold_tokens: parts.threshold_tokens,
+    };
+    let mut describe_width = usize::MAX;
+    let over = |d: &CompactDescriptor| {
+        nominal_tokens(estimator, d, parts.file_path) > COMPACT_BUDGET_TOKENS
+    };
+    // Give up what matters least first: the longest commands one by one (each still runs as
+    // recipe N natively, and the full descriptor has them all), the envelope, sections
+    // beyond two, long descriptions, namespaces beyond three.
+    for step in 0.. {
+        descriptor.recipes = recipe_lines(parts.recipes, &commands, describe_width);
+        if !over(&descriptor) {
+            break;
+        }
+        let longest = (0..commands.len())
+            .filter(|&i| commands[i].is_some())
+            .max_by_key(|&i| commands[i].as_ref().map_or(0, String::len));
+        if let Some(i) = longest {
+            commands[i] = None;
+            continue;
+        }
+        match step {
+            _ if descriptor.envelope.is_some() => descriptor.envelope = None,
+            _ if descriptor.sections.len() > 2 => descriptor.sections.truncate(2),
+            _ if describe_width > 32 => describe_width = 32,
+            _ if descriptor.summary.top_namespaces.len() > 3 => {
+                descriptor.summary.top_namespaces.truncate(3);
+            }
+            _ => break,
+        }
+    }
+    descriptor
+}
+
+/// The pointer descriptor of `parts`.
+pub(crate) fn pointer(parts: &Parts<'_>) -> PointerDescriptor {
+    let guidance = match parts.mode {
+        GuidanceMode::Shell => {
+            let read = read_records(parts.file_path);
+            format!(
+                "JSON lines; line 1 is a header{}: {read} | jq 'select(...)', FILE being file_path.",
+                if parts.sections.is_empty() {
+                    ""
+                } else {
+                    " listing sections"
+                }
+            )
+        }
+        GuidanceMode::Native => "Query with lro_extract(file_path, where={...} or recipe=1-10); \
+             describe=true gives the schema and recipes."
+            .to_owned(),
+    };
+    PointerDescriptor {
+        offloaded: true,
+        file_path: parts.file_path.to_owned(),
+        count: parts.summary.count,
+        guidance,
+        threshold_tokens: parts.threshold_tokens,
+    }
+}
+
+/// `N. Description: jq part`, or `N. Description` when there is no command to show.
+fn recipe_lines(recipes: &[Recipe], commands: &[Option<String>], width: usize) -> Vec<String> {
+    recipes
+        .iter()
+        .zip(commands)
+        .map(|(recipe, command)| {
+            let mut description = recipe.description.clone();
+            if let Some((cut, _)) = description.char_indices().nth(width) {
+                description.truncate(cut);
+                description.push('…');
+            }
+            match command {
+                Some(command) => format!("{}. {description}: {command}", recipe.number),
+                None => format!("{}. {description}", recipe.number),
+            }
+        })
+        .collect()
+}
+
+/// The part of a recipe's shell command after the records are read: `jq -s '...'` for a
+/// recipe over every record; a recipe over one section keeps its `sed -n 'A,Bp' FILE`.
+fn jq_part(recipe: &Recipe) -> String {
+    let command = recipe.shell_command("FILE");
+    match command.strip_prefix("tail -n +2 FILE | ") {
+        Some(jq) => jq.to_owned(),
+        None => command,
+    }
+}
+
+/// How a shell reads the records of the file (named `FILE` in the guidance).
+fn read_records(path: &str) -> &'static str {
+    if path.starts_with("s3://") {
+        "aws s3 cp FILE - | tail -n +2"
+    } else {
+        "tail -n +2 FILE"
+    }
+}
+
+/// One paragraph: what was offloaded, how the file is laid out, how to run a recipe.
+fn compact_guidance(parts: &Parts<'_>) -> String {
+    let count = parts.summary.count;
+    let noun = match (parts.kind, parts.format) {
+        (RecordKind::Mif(_), _) => "memories",
+        (RecordKind::Raw, Format::Text) => "lines",
+        (RecordKind::Raw, _) => "records",
+    };
+    let tokens = parts.summary.estimated_tokens;
+    let opening = format!("{count} {noun} offloaded to JSONL (~{tokens} tokens saved).");
+    match parts.mode {
+        GuidanceMode::Shell => {
+            let read = read_records(parts.file_path);
+            format!(
+                "{opening} Line 1 of the file is a header; records start at line 2. FILE is \
+                 file_path: run a recipe as {read} | <its jq>."
+            )
+        }
+        GuidanceMode::Native => format!(
+            "{opening} Query with lro_extract(file_path=..., recipe=N), a MongoDB filter \
+             where={{...}} or a jq query; describe=true returns the line schema and each \
+             recipe's command."
+        ),
+    }
+}

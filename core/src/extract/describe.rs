@@ -1,0 +1,88 @@
+//! `describe: true`: the full descriptor of an offload file, rebuilt from the file alone.
+//!
+//! A result described by the `compact` or `pointer` profile (or by anyone, long ago) can
+//! still give its agent the line schema and the ten recipes with their commands: the header
+//! holds what the descriptor was made from (operation, query, count, tokens, detail, format,
+//! sections, envelope) and the body the records its schema and recipes are inferred from,
+//! exactly as offload inferred them. Only `summary.score_range` is not in the file (search
+//! scores are never written), so it is `null` here.
+
+use super::reader::LineReader;
+use super::recipe::kind_of_header;
+use super::run::is_blank;
+use super::{ExtractResponse, LroError};
+use crate::config::DescriptorProfile;
+use crate::error::{ErrorCode, Result};
+use crate::host::Host;
+use crate::jsonl::Body;
+use crate::offload::{OffloadRequest, Offloader, Prepared};
+
+impl<H: Host> Offloader<H> {
+    /// The full descriptor of the file `lines` reads, named `file_path` in it.
+    pub(super) fn describe_file(
+        &self,
+        lines: &mut LineReader<'_>,
+        file_path: String,
+    ) -> Result<ExtractResponse> {
+        let (header, kind) = kind_of_header(lines.header()?.as_deref())?;
+        let (mut bytes, mut line_ends) = (Vec::new(), Vec::new());
+        while let Some(line) = lines.next_line()? {
+            if is_blank(line) {
+                continue;
+            }
+            bytes.extend_from_slice(line);
+            bytes.push(b'\n');
+            line_ends.push(bytes.len());
+        }
+        if lines.cut() {
+            return Err(LroError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "the file is larger than extract.max_read_bytes ({} bytes): its descriptor \
+                     needs every record",
+                    self.config.extract.max_read_bytes
+                ),
+            ));
+        }
+        let body = Body::new(bytes, line_ends);
+        if body.len() != header.count {
+            return Err(LroError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "the header counts {} records but the file holds {}",
+                    header.count,
+                    body.len()
+                ),
+            ));
+        }
+        let request = OffloadRequest {
+            operation: header.operation.clone(),
+            query: header.query.clone(),
+            descriptor: Some(DescriptorProfile::Full),
+            ..OffloadRequest::default()
+        };
+        let prepared = Prepared {
+            body,
+            tokens: header.estimated_tokens,
+            kind,
+            format: header.format,
+            sections: header.sections,
+            envelope: header.envelope.unwrap_or_default(),
+            records: None,
+        };
+        let descriptor = self.describe(&prepared, &request, file_path).to_value();
+        Ok(ExtractResponse {
+            results: vec![descriptor],
+            count: 1,
+            truncated: false,
+            limit: None,
+            returned: None,
+            total: None,
+            hint: None,
+            bytes_read: lines.bytes_read(),
+            records_read: lines.records_read(),
+            jq: None,
+            warnings: Vec::new(),
+        })
+    }
+}
