@@ -4,19 +4,14 @@
 //! - `lro extract`: run a recipe, a jq filter, a line range or a regex search on an offload file;
 //! - `lro cleanup`: delete expired offload files;
 //! - `lro demo`: the main job, end to end, on an embedded corpus.
-// Denied, and allowed in `signals` only (one libc call, see there).
+// Denied, and allowed in `signals` and `allocator` only (one foreign call each, see there).
 #![deny(unsafe_code)]
 
+mod allocator;
 mod demo;
 mod options;
 mod proxy;
 mod signals;
-
-/// mimalloc, as in every native LRO artifact: extraction allocates and frees millions of
-/// small jq values across worker threads, where glibc's per-thread arenas are slow (see
-/// ARCHITECTURE.md, "Allocator").
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use std::io::{self, Read, Write};
 use std::process::ExitCode;

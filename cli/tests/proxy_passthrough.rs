@@ -63,6 +63,35 @@ fn unchanged_messages_pass_byte_for_byte() {
 }
 
 #[test]
+fn a_large_result_left_alone_passes_byte_for_byte() {
+    // Two ways a 3 MB result is not offloaded: a threshold above it, a client that is a
+    // proxy itself. Either way the client gets the server's bytes, `\u00e9` escapes and all
+    // (a message rebuilt from its parsed form would spell the letter as UTF-8).
+    for (extra, client) in [
+        (
+            &["--threshold", "100000000"][..],
+            json!({"name": "c", "version": "1"}),
+        ),
+        (&[][..], json!({"name": "c", "version": "1", "proxy": true})),
+    ] {
+        let mut proxy = Proxy::start(extra, &[]);
+        proxy.initialize(client);
+        proxy.request(
+            json!(1),
+            "tools/call",
+            json!({"name": "big", "arguments": {"mb": 3, "accents": true}}),
+        );
+        let line = proxy.next_line().unwrap();
+        assert!(line.len() > 3_000_000, "{}", line.len());
+        assert!(line.contains(r#"r\u00e9cord 7"#), "{}", &line[..300]);
+        assert!(!line.contains('\u{e9}'));
+        let message: Value = serde_json::from_str(&line).unwrap();
+        let records: Value = serde_json::from_str(text(&message["result"])).unwrap();
+        assert_eq!(records[7]["label"], "r\u{e9}cord 7");
+    }
+}
+
+#[test]
 fn small_results_stay_inline_and_structured_content_is_kept() {
     let mut proxy = Proxy::start(&[], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));

@@ -1,4 +1,4 @@
-//! `lro proxy` under stress: a dying server, malformed lines, 100 calls at once, 50 MB.
+//! `lro proxy` under stress: a dying server, malformed lines, 1,000 calls at once, 50 MB.
 
 mod proxy_support;
 
@@ -57,35 +57,47 @@ fn malformed_lines_are_reported_not_fatal() {
 }
 
 #[test]
-fn a_hundred_concurrent_calls_are_all_answered() {
+fn a_thousand_concurrent_calls_are_each_answered_with_their_own_id() {
     let mut proxy = Proxy::start(&[], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
-    for i in 0..100 {
-        let name = if i % 10 == 0 { "records" } else { "slow" };
+    // Numbers and strings, `7` and `"7"` among them: JSON-RPC ids differ by type too.
+    let id_of = |i: usize| {
+        if i % 2 == 0 {
+            json!(i)
+        } else {
+            json!((i - 1).to_string())
+        }
+    };
+    // All sent before any answer is read: every tenth is offloaded, some answer at once
+    // (echo), the others after a pause, on threads of the server's, in any order.
+    for i in 0..1000 {
+        let (name, arguments) = match i % 10 {
+            0 => ("records", json!({"count": 500})),
+            1 => ("echo", json!({"text": format!("echo {i}")})),
+            _ => ("slow", json!({"ms": 20, "n": i})),
+        };
         proxy.request(
-            json!(1000 + i),
+            id_of(i),
             "tools/call",
-            json!({"name": name, "arguments": {"ms": 50, "n": i, "count": 1000}}),
+            json!({"name": name, "arguments": arguments}),
         );
     }
-    let mut seen = std::collections::BTreeSet::new();
-    let mut offloaded = 0;
-    while seen.len() < 100 {
+    let mut answered = std::collections::BTreeSet::new();
+    while answered.len() < 1000 {
         let message = proxy.next();
-        let id = message["id"].as_i64().unwrap();
-        assert!(message.get("result").is_some(), "{message}");
-        if id % 10 == 0 {
-            assert_eq!(
-                message["result"]["structuredContent"]["summary"]["count"],
-                1000
-            );
-            offloaded += 1;
-        } else {
-            assert_eq!(text(&message["result"]), format!("slow {}", id - 1000));
+        let i = (0..1000)
+            .find(|&i| id_of(i) == message["id"])
+            .unwrap_or_else(|| panic!("an answer to no request: {message}"));
+        assert!(answered.insert(i), "answered twice: {}", message["id"]);
+        let result = &message["result"];
+        match i % 10 {
+            0 => assert_eq!(result["structuredContent"]["summary"]["count"], 500, "{i}"),
+            1 => assert_eq!(text(result), format!("echo {i}")),
+            _ => assert_eq!(text(result), format!("slow {i}")),
         }
-        assert!(seen.insert(id), "answered twice: {id}");
     }
-    assert_eq!(offloaded, 10);
+    let files = std::fs::read_dir(proxy.dir.path()).unwrap().count();
+    assert_eq!(files, 100, "one file per offloaded call");
 }
 
 #[test]
@@ -118,9 +130,10 @@ fn a_50_mb_result_is_offloaded_with_bounded_memory() {
         "50 MB result: file {size} bytes, proxy peak RSS {} MB",
         peak >> 20
     );
-    // Measured about 860 MB (release and debug alike) for 700,000 small records: the core's
-    // intercept parses the text into a serde_json Value (~550 bytes per 70-byte record) beside
-    // the text, the joined text and the JSONL body. Bounded, proportional to the result.
+    // A loose bound against a return of the `Value` tree (figures belong in benchmarks, `make
+    // bench-proxy-memory`): the proxy holds the message, its decoded text and the JSONL
+    // lines, about 3.4 times the 60 MB message in a release build (193 MB; 360 MB before the
+    // text path, and 860 MB when the whole message was parsed into a `Value`).
     assert!(peak < 1200 << 20, "peak RSS {} MB", peak >> 20);
     let count = descriptor["summary"]["count"].as_u64().unwrap();
     let last = proxy.tool(

@@ -25,6 +25,7 @@ use crate::descriptor::OffloadResponse;
 use crate::error::Result;
 use crate::host::Host;
 use crate::offload::{OffloadRequest, Offloader, Outcome};
+use crate::shape::raw::TEXT_PART_MIN;
 use crate::shape::{TextRead, read_text};
 
 /// What is known about the call whose result is intercepted.
@@ -116,6 +117,20 @@ pub fn operation_for_tool(tool_name: &str) -> String {
     }
 }
 
+/// The offload request of a tool call: the operation from the tool's name, `detail` and
+/// `query` from its arguments.
+pub(crate) fn request_for(context: &ToolCallContext) -> OffloadRequest {
+    let args = context.arguments.as_ref();
+    OffloadRequest {
+        operation: operation_for_tool(&context.tool_name),
+        detail: args.and_then(|a| a.get("detail")?.as_str()?.parse().ok()),
+        query: args
+            .and_then(|a| a.get("query")?.as_str())
+            .map(str::to_owned),
+        ..OffloadRequest::default()
+    }
+}
+
 fn untouched(result: &Value, action: InterceptAction) -> Intercepted {
     Intercepted {
         result: result.clone(),
@@ -154,26 +169,30 @@ impl<H: Host> Offloader<H> {
             .filter(is_text)
             .filter_map(|i| i.get("text")?.as_str())
             .collect();
-        let args = context.arguments.as_ref();
-        let request = OffloadRequest {
-            operation: operation_for_tool(&context.tool_name),
-            detail: args.and_then(|a| a.get("detail")?.as_str()?.parse().ok()),
-            query: args
-                .and_then(|a| a.get("query")?.as_str())
-                .map(str::to_owned),
-            ..OffloadRequest::default()
-        };
+        let request = request_for(context);
         let outcome = match fields.get("structuredContent") {
             Some(structured) if !structured.is_null() => self.offload(structured, &request)?,
             _ if texts.is_empty() => return Ok(untouched(result, InterceptAction::Bypassed)),
             _ => self.offload_text_blocks(&texts, &request)?,
         };
         let others: Vec<Value> = content.iter().filter(|i| !is_text(i)).cloned().collect();
+        Ok(self
+            .rewrite(fields, outcome, others)
+            .unwrap_or_else(|| untouched(result, InterceptAction::Inline)))
+    }
+
+    /// The result that replaces an offloaded or truncated one (`None`: the result stays as
+    /// it is): `others` are its content items that are not text; `fields`, the original
+    /// result's, give its `isError`, `_meta` and whether it had `structuredContent`.
+    pub(crate) fn rewrite(
+        &self,
+        fields: &Map<String, Value>,
+        outcome: Outcome,
+        others: Vec<Value>,
+    ) -> Option<Intercepted> {
         let mut rewritten = Map::new();
         match outcome {
-            Outcome::Inline(inline) if !inline.truncated => {
-                Ok(untouched(result, InterceptAction::Inline))
-            }
+            Outcome::Inline(inline) if !inline.truncated => None,
             Outcome::Inline(inline) => {
                 let text = match &inline.results {
                     Value::String(s) => s.clone(),
@@ -192,7 +211,7 @@ impl<H: Host> Offloader<H> {
                 if fields.contains_key("structuredContent") {
                     rewritten.insert("structuredContent".into(), inline.results);
                 }
-                Ok(self.finish(fields, rewritten, InterceptAction::Truncated, None))
+                Some(self.finish(fields, rewritten, InterceptAction::Truncated, None))
             }
             Outcome::Offloaded(response) => {
                 let descriptor = response.to_value();
@@ -203,7 +222,7 @@ impl<H: Host> Offloader<H> {
                 items.extend(others);
                 rewritten.insert("content".into(), Value::Array(items));
                 rewritten.insert("structuredContent".into(), descriptor);
-                Ok(self.finish(
+                Some(self.finish(
                     fields,
                     rewritten,
                     InterceptAction::Offloaded,
@@ -215,7 +234,12 @@ impl<H: Host> Offloader<H> {
 
     /// Offloads the text blocks of a result: several blocks that each hold data are one
     /// record each; otherwise their text, joined, is read as [`Offloader::offload_text`] does.
-    fn offload_text_blocks(&self, texts: &[&str], request: &OffloadRequest) -> Result<Outcome> {
+    /// (`intercept_text` has the same rule on text it has not parsed.)
+    pub(crate) fn offload_text_blocks(
+        &self,
+        texts: &[&str],
+        request: &OffloadRequest,
+    ) -> Result<Outcome> {
         if texts.len() > 1 {
             let values: Option<Vec<Value>> = texts
                 .iter()
@@ -233,12 +257,27 @@ impl<H: Host> Offloader<H> {
 
     /// Offloads tool *text*: a JSON array goes through the text path (no `Value` tree), any
     /// other text is read as [`crate::shape`] reads strings (JSON, a Python literal, a table,
-    /// or one record per line).
+    /// or one record per line), a large one from its text too ([`crate::shape::raw`]).
     pub fn offload_text(&self, text: &str, request: &OffloadRequest) -> Result<Outcome> {
+        self.offload_text_parts(text, request, TEXT_PART_MIN)
+    }
+
+    /// [`Offloader::offload_text`], texts longer than `min_text` read from their text.
+    pub(crate) fn offload_text_parts(
+        &self,
+        text: &str,
+        request: &OffloadRequest,
+        min_text: usize,
+    ) -> Result<Outcome> {
         if text.trim_start().starts_with('[') {
             match self.offload_json(text.as_bytes(), request) {
                 Err(err) if err.code() == crate::error::ErrorCode::InvalidInput => {}
                 outcome => return outcome,
+            }
+        }
+        if text.len() > min_text {
+            if let Some(outcome) = self.offload_text_layout(text, request, min_text)? {
+                return Ok(outcome);
             }
         }
         self.offload(&Value::String(text.to_owned()), request)

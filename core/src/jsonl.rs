@@ -181,7 +181,52 @@ impl Body {
             return Some((RecordKind::Mif(detail), mif));
         }
         drop(mif);
-        Self::from_json(json).map(|raw| (RecordKind::Raw, raw))
+        // Raw records without landmarks: they would take more memory than small records
+        // themselves (the descriptor reads them from the lines instead).
+        let mut raw = Self::default();
+        raw.push_json_elements(json)?;
+        Some((RecordKind::Raw, raw))
+    }
+
+    /// Appends the elements of a JSON array given as text, one per line, as
+    /// [`Body::from_json`] writes them (without landmarks: they serve MIF records, which
+    /// a single section is projected into afterwards); returns how many. `None`, and the
+    /// body as it was, when the text needs the `Value` path.
+    pub(crate) fn push_json_elements(&mut self, json: &[u8]) -> Option<usize> {
+        let (lines, bytes) = (self.len(), self.bytes.len());
+        // Address space for the whole text: pages cost nothing until written.
+        self.bytes.reserve(json.len());
+        let scanned = canonical::for_each_element(json, |element| {
+            self.bytes.extend_from_slice(element.text);
+            self.end_line();
+            true
+        });
+        if scanned.is_none() {
+            self.line_ends.truncate(lines);
+            self.bytes.truncate(bytes);
+            return None;
+        }
+        Some(self.len() - lines)
+    }
+
+    /// Appends one record, written by `write` as compact JSON in serde_json's spelling.
+    pub(crate) fn push_line_with(&mut self, write: impl FnOnce(&mut Vec<u8>)) {
+        write(&mut self.bytes);
+        self.end_line();
+    }
+
+    /// Keeps the first `lines` lines only.
+    pub(crate) fn truncate(&mut self, lines: usize) {
+        if lines >= self.len() {
+            return;
+        }
+        self.bytes.truncate(if lines == 0 {
+            0
+        } else {
+            self.line_ends[lines - 1]
+        });
+        self.line_ends.truncate(lines);
+        self.landmarks.truncate(lines);
     }
 
     /// Appends the lines of `other` (landmarks are kept only while both bodies have them).

@@ -40,6 +40,7 @@ pub mod files;
 pub mod fuzz_checks;
 pub mod host;
 pub mod intercept;
+pub mod intercept_text;
 pub mod json;
 pub mod jsonl;
 pub mod offload;
@@ -50,6 +51,7 @@ pub mod resources;
 pub mod schema;
 pub mod shape;
 pub mod tally;
+mod text_path;
 pub mod time;
 pub mod ulid_gen;
 
@@ -65,5 +67,6 @@ pub use extract::{ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSp
 pub use host::StdHost;
 pub use host::{DirEntry, EntryKind, Host, MemoryHost};
 pub use intercept::{InterceptAction, Intercepted, ToolCallContext};
+pub use intercept_text::InterceptedText;
 pub use offload::{InlineResult, OffloadRequest, Offloader, Outcome};
 pub use resources::{ReadResourceResult, Resource, ResourceContents, ResourcePage};

@@ -412,7 +412,7 @@ impl<H: Host> Offloader<H> {
         Ok(self.prepared_lines(kind, body))
     }
 
-    fn prepared_lines(&self, kind: RecordKind, body: Body) -> Prepared<'static> {
+    pub(crate) fn prepared_lines(&self, kind: RecordKind, body: Body) -> Prepared<'static> {
         let tokens = self.estimator.estimate_utf8(&body.bytes);
         Prepared {
             body,
@@ -435,7 +435,7 @@ impl<H: Host> Offloader<H> {
         Ok(self.materialize(prepared, request))
     }
 
-    fn offloads(&self, prepared: &Prepared<'_>, request: &OffloadRequest) -> bool {
+    pub(crate) fn offloads(&self, prepared: &Prepared<'_>, request: &OffloadRequest) -> bool {
         self.config.enabled && prepared.tokens > self.threshold(request)
     }
 
@@ -465,14 +465,17 @@ impl<H: Host> Offloader<H> {
 
     /// [`Offloader::offload`] on serialized JSON: the fast path for results that arrive as
     /// text (MCP tool results, Python `str`/`bytes`, JS strings). A JSON array is turned
-    /// into lines without building a `Value` tree; the result is the same as parsing the
-    /// text and calling [`Offloader::offload`].
+    /// into lines without building a `Value` tree, and so are the large parts of an object
+    /// ([`crate::shape::raw`]); the result is the same as parsing the text and calling
+    /// [`Offloader::offload`].
     pub fn offload_json(&self, json: &[u8], request: &OffloadRequest) -> Result<Outcome> {
         if self.config.enabled {
             if let Some(prepared) = self.prepare_json(json, request)? {
                 if self.offloads(&prepared, request) {
                     return Ok(self.materialize(prepared, request));
                 }
+            } else if let Some(outcome) = self.offload_object_text(json, request)? {
+                return Ok(outcome);
             }
         }
         // Inline results (small by definition), other shapes and unusual text: the tree.
@@ -560,7 +563,7 @@ impl<H: Host> Offloader<H> {
         Ok(self.materialize(prepared, request))
     }
 
-    fn inline(
+    pub(crate) fn inline(
         &self,
         original: &Value,
         prepared: &Prepared<'_>,
@@ -588,7 +591,7 @@ impl<H: Host> Offloader<H> {
     }
 
     /// Writes the file and builds the descriptor; on a write failure, the truncated fallback.
-    fn materialize(&self, prepared: Prepared<'_>, request: &OffloadRequest) -> Outcome {
+    pub(crate) fn materialize(&self, prepared: Prepared<'_>, request: &OffloadRequest) -> Outcome {
         let (tokens, count) = (prepared.tokens, prepared.count());
         let now = self.host.now_millis();
         let ulid = self
@@ -730,7 +733,7 @@ impl<H: Host> Offloader<H> {
     }
 }
 
-fn check_operation(operation: &str) -> Result<()> {
+pub(crate) fn check_operation(operation: &str) -> Result<()> {
     if is_safe_name(operation) {
         Ok(())
     } else {

@@ -9,6 +9,8 @@ use std::time::{Duration, Instant};
 
 use lro_core::{ErrorCode, LroError};
 
+use crate::allocator;
+
 use super::jsonrpc::IdKey;
 use super::router::Router;
 use super::{Lifecycle, Upstream};
@@ -65,7 +67,12 @@ impl ChildUpstream {
                 let mut line = Vec::new();
                 match lines.read_until(b'\n', &mut line) {
                     Ok(0) => break,
-                    Ok(_) => router.on_server_message(line),
+                    Ok(_) => {
+                        if line.len() >= allocator::LARGE_MESSAGE {
+                            allocator::release_freed_memory();
+                        }
+                        router.on_server_message(line);
+                    }
                     Err(err) => {
                         eprintln!("lro proxy: cannot read from the MCP server: {err}");
                         break;

@@ -11,6 +11,8 @@ use std::time::Duration;
 use lro_core::{ErrorCode, LroError};
 use serde_json::Value;
 
+use crate::allocator;
+
 use super::Upstream;
 use super::jsonrpc::{self, IdKey, Kind, Peek};
 use super::router::Router;
@@ -198,9 +200,8 @@ impl Inner {
         match status {
             202 | 204 => {}
             200..=299 if event_stream => {
-                if let Err(err) = sse::read_events(BufReader::new(body), |data| {
-                    self.router.on_server_message(data)
-                }) {
+                if let Err(err) = sse::read_events(BufReader::new(body), |data| self.received(data))
+                {
                     eprintln!("lro proxy: the MCP server's event stream broke: {err}");
                 }
             }
@@ -248,7 +249,16 @@ impl Inner {
                 return;
             }
         }
-        self.router.on_server_message(bytes);
+        self.received(bytes);
+    }
+
+    /// Hands a message to the router, once the memory reading a large one freed is given
+    /// back (see [`allocator`]).
+    fn received(&self, message: Vec<u8>) {
+        if message.len() >= allocator::LARGE_MESSAGE {
+            allocator::release_freed_memory();
+        }
+        self.router.on_server_message(message);
     }
 
     fn fail(&self, request: Option<&IdKey>, reason: &str) {
@@ -270,7 +280,7 @@ impl Inner {
                 Ok(response) if response.status().as_u16() == 200 && is_event_stream(&response) => {
                     let opened = std::time::Instant::now();
                     let body = BufReader::new(response.into_body().into_reader());
-                    let _ = sse::read_events(body, |data| self.router.on_server_message(data));
+                    let _ = sse::read_events(body, |data| self.received(data));
                     // A stream that stays open a while was worth it; one closed at once counts as a failure.
                     failures = if opened.elapsed() > Duration::from_secs(10) {
                         0

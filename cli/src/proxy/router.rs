@@ -12,12 +12,17 @@
 //!   resources too, beside the server's own ([`resources`]);
 //! - server response to `tools/list`: `outputSchema` removed from every tool, `lro_extract`
 //!   added to the first page;
-//! - server response to `tools/call`: offloaded by the core when above the threshold.
+//! - server response to `tools/call`: offloaded by the core when above the threshold. The
+//!   core reads the result from its text ([`Offloader::intercept_tool_result_text`]): a
+//!   large result is never parsed into a `Value` tree, and one it leaves alone is forwarded
+//!   as the bytes received, whatever its size.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use lro_core::{InterceptAction, Offloader, ToolCallContext};
+use lro_core::intercept_text::TEXT_RESULT_MIN;
+use lro_core::json::raw;
+use lro_core::{InterceptAction, InterceptedText, Offloader, ToolCallContext};
 use lro_host_s3::NativeHost;
 use serde_json::{Value, json};
 
@@ -25,11 +30,6 @@ use super::extract_tool;
 use super::jsonrpc::{self, IdKey, Kind, Peek};
 use super::output::ClientOut;
 use super::state::{Pending, State};
-
-/// Above this size a server message is not kept as text next to its parsed form: when it
-/// has to be forwarded unchanged after all, it is serialized again (same JSON, maybe other
-/// number spellings). Keeps a 50 MB result to one fewer copy.
-const KEEP_ORIGINAL_MAX: usize = 1 << 20;
 
 /// What to do with a client message.
 #[derive(Debug)]
@@ -359,6 +359,9 @@ impl Router {
         self.out.send(&message);
     }
 
+    /// A `tools/call` result: handed to the core as the JSON text it arrived in (no `Value`
+    /// tree of a result that may be tens of megabytes); forwarded as received unless the
+    /// core rewrote it.
     fn on_tool_result(
         &self,
         line: Vec<u8>,
@@ -366,20 +369,6 @@ impl Router {
         tool_name: String,
         arguments: Option<Value>,
     ) {
-        let parsed = parse(jsonrpc::trim_line(&line));
-        let Some(mut message) = parsed else {
-            return self.pass(jsonrpc::trim_line(&line));
-        };
-        let original = if line.len() <= KEEP_ORIGINAL_MAX {
-            Some(line)
-        } else {
-            drop(line);
-            None
-        };
-        let result = message
-            .get_mut("result")
-            .map(Value::take)
-            .unwrap_or(Value::Null);
         let context = ToolCallContext {
             tool_name,
             arguments,
@@ -387,37 +376,59 @@ impl Router {
             // outputSchema was removed from the listed tools: every tool may be offloaded.
             output_schema_declared: false,
         };
-        match self.lro.intercept_tool_result(&result, &context) {
-            Ok(intercepted)
-                if matches!(
-                    intercepted.action,
-                    InterceptAction::Offloaded | InterceptAction::Truncated
-                ) =>
-            {
-                drop(result);
-                self.out.send(&jsonrpc::response(id, intercepted.result));
-                if intercepted.action == InterceptAction::Offloaded {
+        let text = jsonrpc::trim_line(&line);
+        // A small answer is parsed (faster); a large one is read from its text.
+        let large = (text.len() > TEXT_RESULT_MIN)
+            .then(|| std::str::from_utf8(text).ok().and_then(result_of))
+            .flatten();
+        let decided = match large {
+            Some(result) => self
+                .lro
+                .intercept_tool_result_text(result, &context)
+                .map(|decided| match decided {
+                    InterceptedText::Rewritten(intercepted) => {
+                        let offloaded = intercepted.action == InterceptAction::Offloaded;
+                        Some((intercepted.result, offloaded))
+                    }
+                    InterceptedText::Unchanged(_) => None,
+                }),
+            // Or the `result` key given twice, say: the answer as serde_json reads it.
+            None => match parse(text) {
+                Some(mut message) => {
+                    let result = message
+                        .get_mut("result")
+                        .map(Value::take)
+                        .unwrap_or(Value::Null);
+                    self.lro
+                        .intercept_tool_result(&result, &context)
+                        .map(|intercepted| match intercepted.action {
+                            InterceptAction::Offloaded | InterceptAction::Truncated => {
+                                let offloaded = intercepted.action == InterceptAction::Offloaded;
+                                Some((intercepted.result, offloaded))
+                            }
+                            _ => None,
+                        })
+                }
+                None => Ok(None),
+            },
+        };
+        match decided {
+            Ok(Some((result, offloaded))) => {
+                drop(line);
+                self.out.send(&jsonrpc::response(id, result));
+                if offloaded {
                     self.resources_changed();
                 }
             }
-            outcome => {
-                if let Err(err) = outcome {
-                    eprintln!(
-                        "lro proxy: result of {} passed inline: error[{}]: {}",
-                        context.tool_name,
-                        err.code(),
-                        err.message()
-                    );
-                }
-                match original {
-                    Some(line) => self.pass(jsonrpc::trim_line(&line)),
-                    None => {
-                        if let Value::Object(fields) = &mut message {
-                            fields.insert("result".into(), result);
-                        }
-                        self.out.send(&message);
-                    }
-                }
+            Ok(None) => self.pass(text),
+            Err(err) => {
+                eprintln!(
+                    "lro proxy: result of {} passed inline: error[{}]: {}",
+                    context.tool_name,
+                    err.code(),
+                    err.message()
+                );
+                self.pass(text);
             }
         }
     }
@@ -438,6 +449,16 @@ impl Router {
                 .send(&jsonrpc::error(&id, jsonrpc::UPSTREAM_ERROR, reason));
         }
     }
+}
+
+/// The text of a response's `result`, read over without building it; `None` when it is not
+/// there or not alone.
+fn result_of(message: &str) -> Option<&str> {
+    let mut results = raw::object_entries(message)?
+        .into_iter()
+        .filter(|(key, _)| key == "result");
+    let (_, result) = results.next()?;
+    results.next().is_none().then_some(result)
 }
 
 fn parse(text: &[u8]) -> Option<Value> {

@@ -33,8 +33,16 @@ pub fn check_json_write(data: &[u8]) {
 
 /// When the canonical scan vouches for a text, it is a JSON array and each element's line
 /// and field spans are serde_json's; when it gives up, the `Value` path decides (nothing to
-/// check). Stopping early hands over exactly the leading elements.
+/// check). Stopping early hands over exactly the leading elements. A single value the scan
+/// compacts is serde_json's compact text of it.
 pub fn check_json_canonical(data: &[u8]) {
+    if let Some(compacted) = canonical::compact_value(data) {
+        let reference = serde_json::from_slice::<Value>(data);
+        let Ok(value) = reference else {
+            panic!("compact_value accepted a text serde_json refuses: {reference:?}");
+        };
+        assert_eq!(compacted, compact(&value), "compact_value of {value:?}");
+    }
     type Seen = (Vec<u8>, Vec<(Vec<u8>, Vec<u8>)>);
     let mut seen: Vec<Seen> = Vec::new();
     let scanned = canonical::for_each_element(data, |element| {

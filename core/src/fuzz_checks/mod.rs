@@ -13,12 +13,14 @@
 //! Adding a target for a new reader: a `pub fn check_...(data: &[u8])` here, a line in
 //! [`TARGETS`], and a five-line file in `fuzz/fuzz_targets/` with its `[[bin]]` entry.
 
+mod intercept;
 mod json;
 mod shape;
 
 pub use crate::extract::fuzz_checks::{
     check_extract_batches, check_extract_records, check_record_parser,
 };
+pub use intercept::check_intercept_text;
 pub use json::{check_json_canonical, check_json_fields, check_json_write};
 pub use shape::{check_shape_literal, check_shape_table, check_shape_text};
 
@@ -37,6 +39,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("shape_literal", check_shape_literal),
     ("shape_table", check_shape_table),
     ("shape_text", check_shape_text),
+    ("intercept_text", check_intercept_text),
 ];
 
 #[cfg(test)]

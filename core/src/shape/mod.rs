@@ -26,6 +26,7 @@
 //! - Anything else (a number, `true`, `null`): one record.
 
 pub mod literal;
+pub(crate) mod raw;
 pub mod table;
 pub mod text;
 pub mod tree;
@@ -133,15 +134,20 @@ impl<'a> Layout<'a> {
     pub fn of(value: &'a Value) -> Self {
         let mut layout = Self::default();
         layout.value(&[], Cow::Borrowed(value), Format::Json, 0);
-        if compact_len(&Value::Object(layout.envelope.clone()), ENVELOPE_MAX + 1) > ENVELOPE_MAX {
-            let fields = std::mem::take(&mut layout.envelope);
-            layout.sections.push(Section::new(
+        layout.bound_envelope();
+        layout
+    }
+
+    /// Moves an envelope larger than [`ENVELOPE_MAX`] to the [`OTHER_FIELDS`] section.
+    fn bound_envelope(&mut self) {
+        if compact_len(&Value::Object(self.envelope.clone()), ENVELOPE_MAX + 1) > ENVELOPE_MAX {
+            let fields = std::mem::take(&mut self.envelope);
+            self.sections.push(Section::new(
                 Some(OTHER_FIELDS.to_owned()),
                 Cow::Owned(vec![Value::Object(fields)]),
                 Format::Json,
             ));
         }
-        layout
     }
 
     /// Lays out `value`, found at `path` (empty for the result itself).
@@ -205,6 +211,11 @@ impl<'a> Layout<'a> {
                 small.insert(key, field.into_owned());
             }
         }
+        self.put_small(path, small);
+    }
+
+    /// Puts the small fields of the object at `path` in the envelope.
+    fn put_small(&mut self, path: &[String], small: Map<String, Value>) {
         if small.is_empty() {
             return;
         }

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 use super::{Format, literal, table};
 
 /// How many JSON strings inside JSON strings are opened, at most.
-const MAX_UNWRAP: usize = 3;
+pub(crate) const MAX_UNWRAP: usize = 3;
 
 /// What a string was read as.
 #[derive(Debug, Clone, PartialEq)]
@@ -47,15 +47,21 @@ pub fn read_text(text: &str) -> TextRead {
     if let Some(value) = literal::parse(current) {
         return TextRead::Value(value, Format::PythonLiteral);
     }
-    if let Some((format, rows)) = table::parse(current) {
-        let format = match format {
-            table::TableFormat::Csv => Format::Csv,
-            table::TableFormat::Tsv => Format::Tsv,
-            table::TableFormat::Markdown => Format::MarkdownTable,
-        };
+    if let Some((rows, format)) = read_table(current) {
         return TextRead::Table(rows, format);
     }
     TextRead::Lines(text_records(current))
+}
+
+/// The rows of `text` when it is a table (see [`table::parse`]), and its format.
+pub(crate) fn read_table(text: &str) -> Option<(Vec<Value>, Format)> {
+    let (format, rows) = table::parse(text)?;
+    let format = match format {
+        table::TableFormat::Csv => Format::Csv,
+        table::TableFormat::Tsv => Format::Tsv,
+        table::TableFormat::Markdown => Format::MarkdownTable,
+    };
+    Some((rows, format))
 }
 
 /// Splits plain text into `{"line": N, "text": ...}` records. A final newline does not

@@ -10,10 +10,12 @@
 //! a `path` or `depth` field, the new fields take the first free name of `_path`, `__path`,
 //! ... (the header says which). Nodes come in depth-first order, a parent before its children.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 /// The key that is always a tree's, recurring or not.
-const CHILDREN: &str = "children";
+pub(crate) const CHILDREN: &str = "children";
 /// Fields that label a node in its path, in order of preference.
 const LABELS: [&str; 5] = ["name", "title", "id", "key", "label"];
 
@@ -48,27 +50,70 @@ pub fn detect(records: &[Value]) -> Option<String> {
 }
 
 fn is_tree_key(records: &[Value], key: &str) -> bool {
-    let (mut nonempty, mut recurs) = (false, key == CHILDREN);
-    let mut stack: Vec<(&Value, usize)> = records.iter().map(|r| (r, 0)).collect();
-    while let Some((node, depth)) = stack.pop() {
-        let Some(value) = node.get(key) else {
-            continue;
-        };
-        let Value::Array(children) = value else {
-            // A leaf may say `"children": null`; any other kind of value is not a tree.
-            if value.is_null() {
-                continue;
-            }
-            return false;
-        };
-        if !children.iter().all(Value::is_object) {
-            return false;
+    let mut walk = KeyWalk::new(key);
+    walk.nodes(records.iter().map(|r| (r, 0)).collect()) && walk.holds()
+}
+
+/// The rule of a tree's key, checked on nodes as they are met: nodes may come in several
+/// walks (the records of a large result one at a time, see [`super::raw`]).
+#[derive(Debug)]
+pub(crate) struct KeyWalk<'k> {
+    key: Cow<'k, str>,
+    nonempty: bool,
+    recurs: bool,
+}
+
+impl<'k> KeyWalk<'k> {
+    pub(crate) fn new(key: impl Into<Cow<'k, str>>) -> Self {
+        let key = key.into();
+        Self {
+            recurs: key == CHILDREN,
+            key,
+            nonempty: false,
         }
-        nonempty |= !children.is_empty();
-        recurs |= depth > 0;
-        stack.extend(children.iter().map(|c| (c, depth + 1)));
     }
-    nonempty && recurs
+
+    /// A node whose key holds an array of objects, at least one: the nodes are not all
+    /// leaves.
+    pub(crate) fn saw_children(&mut self) {
+        self.nonempty = true;
+    }
+
+    /// Walks `stack` (nodes and their depths) and every node below them; `false` when a
+    /// node breaks the rule (the key is then no tree's, whatever the other nodes hold).
+    pub(crate) fn nodes(&mut self, mut stack: Vec<(&Value, usize)>) -> bool {
+        while let Some((node, depth)) = stack.pop() {
+            let Some(value) = node.get(&*self.key) else {
+                continue;
+            };
+            let Value::Array(children) = value else {
+                // A leaf may say `"children": null`; any other kind of value is not a tree.
+                if value.is_null() {
+                    continue;
+                }
+                return false;
+            };
+            if !children.iter().all(Value::is_object) {
+                return false;
+            }
+            self.nonempty |= !children.is_empty();
+            self.recurs |= depth > 0;
+            stack.extend(children.iter().map(|c| (c, depth + 1)));
+        }
+        true
+    }
+
+    /// A node at `depth` whose key holds `value` (read from its text), walked as above.
+    pub(crate) fn field(&mut self, value: Value, depth: usize) -> bool {
+        let mut node = Map::with_capacity(1);
+        node.insert(self.key.clone().into_owned(), value);
+        self.nodes(vec![(&Value::Object(node), depth)])
+    }
+
+    /// Whether the nodes walked, none of which broke the rule, make a tree.
+    pub(crate) fn holds(&self) -> bool {
+        self.nonempty && self.recurs
+    }
 }
 
 /// Every node of the trees `records` nest under `key`, flattened, with how; `None` when they

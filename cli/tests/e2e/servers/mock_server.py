@@ -5,7 +5,8 @@ Tools:
   echo {text}          -> the text (declares an outputSchema, returns structuredContent)
   records {count}      -> a JSON array of `count` raw records as text
   memories {count}     -> `count` MIF memories as JSON text (what a recall returns)
-  big {mb}             -> about `mb` MB of raw records as text, built in one string
+  big {mb, accents}    -> about `mb` MB of raw records as text, built in one string (with
+                          `accents`, labels with a non-ASCII letter, which the message escapes)
   slow {ms, n}         -> answers after `ms` milliseconds (calls run on threads)
   die                  -> exits without answering
   progress             -> sends notifications/progress for the call's progressToken, then answers
@@ -112,8 +113,12 @@ def call_tool(msg_id, params):
     if name == "big":
         target = int(args.get("mb", 1)) * 1_000_000
         parts, size, i = [], 0, 0
+        accents = bool(args.get("accents"))
         while size < target:
-            part = json.dumps(record(i), separators=(",", ":"))
+            item = record(i)
+            if accents:
+                item["label"] = f"r\u00e9cord {i}"
+            part = json.dumps(item, separators=(",", ":"), ensure_ascii=not accents)
             parts.append(part)
             size += len(part) + 1
             i += 1

@@ -1,0 +1,91 @@
+//! The interceptor on text against the interceptor on `Value`s: for any result a `Value`
+//! reads, the same decision, the same rewritten result and the same files, however its parts
+//! are read ([`crate::shape::raw`] with every part read from its text, and with small ones
+//! parsed).
+
+use std::path::PathBuf;
+
+use serde_json::{Value, json};
+
+use crate::config::OffloadConfig;
+use crate::host::MemoryHost;
+use crate::intercept::{InterceptAction, ToolCallContext};
+use crate::intercept_text::InterceptedText;
+use crate::offload::Offloader;
+
+/// `data` as a tool's text block, as the result itself, as structured content beside a text
+/// block, and (for an array) one text block per element: the text path agrees with the
+/// `Value` path on each; on a text no `Value` reads, it does not panic.
+pub fn check_intercept_text(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let block = |text: &str| json!({"type": "text", "text": text});
+    agree(&json!({"content": [block(text)]}).to_string());
+    let Ok(value) = serde_json::from_str::<Value>(text) else {
+        let _ = offloader().intercept_text_parts(text, &context(), 0);
+        return;
+    };
+    agree(text);
+    agree(&format!(
+        r#"{{"content": [{{"type": "text", "text": "x"}}], "structuredContent": {text}}}"#
+    ));
+    if let Value::Array(items) = &value {
+        let blocks: Vec<Value> = items.iter().map(|item| block(&item.to_string())).collect();
+        agree(&json!({"content": blocks}).to_string());
+    }
+}
+
+fn offloader() -> Offloader<MemoryHost> {
+    let config = OffloadConfig {
+        threshold_tokens: 20,
+        ..OffloadConfig::default()
+    };
+    Offloader::new(config, MemoryHost::new()).expect("a valid configuration")
+}
+
+fn context() -> ToolCallContext {
+    ToolCallContext {
+        tool_name: "search".to_owned(),
+        arguments: Some(json!({"query": "q"})),
+        ..ToolCallContext::default()
+    }
+}
+
+fn files(lro: &Offloader<MemoryHost>) -> Vec<(PathBuf, Option<Vec<u8>>)> {
+    let host = lro.host();
+    host.paths()
+        .into_iter()
+        .map(|p| (p.clone(), host.file(&p)))
+        .collect()
+}
+
+fn agree(result: &str) {
+    let Ok(value) = serde_json::from_str::<Value>(result) else {
+        return;
+    };
+    for min_text in [0, 64] {
+        let (by_value, by_text) = (offloader(), offloader());
+        let expected = by_value.intercept_tool_result(&value, &context());
+        let got = by_text.intercept_text_parts(result, &context(), min_text);
+        match (expected, got) {
+            (Ok(expected), Ok(InterceptedText::Rewritten(got))) => {
+                assert_eq!(*got, expected, "rewritten: {result}");
+            }
+            (Ok(expected), Ok(InterceptedText::Unchanged(action))) => {
+                assert!(
+                    !matches!(
+                        action,
+                        InterceptAction::Offloaded | InterceptAction::Truncated
+                    ),
+                    "{result}"
+                );
+                assert_eq!(expected.action, action, "{result}");
+                assert_eq!(expected.result, value, "{result}");
+            }
+            (Err(expected), Err(got)) => assert_eq!(expected.code(), got.code(), "{result}"),
+            (expected, got) => panic!("{result}: by value {expected:?}, by text {got:?}"),
+        }
+        assert_eq!(files(&by_value), files(&by_text), "files of {result}");
+    }
+}
