@@ -220,6 +220,20 @@ vector("shape-ragged-csv", "a CSV with a ragged row is text",
        config={"threshold_tokens": 100}, input=csv_rows + "61,amer\n", request={"operation": "export"})
 vector("shape-bad-json-in-string", "invalid JSON inside a string field is that field's text",
        config={"threshold_tokens": 100}, input={"content": json.dumps(dir_tree)[:-3], "truncated": True}, request={"operation": "directory_tree"})
+vector("shape-json-lines", "JSON lines text (NDJSON, as jq -c and log tools write): one record per line",
+       config={"threshold_tokens": 200}, input="".join(json.dumps(r) + "\n" for r in rows), request={"operation": "tail_events"})
+vector("shape-json-lines-with-a-scalar", "JSON lines with a line that is no object or array are text",
+       config={"threshold_tokens": 200}, input="".join(json.dumps(r) + "\n" for r in rows) + "42\n", request={"operation": "tail_events"})
+vector("shape-keyed-collection", "records keyed by id ({id: record, ...}), however small each one: one {key, value} record per field",
+       config={"threshold_tokens": 200}, input={"total": 40, "users": {f"u{i}": {"name": f"N{i}", "age": 20 + i} for i in range(40)}},
+       request={"operation": "list_users"})
+import datetime, decimal, uuid
+driver_rows = [(i, decimal.Decimal(f"{i}.50"), datetime.datetime(2026, 1, 1 + i % 28, 12, i % 60, tzinfo=datetime.timezone.utc),
+                datetime.date(2026, 2, 1 + i % 28), uuid.UUID(int=i), datetime.time(7, i % 60, 3, 120 * i),
+                datetime.datetime(2026, 3, 1, 9, 30, tzinfo=datetime.timezone(datetime.timedelta(hours=-5))), b"\x00'" if i % 2 else None)
+               for i in range(40)]
+vector("shape-python-driver-values", "repr() of database rows: Decimal, UUID, date, time and datetime read as their JSON text, bytes as their literal",
+       config={"threshold_tokens": 200}, input=py_repr(driver_rows), request={"operation": "read_query"})
 vector("intercept-python-literal-text", "a Python server's text block holding repr() of rows is offloaded as records", call="intercept",
        config={"threshold_tokens": 200}, input={"result": text_result(py_repr(rows)), "context": {"tool_name": "read_query"}})
 vector("intercept-text-blocks-each-json", "several text blocks that each hold a JSON object are one record each", call="intercept",

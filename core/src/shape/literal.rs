@@ -12,9 +12,14 @@
 //! - `int`s must fit 64 bits (JSON readers would round larger ones); floats are read exactly
 //!   (`inf` and `nan` have no JSON spelling and are refused);
 //! - strings may not hold lone surrogates (no JSON text can);
-//! - `set`s, `bytes`, `datetime.date(...)`, `Decimal('1')` and any other call are refused.
+//! - the calls database drivers' values are written as, `Decimal('9.50')`, `UUID('…')` and
+//!   `datetime.date/time/datetime(…)`, become the strings JSON encoders give them ([`calls`]);
+//!   a `bytes` literal becomes its own text (`"b'\\x00'"`), which loses nothing;
+//!   `set`s, `timedelta`s and any other call are refused.
 //!
 //! The top level must be a list, a tuple or a dict, and nothing may follow it.
+
+mod calls;
 
 use serde_json::{Map, Number, Value};
 
@@ -71,6 +76,7 @@ impl Reader<'_> {
             b'{' => self.dict(depth).map(Value::Object),
             b'\'' | b'"' => self.string().map(Value::String),
             b'-' | b'0'..=b'9' => self.number().map(Value::Number),
+            b'b' if matches!(self.text.get(self.at + 1), Some(b'\'' | b'"')) => self.bytes(),
             _ => self.word(),
         }
     }
@@ -134,13 +140,38 @@ impl Reader<'_> {
         }
     }
 
-    /// `True`, `False`, `None`; any other name (`inf`, `nan`, `set`, `datetime`) is refused.
+    /// A `bytes` literal, `b'\x00…'`: the text of the literal itself, as a string (bytes
+    /// have no JSON form, and their text loses nothing).
+    fn bytes(&mut self) -> Option<Value> {
+        let start = self.at;
+        let quote = self.text[start + 1];
+        let mut at = start + 2;
+        loop {
+            match *self.text.get(at)? {
+                b'\\' => at += 2,
+                b'\n' => return None,
+                byte if byte == quote => break,
+                _ => at += 1,
+            }
+        }
+        self.at = at + 1;
+        let text = std::str::from_utf8(&self.text[start..self.at]).ok()?;
+        Some(Value::String(text.to_owned()))
+    }
+
+    /// `True`, `False`, `None`, or one of the [`calls`]; any other name (`inf`, `nan`,
+    /// `set`) is refused.
     fn word(&mut self) -> Option<Value> {
-        let rest = &self.text[self.at..];
+        let text = self.text;
+        let rest = &text[self.at..];
         let end = rest
             .iter()
             .position(|b| !(b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.'))
             .unwrap_or(rest.len());
+        if rest.get(end) == Some(&b'(') {
+            self.at += end;
+            return self.call(&rest[..end]);
+        }
         let value = match &rest[..end] {
             b"True" => Value::Bool(true),
             b"False" => Value::Bool(false),
@@ -369,10 +400,8 @@ pub(crate) mod tests {
             "[1_000]",
             "[1j]",
             "[.5]",
-            "[b'bytes']",
             "[{1, 2}]",
-            "[datetime.date(2024, 1, 5)]",
-            "[Decimal('1.5')]",
+            "[datetime.timedelta(days=1)]",
             "[true]",
             "[null]",
             "[(1)]",

@@ -20,7 +20,8 @@
 //!   [`MAX_DEPTH`] levels, then it is one record); small fields (scalars, short strings, small
 //!   objects, empty arrays) stay inline in the *envelope*. An object level with more than
 //!   [`MAX_SECTIONS`] large fields is a map, not a record with parts: it becomes one section
-//!   of `{"key", "value"}` entries. An envelope larger than [`ENVELOPE_MAX`] bytes goes to the
+//!   of `{"key", "value"}` entries; so is a keyed collection, more than [`MAX_SECTIONS`]
+//!   fields that are all non-empty objects (records by id), however small each one is. An envelope larger than [`ENVELOPE_MAX`] bytes goes to the
 //!   file as a one-record section, [`OTHER_FIELDS`], so the descriptor stays small. An object
 //!   with no large field at all is one record.
 //! - Anything else (a number, `true`, `null`): one record.
@@ -167,11 +168,12 @@ impl<'a> Layout<'a> {
             Value::String(text) => Plan::Text(read_text(text)),
             Value::Object(fields) => {
                 let large = fields.values().filter(|v| is_large(v)).count();
-                if large == 0 || depth >= MAX_DEPTH {
+                let keyed = is_keyed_collection(fields.len(), fields.values().map(is_record));
+                if (large == 0 && !keyed) || depth >= MAX_DEPTH {
                     Plan::Record
-                } else if tree::detect(std::slice::from_ref(&*value)).is_some() {
+                } else if large > 0 && tree::detect(std::slice::from_ref(&*value)).is_some() {
                     Plan::Tree
-                } else if large > MAX_SECTIONS {
+                } else if large > MAX_SECTIONS || keyed {
                     Plan::Entries
                 } else {
                     Plan::Parts
@@ -283,6 +285,18 @@ fn entries<'a>(name: Option<String>, object: &Value, format: Format) -> Section<
     let mut section = Section::new(name, Cow::Owned(records), format);
     section.entries = true;
     section
+}
+
+/// Whether an object of `len` fields whose values are records (`records`, non-empty objects)
+/// is a keyed collection, `{"u1": {...}, "u2": {...}, ...}`: more than [`MAX_SECTIONS`]
+/// fields, every one a record. It is written as entries however small each record is (the
+/// records of a collection keyed by id are as many as an array's).
+pub(crate) fn is_keyed_collection(len: usize, mut records: impl Iterator<Item = bool>) -> bool {
+    len > MAX_SECTIONS && records.all(|is| is)
+}
+
+fn is_record(value: &Value) -> bool {
+    value.as_object().is_some_and(|fields| !fields.is_empty())
 }
 
 /// Whether a field goes to the file: a non-empty array, or a string or object whose compact

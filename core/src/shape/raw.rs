@@ -27,7 +27,10 @@ use serde_json::{Map, Value};
 
 use super::text::{self, MAX_UNWRAP};
 use super::tree::{self, KeyWalk};
-use super::{Format, Layout, MAX_DEPTH, MAX_SECTIONS, SMALL_FIELD, Section, TreeInfo, is_large};
+use super::{
+    Format, Layout, MAX_DEPTH, MAX_SECTIONS, SMALL_FIELD, Section, TreeInfo, is_keyed_collection,
+    is_large,
+};
 use crate::json::{canonical, fields, raw, write};
 use crate::jsonl::Body;
 
@@ -218,18 +221,19 @@ impl TextLayout {
             large.push(field_is_large(field, nesting + 1)?);
         }
         let count = large.iter().filter(|&&is| is).count();
-        if count == 0 || depth >= MAX_DEPTH {
+        let keyed = is_keyed_collection(fields.len(), fields.iter().map(|(_, f)| is_record(f)));
+        if (count == 0 && !keyed) || depth >= MAX_DEPTH {
             let record = compact(text, nesting)?;
             self.body
                 .push_line_with(|out| out.extend_from_slice(&record));
             self.wrote(path, 1, format, false);
             return Some(());
         }
-        if is_tree_root(&fields, self.min_text, nesting + 1)? {
+        if count > 0 && is_tree_root(&fields, self.min_text, nesting + 1)? {
             // Flattening a tree takes its nodes: the `Value` path.
             return self.value(path, parse(text, nesting)?, format, depth);
         }
-        if count > MAX_SECTIONS {
+        if count > MAX_SECTIONS || keyed {
             for (key, field) in &fields {
                 let value = compact(field, nesting + 1)?;
                 self.body.push_line_with(|out| {
@@ -286,6 +290,9 @@ impl TextLayout {
                 _ => break,
             }
         }
+        if let Some(values) = text::json_lines(&current) {
+            return self.value(path, Value::Array(values), Format::Json, depth);
+        }
         if let Some(value) = super::literal::parse(&current) {
             return self.value(path, value, Format::PythonLiteral, depth);
         }
@@ -336,7 +343,7 @@ impl TextLayout {
 }
 
 /// The compact JSON of the value [`text::read_text`] reads in `text`, when it reads one (a
-/// JSON array or object, maybe inside JSON strings, or a Python literal); `None` for a
+/// JSON array or object, maybe inside JSON strings, JSON lines, or a Python literal); `None` for a
 /// table or lines of text.
 pub(crate) fn read_record(text: &str) -> Option<Vec<u8>> {
     let mut current = Cow::Borrowed(text);
@@ -363,7 +370,16 @@ pub(crate) fn read_record(text: &str) -> Option<Vec<u8>> {
             _ => break,
         }
     }
-    super::literal::parse(&current).map(|value| write::to_string(&value).into_bytes())
+    text::json_lines(&current)
+        .map(Value::Array)
+        .or_else(|| super::literal::parse(&current))
+        .map(|value| write::to_string(&value).into_bytes())
+}
+
+/// Whether a field's JSON text is a non-empty object.
+fn is_record(field: &str) -> bool {
+    let field = field.trim_start();
+    field.starts_with('{') && !field[1..].trim_start().starts_with('}')
 }
 
 fn name_of(path: &[String]) -> Option<String> {

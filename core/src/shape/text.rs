@@ -24,7 +24,8 @@ pub enum TextRead {
 }
 
 /// Reads `text` as the first of: a JSON array or object (also when the JSON is a string that
-/// holds one), a Python container literal, a CSV/TSV/Markdown table, lines of text.
+/// holds one), JSON lines, a Python container literal, a CSV/TSV/Markdown table, lines of
+/// text.
 pub fn read_text(text: &str) -> TextRead {
     let mut current = text;
     let mut unwrapped: String;
@@ -44,6 +45,9 @@ pub fn read_text(text: &str) -> TextRead {
             _ => break,
         }
     }
+    if let Some(values) = json_lines(current) {
+        return TextRead::Value(Value::Array(values), Format::Json);
+    }
     if let Some(value) = literal::parse(current) {
         return TextRead::Value(value, Format::PythonLiteral);
     }
@@ -51,6 +55,32 @@ pub fn read_text(text: &str) -> TextRead {
         return TextRead::Table(rows, format);
     }
     TextRead::Lines(text_records(current))
+}
+
+/// The values of `text` when it is JSON lines (NDJSON, what `jq -c` and log tools write): at
+/// least two JSON objects or arrays, each starting on a line of its own, and nothing else
+/// but white space. A line that is anything else (a scalar, a broken value) makes it text.
+pub(crate) fn json_lines(text: &str) -> Option<Vec<Value>> {
+    let trimmed = text.trim_start();
+    if !trimmed.starts_with(['[', '{']) {
+        return None;
+    }
+    let mut values = Vec::new();
+    let mut stream = serde_json::Deserializer::from_str(trimmed).into_iter::<Value>();
+    let mut end = 0;
+    while let Some(value) = stream.next() {
+        let value = value.ok()?;
+        let segment = &trimmed[end..stream.byte_offset()];
+        let gap = &segment[..segment.len() - segment.trim_start().len()];
+        // Values side by side on one line (`{}{}`, `[1] [2]`) are not JSON lines.
+        let own_line = values.is_empty() || gap.contains('\n');
+        if !own_line || !(value.is_array() || value.is_object()) {
+            return None;
+        }
+        values.push(value);
+        end = stream.byte_offset();
+    }
+    (values.len() >= 2).then_some(values)
 }
 
 /// The rows of `text` when it is a table (see [`table::parse`]), and its format.
