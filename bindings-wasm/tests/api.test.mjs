@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 const pkg = process.env.LRO_WASM_PKG ?? path.join(here, "../js");
-const { Lro, configFromToml, errorCodes } = require(pkg);
+const { Lro, configFromToml, errorCodes, estimateTokens } = require(pkg);
 const { nodeHost } = require(path.join(pkg, "node-host.cjs"));
 
 const memories = Array.from({ length: 200 }, (_, i) => ({
@@ -67,6 +67,14 @@ test("errors are Error objects named LroError with the core's code", () => {
   assert.equal(codeOf(() => new Lro().offloadJson("[1,", {})), "invalid_input");
   assert.equal(codeOf(() => configFromToml("[prompt.offload]\nenabled = 3")), "invalid_config");
   assert.ok(errorCodes().includes("path_denied"));
+});
+
+test("estimateTokens counts as the core does: characters / 4, wide scripts one per character", () => {
+  assert.equal(estimateTokens("abcdefgh"), 2);
+  assert.equal(estimateTokens("abcdefghi"), 3);
+  assert.equal(estimateTokens("東京タワー"), 5);
+  assert.equal(estimateTokens(""), 0);
+  assert.equal(estimateTokens("é".repeat(8)), 2);
 });
 
 test("events reach the callback; a throwing callback does not break the offload", () => {

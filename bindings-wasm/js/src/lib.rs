@@ -288,6 +288,14 @@ pub fn config_from_env(vars: JsValue) -> Result<JsValue, JsValue> {
     to_js(&config)
 }
 
+/// The estimated tokens of `text` with the core's heuristic (characters / 4 for Latin
+/// script, one per character for wide scripts), as Python's `lro.estimate_tokens`: what a
+/// descriptor or an inline result costs a model, counted as LRO counts it.
+#[wasm_bindgen(js_name = estimateTokens)]
+pub fn estimate_tokens(text: &str) -> usize {
+    lro_core::estimate::estimate_tokens(text.as_bytes())
+}
+
 /// Every stable error code, in the core's order.
 #[wasm_bindgen(js_name = errorCodes)]
 pub fn error_codes() -> Vec<String> {
