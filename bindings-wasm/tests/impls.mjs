@@ -8,59 +8,15 @@ import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
+import { bindgenCall, extractPath, fileOf } from "./vector-runner.mjs";
+
 const here = path.dirname(fileURLToPath(import.meta.url));
 const require = createRequire(import.meta.url);
 
-/** The file an outcome names, when it offloaded. */
-function fileOf(outcome) {
-  if (outcome?.offloaded === true) return outcome.file_path;
-  return outcome?.response?.file_path;
-}
-
-/** The file an extract vector reads: the one it wrote, or `extract_path` (`{dir}` replaced). */
-function extractPath(vector, offloaded, dir) {
-  if (offloaded?.offloaded !== true) throw new Error("an extract vector must offload first");
-  return typeof vector.extract_path === "string" ? vector.extract_path.replaceAll("{dir}", dir) : offloaded.file_path;
-}
-
 async function bindgen() {
   const pkg = process.env.LRO_WASM_PKG ?? path.join(here, "../js");
-  const { Lro, configFromToml, configFromEnv } = require(pkg);
   const { nodeHost } = require(path.join(pkg, "node-host.cjs"));
-  return async function call(vector, config, dir) {
-    const { input, request } = vector;
-    switch (vector.call) {
-      case "config_toml":
-        return { outcome: configFromToml(input) };
-      case "config_env":
-        return { outcome: configFromEnv(input) };
-    }
-    const lro = new Lro(config, nodeHost());
-    let outcome;
-    switch (vector.call) {
-      case "offload":
-        outcome = lro.offload(input, request);
-        break;
-      case "offload_json":
-        outcome = lro.offloadJson(input, request);
-        break;
-      case "offload_inject":
-        outcome = lro.offloadInject(input.formatted, input.pre_budget, request);
-        break;
-      case "intercept":
-        outcome = lro.interceptToolResult(input.result, input.context);
-        break;
-      case "cleanup":
-        return { outcome: lro.cleanup() };
-      case "extract": {
-        const offloaded = lro.offload(input, request);
-        return { outcome: lro.extract(extractPath(vector, offloaded, dir), vector.extract) };
-      }
-      default:
-        throw new Error(`unknown call ${vector.call}`);
-    }
-    return { outcome, file: fileOf(outcome) };
-  };
+  return bindgenCall(require(pkg), nodeHost);
 }
 
 async function jco() {

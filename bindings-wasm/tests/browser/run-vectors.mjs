@@ -1,0 +1,34 @@
+// Runs conformance vectors on the wasm-bindgen package's web build, in whatever browser
+// context imports it: the page (vectors.html) or a Web Worker (vectors-worker.mjs). The files
+// are in memory (memory-files.mjs) behind a JS `LroHost`; the runner is the Node one
+// (../vector-runner.mjs). What each vector produced goes back to the Node test, which
+// compares it with the vector's `expect` exactly as the Node runner does.
+import init, * as lro from "../../js/pkg/web/lro_wasm.js";
+import { bindgenCall, produce } from "../vector-runner.mjs";
+import { MemoryFiles } from "./memory-files.mjs";
+
+let ready;
+
+/**
+ * `{ scope, results }`: the global scope's class (`Window`, `DedicatedWorkerGlobalScope`),
+ * and per vector of `names` (files under `vectorsUrl`) `{ name, produced }`, or
+ * `{ name, thrown }` when its run threw something other than an LroError.
+ */
+export async function runVectors(names, vectorsUrl) {
+  ready ??= init();
+  await ready;
+  const files = new MemoryFiles();
+  const call = bindgenCall(lro, () => files.host());
+  const results = [];
+  for (const name of names) {
+    const response = await fetch(new URL(name, vectorsUrl));
+    if (!response.ok) throw new Error(`${name}: HTTP ${response.status}`);
+    const vector = await response.json();
+    try {
+      results.push({ name, produced: await produce(vector, call, files) });
+    } catch (err) {
+      results.push({ name, thrown: String(err?.stack ?? err) });
+    }
+  }
+  return { scope: globalThis.constructor.name, results };
+}
