@@ -266,7 +266,7 @@ form.addEventListener("submit", (event) => {
   event.preventDefault();
   offload();
 });
-for (const id of ["detail", "profile"]) $(id).addEventListener("change", offload);
+for (const id of ["detail", "threshold", "profile"]) $(id).addEventListener("change", offload);
 
 // ---- Start ----------------------------------------------------------------------------------
 

@@ -122,7 +122,7 @@ test("the profile and the threshold change what the agent gets; errors show the 
   assert.equal(JSON.parse(await page.locator("#inline-result").textContent()).length, 150);
   assert.ok(await page.locator("#query-panel").isHidden());
 
-  await page.getByLabel("Threshold (tokens)").fill("800");
+  await page.getByLabel("Threshold (tokens)").fill("1600");
   await page.getByLabel(/^Operation/).fill("../escape");
   await page.getByRole("button", { name: "Offload" }).click();
   assert.match(await text("#status"), /^Error invalid_operation: /);
