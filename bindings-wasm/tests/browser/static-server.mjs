@@ -61,8 +61,10 @@ function resolve(urlPath, mounts) {
 export function serve({ port = 0, mounts = MOUNTS } = {}) {
   const server = http.createServer((req, res) => {
     const url = new URL(req.url, "http://127.0.0.1");
-    if (url.pathname === "/") {
-      res.writeHead(302, { location: "/playground/" }).end();
+    // The root, and a mount named without its slash, go to the directory's index.
+    const index = url.pathname === "/" ? "/playground/" : Object.keys(mounts).find((m) => m === `${url.pathname}/`);
+    if (index) {
+      res.writeHead(302, { location: index }).end();
       return;
     }
     const file = req.method === "GET" || req.method === "HEAD" ? resolve(url.pathname, mounts) : null;
