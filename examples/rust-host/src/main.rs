@@ -89,7 +89,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             })
         })
         .collect();
-    let Outcome::Offloaded(descriptor) = lro.offload(&json!(hits), &OffloadRequest::new("search"))? else {
+    let Outcome::Offloaded(descriptor) =
+        lro.offload(&json!(hits), &OffloadRequest::new("search"))?
+    else {
         return Err("1,000 hits should be offloaded".into());
     };
     println!(
@@ -103,8 +105,19 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }))?;
     let answer = lro.extract(&descriptor.file_path, &request)?;
     println!("top German hits: {}", json!(answer.results));
-    let urls: Vec<_> = answer.results.iter().map(|hit| hit["url"].as_str().unwrap_or_default()).collect();
-    assert_eq!(urls, ["https://docs.example/page/1", "https://docs.example/page/4", "https://docs.example/page/7"]);
+    let urls: Vec<_> = answer
+        .results
+        .iter()
+        .map(|hit| hit["url"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        urls,
+        [
+            "https://docs.example/page/1",
+            "https://docs.example/page/4",
+            "https://docs.example/page/7"
+        ]
+    );
 
     let audit = lro.host().audit.lock().expect("audit lock").clone();
     println!("the host saw: {audit:#?}");
