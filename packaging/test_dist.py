@@ -174,9 +174,9 @@ def sdist_with_rust() -> None:
     venv = WORK / "venv-sdist"
     subprocess.run([sys.executable, "-m", "venv", venv], check=True)
     python = venv / "bin" / "python"
-    print(f"+ pip install {one('lro-*.tar.gz').name} (builds with cargo, a few minutes)", flush=True)
-    subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", one("lro-*.tar.gz")],
-                   check=True)
+    sdist = one("lro-[0-9]*[0-9].tar.gz")  # lro-0.1.0.tar.gz, not the binary's archive
+    print(f"+ pip install {sdist.name} (builds with cargo, a few minutes)", flush=True)
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", sdist], check=True)
     probe = "import lro; r = lro.offload([{'id': i, 'text': 'x' * 40} for i in range(400)], operation='probe'); " \
             "assert r['offloaded'], r; print('sdist build: lro', lro.__version__, 'offloads', r['summary']['count'])"
     subprocess.run([python, "-c", probe], check=True)
