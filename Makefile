@@ -38,6 +38,6 @@ lint: ## rustfmt and clippy, warnings as errors
 
 include $(wildcard mk/*.mk)
 
-test: setup-base $(TEST_TARGETS) ## Install what is needed and run every test suite (what CI runs)
+test: setup-base $(TEST_TARGETS) examples ## Install what is needed and run every test suite (what CI runs)
 
 .PHONY: help demo setup-base test test-rust bench bench-query lint

@@ -87,7 +87,10 @@ impl Reader<'_> {
     fn int(&mut self) -> Option<u32> {
         self.skip_space();
         let rest = &self.text[self.at..];
-        let end = rest.iter().position(|b| !b.is_ascii_digit()).unwrap_or(rest.len());
+        let end = rest
+            .iter()
+            .position(|b| !b.is_ascii_digit())
+            .unwrap_or(rest.len());
         let value = std::str::from_utf8(&rest[..end]).ok()?.parse().ok()?;
         self.at += end;
         Some(value)
@@ -182,10 +185,19 @@ fn date(year: u32, month: u32, day: u32) -> Option<String> {
 /// `isoformat()` of hour, minute and, when given, second and microsecond.
 fn time(fields: &[u32]) -> Option<String> {
     let limits = [23, 59, 59, 999_999];
-    if fields.iter().zip(limits).any(|(value, limit)| *value > limit) {
+    if fields
+        .iter()
+        .zip(limits)
+        .any(|(value, limit)| *value > limit)
+    {
         return None;
     }
-    let mut out = format!("{:02}:{:02}:{:02}", fields[0], fields[1], fields.get(2).unwrap_or(&0));
+    let mut out = format!(
+        "{:02}:{:02}:{:02}",
+        fields[0],
+        fields[1],
+        fields.get(2).unwrap_or(&0)
+    );
     if let Some(micros) = fields.get(3).filter(|m| **m > 0) {
         out.push_str(&format!(".{micros:06}"));
     }
@@ -217,12 +229,28 @@ mod tests {
         assert_eq!(
             parse(rows),
             Some(json!([
-                [1, "9.50", "2024-01-31T12:00:00", "2024-02-01", "12345678-1234-5678-1234-567812345678", "07:05:03.000120"],
-                [2, "-0.001", "2024-01-31T12:00:05.250000+00:00", null, null, "1999-12-31T23:59:59-05:00"]
+                [
+                    1,
+                    "9.50",
+                    "2024-01-31T12:00:00",
+                    "2024-02-01",
+                    "12345678-1234-5678-1234-567812345678",
+                    "07:05:03.000120"
+                ],
+                [
+                    2,
+                    "-0.001",
+                    "2024-01-31T12:00:05.250000+00:00",
+                    null,
+                    null,
+                    "1999-12-31T23:59:59-05:00"
+                ]
             ]))
         );
         assert_eq!(
-            parse("{'at': datetime.datetime(2024, 1, 1, 0, 0, tzinfo=datetime.timezone(datetime.timedelta(seconds=19800)), fold=1)}"),
+            parse(
+                "{'at': datetime.datetime(2024, 1, 1, 0, 0, tzinfo=datetime.timezone(datetime.timedelta(seconds=19800)), fold=1)}"
+            ),
             Some(json!({"at": "2024-01-01T00:00:00+05:30"}))
         );
         // bytes: the literal's own text.
