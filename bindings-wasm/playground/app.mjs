@@ -270,7 +270,12 @@ for (const id of ["detail", "threshold", "profile"]) $(id).addEventListener("cha
 
 // ---- Start ----------------------------------------------------------------------------------
 
-await lro.load();
+try {
+  await lro.load();
+} catch (err) {
+  setStatus($("status"), `Could not load the WebAssembly module: ${lro.describeError(err)}`, "error");
+  throw err;
+}
 loadSample(SAMPLES[0].id);
 showSize();
 offload();
