@@ -211,7 +211,9 @@ function registerLroExtract(server, config) {
       const request = Object.fromEntries(Object.entries(given).filter(([, value]) => value != null))
       try {
         const response = await extractAsync(file_path, request, lroConfig)
-        return { content: [{ type: 'text', text: JSON.stringify(response) }] }
+        // As `lro proxy` and the Python helpers answer: the response as structuredContent
+        // and as JSON text, for clients that read only one of them.
+        return { content: [{ type: 'text', text: JSON.stringify(response) }], structuredContent: response }
       } catch (err) {
         // A bad filter or path is the model's mistake to correct, not a protocol error.
         const code = err && err.code ? err.code : 'error'

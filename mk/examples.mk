@@ -12,7 +12,8 @@ examples: setup-python build-python setup-node build-node build-wasm-component s
 	@echo "== python-mcp-server"
 	$(PY) $(EXAMPLES)/python-mcp-server/client.py
 	@echo "== typescript-mcp-server"
-	cd $(EXAMPLES_TS) && npm install --install-links --no-audit --no-fund --loglevel=error && npx --no-install tsc && node dist/client.js
+	@# npm keeps an installed file: dependency of the same version: removed to take this build.
+	cd $(EXAMPLES_TS) && rm -rf node_modules/lro && npm install --install-links --no-audit --no-fund --loglevel=error && npx --no-install tsc && node dist/client.js
 	@echo "== wasi-python"
 	$(WASM_VENV)/bin/python $(EXAMPLES)/wasi-python/host.py $(WASM_COMPONENT)
 	@echo "== wasi-node (the jco transpilation test-wasm made; bindings-wasm's preview2-shim)"

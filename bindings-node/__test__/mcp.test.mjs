@@ -33,7 +33,10 @@ after(async () => {
 
 const extract = async (args) => {
   const result = await client.callTool({ name: 'lro_extract', arguments: args })
-  return { result, body: result.isError ? null : JSON.parse(result.content[0].text) }
+  const body = result.isError ? null : JSON.parse(result.content[0].text)
+  // The same response as structuredContent, as every LRO surface answers.
+  if (body) assert.deepEqual(result.structuredContent, body)
+  return { result, body }
 }
 
 test('the server lists lro_extract with the parameters of every LRO surface', async () => {

@@ -23,10 +23,8 @@ await client.connect(transport)
 const call = async (name: string, args: Structured): Promise<Structured> => {
   const result = await client.callTool({ name, arguments: args })
   assert.ok(!result.isError, JSON.stringify(result.content))
-  // An offloaded result carries the descriptor as structuredContent; lro_extract answers
-  // with its response as JSON text.
-  if (result.structuredContent) return result.structuredContent as Structured
-  return JSON.parse((result.content as { type: string; text: string }[])[0].text)
+  // An offloaded result carries the descriptor as structuredContent, lro_extract its response.
+  return result.structuredContent as Structured
 }
 
 const descriptor = await call('list_orders', { segment: 'retail' })
