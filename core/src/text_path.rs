@@ -42,24 +42,12 @@ impl<H: Host> Offloader<H> {
         request: &OffloadRequest,
         min_text: usize,
     ) -> Result<Option<Outcome>> {
-        if !self.config.enabled {
-            return Ok(None);
-        }
-        check_operation(&request.operation)?;
-        let Some(layout) = TextLayout::of_json(json, min_text) else {
-            return Ok(None);
-        };
-        let prepared = self.prepared_layout(layout, request);
-        if self.offloads(&prepared, request) {
-            return Ok(Some(self.materialize(prepared, request)));
-        }
-        // Below the threshold the result is small: its value is returned as it is.
-        let Ok(value) = serde_json::from_str::<Value>(json) else {
-            return Ok(None);
-        };
-        Ok(Some(Outcome::Inline(
-            self.inline(&value, &prepared, request),
-        )))
+        self.offload_laid_out(
+            request,
+            || TextLayout::of_json(json, min_text),
+            // Below the threshold the result is small: its value is returned as it is.
+            || serde_json::from_str::<Value>(json).ok(),
+        )
     }
 
     /// [`Offloader::offload`] of `Value::String(text)`: the text read as
@@ -71,20 +59,37 @@ impl<H: Host> Offloader<H> {
         request: &OffloadRequest,
         min_text: usize,
     ) -> Result<Option<Outcome>> {
+        self.offload_laid_out(
+            request,
+            || TextLayout::of_text(text, min_text),
+            || Some(Value::String(text.to_owned())),
+        )
+    }
+
+    /// The offload of a result `lay_out` reads from its text; when it stays inline, the
+    /// value `original` gives is the inline result (`None` from either: the `Value` path).
+    fn offload_laid_out(
+        &self,
+        request: &OffloadRequest,
+        lay_out: impl FnOnce() -> Option<TextLayout>,
+        original: impl FnOnce() -> Option<Value>,
+    ) -> Result<Option<Outcome>> {
         if !self.config.enabled {
             return Ok(None);
         }
         check_operation(&request.operation)?;
-        let Some(layout) = TextLayout::of_text(text, min_text) else {
+        let Some(layout) = lay_out() else {
             return Ok(None);
         };
         let prepared = self.prepared_layout(layout, request);
         if self.offloads(&prepared, request) {
             return Ok(Some(self.materialize(prepared, request)));
         }
-        let original = Value::String(text.to_owned());
+        let Some(value) = original() else {
+            return Ok(None);
+        };
         Ok(Some(Outcome::Inline(
-            self.inline(&original, &prepared, request),
+            self.inline(&value, &prepared, request),
         )))
     }
 
