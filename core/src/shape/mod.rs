@@ -21,9 +21,10 @@
 //!   objects, empty arrays) stay inline in the *envelope*. An object level with more than
 //!   [`MAX_SECTIONS`] large fields is a map, not a record with parts: it becomes one section
 //!   of `{"key", "value"}` entries; so is a keyed collection, more than [`MAX_SECTIONS`]
-//!   fields that are all non-empty objects (records by id), however small each one is. An envelope larger than [`ENVELOPE_MAX`] bytes goes to the
-//!   file as a one-record section, [`OTHER_FIELDS`], so the descriptor stays small. An object
-//!   with no large field at all is one record.
+//!   fields that are all non-empty objects (records by id), however small each one is. An
+//!   envelope larger than [`ENVELOPE_MAX`] bytes goes to the file as a one-record section,
+//!   [`OTHER_FIELDS`], so the descriptor stays small. An object with no large field at all
+//!   (and not a keyed collection) is one record.
 //! - Anything else (a number, `true`, `null`): one record.
 
 pub mod literal;

@@ -343,8 +343,8 @@ impl TextLayout {
 }
 
 /// The compact JSON of the value [`text::read_text`] reads in `text`, when it reads one (a
-/// JSON array or object, maybe inside JSON strings, JSON lines, or a Python literal); `None` for a
-/// table or lines of text.
+/// JSON array or object, maybe inside JSON strings, JSON lines, or a Python literal); `None`
+/// for a table or lines of text.
 pub(crate) fn read_record(text: &str) -> Option<Vec<u8>> {
     let mut current = Cow::Borrowed(text);
     for _ in 0..=MAX_UNWRAP {

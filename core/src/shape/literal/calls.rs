@@ -130,50 +130,53 @@ impl Reader<'_> {
         }
     }
 
+    /// Consumes the first of `names` that comes next (no white space skipped).
+    fn eat_name(&mut self, names: &[&[u8]]) -> bool {
+        let rest = &self.text[self.at..];
+        match names.iter().find(|name| rest.starts_with(name)) {
+            Some(name) => {
+                self.at += name.len();
+                true
+            }
+            None => false,
+        }
+    }
+
     /// `datetime.timezone.utc` or `datetime.timezone(datetime.timedelta(…))`: the offset as
     /// `isoformat()` writes it.
     fn timezone(&mut self) -> Option<String> {
         self.skip_space();
-        for utc in [&b"datetime.timezone.utc"[..], b"timezone.utc"] {
-            if self.text[self.at..].starts_with(utc) {
-                self.at += utc.len();
-                return Some("+00:00".to_owned());
-            }
+        if self.eat_name(&[b"datetime.timezone.utc", b"timezone.utc"]) {
+            return Some("+00:00".to_owned());
         }
-        for prefix in [&b"datetime.timezone("[..], b"timezone("] {
-            if self.text[self.at..].starts_with(prefix) {
-                self.at += prefix.len();
-                let seconds = self.timedelta()?;
-                return self.eat(b')').then(|| offset(seconds)).flatten();
-            }
+        if !self.eat_name(&[b"datetime.timezone(", b"timezone("]) {
+            return None;
         }
-        None
+        let seconds = self.timedelta()?;
+        self.eat(b')').then(|| offset(seconds)).flatten()
     }
 
     /// `datetime.timedelta(days=…, seconds=…)` (as `repr()` writes an offset): seconds.
     fn timedelta(&mut self) -> Option<i64> {
         self.skip_space();
-        for prefix in [&b"datetime.timedelta("[..], b"timedelta("] {
-            if self.text[self.at..].starts_with(prefix) {
-                self.at += prefix.len();
-                let mut seconds = 0i64;
-                loop {
-                    self.skip_space();
-                    let unit = if self.keyword(b"days") {
-                        86_400
-                    } else if self.keyword(b"seconds") {
-                        1
-                    } else {
-                        return self.eat(b')').then_some(seconds);
-                    };
-                    let negative = self.eat(b'-');
-                    let count = i64::from(self.int()?);
-                    seconds += unit * if negative { -count } else { count };
-                    self.eat(b',');
-                }
-            }
+        if !self.eat_name(&[b"datetime.timedelta(", b"timedelta("]) {
+            return None;
         }
-        None
+        let mut seconds = 0i64;
+        loop {
+            self.skip_space();
+            let unit = if self.keyword(b"days") {
+                86_400
+            } else if self.keyword(b"seconds") {
+                1
+            } else {
+                return self.eat(b')').then_some(seconds);
+            };
+            let negative = self.eat(b'-');
+            let count = i64::from(self.int()?);
+            seconds += unit * if negative { -count } else { count };
+            self.eat(b',');
+        }
     }
 }
 
