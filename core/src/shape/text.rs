@@ -58,11 +58,22 @@ pub fn read_text(text: &str) -> TextRead {
 }
 
 /// The values of `text` when it is JSON lines (NDJSON, what `jq -c` and log tools write): at
-/// least two JSON objects or arrays, each starting on a line of its own, and nothing else
-/// but white space. A line that is anything else (a scalar, a broken value) makes it text.
+/// least two JSON objects or arrays, each starting a line of its own (at its first column),
+/// and nothing else but white space. A line that is anything else (a scalar, a broken
+/// value) makes it text.
 pub(crate) fn json_lines(text: &str) -> Option<Vec<Value>> {
     let trimmed = text.trim_start();
     if !trimmed.starts_with(['[', '{']) {
+        return None;
+    }
+    // Checked before parsing: a later value opens a line of its own. A JSON text that failed
+    // to parse (truncated, say; pretty-printed or on one line) has no such line, and is not
+    // parsed a second time, which on a large text would also build its tree.
+    if !trimmed
+        .split('\n')
+        .skip(1)
+        .any(|line| line.starts_with(['[', '{']))
+    {
         return None;
     }
     let mut values = Vec::new();
