@@ -9,7 +9,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString};
 use serde_json::{Map, Value};
 
-use crate::convert::{lro_err, to_py, to_value};
+use crate::convert::{CoreError, to_py, to_value};
 
 /// Keyword arguments as the core's JSON form of a configuration. `output_dir` also takes
 /// an `os.PathLike`; every other value goes to the core as given, which checks it and names
@@ -47,18 +47,14 @@ pub struct PyConfig {
 
 impl PyConfig {
     /// `base` with the keyword arguments in `changes` applied, then validated by the core.
-    fn with_changes(
-        py: Python<'_>,
-        base: OffloadConfig,
-        changes: Option<&Bound<'_, PyDict>>,
-    ) -> PyResult<Self> {
+    fn with_changes(base: OffloadConfig, changes: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
         let mut config = base;
         if let Some(changes) = changes {
             config
                 .apply_json(&changes_json(changes)?)
-                .map_err(|e| lro_err(py, &e))?;
+                .map_err(CoreError)?;
         }
-        config.validate().map_err(|e| lro_err(py, &e))?;
+        config.validate().map_err(CoreError)?;
         Ok(Self { inner: config })
     }
 
@@ -66,24 +62,24 @@ impl PyConfig {
     /// arguments (over the defaults): what the caller built, whatever the environment says.
     /// No configuration (`None`, or a dict whose values are all `None`) is the default
     /// configuration: the defaults with the process environment on top, read now.
-    pub fn resolve(py: Python<'_>, config: Option<&Bound<'_, PyAny>>) -> PyResult<OffloadConfig> {
+    pub fn resolve(config: Option<&Bound<'_, PyAny>>) -> PyResult<OffloadConfig> {
         let Some(config) = config.filter(|c| !c.is_none()) else {
-            return default_config(py);
+            return default_config();
         };
         if let Ok(c) = config.cast::<PyConfig>() {
             return Ok(c.get().inner.clone());
         }
         if let Ok(d) = config.cast::<PyDict>() {
             if d.values().iter().all(|v| v.is_none()) {
-                return default_config(py);
+                return default_config();
             }
-            return Ok(Self::with_changes(py, OffloadConfig::default(), Some(d))?.inner);
+            return Ok(Self::with_changes(OffloadConfig::default(), Some(d))?.inner);
         }
         let err = LroError::new(
             ErrorCode::InvalidConfig,
             "config must be an lro.Config, a dict or None",
         );
-        Err(lro_err(py, &err))
+        Err(CoreError(err).into())
     }
 }
 
@@ -123,7 +119,7 @@ impl PyConfig {
                 changes.set_item(key, value)?;
             }
         }
-        Self::with_changes(py, OffloadConfig::default(), Some(&changes))
+        Self::with_changes(OffloadConfig::default(), Some(&changes))
     }
 
     /// Reads the `[prompt.offload]` section of a TOML file or TOML text over the defaults.
@@ -132,7 +128,7 @@ impl PyConfig {
     /// not parse as TOML and names an existing file is that file read instead, so
     /// `Config.from_toml("lro.toml")` works and no TOML text is ever mistaken for a path.
     #[staticmethod]
-    fn from_toml(py: Python<'_>, source: Bound<'_, PyAny>) -> PyResult<Self> {
+    fn from_toml(source: Bound<'_, PyAny>) -> PyResult<Self> {
         let text = match source.cast::<PyString>() {
             Ok(s) => {
                 let text = s.to_cow()?.into_owned();
@@ -141,19 +137,19 @@ impl PyConfig {
                     Err(err) => {
                         let path = PathBuf::from(&text);
                         if !text.contains('\n') && path.is_file() {
-                            read_file(py, &path)?
+                            read_file(&path)?
                         } else {
-                            return Err(lro_err(py, &err));
+                            return Err(CoreError(err).into());
                         }
                     }
                 }
             }
             Err(_) => {
                 let path: PathBuf = source.extract()?;
-                read_file(py, &path)?
+                read_file(&path)?
             }
         };
-        let inner = OffloadConfig::from_toml_str(&text).map_err(|e| lro_err(py, &e))?;
+        let inner = OffloadConfig::from_toml_str(&text).map_err(CoreError)?;
         Ok(Self { inner })
     }
 
@@ -163,11 +159,11 @@ impl PyConfig {
     /// prefix, or a bad value, is a `ConfigError` naming the variable.
     #[staticmethod]
     #[pyo3(signature = (environ=None))]
-    fn from_env(py: Python<'_>, environ: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
+    fn from_env(environ: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
         Self {
             inner: OffloadConfig::default(),
         }
-        .with_env(py, environ)
+        .with_env(environ)
     }
 
     /// A copy with the environment (this process's when `None`, else the mapping `environ`)
@@ -175,20 +171,20 @@ impl PyConfig {
     /// specification's precedence, and `Config(threshold_tokens=800).with_env()` lets the
     /// environment override what the code chose.
     #[pyo3(signature = (environ=None))]
-    fn with_env(&self, py: Python<'_>, environ: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
+    fn with_env(&self, environ: Option<Bound<'_, PyAny>>) -> PyResult<Self> {
         let mut inner = self.inner.clone();
         match environ.filter(|e| !e.is_none()) {
             None => inner.apply_env_os(std::env::vars_os()),
-            Some(environ) => inner.apply_env(mapping_vars(py, &environ)?),
+            Some(environ) => inner.apply_env(mapping_vars(&environ)?),
         }
-        .map_err(|e| lro_err(py, &e))?;
+        .map_err(CoreError)?;
         Ok(Self { inner })
     }
 
     /// A copy with the given keyword arguments changed.
     #[pyo3(signature = (**changes))]
-    fn replace(&self, py: Python<'_>, changes: Option<Bound<'_, PyDict>>) -> PyResult<Self> {
-        Self::with_changes(py, self.inner.clone(), changes.as_ref())
+    fn replace(&self, changes: Option<Bound<'_, PyDict>>) -> PyResult<Self> {
+        Self::with_changes(self.inner.clone(), changes.as_ref())
     }
 
     /// The configuration as a dict, in the core's JSON form (the vectors' `config_*` outcome).
@@ -287,18 +283,18 @@ impl PyConfig {
 /// `ATLATL_PROMPT__OFFLOAD__*` variables on top, as the CLI reads them. Read from the process
 /// environment (not `os.environ`, which mirrors it) because it costs a microsecond or two, so every
 /// call can afford it and a variable set after import is honoured.
-pub fn default_config(py: Python<'_>) -> PyResult<OffloadConfig> {
+pub fn default_config() -> PyResult<OffloadConfig> {
     let mut config = OffloadConfig::default();
     config
         .apply_env_os(std::env::vars_os())
-        .map_err(|e| lro_err(py, &e))?;
+        .map_err(CoreError)?;
     Ok(config)
 }
 
 /// The `ATLATL_PROMPT__OFFLOAD__*` items of a mapping of variables. Other items are not read,
 /// so an unrelated value that is not text (`os.environ` holds bytes that are not UTF-8 as
 /// lone surrogates) is no obstacle; such a value under the prefix is a `ConfigError`.
-fn mapping_vars(py: Python<'_>, environ: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
+fn mapping_vars(environ: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
     let mapping = environ.cast::<PyMapping>()?;
     let mut vars = Vec::new();
     for item in mapping.items()?.iter() {
@@ -314,7 +310,7 @@ fn mapping_vars(py: Python<'_>, environ: &Bound<'_, PyAny>) -> PyResult<Vec<(Str
                 ErrorCode::InvalidConfig,
                 format!("{name}: the variable's value is not UTF-8 text"),
             );
-            return Err(lro_err(py, &err));
+            return Err(CoreError(err).into());
         };
         vars.push((name, value));
     }
@@ -322,14 +318,9 @@ fn mapping_vars(py: Python<'_>, environ: &Bound<'_, PyAny>) -> PyResult<Vec<(Str
 }
 
 /// Reads a configuration file; a missing file is `not_found` (a `PathError`), like every path.
-fn read_file(py: Python<'_>, path: &std::path::Path) -> PyResult<String> {
+fn read_file(path: &std::path::Path) -> PyResult<String> {
     std::fs::read_to_string(path).map_err(|e| {
-        lro_err(
-            py,
-            &LroError::from_io(
-                &e,
-                &format!("cannot read configuration file {}", path.display()),
-            ),
-        )
+        let what = format!("cannot read configuration file {}", path.display());
+        CoreError(LroError::from_io(&e, &what)).into()
     })
 }

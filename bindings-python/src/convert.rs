@@ -3,36 +3,64 @@
 
 use lro_core::{ErrorCode, LroError};
 use pyo3::prelude::*;
-use pyo3::types::{PyByteArray, PyBytes, PyString};
+use pyo3::sync::PyOnceLock;
+use pyo3::types::{PyByteArray, PyBytes, PyDict, PyString, PyType};
 use serde::Serialize;
 use serde_json::Value;
 
-/// The Python class (defined in `lro/_errors.py`) that carries a core error code.
-///
-/// Several codes share a class so that callers can catch a family (`except lro.PathError`)
-/// and still branch on the exact `.code`.
-pub fn class_for(code: ErrorCode) -> &'static str {
-    match code {
-        ErrorCode::InvalidConfig => "ConfigError",
-        ErrorCode::InvalidInput | ErrorCode::InvalidDetail | ErrorCode::InvalidOperation => {
-            "InputError"
-        }
-        ErrorCode::InvalidArgument | ErrorCode::InvalidQuery | ErrorCode::QueryFailed => {
-            "ExtractionError"
-        }
-        ErrorCode::PathDenied | ErrorCode::NotFound => "PathError",
-        ErrorCode::Io => "StorageError",
-        // The enum is non-exhaustive: a code added to the core later still surfaces, as the base class.
-        _ => "LroError",
+/// A core error on its way to Python. `?` turns it into the `lro` exception of its code
+/// (`.map_err(CoreError)?`): this `From` is the one way an [`LroError`] becomes a `PyErr`.
+pub struct CoreError(pub LroError);
+
+impl From<CoreError> for PyErr {
+    fn from(CoreError(err): CoreError) -> Self {
+        // Every caller holds the GIL (errors are converted after `detach` returns), so this
+        // only finds the thread's existing attachment.
+        Python::attach(|py| exception(py, err.code().as_str(), err.message()))
     }
 }
 
-/// Builds the Python exception for a code string and message.
-pub fn error_from_parts(py: Python<'_>, class_name: &str, code: &str, message: &str) -> PyErr {
-    let built = py
-        .import("lro._errors")
-        .and_then(|module| module.getattr(class_name))
-        .and_then(|class| class.call1((message, code)));
+/// An `InputError` (`invalid_input`): a value that cannot cross the boundary as JSON.
+pub fn invalid_input(message: String) -> PyErr {
+    CoreError(LroError::new(ErrorCode::InvalidInput, message)).into()
+}
+
+/// The exception classes of `lro._errors`, read at the first error and kept: `CODE_CLASSES`
+/// there is the one table of which code raises which class.
+struct ErrorClasses {
+    /// `CODE_CLASSES` as it was read: (code, class).
+    by_code: Vec<(String, Py<PyType>)>,
+    /// `LroError`, raised for a code `CODE_CLASSES` does not list (the core's code enum is
+    /// non-exhaustive: a code added later still surfaces).
+    base: Py<PyType>,
+}
+
+static ERROR_CLASSES: PyOnceLock<ErrorClasses> = PyOnceLock::new();
+
+fn error_classes(py: Python<'_>) -> PyResult<&'static ErrorClasses> {
+    ERROR_CLASSES.get_or_try_init(py, || {
+        let module = py.import("lro._errors")?;
+        let base = module.getattr("LroError")?.cast_into::<PyType>()?.unbind();
+        let table = module.getattr("CODE_CLASSES")?.cast_into::<PyDict>()?;
+        let by_code = table
+            .iter()
+            .map(|(code, class)| Ok((code.extract()?, class.cast_into::<PyType>()?.unbind())))
+            .collect::<PyResult<_>>()?;
+        Ok(ErrorClasses { by_code, base })
+    })
+}
+
+/// The exception for an error `code` (any string) and `message`: an instance of the class
+/// `CODE_CLASSES` gives the code, `LroError` for one it does not list, with `.code` set.
+pub fn exception(py: Python<'_>, code: &str, message: &str) -> PyErr {
+    let built = error_classes(py).and_then(|classes| {
+        let class = classes
+            .by_code
+            .iter()
+            .find(|(known, _)| known == code)
+            .map_or(&classes.base, |(_, class)| class);
+        class.bind(py).call1((message, code))
+    });
     match built {
         Ok(exception) => PyErr::from_value(exception),
         // Only reachable when the package is broken (lro._errors missing): say so.
@@ -40,35 +68,9 @@ pub fn error_from_parts(py: Python<'_>, class_name: &str, code: &str, message: &
     }
 }
 
-/// The Python exception for a core error: the class of its code, `.code` set to the code string.
-pub fn lro_err(py: Python<'_>, err: &LroError) -> PyErr {
-    error_from_parts(
-        py,
-        class_for(err.code()),
-        err.code().as_str(),
-        err.message(),
-    )
-}
-
-/// An `InputError` (`invalid_input`) for a Python value that cannot become JSON.
-pub fn input_err(py: Python<'_>, what: &str, err: impl std::fmt::Display) -> PyErr {
-    let code = ErrorCode::InvalidInput;
-    error_from_parts(
-        py,
-        class_for(code),
-        code.as_str(),
-        &format!("{what} cannot be converted to JSON: {err}"),
-    )
-}
-
 /// A Python object (dict, list, str, int, float, bool, None, nested) as a JSON value.
 pub fn to_value(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Value> {
-    crate::tojson::convert(obj).map_err(|e| conversion_err(obj.py(), &e, what))
-}
-
-fn conversion_err(py: Python<'_>, err: &crate::tojson::ConvertError, what: &str) -> PyErr {
-    let code = ErrorCode::InvalidInput;
-    error_from_parts(py, class_for(code), code.as_str(), &err.describe(what))
+    crate::tojson::convert(obj).map_err(|e| invalid_input(e.describe(what)))
 }
 
 /// Optional object to optional JSON value (`None` stays absent).
@@ -82,15 +84,22 @@ pub fn to_value_opt(obj: Option<&Bound<'_, PyAny>>, what: &str) -> PyResult<Opti
 /// A serializable core result as plain Python objects (dicts, lists, str, int, float, bool, None).
 ///
 /// Goes through `serde_json::Value` so that tuples (`score_range`) become lists, exactly as
-/// the JSON every other binding returns.
+/// the JSON every other binding returns. A result that cannot be serialized raises an
+/// `InputError` (`invalid_input`); it never comes back as `None`.
 pub fn to_py<'py, T: Serialize>(py: Python<'py>, result: &T) -> PyResult<Bound<'py, PyAny>> {
-    let value = serde_json::to_value(result).map_err(|e| input_err(py, "result", e))?;
+    let value = serde_json::to_value(result).map_err(result_err)?;
     value_to_py(py, &value)
 }
 
 /// A JSON value as plain Python objects.
 pub fn value_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    pythonize::pythonize(py, value).map_err(|e| input_err(py, "result", e))
+    pythonize::pythonize(py, value).map_err(result_err)
+}
+
+fn result_err(err: impl std::fmt::Display) -> PyErr {
+    invalid_input(format!(
+        "the result cannot be converted to Python objects: {err}"
+    ))
 }
 
 /// Records as the core takes them fastest.
@@ -107,7 +116,7 @@ impl Records {
         match crate::tojson::to_lines(records) {
             Some(lines) => lines
                 .map(Self::Lines)
-                .map_err(|e| conversion_err(records.py(), &e, "records")),
+                .map_err(|e| invalid_input(e.describe("records"))),
             None => records_json(records, "records").map(Self::Json),
         }
     }
@@ -117,7 +126,10 @@ impl Records {
 /// `bytearray` as given (already JSON), any other object written as compact JSON here.
 pub fn records_json(records: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>> {
     if let Ok(text) = records.cast::<PyString>() {
-        return Ok(crate::pystr::utf8(text)?.as_bytes().to_vec());
+        // A `str` with lone surrogates has no UTF-8 form: bad input, like any other.
+        return crate::pystr::utf8(text)
+            .map(|text| text.as_bytes().to_vec())
+            .map_err(|e| invalid_input(format!("{what}: {}", e.value(records.py()))));
     }
     if let Ok(bytes) = records.cast::<PyBytes>() {
         return Ok(bytes.as_bytes().to_vec());
@@ -125,5 +137,5 @@ pub fn records_json(records: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<u8>>
     if let Ok(bytes) = records.cast::<PyByteArray>() {
         return Ok(bytes.to_vec());
     }
-    crate::tojson::to_json(records).map_err(|e| conversion_err(records.py(), &e, what))
+    crate::tojson::to_json(records).map_err(|e| invalid_input(e.describe(what)))
 }

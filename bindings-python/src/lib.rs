@@ -2,7 +2,8 @@
 //!
 //! A thin shim. Every decision (threshold, detail, JSONL, descriptor, recipes, extraction,
 //! cleanup, events) is the core's; this crate converts Python objects to the core's serde
-//! types and back, maps core errors to `lro` exception classes by their stable code, and
+//! types and back, maps core errors to `lro` exception classes by their stable code (through
+//! `CODE_CLASSES` in `lro/_errors.py`, the one table of them; see `convert::CoreError`), and
 //! releases the GIL while the core does file I/O. The Python package (`python/lro`) adds the
 //! module-level functions, the exception classes and the MCP integrations.
 #![deny(unsafe_code)]
@@ -47,12 +48,10 @@ mod _lro {
     }
 
     /// The exception the core's error `code` raises (for tests and for code that maps
-    /// codes itself). An unknown code gives the base class.
+    /// codes itself): the class `lro.CODE_CLASSES` gives it, the base class for an unknown code.
     #[pyfunction]
     fn error_for_code(py: Python<'_>, code: &str, message: &str) -> Py<PyAny> {
-        let known = ErrorCode::ALL.into_iter().find(|c| c.as_str() == code);
-        let class = known.map_or("LroError", convert::class_for);
-        convert::error_from_parts(py, class, code, message)
+        convert::exception(py, code, message)
             .into_value(py)
             .into_any()
     }

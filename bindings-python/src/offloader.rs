@@ -16,7 +16,9 @@ use pyo3::types::PyString;
 use serde_json::{Map, Value};
 
 use crate::config::PyConfig;
-use crate::convert::{Records, lro_err, records_json, to_py, to_value, to_value_opt};
+use crate::convert::{
+    CoreError, Records, invalid_input, records_json, to_py, to_value, to_value_opt,
+};
 
 /// The LRO engine: a configuration, the file system, and optional callbacks.
 ///
@@ -66,7 +68,6 @@ fn python_estimator(estimator: Py<PyAny>) -> impl Fn(&str) -> usize + Send + Syn
 /// unknown field or profile) are the same in every binding. `request` is the whole request
 /// in JSON form (as a proxy or tool receives it); it excludes the individual arguments.
 fn request(
-    py: Python<'_>,
     request: Option<&Bound<'_, PyAny>>,
     arguments: &RequestArguments<'_>,
     default_operation: &str,
@@ -81,7 +82,7 @@ fn request(
                 ErrorCode::InvalidArgument,
                 "give either request= or the individual arguments, not both",
             );
-            return Err(lro_err(py, &err));
+            return Err(CoreError(err).into());
         }
         Some(whole) => whole,
         None => {
@@ -91,7 +92,7 @@ fn request(
             Value::Object(fields)
         }
     };
-    OffloadRequest::from_json(&value).map_err(|e| lro_err(py, &e))
+    Ok(OffloadRequest::from_json(&value).map_err(CoreError)?)
 }
 
 /// The individual request arguments of `offload` and `offload_inject`, by the core's field
@@ -145,9 +146,9 @@ impl PyOffloader {
         on_event: Option<Py<PyAny>>,
         estimator: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
-        let config = PyConfig::resolve(py, config.as_ref())?;
-        let host = NativeHost::for_config(&config).map_err(|e| lro_err(py, &e))?;
-        let mut inner = Offloader::new(config, host).map_err(|e| lro_err(py, &e))?;
+        let config = PyConfig::resolve(config.as_ref())?;
+        let host = NativeHost::for_config(&config).map_err(CoreError)?;
+        let mut inner = Offloader::new(config, host).map_err(CoreError)?;
         if let Some(callback) = on_event.filter(|c| !c.is_none(py)) {
             inner = inner.with_event_sink(event_sink(callback));
         }
@@ -211,13 +212,13 @@ impl PyOffloader {
             descriptor,
             context_remaining_tokens,
         };
-        let request = self::request(py, request.as_ref(), &arguments, "recall")?;
+        let request = self::request(request.as_ref(), &arguments, "recall")?;
         let records = Records::from_py(&records)?;
         let outcome = py.detach(|| match records {
             Records::Json(text) => self.inner.offload_json(&text, &request),
             Records::Lines(lines) => self.inner.offload_lines(lines, &request),
         });
-        to_py(py, &outcome.map_err(|e| lro_err(py, &e))?)
+        to_py(py, &outcome.map_err(CoreError)?)
     }
 
     /// The `inject_context` rule: the pre-budget result set decides. Above the threshold it
@@ -251,19 +252,12 @@ impl PyOffloader {
             descriptor,
             context_remaining_tokens,
         };
-        let request = self::request(py, request.as_ref(), &arguments, "inject")?;
-        let pre_budget: Value = serde_json::from_slice(&records_json(&pre_budget, "pre_budget")?)
-            .map_err(|e| {
-            lro_err(
-                py,
-                &LroError::new(
-                    ErrorCode::InvalidInput,
-                    format!("pre_budget is not valid JSON: {e}"),
-                ),
-            )
-        })?;
+        let request = self::request(request.as_ref(), &arguments, "inject")?;
+        let pre_budget: Value =
+            serde_json::from_slice(&records_json(&pre_budget, "pre_budget")?)
+                .map_err(|e| invalid_input(format!("pre_budget is not valid JSON: {e}")))?;
         let outcome = py.detach(|| self.inner.offload_inject(formatted, &pre_budget, &request));
-        to_py(py, &outcome.map_err(|e| lro_err(py, &e))?)
+        to_py(py, &outcome.map_err(CoreError)?)
     }
 
     /// Decides on an MCP `tools/call` result (a `CallToolResult` as a dict) and returns
@@ -284,7 +278,7 @@ impl PyOffloader {
     ) -> PyResult<Bound<'py, PyAny>> {
         let result = to_value(&result, "result")?;
         let context = match to_value_opt(context.as_ref(), "context")? {
-            Some(whole) => ToolCallContext::from_json(&whole).map_err(|e| lro_err(py, &e))?,
+            Some(whole) => ToolCallContext::from_json(&whole).map_err(CoreError)?,
             None => ToolCallContext {
                 tool_name,
                 arguments: to_value_opt(arguments.as_ref(), "arguments")?,
@@ -293,7 +287,7 @@ impl PyOffloader {
             },
         };
         let intercepted = py.detach(|| self.inner.intercept_tool_result(&result, &context));
-        to_py(py, &intercepted.map_err(|e| lro_err(py, &e))?)
+        to_py(py, &intercepted.map_err(CoreError)?)
     }
 
     /// Native extraction from an offloaded file: exactly one of `recipe` (1-10, with
@@ -365,23 +359,23 @@ impl PyOffloader {
                     ErrorCode::InvalidArgument,
                     "give either request= or the individual arguments, not both",
                 );
-                return Err(lro_err(py, &err));
+                return Err(CoreError(err).into());
             }
             Some(whole) => whole,
             None => Value::Object(parts),
         };
         let request: ExtractRequest =
-            from_json_value(&value, "extraction request").map_err(|e| lro_err(py, &e))?;
+            from_json_value(&value, "extraction request").map_err(CoreError)?;
         let file_path = file_path.to_string_lossy().into_owned();
         let response = py.detach(|| self.inner.extract(&file_path, &request));
-        to_py(py, &response.map_err(|e| lro_err(py, &e))?)
+        to_py(py, &response.map_err(CoreError)?)
     }
 
     /// Deletes expired offload files in the output directory; returns the report
     /// (`{"removed": [...], "kept": N, "errors": [...]}`).
     fn cleanup<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let report = py.detach(|| self.inner.cleanup());
-        to_py(py, &report.map_err(|e| lro_err(py, &e))?)
+        to_py(py, &report.map_err(CoreError)?)
     }
 
     /// One page of the offload files as MCP resources (`lro://offloads/{file}`), newest
@@ -394,7 +388,7 @@ impl PyOffloader {
         cursor: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let page = py.detach(|| self.inner.list_resources(cursor.as_deref()));
-        to_py(py, &page.map_err(|e| lro_err(py, &e))?)
+        to_py(py, &page.map_err(CoreError)?)
     }
 
     /// Reads the resource `uri` (`lro://offloads/{file}`: the file as written;
@@ -404,7 +398,7 @@ impl PyOffloader {
     /// `PathError` (`not_found`).
     fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
         let read = py.detach(|| self.inner.read_resource(&uri));
-        to_py(py, &read.map_err(|e| lro_err(py, &e))?)
+        to_py(py, &read.map_err(CoreError)?)
     }
 
     /// Estimated tokens of `text` with this offloader's estimator.

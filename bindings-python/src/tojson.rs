@@ -15,6 +15,8 @@
 //! `null` (as serde_json and JavaScript's `JSON.stringify` do). Anything else (datetime,
 //! set, a pydantic model, ...) is an `InputError`: convert it first (`model.model_dump()`).
 
+use std::borrow::Cow;
+
 use lro_core::json::write::{write_number, write_str};
 use lro_core::jsonl::Body;
 use pyo3::prelude::*;
@@ -59,13 +61,8 @@ fn py_failure(err: &PyErr, py: Python<'_>) -> ConvertError {
     ConvertError::new(err.value(py).to_string())
 }
 
-/// An object key as `json.dumps` writes it.
+/// A key that is not a `str` as `json.dumps` writes it.
 fn key_of(key: &Bound<'_, PyAny>) -> Result<String, ConvertError> {
-    if let Ok(s) = key.cast::<PyString>() {
-        return crate::pystr::utf8(s)
-            .map(str::to_owned)
-            .map_err(|e| py_failure(&e, s.py()));
-    }
     if let Ok(b) = key.cast::<PyBool>() {
         return Ok(if b.is_true() { "true" } else { "false" }.to_owned());
     }
@@ -136,18 +133,16 @@ impl Writer {
             if i > 0 {
                 self.out.push(b',');
             }
-            if let Ok(s) = key.cast::<PyString>() {
-                write_str(
-                    &mut self.out,
-                    crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?,
-                );
+            let name = if let Ok(s) = key.cast::<PyString>() {
+                Cow::Borrowed(crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?)
             } else {
                 self.non_str_keys = true;
-                write_str(&mut self.out, &key_of(&key)?);
-            }
+                Cow::Owned(key_of(&key)?)
+            };
+            write_str(&mut self.out, &name);
             self.out.push(b':');
             self.value(&value, depth + 1)
-                .map_err(|e| e.at(format!("[{:?}]", key_of(&key).unwrap_or_default())))?;
+                .map_err(|e| e.at(format!("[{name:?}]")))?;
         }
         self.out.push(b'}');
         Ok(())

@@ -44,6 +44,7 @@ def deep(n: int) -> Any:
         ({1, 2}, "set is not JSON"),
         ("[{\"id\": 1,", "not valid JSON"),
         (b"\xff\xfe", "not valid JSON"),
+        ("\ud800", "surrogates not allowed"),
         ("[" * 100_000 + "]" * 100_000, "not valid JSON"),
     ],
 )

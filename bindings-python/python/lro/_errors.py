@@ -97,7 +97,8 @@ class StorageError(LroError):
     default_code = "io_error"
 
 
-#: The class each core error code raises.
+#: The class each core error code raises: the one table of it. The extension module reads it
+#: (and the classes) once, at its first error; a code not listed here raises :class:`LroError`.
 CODE_CLASSES = {
     "invalid_config": ConfigError,
     "invalid_input": InputError,
