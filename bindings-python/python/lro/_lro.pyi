@@ -23,15 +23,25 @@ __all__ = [
     "resource_error_code",
 ]
 
+#: The package version (the same for every LRO package).
 __version__: str
+#: Every stable error code of the core, e.g. ``"invalid_config"``; each is a key of ``CODE_CLASSES``.
 ERROR_CODES: Tuple[str, ...]
+#: The default ``threshold_tokens`` (1,600).
 DEFAULT_THRESHOLD_TOKENS: int
+#: The default ``ttl_seconds`` (3,600).
 DEFAULT_TTL_SECONDS: int
+#: The description of the ``lro_extract`` MCP tool, as every LRO surface gives it.
 EXTRACT_TOOL_DESCRIPTION: str
+#: The description of each structured-query argument of ``lro_extract``, by name.
 EXTRACT_QUERY_PARAMETERS: Dict[str, str]
+#: The JSON Schema of ``lro_extract``'s arguments, with every argument's description.
 EXTRACT_TOOL_INPUT_SCHEMA: Dict[str, Any]
+#: ``"lro://offloads/"``: the URI of an offload file as an MCP resource is this plus its name.
 RESOURCE_URI_PREFIX: str
+#: The MIME type of offload resources (JSON lines).
 RESOURCE_MIME_TYPE: str
+#: The ``resources/templates/list`` entries: the file as written, and its records alone.
 RESOURCE_TEMPLATES: List[Dict[str, Any]]
 
 _ConfigArg = Union["Config", Mapping[str, Any], None]
@@ -57,36 +67,82 @@ class Config:
         adaptive_ratio: Optional[float] = None,
         extract: Optional[Mapping[str, int]] = None,
         store: Optional[Mapping[str, int]] = None,
-    ) -> "Config": ...
+    ) -> "Config":
+        """The defaults with the given keyword arguments applied (``None`` keeps a default).
+
+        ``extract`` takes any of ``max_read_bytes``, ``max_output_records``,
+        ``max_output_bytes``, ``timeout_ms``; ``store`` any of ``timeout_ms``, ``retries``.
+        ``output_dir="s3://bucket/prefix"`` writes to an S3-compatible store. A value of the
+        wrong type or out of range raises :class:`ConfigError` (``invalid_config``) naming the
+        key and value.
+        """
     @staticmethod
-    def from_toml(source: Union[str, "os.PathLike[str]"]) -> "Config": ...
+    def from_toml(source: Union[str, "os.PathLike[str]"]) -> "Config":
+        """The ``[prompt.offload]`` section of a TOML file or TOML text, over the defaults.
+
+        An ``os.PathLike`` is a file. A ``str`` is TOML text, unless it does not parse as TOML
+        and names an existing file, which is then read. Bad TOML or values raise
+        :class:`ConfigError` (``invalid_config``); a missing file :class:`PathError`
+        (``not_found``), any other read failure :class:`StorageError` (``io_error``).
+        """
     @staticmethod
-    def from_env(environ: Optional[Mapping[str, str]] = None) -> "Config": ...
-    def with_env(self, environ: Optional[Mapping[str, str]] = None) -> "Config": ...
-    def replace(self, **changes: Any) -> "Config": ...
-    def to_dict(self) -> Dict[str, Any]: ...
+    def from_env(environ: Optional[Mapping[str, str]] = None) -> "Config":
+        """The defaults with the ``ATLATL_PROMPT__OFFLOAD__*`` variables of ``environ`` applied.
+
+        ``None`` reads this process's environment (which ``os.environ`` assignments update):
+        the configuration a call given none uses. An unknown key under the prefix or a bad
+        value raises :class:`ConfigError` (``invalid_config``) naming the variable.
+        """
+    def with_env(self, environ: Optional[Mapping[str, str]] = None) -> "Config":
+        """A copy with the environment (``environ``, or this process's when ``None``) applied
+        over this configuration, e.g. ``Config.from_toml("lro.toml").with_env()``.
+
+        Raises :class:`ConfigError` (``invalid_config``) as :meth:`from_env` does.
+        """
+    def replace(self, **changes: Any) -> "Config":
+        """A copy with the given keyword arguments (those of :class:`Config`) changed.
+
+        Raises :class:`ConfigError` (``invalid_config``) for a bad key or value.
+        """
+    def to_dict(self) -> Dict[str, Any]:
+        """The configuration as a dict in the core's JSON form (every key, ``extract`` and
+        ``store`` as nested dicts)."""
     @property
-    def enabled(self) -> bool: ...
+    def enabled(self) -> bool:
+        """Whether offloading is on; when off, every result is returned inline."""
     @property
-    def threshold_tokens(self) -> int: ...
+    def threshold_tokens(self) -> int:
+        """Offload when a result's estimated tokens are strictly greater than this."""
     @property
-    def ttl_seconds(self) -> int: ...
+    def ttl_seconds(self) -> int:
+        """Seconds after which :meth:`Offloader.cleanup` may delete a file."""
     @property
-    def output_dir(self) -> str: ...
+    def output_dir(self) -> str:
+        """Directory (or ``s3://`` URI) for offload files; empty means the system temporary directory."""
     @property
-    def file_prefix(self) -> str: ...
+    def file_prefix(self) -> str:
+        """File name prefix: files are named ``{prefix}-{operation}-{ulid}.jsonl``."""
     @property
-    def guidance(self) -> str: ...
+    def guidance(self) -> str:
+        """Which guidance descriptors carry: ``"shell"`` (jq commands) or ``"native"`` (``lro_extract``)."""
     @property
-    def descriptor(self) -> str: ...
+    def descriptor(self) -> str:
+        """The default descriptor profile: ``"full"``, ``"compact"`` or ``"pointer"``."""
     @property
-    def adaptive_ratio(self) -> float: ...
+    def adaptive_ratio(self) -> float:
+        """With a call's ``context_remaining_tokens``, the threshold becomes
+        ``min(threshold_tokens, adaptive_ratio * context_remaining_tokens)``."""
     @property
-    def extract(self) -> Dict[str, int]: ...
+    def extract(self) -> Dict[str, int]:
+        """Limits on native extraction: ``max_read_bytes``, ``max_output_records``,
+        ``max_output_bytes``, ``timeout_ms``."""
     @property
-    def store(self) -> Dict[str, int]: ...
-    def __eq__(self, value: object, /) -> bool: ...
-    def __ne__(self, value: object, /) -> bool: ...
+    def store(self) -> Dict[str, int]:
+        """Bounds on requests to an object store: ``timeout_ms``, ``retries``."""
+    def __eq__(self, value: object, /) -> bool:
+        """Equal when every setting is equal."""
+    def __ne__(self, value: object, /) -> bool:
+        """Not equal when any setting differs."""
 
 @final
 class Offloader:
@@ -102,11 +158,22 @@ class Offloader:
         *,
         on_event: Optional[Callable[[Dict[str, Any]], object]] = None,
         estimator: Optional[Callable[[str], int]] = None,
-    ) -> "Offloader": ...
+    ) -> "Offloader":
+        """An engine for many calls (it keeps the ULID generator; safe to share between threads).
+
+        ``config`` is a :class:`Config` or a dict of its keyword arguments, used as given.
+        ``on_event`` is called with each event as a dict (``{"event": "OffloadCreated", ...}``);
+        ``estimator(text) -> int`` replaces the built-in token heuristic. An exception in
+        either goes to ``sys.unraisablehook`` and never fails a call. A bad configuration
+        raises :class:`ConfigError` (``invalid_config``).
+        """
     @property
-    def config(self) -> Config: ...
+    def config(self) -> Config:
+        """The configuration in use."""
     @property
-    def output_dir(self) -> str: ...
+    def output_dir(self) -> str:
+        """The directory files are written to (the system temporary directory when the
+        configuration's ``output_dir`` is empty)."""
     def offload(
         self,
         records: Any,
@@ -119,7 +186,22 @@ class Offloader:
         descriptor: Optional[str] = None,
         context_remaining_tokens: Optional[int] = None,
         request: Optional[Mapping[str, Any]] = None,
-    ) -> Dict[str, Any]: ...
+    ) -> Dict[str, Any]:
+        """Offloads ``records`` when their estimated tokens exceed the threshold.
+
+        ``records`` is any JSON-like object, or JSON text as ``str``/``bytes``/``bytearray``
+        (the fast path). Returns the descriptor (``{"offloaded": True, "file_path", ...}``, in
+        the ``descriptor`` profile: ``"full"``, ``"compact"`` or ``"pointer"``) or the inline
+        result (``{"offloaded": False, "results", "count", "estimated_tokens", ...}``; a failed
+        write gives it cut to the threshold, with ``"truncated": True`` and a ``"warning"``).
+        ``operation`` defaults to ``"recall"``; ``context_remaining_tokens`` lowers the
+        threshold (see :attr:`Config.adaptive_ratio`). ``request`` takes the whole request as a
+        dict instead of the other arguments.
+
+        Raises :class:`InputError`: ``invalid_input`` (not JSON), ``invalid_detail``,
+        ``invalid_operation``; :class:`ExtractionError` (``invalid_argument``): an unknown
+        request field or profile, or ``request`` given with other arguments.
+        """
     def offload_inject(
         self,
         formatted: str,
@@ -133,7 +215,14 @@ class Offloader:
         descriptor: Optional[str] = None,
         context_remaining_tokens: Optional[int] = None,
         request: Optional[Mapping[str, Any]] = None,
-    ) -> Dict[str, Any]: ...
+    ) -> Dict[str, Any]:
+        """The ``inject_context`` rule: the pre-budget result set decides.
+
+        Above the threshold ``pre_budget`` (records, or JSON text) is offloaded and the
+        descriptor returned; otherwise ``formatted`` (the budgeted prompt text) is returned
+        inline as ``results``. ``operation`` defaults to ``"inject"``; other arguments and
+        errors as for :meth:`offload`.
+        """
     def intercept_tool_result(
         self,
         result: Any,
@@ -143,7 +232,17 @@ class Offloader:
         client_is_proxy: bool = False,
         output_schema_declared: bool = False,
         context: Optional[Mapping[str, Any]] = None,
-    ) -> Dict[str, Any]: ...
+    ) -> Dict[str, Any]:
+        """Applies LRO to an MCP ``CallToolResult`` (a dict in wire form).
+
+        Returns ``{"result": CallToolResult, "action": "offloaded" | "inline" | "bypassed" |
+        "truncated", "response": descriptor (when offloaded)}``. The operation comes from
+        ``tool_name``, ``detail`` and ``query`` from ``arguments``; a proxy client or a
+        declared ``outputSchema`` bypasses LRO. ``context`` takes the whole
+        ``ToolCallContext`` as a dict instead. A result that is not JSON raises
+        :class:`InputError` (``invalid_input``); a bad ``context``
+        :class:`ExtractionError` (``invalid_argument``).
+        """
     def extract(
         self,
         file_path: Union[str, "os.PathLike[str]"],
@@ -165,14 +264,64 @@ class Offloader:
         stats: Optional[str] = None,
         describe: Optional[bool] = None,
         request: Optional[Mapping[str, Any]] = None,
-    ) -> Dict[str, Any]: ...
-    def cleanup(self) -> Dict[str, Any]: ...
-    def list_resources(self, cursor: Optional[str] = None) -> Dict[str, Any]: ...
-    def read_resource(self, uri: str) -> Dict[str, Any]: ...
-    def estimate_tokens(self, text: str) -> int: ...
+    ) -> Dict[str, Any]:
+        """Native extraction from an offload file in the output directory.
 
-def operation_for_tool(tool_name: str) -> str: ...
-def estimate_tokens(text: str) -> int: ...
-def error_for_code(code: str, message: str) -> Exception: ...
-def resource_link(file_path: str) -> Dict[str, Any]: ...
-def resource_error_code(code: str) -> int: ...
+        Exactly one of: ``recipe`` (1-10, with ``params``); ``query`` (a jq filter, ``params``
+        bound as ``$name``); ``lines`` (``{"start", "end", "unit"}``); ``search``
+        (``{"pattern", "ignore_case", "max_results"}``); a structured query, ``where`` (a
+        MongoDB filter document) shaped by ``fields``, ``sort``, ``skip``, ``limit`` or
+        summarized by one of ``count``, ``group_by``, ``distinct``, ``stats``; or
+        ``describe=True`` (the file's full descriptor). ``section`` scopes a query, structured
+        query, lines or search to one section. ``request`` takes the whole request as a dict.
+
+        Returns ``{"results": [...], "count", "truncated", "bytes_read", "records_read"}`` plus,
+        when a limit cut it, ``"limit"``, ``"returned"``, ``"total"``, ``"hint"``, and for a
+        structured query ``"jq"`` and ``"warnings"``. Raises :class:`ExtractionError`
+        (``invalid_argument``, ``invalid_query``, ``query_failed``), :class:`PathError`
+        (``path_denied``, ``not_found``), :class:`InputError` (``invalid_input``: a file that
+        is not a valid offload file) or :class:`StorageError` (``io_error``).
+        """
+    def cleanup(self) -> Dict[str, Any]:
+        """Deletes offload files whose time-to-live has passed.
+
+        Returns ``{"removed": [{"file_path", "created_at", "age_seconds"}], "kept": N,
+        "errors": [str]}``; a missing output directory is an empty report.
+        """
+    def list_resources(self, cursor: Optional[str] = None) -> Dict[str, Any]:
+        """One page of the offload files as MCP resources (``lro://offloads/{file}``), newest first.
+
+        Returns ``{"resources": [{"uri", "name", "title", "description", "mimeType",
+        "size"}], "nextCursor"?}``; pass ``nextCursor`` back as ``cursor`` for the next page.
+        A cursor that is not one raises :class:`ExtractionError` (``invalid_argument``).
+        """
+    def read_resource(self, uri: str) -> Dict[str, Any]:
+        """Reads the resource ``uri``: ``{"contents": [{"uri", "mimeType", "text"}]}``.
+
+        ``lro://offloads/{file}`` is the file as written, ``.../records`` the file without its
+        header line. A URI outside ``lro://offloads/`` raises :class:`ExtractionError`
+        (``invalid_argument``); a name that is no offload file's :class:`PathError`
+        (``path_denied``); a missing or expired file :class:`PathError` (``not_found``).
+        """
+    def estimate_tokens(self, text: str) -> int:
+        """Estimated tokens of ``text`` with this offloader's estimator."""
+
+def operation_for_tool(tool_name: str) -> str:
+    """The LRO operation name for an MCP tool name (``recall_memories`` -> ``recall``; any
+    other name made file-name safe)."""
+
+def estimate_tokens(text: str) -> int:
+    """Estimated tokens of ``text`` with the built-in heuristic (characters / 4 for Latin
+    script, one per character for wide scripts)."""
+
+def error_for_code(code: str, message: str) -> Exception:
+    """The exception (not raised) an error ``code`` gives: an instance of
+    ``CODE_CLASSES[code]``, or of :class:`LroError` for an unknown code, with ``.code`` set."""
+
+def resource_link(file_path: str) -> Dict[str, Any]:
+    """The MCP ``resource_link`` content block of the offload file ``file_path``:
+    ``{"type": "resource_link", "uri", "name", "mimeType"}``."""
+
+def resource_error_code(code: str) -> int:
+    """The JSON-RPC error code for a failed resource request with error ``code``:
+    ``not_found`` -32002, ``path_denied`` and ``invalid_argument`` -32602, any other -32603."""
