@@ -129,6 +129,10 @@ impl Default for StoreLimits {
 /// Most retries a configuration may ask for: every retry can wait `timeout_ms` again.
 pub const MAX_STORE_RETRIES: u64 = 10;
 
+/// Largest value of a 64-bit setting (seconds, bytes, milliseconds): what fits a signed
+/// 64-bit integer, so every host's arithmetic on it stays in range.
+pub const MAX_SETTING: u64 = u64::MAX >> 1;
+
 /// LRO configuration (`[prompt.offload]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -402,7 +406,7 @@ impl OffloadConfig {
             "threshold_tokens" => {
                 self.threshold_tokens = as_u64(key, value, u64::from(u32::MAX))? as u32
             }
-            "ttl_seconds" => self.ttl_seconds = as_u64(key, value, u64::MAX >> 1)?,
+            "ttl_seconds" => self.ttl_seconds = as_u64(key, value, MAX_SETTING)?,
             "output_dir" => self.output_dir = as_string(key, value)?.to_owned(),
             "file_prefix" => {
                 let prefix = as_string(key, value)?;
@@ -429,18 +433,18 @@ impl OffloadConfig {
             }
             "adaptive_ratio" => self.adaptive_ratio = as_ratio(key, value)?,
             "extract.max_read_bytes" => {
-                self.extract.max_read_bytes = as_u64(key, value, u64::MAX >> 1)?
+                self.extract.max_read_bytes = as_u64(key, value, MAX_SETTING)?
             }
             "extract.max_output_records" => {
-                self.extract.max_output_records = as_u64(key, value, u64::MAX >> 1)?
+                self.extract.max_output_records = as_u64(key, value, MAX_SETTING)?
             }
             "extract.max_output_bytes" => {
-                self.extract.max_output_bytes = as_u64(key, value, u64::MAX >> 1)?
+                self.extract.max_output_bytes = as_u64(key, value, MAX_SETTING)?
             }
-            "extract.timeout_ms" => self.extract.timeout_ms = as_u64(key, value, u64::MAX >> 1)?,
+            "extract.timeout_ms" => self.extract.timeout_ms = as_u64(key, value, MAX_SETTING)?,
             "store.timeout_ms" => {
                 // Zero would time every request out before it starts.
-                let ms = as_u64(key, value, u64::MAX >> 1)?;
+                let ms = as_u64(key, value, MAX_SETTING)?;
                 if ms == 0 {
                     return Err(invalid(key, value, "an integer from 1"));
                 }
@@ -461,8 +465,40 @@ impl OffloadConfig {
     }
 
     /// Checks the invariants a configuration built field by field (from a binding's options)
-    /// may have broken.
+    /// may have broken: the bounds the setters of TOML, JSON and environment values enforce
+    /// (a safe file prefix, a ratio in (0, 1], 64-bit settings up to [`MAX_SETTING`], a store
+    /// timeout from 1 ms, at most [`MAX_STORE_RETRIES`]), with the same messages.
     pub fn validate(&self) -> Result<()> {
+        let number = |key: &str, n: u64, expected: &str| {
+            invalid(key, &RawValue::Json(&serde_json::Value::from(n)), expected)
+        };
+        let largest = format!("an integer from 0 to {MAX_SETTING}");
+        for (key, n) in [
+            ("ttl_seconds", self.ttl_seconds),
+            ("extract.max_read_bytes", self.extract.max_read_bytes),
+            (
+                "extract.max_output_records",
+                self.extract.max_output_records,
+            ),
+            ("extract.max_output_bytes", self.extract.max_output_bytes),
+            ("extract.timeout_ms", self.extract.timeout_ms),
+            ("store.timeout_ms", self.store.timeout_ms),
+        ] {
+            if n > MAX_SETTING {
+                return Err(number(key, n, &largest));
+            }
+        }
+        if self.store.timeout_ms == 0 {
+            return Err(number("store.timeout_ms", 0, "an integer from 1"));
+        }
+        let retries = u64::from(self.store.retries);
+        if retries > MAX_STORE_RETRIES {
+            return Err(number(
+                "store.retries",
+                retries,
+                &format!("an integer from 0 to {MAX_STORE_RETRIES}"),
+            ));
+        }
         if !is_safe_name(&self.file_prefix) {
             return Err(invalid(
                 "file_prefix",
@@ -589,6 +625,47 @@ mod tests {
             built.validate().unwrap_err().code(),
             ErrorCode::InvalidConfig
         );
+    }
+
+    #[test]
+    fn validate_enforces_what_the_setters_enforce() {
+        // A configuration built in code (a binding's typed options) is held to the bounds
+        // a TOML file or the environment could not cross, with the setters' messages.
+        let mut store = OffloadConfig::default();
+        store.store.timeout_ms = 0;
+        let mut retries = OffloadConfig::default();
+        retries.store.retries = 11;
+        let ttl = OffloadConfig {
+            ttl_seconds: u64::MAX,
+            ..OffloadConfig::default()
+        };
+        let prefix = OffloadConfig {
+            file_prefix: "../up".to_owned(),
+            ..OffloadConfig::default()
+        };
+        for (built, key) in [
+            (store, "store.timeout_ms"),
+            (retries, "store.retries"),
+            (ttl, "ttl_seconds"),
+            (prefix, "file_prefix"),
+        ] {
+            let err = built.validate().unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidConfig);
+            let from_json = OffloadConfig::from_json(&json_of(key, &built)).unwrap_err();
+            assert_eq!(err.message(), from_json.message(), "{key}");
+        }
+        assert!(OffloadConfig::default().validate().is_ok());
+    }
+
+    /// The JSON object that sets `key` (dotted for a section's) to its value in `config`.
+    fn json_of(key: &str, config: &OffloadConfig) -> serde_json::Value {
+        use serde_json::json;
+        match key {
+            "store.timeout_ms" => json!({"store": {"timeout_ms": config.store.timeout_ms}}),
+            "store.retries" => json!({"store": {"retries": config.store.retries}}),
+            "ttl_seconds" => json!({"ttl_seconds": config.ttl_seconds}),
+            _ => json!({"file_prefix": config.file_prefix}),
+        }
     }
 
     #[test]

@@ -43,22 +43,9 @@ pub struct ToolCallContext {
 }
 
 impl ToolCallContext {
-    /// Reads a context from JSON (camelCase keys from JS are accepted too), mapping mistakes
-    /// to `invalid_argument`.
+    /// Reads a context from JSON, mapping mistakes to `invalid_argument`.
     pub fn from_json(value: &Value) -> Result<Self> {
-        let mut value = value.clone();
-        if let Value::Object(map) = &mut value {
-            for (camel, snake) in [
-                ("toolName", "tool_name"),
-                ("clientIsProxy", "client_is_proxy"),
-                ("outputSchemaDeclared", "output_schema_declared"),
-            ] {
-                if let Some(v) = map.remove(camel) {
-                    map.insert(snake.to_owned(), v);
-                }
-            }
-        }
-        crate::offload::from_json_value(&value, "tool call context")
+        crate::offload::from_json_value(value, "tool call context")
     }
 }
 
