@@ -207,7 +207,8 @@ function registerLroExtract(server, config) {
     EXTRACT_TOOL.name,
     { title: 'Extract from an offloaded result', description: EXTRACT_DESCRIPTION, inputSchema },
     async ({ file_path, ...given }) => {
-      // Clients often send every optional argument as null; the core reads snake_case keys.
+      // Clients often send every optional argument as null. The tool's names are the core's
+      // snake_case ones, which `extract` reads too.
       const request = Object.fromEntries(Object.entries(given).filter(([, value]) => value != null))
       try {
         const response = await extractAsync(file_path, request, lroConfig)

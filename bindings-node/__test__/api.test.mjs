@@ -7,7 +7,7 @@ import os from 'node:os'
 import path from 'node:path'
 import { createRequire } from 'node:module'
 import { spawnSync } from 'node:child_process'
-import * as lro from 'lro'
+import { lro, mcp, packageDir, packageName, wasm } from './build.mjs'
 import { makeMemories } from './fixtures/memories.mjs'
 
 const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-api-')))
@@ -18,17 +18,37 @@ async function rejects(fn, code) {
   await assert.rejects(async () => fn(), (err) => {
     assert.ok(err instanceof Error, 'an Error')
     assert.equal(err.code, code, err.message)
+    assert.equal(err.name, 'LroError')
     return true
   })
 }
 
-test('ESM and CommonJS load the same functions', () => {
-  const cjs = createRequire(import.meta.url)('lro')
-  for (const name of ['offload', 'offloadAsync', 'offloadJson', 'extract', 'extractAsync', 'cleanup', 'interceptToolResult', 'configFromToml', 'configFromEnv', 'withEnv']) {
-    assert.equal(typeof lro[name], 'function', name)
-    assert.equal(cjs[name], lro[name], name)
+/** The public API: the same names in both builds (index.d.ts declares them). */
+const API = [
+  'offload', 'offloadAsync', 'offloadJson', 'offloadJsonAsync', 'offloadInject', 'offloadInjectAsync',
+  'interceptToolResult', 'interceptToolResultAsync', 'extract', 'extractAsync', 'cleanup', 'cleanupAsync',
+  'listResources', 'listResourcesAsync', 'readResource', 'readResourceAsync', 'resourceScheme', 'resourceLink',
+  'resourceErrorCode', 'extractTool', 'configFromToml', 'configFromTomlString', 'configFromEnv', 'withEnv',
+  'errorCodes', 'estimateTokens',
+]
+
+test('ESM and CommonJS load the same functions: the public API, and nothing internal', () => {
+  for (const name of API) assert.equal(typeof lro[name], 'function', name)
+  for (const internal of ['offloadEncoded', 'offloadEncodedAsync', 'projectionFields', '__setPlatform']) {
+    assert.equal(lro[internal], undefined, internal)
   }
-  assert.equal(typeof createRequire(import.meta.url)('lro/mcp').withLro, 'function')
+  // By package name, as users load it: every ESM export is the CommonJS one.
+  const script = `import * as esm from ${JSON.stringify(packageName)}
+    import { createRequire } from 'node:module'
+    const cjs = createRequire(import.meta.url)(${JSON.stringify(packageName)})
+    const names = Object.keys(esm).filter((name) => name !== 'default')
+    console.log(JSON.stringify({ names, same: names.every((name) => esm[name] === cjs[name]) }))`
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: packageDir, encoding: 'utf8' })
+  assert.equal(run.status, 0, run.stderr)
+  const { names, same } = JSON.parse(run.stdout)
+  assert.ok(same, 'ESM and CommonJS exports are the same functions')
+  for (const name of API) assert.ok(names.includes(name), name)
+  assert.equal(typeof mcp.withLro, 'function')
 })
 
 test('offload writes the file and returns the descriptor; async gives the same', async () => {
@@ -243,7 +263,9 @@ const AWKWARD = [
   'back\\slash "quote"', '', 'ÿ Latin-1 only', '\u2028\u2029 separators', 'CJK 漢字',
 ]
 
-test('offloadEncoded (the entry for MIF memories) writes the JSON of the values it is given', async () => {
+test('offloadEncoded (the entry for MIF memories) writes the JSON of the values it is given', { skip: wasm && "the addon's internal entry point" }, async () => {
+  // The addon's own exports, behind the package entry.
+  const addon = createRequire(import.meta.url)('../index.js')
   const records = [
     { id: 'm1', memory_type: 'semantic', tags: ['a', 'é"\n😀'], title: 12 },
     { id: 'm2😀', namespace: 'n', status: 'x\\y' },
@@ -251,12 +273,12 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
   // Text and shape as lro.js encodes them: a bit per present field, then (length << 2) | kind
   // (0 a string, 1 JSON text, 2 an array of strings whose lengths follow), in the order of
   // projectionFields, with lengths in UTF-16 units.
-  const bit = (field) => 1 << lro.projectionFields('recall', null).indexOf(field)
+  const bit = (field) => 1 << addon.projectionFields('recall', null).indexOf(field)
   const chunks = [
     ['m1semantic12aé"\n😀', Int32Array.of(bit('id') | bit('memory_type') | bit('title') | bit('tags'), 2 << 2, 8 << 2, (2 << 2) | 1, (2 << 2) | 2, 1, 5)],
     ['m2😀nx\\y', Int32Array.of(bit('id') | bit('namespace') | bit('status'), 4 << 2, 1 << 2, 3 << 2)],
   ]
-  const fields = lro.projectionFields('recall', null)
+  const fields = addon.projectionFields('recall', null)
   const given = () => {
     const queue = [...chunks]
     return () => queue.shift()
@@ -265,13 +287,13 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
   const options = { operation: 'search', query: 'q', detail: 'light' }
   const whole = lro.offloadJson(JSON.stringify(records), options, { outputDir, thresholdTokens: 1 })
   const body = (r) => fs.readFileSync(r.file_path, 'utf8').split('\n').slice(1)
-  assert.deepEqual(body(lro.offloadEncoded(given(), fields, options, { outputDir, thresholdTokens: 1 })), body(whole))
-  assert.deepEqual(body(await lro.offloadEncodedAsync(given(), fields, options, { outputDir, thresholdTokens: 1 })), body(whole))
+  assert.deepEqual(body(addon.offloadEncoded(given(), fields, options, { outputDir, thresholdTokens: 1 })), body(whole))
+  assert.deepEqual(body(await addon.offloadEncodedAsync(given(), fields, options, { outputDir, thresholdTokens: 1 })), body(whole))
   // `null` from `next` (a record that is not a MIF memory) or nothing at all: null.
-  assert.equal(lro.offloadEncoded(() => null, fields, null, { outputDir }), null)
-  assert.equal(lro.offloadEncoded(() => undefined, fields, null, { outputDir }), null)
-  assert.equal(await lro.offloadEncodedAsync(() => null, fields, null, { outputDir }), null)
-  assert.equal(await lro.offloadEncodedAsync(() => undefined, fields, null, { outputDir }), null)
+  assert.equal(addon.offloadEncoded(() => null, fields, null, { outputDir }), null)
+  assert.equal(addon.offloadEncoded(() => undefined, fields, null, { outputDir }), null)
+  assert.equal(await addon.offloadEncodedAsync(() => null, fields, null, { outputDir }), null)
+  assert.equal(await addon.offloadEncodedAsync(() => undefined, fields, null, { outputDir }), null)
   // A shape that does not match its text, a chunk that is not one, an exception: errors.
   const malformed = [
     ['abc', Int32Array.of(bit('id'), 4 << 2)],
@@ -282,13 +304,13 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
     'text',
   ]
   for (const chunk of malformed) {
-    assert.throws(() => lro.offloadEncoded(() => chunk, fields, null, { outputDir }), (err) => err.code === 'invalid_input', String(chunk))
+    assert.throws(() => addon.offloadEncoded(() => chunk, fields, null, { outputDir }), (err) => err.code === 'invalid_input', String(chunk))
     let calls = 0
     const once = () => (calls++ === 0 ? chunk : undefined)
-    await rejects(() => lro.offloadEncodedAsync(once, fields, null, { outputDir }), 'invalid_input')
+    await rejects(() => addon.offloadEncodedAsync(once, fields, null, { outputDir }), 'invalid_input')
   }
   assert.throws(
-    () => lro.offloadEncoded(() => { throw new TypeError('cycle') }, fields, null, { outputDir }),
+    () => addon.offloadEncoded(() => { throw new TypeError('cycle') }, fields, null, { outputDir }),
     (err) => err.code === 'invalid_input' && /cycle/.test(err.message),
   )
   // `offload` takes this path, small sets and large: each field is read once, where a
@@ -307,9 +329,9 @@ test('offloadEncoded (the entry for MIF memories) writes the JSON of the values 
   // Full detail reads every field: nothing to encode.
   // Chunks that do not hold the fields the options' projection reads: null, `next` not called.
   const never = () => assert.fail('next called')
-  assert.equal(lro.offloadEncoded(never, fields, { detail: 'full' }, { outputDir }), null)
-  assert.equal(lro.offloadEncoded(never, fields, { detail: 'medium' }, { outputDir }), null)
-  assert.equal(await lro.offloadEncodedAsync(never, fields.slice(1), null, { outputDir }), null)
+  assert.equal(addon.offloadEncoded(never, fields, { detail: 'full' }, { outputDir }), null)
+  assert.equal(addon.offloadEncoded(never, fields, { detail: 'medium' }, { outputDir }), null)
+  assert.equal(await addon.offloadEncodedAsync(never, fields.slice(1), null, { outputDir }), null)
 })
 test('offload reads records and options as JSON.stringify does, whatever they are', async () => {
   const outputDir = tmp()
@@ -344,9 +366,9 @@ test('offload reads records and options as JSON.stringify does, whatever they ar
   }
 })
 
-test('offload scans in turn when no thread can be started', () => {
+test('offload scans in turn when no thread can be started', { skip: wasm && 'the addon scans on a worker thread; the wasm build has none' }, () => {
   // A minimum stack no thread can have: spawning the worker fails, the call does not.
-  const script = `import lro from ${JSON.stringify(createRequire(import.meta.url).resolve('lro'))}
+  const script = `import lro from ${JSON.stringify(createRequire(import.meta.url).resolve('../lro.js'))}
     import { makeMemories } from ${JSON.stringify(new URL('./fixtures/memories.mjs', import.meta.url).href)}
     const outcome = lro.offload(makeMemories(3000), null, { outputDir: process.argv[1] })
     process.stdout.write(JSON.stringify({ offloaded: outcome.offloaded, count: outcome.summary.count }))`
@@ -355,3 +377,46 @@ test('offload scans in turn when no thread can be started', () => {
   assert.deepEqual(JSON.parse(run.stdout), { offloaded: true, count: 3000 })
 })
 
+
+test('config.host: the WebAssembly build keeps its files there; the addon refuses one', async () => {
+  const files = new Map()
+  const host = {
+    writeAtomic(file, bytes) {
+      if (files.has(file)) throw Object.assign(new Error(`${file} exists`), { code: 'EEXIST' })
+      files.set(file, Uint8Array.from(bytes))
+    },
+    createDirAll() {},
+    readFile(file) {
+      if (!files.has(file)) throw Object.assign(new Error(`no ${file}`), { code: 'ENOENT' })
+      return files.get(file)
+    },
+    listDir: () => [...files.keys()].map((file) => ({ name: path.basename(file), kind: 'file' })),
+    removeFile: (file) => files.delete(file),
+    canonicalize: (file) => file,
+    entryKind: (file) => (files.has(file) || file === '/mem' ? (file === '/mem' ? 'dir' : 'file') : 'other'),
+    nowMillis: () => Date.now(),
+    tempDir: () => '/mem',
+  }
+  if (!wasm) {
+    await rejects(() => lro.offload(memories, null, { host }), 'invalid_config')
+    await rejects(() => lro.offloadAsync(memories, null, { host, outputDir: tmp() }), 'invalid_config')
+    return
+  }
+  const config = { host, outputDir: '/mem' }
+  const outcome = lro.offload(memories, null, config)
+  assert.deepEqual([...files.keys()], [outcome.file_path])
+  assert.deepEqual(lro.extract(outcome.file_path, { count: true }, config).results, [200])
+  assert.equal(lro.readResource(lro.resourceLink(outcome.file_path).uri, config).contents[0].text.split('\n').length, 202)
+  // withEnv keeps the host, as it keeps onEvent.
+  assert.equal(lro.withEnv(config, {}).host, host)
+  assert.equal((await lro.cleanupAsync({ ...config, ttlSeconds: 0 })).removed.length, 1)
+  assert.equal(files.size, 0)
+})
+
+test('estimateTokens counts as the core does: characters / 4, wide scripts one per character', () => {
+  assert.equal(lro.estimateTokens('abcdefgh'), 2)
+  assert.equal(lro.estimateTokens('abcdefghi'), 3)
+  assert.equal(lro.estimateTokens('東京タワー'), 5)
+  assert.equal(lro.estimateTokens(''), 0)
+  assert.throws(() => lro.estimateTokens(42), (err) => err.code === 'invalid_argument')
+})

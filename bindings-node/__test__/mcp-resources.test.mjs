@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
-import { offload } from 'lro'
+import lro from './build.mjs'
+
+const { offload } = lro
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-mcp-resources-')))

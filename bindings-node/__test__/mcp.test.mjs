@@ -9,7 +9,9 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
-import { extractTool } from 'lro'
+import lro from './build.mjs'
+
+const { extractTool } = lro
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-mcp-')))

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import * as lro from 'lro'
+import lro from './build.mjs'
 import { makeMemories } from './fixtures/memories.mjs'
 
 const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-profiles-')))

@@ -8,7 +8,7 @@ import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import sift from 'sift'
-import lro from '../lro.js'
+import lro from './build.mjs'
 import { makeMemories } from './fixtures/memories.mjs'
 
 const outputDir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-sift-')))

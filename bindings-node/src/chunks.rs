@@ -10,7 +10,8 @@ use napi::bindgen_prelude::{Function, Int32ArraySlice, JsObjectValue, Object, Un
 use napi::{Env, ValueType};
 
 use crate::encoded::{ChunkScanner, Encoded, not_taken};
-use crate::{jsstr, unreadable};
+use crate::js::unreadable;
+use crate::jsstr;
 
 /// What one call of `next()` gave.
 enum Next {

@@ -82,13 +82,15 @@ pub fn present(value: Option<Unknown<'_>>) -> Option<Unknown<'_>> {
     value.filter(|v| !matches!(v.get_type(), Ok(ValueType::Undefined | ValueType::Null)))
 }
 
-/// A JS `Error` whose `.code` is the core's stable code, ready to be thrown or rejected.
+/// A JS `Error` named `LroError` whose `.code` is the core's stable code, ready to be
+/// thrown or rejected (the wasm package's errors are the same).
 pub fn to_js_error(env: &Env, err: &LroError) -> napi::Error {
     let build = || -> napi::Result<napi::Error> {
         let ctor: Function<'_, String, Unknown<'_>> =
             env.get_global()?.get_named_property("Error")?;
         let instance = ctor.new_instance(err.message().to_owned())?;
         let mut object = instance.coerce_to_object()?;
+        object.set_named_property("name", "LroError")?;
         object.set_named_property("code", err.code().as_str())?;
         Ok(napi::Error::from(instance))
     };
@@ -107,9 +109,46 @@ pub fn deliver(
     };
     let function = callback.borrow_back(env)?;
     for event in events {
-        function.call(serde_json::to_value(&event).unwrap_or(Value::Null))?;
+        let event = lro_js::to_value(&event).map_err(|e| to_js_error(env, &e))?;
+        function.call(event)?;
     }
     Ok(())
+}
+
+/// The text of a JS string (the caller checked its type).
+pub fn text(env: &Env, string: &Unknown<'_>) -> Result<String, LroError> {
+    let bytes = crate::jsstr::utf8_bytes(env, string).map_err(unreadable)?;
+    // N-API writes lone surrogates as U+FFFD, so its UTF-8 is always valid.
+    String::from_utf8(bytes).map_err(|e| LroError::new(ErrorCode::InvalidInput, e.to_string()))
+}
+
+/// Whether `value` is a Buffer or another Uint8Array (JSON bytes).
+pub fn is_bytes(value: &Unknown<'_>) -> bool {
+    value.get_type().ok() == Some(ValueType::Object) && value.is_buffer().unwrap_or(false)
+}
+
+/// What a value is, for a message: its JSON text when short, else its type.
+pub fn describe(env: &Env, value: Unknown<'_>) -> String {
+    let kind = value.get_type().map_or("a value", |t| match t {
+        ValueType::Undefined => "undefined",
+        ValueType::Null => "null",
+        ValueType::Boolean => "a boolean",
+        ValueType::Number => "a number",
+        ValueType::String => "a string",
+        ValueType::Symbol => "a symbol",
+        ValueType::Function => "a function",
+        ValueType::BigInt => "a bigint",
+        _ => "an object",
+    });
+    match stringify(env, value, ErrorCode::InvalidArgument, "value") {
+        Ok(Some(text)) if text.len() <= 40 => text,
+        _ => kind.to_owned(),
+    }
+}
+
+/// A JS value that N-API could not read, as the call's `invalid_input`.
+pub fn unreadable(err: napi::Error) -> LroError {
+    LroError::new(ErrorCode::InvalidInput, err.reason.clone())
 }
 
 /// A failure of the N-API plumbing itself, which user input should never cause.

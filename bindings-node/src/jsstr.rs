@@ -1,6 +1,4 @@
-//! Strings and results across N-API in one pass each: the one `unsafe` module of the crate.
-//!
-//! Results go to JS as [`Json`]: their text, parsed by `JSON.parse` (see there).
+//! Strings across N-API in one pass each, with N-API's own calls.
 //!
 //! napi-rs's `JsString::into_utf8` measures the UTF-8 length (a pass over the string),
 //! fills a zeroed buffer (a second) and `into_owned` copies it (a third): for the megabytes
@@ -16,32 +14,7 @@
 
 use std::ptr;
 
-use napi::bindgen_prelude::{ToNapiValue, TypeName};
-use napi::{Env, JsValue, Status, ValueType, sys};
-use serde_json::Value;
-
-/// A result for JS, made by `JSON.parse` of its text: V8's parser builds the objects several
-/// times faster than napi-rs's serde conversion (one N-API call per property), and integers
-/// beyond 2^53 become numbers, as any JSON reader in JS gives them, not BigInts that
-/// `JSON.stringify` would then refuse.
-pub struct Json(pub Value);
-
-impl TypeName for Json {
-    fn type_name() -> &'static str {
-        "unknown"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Unknown
-    }
-}
-
-impl ToNapiValue for Json {
-    unsafe fn to_napi_value(env: sys::napi_env, json: Self) -> napi::Result<sys::napi_value> {
-        let env = Env::from_raw(env);
-        Ok(crate::js::parse(&env, &json.0)?.raw())
-    }
-}
+use napi::{Env, JsValue, Status, sys};
 
 fn check(status: sys::napi_status, what: &str) -> napi::Result<()> {
     if status == sys::Status::napi_ok {

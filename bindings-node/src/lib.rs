@@ -1,17 +1,20 @@
 //! # lro (Node addon)
 //!
-//! Large Result Offloading for Node.js: a thin N-API shim over `lro-core`. Every function
-//! takes plain JS values, hands them to the core as JSON, and returns the core's JSON result;
-//! errors are thrown as `Error`s whose `.code` is the core's stable code (`invalid_config`,
-//! `invalid_detail`, ...). Each function has an `*Async` twin that runs on the libuv thread
-//! pool and returns a Promise.
+//! Large Result Offloading for Node.js: a thin N-API shim over `lro-core`. The API itself
+//! (option objects, their conversion, the configuration story) is `lro-js`, shared with the
+//! WebAssembly package; here each entry point reads its arguments (`arg.rs`), hands a job
+//! on core types to the core (`task.rs`), and returns the core's JSON (`out.rs`). Errors are
+//! thrown as `Error`s named `LroError` whose `.code` is the core's stable code
+//! (`invalid_config`, `invalid_detail`, ...). Each call has an `*Async` twin that runs on the
+//! libuv thread pool and returns a Promise; a bad argument rejects it, as any failure does.
 
+mod arg;
 mod chunks;
 mod config;
 mod encoded;
 mod js;
 mod jsstr;
-mod options;
+mod out;
 mod task;
 
 /// mimalloc, as in every native LRO artifact: extraction allocates and frees millions of
@@ -20,7 +23,7 @@ mod task;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use lro_core::{ErrorCode, LroError, OffloadConfig, OffloadRequest};
+use lro_core::{ErrorCode, LroError, OffloadConfig};
 use napi::bindgen_prelude::{
     AsyncTask, Buffer, FromNapiValue, Function, JsObjectValue, Object, Unknown,
 };
@@ -29,22 +32,20 @@ use napi_derive::napi;
 use serde_json::Value;
 
 use crate::config::Resolved;
-use crate::jsstr::Json;
-use crate::options::convert;
-use crate::task::{Job, LroTask, Records, settle};
+use crate::task::{
+    CleanupTask, ExtractTask, InterceptTask, Job, ListResourcesTask, LroTask, OutcomeTask,
+    ReadResourceTask, Records, settle,
+};
 
-/// A call's resolved configuration and work; argument errors become a rejected job.
+/// A call's resolved configuration and work; argument errors become a rejected job, so an
+/// async twin rejects its Promise instead of throwing.
 struct Call {
     resolved: Resolved,
     job: Job,
 }
 
-fn prepare(
-    env: &Env,
-    config: Option<Unknown<'_>>,
-    job: impl FnOnce() -> Result<Job, LroError>,
-) -> Call {
-    match config::resolve(env, config) {
+fn call(config: Option<arg::Config>, job: impl FnOnce() -> Result<Job, LroError>) -> Call {
+    match arg::Config::given(config).and_then(config::resolve) {
         Ok(resolved) => Call {
             job: job().unwrap_or_else(Job::Rejected),
             resolved,
@@ -59,43 +60,36 @@ fn prepare(
     }
 }
 
-fn run_sync(env: &Env, call: Call) -> napi::Result<Json> {
+/// Runs the call here: events delivered, then the result returned or the error thrown.
+fn run<R: From<Value>>(env: &Env, call: Call) -> napi::Result<R> {
     let Call { resolved, job } = call;
     let ran = job.run(resolved.config, resolved.on_event.is_some());
-    settle(env, resolved.on_event.as_ref(), ran).map(Json)
+    settle(env, resolved.on_event.as_ref(), ran).map(R::from)
 }
 
-fn run_async(call: Call) -> AsyncTask<LroTask> {
-    AsyncTask::new(LroTask::new(
+/// The call on the libuv thread pool: its Promise settles on the JS thread.
+fn spawn<T: From<LroTask> + napi::Task>(call: Call) -> AsyncTask<T> {
+    AsyncTask::new(T::from(LroTask::new(
         call.resolved.config,
         call.job,
         call.resolved.on_event,
-    ))
+    )))
 }
 
-fn unreadable(err: napi::Error) -> LroError {
-    LroError::new(ErrorCode::InvalidInput, err.reason.clone())
-}
-
-fn js_string(value: Unknown<'_>) -> Result<String, LroError> {
-    value
-        .coerce_to_string()
-        .and_then(|s| s.into_utf8())
-        .and_then(|s| s.into_owned())
-        .map_err(unreadable)
-}
-
-fn is_bytes(value: &Unknown<'_>) -> bool {
-    value.get_type().ok() == Some(ValueType::Object) && value.is_buffer().unwrap_or(false)
+/// A result computed here, or the error thrown.
+fn thrown<R>(env: &Env, result: Result<R, LroError>) -> napi::Result<R> {
+    result.map_err(|e| js::to_js_error(env, &e))
 }
 
 /// Tool output from JS: a Buffer/Uint8Array is JSON bytes (the fast path); a string is text
 /// output (one record per line); anything else a JSON value.
 fn records(env: &Env, value: Unknown<'_>) -> Result<Records, LroError> {
-    match value.get_type().map_err(unreadable)? {
-        ValueType::String => Ok(Records::Value(Value::String(js_string(value)?))),
-        ValueType::Object if is_bytes(&value) => Ok(Records::Json(
-            Buffer::from_unknown(value).map_err(unreadable)?.to_vec(),
+    match value.get_type().map_err(js::unreadable)? {
+        ValueType::String => Ok(Records::Value(Value::String(js::text(env, &value)?))),
+        ValueType::Object if js::is_bytes(&value) => Ok(Records::Json(
+            Buffer::from_unknown(value)
+                .map_err(js::unreadable)?
+                .to_vec(),
         )),
         ValueType::Undefined => Err(LroError::new(
             ErrorCode::InvalidInput,
@@ -110,89 +104,16 @@ fn records(env: &Env, value: Unknown<'_>) -> Result<Records, LroError> {
     }
 }
 
-/// Serialized JSON from JS, as a string or a Buffer/Uint8Array.
-fn json_text(value: Unknown<'_>) -> Result<Records, LroError> {
-    match value.get_type().map_err(unreadable)? {
-        ValueType::String => Ok(Records::Json(js_string(value)?.into_bytes())),
-        ValueType::Object if is_bytes(&value) => Ok(Records::Json(
-            Buffer::from_unknown(value).map_err(unreadable)?.to_vec(),
-        )),
-        _ => Err(LroError::new(
-            ErrorCode::InvalidInput,
-            "json must be a string or a Buffer of JSON text",
-        )),
-    }
-}
-
-/// An optional options argument as JSON (`null` when omitted).
-fn options_json(
-    env: &Env,
-    value: Option<Unknown<'_>>,
-    code: ErrorCode,
-    what: &str,
-) -> Result<Value, LroError> {
-    js::present(value).map_or(Ok(Value::Null), |v| js::from_js(env, v, code, what))
-}
-
-/// The options of an offload, as the core reads them.
-fn offload_request(env: &Env, options: Option<Unknown<'_>>) -> Result<OffloadRequest, LroError> {
-    convert(
-        options_json(env, options, ErrorCode::InvalidArgument, "options")?,
-        ErrorCode::InvalidArgument,
-        "options",
-    )
-}
-
 fn offload_job(
-    env: &Env,
     records: Result<Records, LroError>,
-    options: Option<Unknown<'_>>,
+    options: Option<arg::OffloadOptions>,
+    operation: &str,
 ) -> Result<Job, LroError> {
-    let request = offload_request(env, options)?;
+    let request = arg::OffloadOptions::read(options)?.into_request(operation)?;
     Ok(Job::Offload {
         records: records?,
         request,
     })
-}
-
-fn inject_job(
-    env: &Env,
-    formatted: Unknown<'_>,
-    pre_budget: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-) -> Result<Job, LroError> {
-    let formatted: Value = js::from_js(env, formatted, ErrorCode::InvalidInput, "formatted")?;
-    let Value::String(formatted) = formatted else {
-        return Err(LroError::new(
-            ErrorCode::InvalidInput,
-            "formatted must be a string",
-        ));
-    };
-    let mut options = options_json(env, options, ErrorCode::InvalidArgument, "options")?;
-    if options.is_null() {
-        // The inject rule belongs to inject_context: default the operation accordingly.
-        options = serde_json::json!({ "operation": "inject" });
-    }
-    let request = convert(options, ErrorCode::InvalidArgument, "options")?;
-    Ok(Job::Inject {
-        formatted,
-        pre_budget: records(env, pre_budget)?,
-        request,
-    })
-}
-
-fn intercept_job(
-    env: &Env,
-    result: Unknown<'_>,
-    context: Option<Unknown<'_>>,
-) -> Result<Job, LroError> {
-    let result = js::from_js(env, result, ErrorCode::InvalidInput, "result")?;
-    let context = convert(
-        options_json(env, context, ErrorCode::InvalidArgument, "context")?,
-        ErrorCode::InvalidArgument,
-        "context",
-    )?;
-    Ok(Job::Intercept { result, context })
 }
 
 /// Offloads `records` when their estimated tokens exceed the threshold: writes the JSONL file
@@ -200,38 +121,32 @@ fn intercept_job(
 /// (`offloaded: false`). `records` is the tool output: an array, an object holding an array,
 /// a string of text (one record per line), any other JSON value, or a Buffer of JSON text
 /// (the fast path, as `offloadJson`).
-#[napi(
-    ts_args_type = "records: unknown, options?: OffloadOptions | null, config?: Config | null",
-    ts_return_type = "Outcome"
-)]
+#[napi]
 pub fn offload(
     env: Env,
     records: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> napi::Result<Json> {
-    run_sync(
+    options: Option<arg::OffloadOptions>,
+    config: Option<arg::Config>,
+) -> napi::Result<out::Outcome> {
+    run(
         &env,
-        prepare(&env, config, || {
-            offload_job(&env, self::records(&env, records), options)
+        call(config, || {
+            offload_job(self::records(&env, records), options, "recall")
         }),
     )
 }
 
-/// `offload` on the libuv thread pool: the JS value is serialized on the calling thread, the
-/// rest (parsing, projection, the file write) runs off it.
-#[napi(
-    ts_args_type = "records: unknown, options?: OffloadOptions | null, config?: Config | null",
-    ts_return_type = "Promise<Outcome>"
-)]
+/// `offload`, as a Promise. The Node addon serializes the JS value on the calling thread and
+/// does the rest (parsing, projection, the file write) on the libuv thread pool.
+#[napi]
 pub fn offload_async(
     env: Env,
     records: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> AsyncTask<LroTask> {
-    run_async(prepare(&env, config, || {
-        offload_job(&env, self::records(&env, records), options)
+    options: Option<arg::OffloadOptions>,
+    config: Option<arg::Config>,
+) -> AsyncTask<OutcomeTask> {
+    spawn(call(config, || {
+        offload_job(self::records(&env, records), options, "recall")
     }))
 }
 
@@ -243,21 +158,18 @@ pub fn offload_async(
 /// `next` does (a record that is not a MIF memory), when the core finds records that are
 /// not, or when `fields` are not those the projection of `options` reads (options the
 /// encoder read otherwise than their JSON says); the caller then offloads them whole.
-#[napi(
-    ts_args_type = "next: () => [string, Int32Array] | null | undefined, fields: string[], options?: OffloadOptions | null, config?: Config | null",
-    ts_return_type = "Outcome | null"
-)]
+#[napi(skip_typescript)]
 pub fn offload_encoded(
     env: Env,
     next: Function<'_, (), Unknown<'_>>,
     fields: Vec<String>,
-    options: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> napi::Result<Json> {
-    run_sync(
+    options: Option<arg::OffloadOptions>,
+    config: Option<arg::Config>,
+) -> napi::Result<out::Outcome> {
+    run(
         &env,
-        prepare(&env, config, || {
-            let request = offload_request(&env, options)?;
+        call(config, || {
+            let request = arg::OffloadOptions::read(options)?.into_request("recall")?;
             let scanned = chunks::scan(&env, &next, &fields, &request)?;
             Ok(Job::Offload {
                 records: Records::Chunks(scanned),
@@ -270,19 +182,16 @@ pub fn offload_encoded(
 /// `offloadEncoded` on the libuv thread pool: the chunks are taken on the calling thread,
 /// written as JSON, scanned and offloaded off it. Resolves to `null` as `offloadEncoded`
 /// returns it.
-#[napi(
-    ts_args_type = "next: () => [string, Int32Array] | null | undefined, fields: string[], options?: OffloadOptions | null, config?: Config | null",
-    ts_return_type = "Promise<Outcome | null>"
-)]
+#[napi(skip_typescript)]
 pub fn offload_encoded_async(
     env: Env,
     next: Function<'_, (), Unknown<'_>>,
     fields: Vec<String>,
-    options: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> AsyncTask<LroTask> {
-    run_async(prepare(&env, config, || {
-        let request = offload_request(&env, options)?;
+    options: Option<arg::OffloadOptions>,
+    config: Option<arg::Config>,
+) -> AsyncTask<OutcomeTask> {
+    spawn(call(config, || {
+        let request = arg::OffloadOptions::read(options)?.into_request("recall")?;
         Ok(Job::Offload {
             records: Records::Encoded(chunks::take_all(&env, &next, &fields, &request)?),
             request,
@@ -293,312 +202,272 @@ pub fn offload_encoded_async(
 /// The fast path: `offload` on serialized JSON (a string or a Buffer), parsed by the core
 /// without building JS objects: what a tool that already holds JSON text should call.
 /// Text that is not JSON throws `invalid_input`.
-#[napi(
-    ts_args_type = "json: string | Uint8Array, options?: OffloadOptions | null, config?: Config | null",
-    ts_return_type = "Outcome"
-)]
+#[napi]
 pub fn offload_json(
     env: Env,
-    json: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> napi::Result<Json> {
-    run_sync(
+    json: arg::JsonText,
+    options: Option<arg::OffloadOptions>,
+    config: Option<arg::Config>,
+) -> napi::Result<out::Outcome> {
+    run(
         &env,
-        prepare(&env, config, || offload_job(&env, json_text(json), options)),
+        call(config, || offload_job(json.0, options, "recall")),
     )
 }
 
-/// `offloadJson` on the libuv thread pool: the text is copied on the calling thread, parsed
-/// and written off it.
-#[napi(
-    ts_args_type = "json: string | Uint8Array, options?: OffloadOptions | null, config?: Config | null",
-    ts_return_type = "Promise<Outcome>"
-)]
+/// `offloadJson`, as a Promise. The Node addon copies the text on the calling thread, and
+/// parses and writes it on the libuv thread pool.
+#[napi]
 pub fn offload_json_async(
-    env: Env,
-    json: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> AsyncTask<LroTask> {
-    run_async(prepare(&env, config, || {
-        offload_job(&env, json_text(json), options)
-    }))
+    json: arg::JsonText,
+    options: Option<arg::OffloadOptions>,
+    config: Option<arg::Config>,
+) -> AsyncTask<OutcomeTask> {
+    spawn(call(config, || offload_job(json.0, options, "recall")))
+}
+
+fn inject_job(
+    env: &Env,
+    formatted: arg::String,
+    pre_budget: Unknown<'_>,
+    options: Option<arg::OffloadOptions>,
+) -> Result<Job, LroError> {
+    let formatted = formatted.read()?;
+    // The inject rule belongs to inject_context: the operation defaults accordingly.
+    let request = arg::OffloadOptions::read(options)?.into_request("inject")?;
+    Ok(Job::Inject {
+        formatted,
+        pre_budget: records(env, pre_budget)?,
+        request,
+    })
 }
 
 /// The `inject_context` rule: the *pre-budget* result set decides. Above the threshold the
 /// full set is offloaded and `formatted` (the budgeted prompt text) is discarded; otherwise
 /// `formatted` is returned inline as `results`. The operation defaults to `inject`.
-#[napi(
-    ts_args_type = "formatted: string, preBudget: unknown, options?: OffloadOptions | null, config?: Config | null",
-    ts_return_type = "Outcome"
-)]
+#[napi]
 pub fn offload_inject(
     env: Env,
-    formatted: Unknown<'_>,
+    formatted: arg::String,
     pre_budget: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> napi::Result<Json> {
-    run_sync(
+    options: Option<arg::OffloadOptions>,
+    config: Option<arg::Config>,
+) -> napi::Result<out::Outcome> {
+    run(
         &env,
-        prepare(&env, config, || {
-            inject_job(&env, formatted, pre_budget, options)
-        }),
+        call(config, || inject_job(&env, formatted, pre_budget, options)),
     )
 }
 
-/// `offloadInject` on the libuv thread pool.
-#[napi(
-    ts_args_type = "formatted: string, preBudget: unknown, options?: OffloadOptions | null, config?: Config | null",
-    ts_return_type = "Promise<Outcome>"
-)]
+/// `offloadInject`, as a Promise (the Node addon works on the libuv thread pool).
+#[napi]
 pub fn offload_inject_async(
     env: Env,
-    formatted: Unknown<'_>,
+    formatted: arg::String,
     pre_budget: Unknown<'_>,
-    options: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> AsyncTask<LroTask> {
-    run_async(prepare(&env, config, || {
+    options: Option<arg::OffloadOptions>,
+    config: Option<arg::Config>,
+) -> AsyncTask<OutcomeTask> {
+    spawn(call(config, || {
         inject_job(&env, formatted, pre_budget, options)
     }))
+}
+
+fn intercept_job(
+    result: arg::CallToolResult,
+    context: Option<arg::ToolContext>,
+) -> Result<Job, LroError> {
+    Ok(Job::Intercept {
+        result: result.0?,
+        context: arg::ToolContext::read(context)?.into(),
+    })
 }
 
 /// Decides on an MCP `tools/call` result (a `CallToolResult`) and returns the result to send
 /// on: above the threshold its data is offloaded and `content` holds the descriptor as text,
 /// `structuredContent` the descriptor object (`isError` and `_meta` are kept).
-#[napi(
-    ts_args_type = "result: CallToolResult, context?: ToolContext | null, config?: Config | null",
-    ts_return_type = "Intercepted"
-)]
+#[napi]
 pub fn intercept_tool_result(
     env: Env,
-    result: Unknown<'_>,
-    context: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> napi::Result<Json> {
-    run_sync(
-        &env,
-        prepare(&env, config, || intercept_job(&env, result, context)),
-    )
+    result: arg::CallToolResult,
+    context: Option<arg::ToolContext>,
+    config: Option<arg::Config>,
+) -> napi::Result<out::Intercepted> {
+    run(&env, call(config, || intercept_job(result, context)))
 }
 
-/// `interceptToolResult` on the libuv thread pool.
-#[napi(
-    ts_args_type = "result: CallToolResult, context?: ToolContext | null, config?: Config | null",
-    ts_return_type = "Promise<Intercepted>"
-)]
+/// `interceptToolResult`, as a Promise (the Node addon works on the libuv thread pool).
+#[napi]
 pub fn intercept_tool_result_async(
-    env: Env,
-    result: Unknown<'_>,
-    context: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> AsyncTask<LroTask> {
-    run_async(prepare(&env, config, || {
-        intercept_job(&env, result, context)
-    }))
+    result: arg::CallToolResult,
+    context: Option<arg::ToolContext>,
+    config: Option<arg::Config>,
+) -> AsyncTask<InterceptTask> {
+    spawn(call(config, || intercept_job(result, context)))
 }
 
-fn extract_job(
-    env: &Env,
-    file_path: Unknown<'_>,
-    request: Option<Unknown<'_>>,
-) -> Result<Job, LroError> {
-    let Value::String(file_path) =
-        js::from_js(env, file_path, ErrorCode::InvalidArgument, "filePath")?
-    else {
-        return Err(LroError::new(
-            ErrorCode::InvalidArgument,
-            "filePath must be a string",
-        ));
-    };
-    let request = convert(
-        options_json(env, request, ErrorCode::InvalidArgument, "request")?,
-        ErrorCode::InvalidArgument,
-        "request",
-    )?;
+fn extract_job(file_path: arg::String, request: arg::ExtractOptions) -> Result<Job, LroError> {
     Ok(Job::Extract {
-        file_path,
-        request: Box::new(request),
+        file_path: file_path.read()?,
+        request: Box::new(request.0?.into()),
     })
 }
 
 /// Native extraction (`lro_extract`): runs one recipe, jq filter, record range or regex
 /// search over an offloaded file, in-process and bounded by `config.extract`. The file must
-/// be an offload file inside `config.outputDir` (else `path_denied`); a result cut by a limit
-/// has `truncated: true` and names the `limit`.
-#[napi(
-    ts_args_type = "filePath: string, request: ExtractOptions, config?: Config | null",
-    ts_return_type = "ExtractResponse"
-)]
+/// be an offload file inside `config.outputDir` (else `path_denied`), named by its path or
+/// its resource URI; a result cut by a limit has `truncated: true` and names the `limit`.
+#[napi]
 pub fn extract(
     env: Env,
-    file_path: Unknown<'_>,
-    request: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> napi::Result<Json> {
-    run_sync(
-        &env,
-        prepare(&env, config, || extract_job(&env, file_path, request)),
-    )
+    file_path: arg::String,
+    request: arg::ExtractOptions,
+    config: Option<arg::Config>,
+) -> napi::Result<out::ExtractResponse> {
+    run(&env, call(config, || extract_job(file_path, request)))
 }
 
-/// `extract` on the libuv thread pool (a filter over a large file can take a while).
-#[napi(
-    ts_args_type = "filePath: string, request: ExtractOptions, config?: Config | null",
-    ts_return_type = "Promise<ExtractResponse>"
-)]
+/// `extract`, as a Promise: the Node addon runs it on the libuv thread pool (a filter over a
+/// large file can take a while).
+#[napi]
 pub fn extract_async(
-    env: Env,
-    file_path: Unknown<'_>,
-    request: Option<Unknown<'_>>,
-    config: Option<Unknown<'_>>,
-) -> AsyncTask<LroTask> {
-    run_async(prepare(&env, config, || {
-        extract_job(&env, file_path, request)
-    }))
+    file_path: arg::String,
+    request: arg::ExtractOptions,
+    config: Option<arg::Config>,
+) -> AsyncTask<ExtractTask> {
+    spawn(call(config, || extract_job(file_path, request)))
 }
 
 /// Deletes offload files in the output directory whose time-to-live has passed (emitting
 /// `OffloadFileExpired` for each). A missing directory is an empty report.
-#[napi(
-    ts_args_type = "config?: Config | null",
-    ts_return_type = "CleanupReport"
-)]
-pub fn cleanup(env: Env, config: Option<Unknown<'_>>) -> napi::Result<Json> {
-    run_sync(&env, prepare(&env, config, || Ok(Job::Cleanup)))
+#[napi]
+pub fn cleanup(env: Env, config: Option<arg::Config>) -> napi::Result<out::CleanupReport> {
+    run(&env, call(config, || Ok(Job::Cleanup)))
 }
 
-/// `cleanup` on the libuv thread pool.
-#[napi(
-    ts_args_type = "config?: Config | null",
-    ts_return_type = "Promise<CleanupReport>"
-)]
-pub fn cleanup_async(env: Env, config: Option<Unknown<'_>>) -> AsyncTask<LroTask> {
-    run_async(prepare(&env, config, || Ok(Job::Cleanup)))
+/// `cleanup`, as a Promise (the Node addon works on the libuv thread pool).
+#[napi]
+pub fn cleanup_async(config: Option<arg::Config>) -> AsyncTask<CleanupTask> {
+    spawn(call(config, || Ok(Job::Cleanup)))
 }
 
-fn list_resources_job(cursor: Option<String>) -> Result<Job, LroError> {
-    Ok(Job::ListResources { cursor })
+fn list_resources_job(cursor: Option<arg::String>) -> Result<Job, LroError> {
+    Ok(Job::ListResources {
+        cursor: cursor.map(arg::String::read).transpose()?,
+    })
 }
 
 /// One page of the offload files in `config.outputDir` as MCP resources
 /// (`lro://offloads/{file}`), newest first: `{ resources: [{ uri, name, title, description,
 /// mimeType, size }], nextCursor? }`. `cursor` is the previous page's `nextCursor`; expired
 /// files are left out even before cleanup removes them.
-#[napi(
-    ts_args_type = "cursor?: string | null, config?: Config | null",
-    ts_return_type = "ResourcePage"
-)]
+#[napi]
 pub fn list_resources(
     env: Env,
-    cursor: Option<String>,
-    config: Option<Unknown<'_>>,
-) -> napi::Result<Json> {
-    run_sync(&env, prepare(&env, config, || list_resources_job(cursor)))
+    cursor: Option<arg::String>,
+    config: Option<arg::Config>,
+) -> napi::Result<out::ResourcePage> {
+    run(&env, call(config, || list_resources_job(cursor)))
 }
 
-/// `listResources` on the libuv thread pool.
-#[napi(
-    ts_args_type = "cursor?: string | null, config?: Config | null",
-    ts_return_type = "Promise<ResourcePage>"
-)]
+/// `listResources`, as a Promise (the Node addon works on the libuv thread pool).
+#[napi]
 pub fn list_resources_async(
-    env: Env,
-    cursor: Option<String>,
-    config: Option<Unknown<'_>>,
-) -> AsyncTask<LroTask> {
-    run_async(prepare(&env, config, || list_resources_job(cursor)))
+    cursor: Option<arg::String>,
+    config: Option<arg::Config>,
+) -> AsyncTask<ListResourcesTask> {
+    spawn(call(config, || list_resources_job(cursor)))
 }
 
 /// Reads the offload resource `uri`: `lro://offloads/{file}` gives the file as written,
 /// `.../records` the file without its header line: `{ contents: [{ uri, mimeType, text }] }`.
 /// Throws `invalid_argument` for a URI outside `lro://offloads/`, `path_denied` for one that
 /// names no offload file (a `..`, a symbolic link), `not_found` for a missing or expired one.
-#[napi(
-    ts_args_type = "uri: string, config?: Config | null",
-    ts_return_type = "ReadResourceResult"
-)]
-pub fn read_resource(env: Env, uri: String, config: Option<Unknown<'_>>) -> napi::Result<Json> {
-    run_sync(
+#[napi]
+pub fn read_resource(
+    env: Env,
+    uri: arg::String,
+    config: Option<arg::Config>,
+) -> napi::Result<out::ReadResourceResult> {
+    run(
         &env,
-        prepare(&env, config, || Ok(Job::ReadResource { uri })),
+        call(config, || Ok(Job::ReadResource { uri: uri.read()? })),
     )
 }
 
-/// `readResource` on the libuv thread pool (a file may be large).
-#[napi(
-    ts_args_type = "uri: string, config?: Config | null",
-    ts_return_type = "Promise<ReadResourceResult>"
-)]
+/// `readResource`, as a Promise: the Node addon reads on the libuv thread pool (a file may
+/// be large).
+#[napi]
 pub fn read_resource_async(
-    env: Env,
-    uri: String,
-    config: Option<Unknown<'_>>,
-) -> AsyncTask<LroTask> {
-    run_async(prepare(&env, config, || Ok(Job::ReadResource { uri })))
+    uri: arg::String,
+    config: Option<arg::Config>,
+) -> AsyncTask<ReadResourceTask> {
+    spawn(call(config, || Ok(Job::ReadResource { uri: uri.read()? })))
 }
 
 /// The offload files as MCP resources: the URI prefix, the media type and the two
 /// `resources/templates/list` entries, as every LRO surface serves them.
-#[napi(ts_return_type = "ResourceScheme")]
-pub fn resource_scheme() -> Json {
-    Json(serde_json::json!({
-        "uriPrefix": lro_core::resources::URI_PREFIX,
-        "mimeType": lro_core::resources::MIME_TYPE,
-        "templates": lro_core::resources::resource_templates(),
-    }))
+#[napi]
+pub fn resource_scheme() -> out::ResourceScheme {
+    out::ResourceScheme(lro_js::resource_scheme())
 }
 
 /// The `resource_link` content block of an offloaded result whose file is `filePath`.
-#[napi(ts_return_type = "ResourceLink")]
-pub fn resource_link(file_path: String) -> Json {
-    Json(lro_core::resources::resource_link(&file_path))
+#[napi]
+pub fn resource_link(env: Env, file_path: arg::String) -> napi::Result<out::ResourceLink> {
+    let file_path = thrown(&env, file_path.read())?;
+    Ok(out::ResourceLink(lro_core::resources::resource_link(
+        &file_path,
+    )))
 }
 
 /// The JSON-RPC error code a failed resource request answers with, for an error `code`:
 /// `not_found` -32002, `path_denied` and `invalid_argument` -32602, others -32603.
 #[napi]
-pub fn resource_error_code(code: String) -> i64 {
-    ErrorCode::ALL
-        .into_iter()
-        .find(|c| c.as_str() == code)
-        .map_or(-32603, lro_core::resources::jsonrpc_error_code)
-}
-
-fn config_result(env: &Env, result: Result<OffloadConfig, LroError>) -> napi::Result<Json> {
-    result
-        .map(|c| Json(config::to_js_value(&c)))
-        .map_err(|e| js::to_js_error(env, &e))
+pub fn resource_error_code(code: arg::String) -> i64 {
+    lro_js::resource_error_code(code.read().as_deref().unwrap_or_default())
 }
 
 /// The `lro_extract` tool as every LRO surface describes it: `{ name, description,
 /// inputSchema }` from the core (the `lro proxy` publishes the same), for MCP servers that
 /// register the tool themselves (`mcp.js` does).
-#[napi(ts_return_type = "ExtractTool")]
-pub fn extract_tool() -> Json {
-    Json(serde_json::json!({
-        "name": lro_core::extract::tool::TOOL_NAME,
-        "description": lro_core::extract::tool::TOOL_DESCRIPTION,
-        "inputSchema": lro_core::extract::tool::tool_input_schema(),
-    }))
+#[napi]
+pub fn extract_tool() -> out::ExtractTool {
+    out::ExtractTool(lro_js::extract_tool())
 }
 
 /// Reads the `[prompt.offload]` section of a TOML file over the defaults (a file without the
 /// section gives the defaults). Throws `not_found`, `io_error` or `invalid_config`.
-#[napi(ts_return_type = "Config")]
-pub fn config_from_toml(env: Env, path: String) -> napi::Result<Json> {
-    let result = std::fs::read_to_string(&path)
-        .map_err(|e| LroError::from_io(&e, &format!("cannot read {path}")))
-        .and_then(|text| OffloadConfig::from_toml_str(&text));
-    config_result(&env, result)
+#[napi]
+pub fn config_from_toml(env: Env, path: arg::String) -> napi::Result<out::Config> {
+    let read = path.read().and_then(|path| {
+        std::fs::read_to_string(&path)
+            .map_err(|e| LroError::from_io(&e, &format!("cannot read {path}")))
+    });
+    let config = read.and_then(|text| OffloadConfig::from_toml_str(&text));
+    thrown(&env, config.and_then(|c| config::view(&c)).map(out::Config))
 }
 
 /// Reads the `[prompt.offload]` section of TOML text over the defaults.
-#[napi(ts_return_type = "Config")]
-pub fn config_from_toml_string(env: Env, text: String) -> napi::Result<Json> {
-    config_result(&env, OffloadConfig::from_toml_str(&text))
+#[napi]
+pub fn config_from_toml_string(env: Env, text: arg::String) -> napi::Result<out::Config> {
+    let config = text
+        .read()
+        .and_then(|text| OffloadConfig::from_toml_str(&text));
+    thrown(&env, config.and_then(|c| config::view(&c)).map(out::Config))
+}
+
+/// `base` (the defaults when omitted; its values only, never the environment) with the
+/// `ATLATL_PROMPT__OFFLOAD__*` variables of `vars` on top, or this process's environment
+/// when `vars` is omitted; and the callback `base` holds.
+fn layered(
+    base: Option<arg::Config>,
+    vars: Option<arg::Environment>,
+) -> Result<(OffloadConfig, Option<js::EventCallback>), LroError> {
+    let given = arg::Config::given(base)?;
+    let vars = vars.map(|v| v.0).transpose()?;
+    let config = lro_js::layer(given.values, |c| config::layer_variables(c, vars))?;
+    Ok((config, given.on_event))
 }
 
 /// Applies the `ATLATL_PROMPT__OFFLOAD__*` variables of `vars` (default: this process's
@@ -606,51 +475,31 @@ pub fn config_from_toml_string(env: Env, text: String) -> napi::Result<Json> {
 /// configFromToml(path))` layers the sources as the specification orders them. An unknown
 /// key under the prefix, or a bad value, throws `invalid_config` naming the variable. The
 /// returned object has no `onEvent` (`withEnv` keeps it).
-#[napi(
-    ts_args_type = "vars?: Record<string, string | undefined> | null, base?: Config | null",
-    ts_return_type = "Config"
-)]
+#[napi]
 pub fn config_from_env(
     env: Env,
-    vars: Option<Unknown<'_>>,
-    base: Option<Unknown<'_>>,
-) -> napi::Result<Json> {
-    let result = config::base(&env, base).and_then(|mut config| {
-        config::layer_env(&env, &mut config, vars)?;
-        Ok(config)
-    });
-    config_result(&env, result)
+    vars: Option<arg::Environment>,
+    base: Option<arg::Config>,
+) -> napi::Result<out::Config> {
+    let config = layered(base, vars).and_then(|(config, _)| config::view(&config));
+    thrown(&env, config.map(out::Config))
 }
 
 /// `config` with the environment on top: this process's `ATLATL_PROMPT__OFFLOAD__*`
 /// variables, or those of `vars`, override its keys; its `onEvent` is kept. A configuration
 /// object is used as given, so this is how the environment gets a say over one:
 /// `offload(records, options, withEnv({ thresholdTokens: 800, onEvent }))`. Read when called.
-#[napi(
-    ts_args_type = "config?: Config | null, vars?: Record<string, string | undefined> | null",
-    ts_return_type = "Config"
-)]
+#[napi(ts_return_type = "Config")]
 pub fn with_env<'env>(
     env: &'env Env,
-    config: Option<Unknown<'env>>,
-    vars: Option<Unknown<'env>>,
+    config: Option<arg::Config>,
+    vars: Option<arg::Environment>,
 ) -> napi::Result<Object<'env>> {
-    let on_event = match js::present(config) {
-        Some(given) if given.get_type()? == ValueType::Object => {
-            let callback: Unknown<'_> = given.coerce_to_object()?.get_named_property("onEvent")?;
-            js::present(Some(callback))
-        }
-        _ => None,
-    };
-    let layered = config::base(env, config)
-        .and_then(|mut layered| {
-            config::layer_env(env, &mut layered, vars)?;
-            Ok(layered)
-        })
-        .map_err(|e| js::to_js_error(env, &e))?;
-    let mut object = js::parse(env, &config::to_js_value(&layered))?.coerce_to_object()?;
+    let (layered, on_event) = thrown(env, layered(config, vars))?;
+    let view = thrown(env, config::view(&layered))?;
+    let mut object = js::parse(env, &view)?.coerce_to_object()?;
     if let Some(callback) = on_event {
-        object.set_named_property("onEvent", callback)?;
+        object.set_named_property("onEvent", callback.borrow_back(env)?)?;
     }
     Ok(object)
 }
@@ -661,11 +510,20 @@ pub fn error_codes() -> Vec<&'static str> {
     ErrorCode::ALL.iter().map(|c| c.as_str()).collect()
 }
 
+/// The estimated tokens of `text` with the core's heuristic (characters / 4 for Latin
+/// script, one per character for wide scripts): what a descriptor or an inline result costs
+/// a model, counted as LRO counts it.
+#[napi]
+pub fn estimate_tokens(env: Env, text: arg::String) -> napi::Result<i64> {
+    let text = thrown(&env, text.read())?;
+    Ok(i64::try_from(lro_core::estimate::estimate_tokens(text.as_bytes())).unwrap_or(i64::MAX))
+}
+
 /// The top-level fields that projecting MIF memories of `operation` to `detail` reads
 /// (`null` for full detail, or a detail name the core would reject). The package entry
 /// (`lro.js`) uses it to drop unread fields in JS before `JSON.stringify`, which is what
 /// makes `offload` of JS objects cheap; the core still decides MIF and projects.
-#[napi]
+#[napi(skip_typescript)]
 pub fn projection_fields(operation: String, detail: Option<String>) -> Option<Vec<&'static str>> {
     let detail = match detail {
         Some(name) => name.parse::<lro_core::Detail>().ok()?,

@@ -9,12 +9,14 @@ use lro_core::{
     ToolCallContext,
 };
 use lro_host_s3::NativeHost;
+use lro_js::to_value;
 use napi::{Env, Task};
+use napi_derive::napi;
 use serde_json::Value;
 
 use crate::encoded::Encoded;
 use crate::js::{self, EventCallback};
-use crate::jsstr::Json;
+use crate::out;
 
 /// Tool output as it came from JS.
 pub enum Records {
@@ -105,7 +107,7 @@ fn offload_impl(
             return offload_scanned(lro, crate::chunks::scan_all(chunks, request)?, request);
         }
     };
-    Ok(outcome.to_value())
+    to_value(&outcome)
 }
 
 /// The outcome of MIF memories scanned in pieces, or `null` when they were not MIF memories
@@ -115,9 +117,8 @@ fn offload_scanned(
     chunks: MifChunks,
     request: &OffloadRequest,
 ) -> Result<Value, LroError> {
-    Ok(lro
-        .offload_chunks(chunks, request)?
-        .map_or(Value::Null, |outcome| outcome.to_value()))
+    lro.offload_chunks(chunks, request)?
+        .map_or(Ok(Value::Null), |outcome| to_value(&outcome))
 }
 
 fn inject_impl(
@@ -126,9 +127,7 @@ fn inject_impl(
     pre_budget: Records,
     request: &OffloadRequest,
 ) -> Result<Value, LroError> {
-    Ok(lro
-        .offload_inject(formatted, &parse(pre_budget)?, request)?
-        .to_value())
+    to_value(&lro.offload_inject(formatted, &parse(pre_budget)?, request)?)
 }
 
 fn intercept_impl(
@@ -136,7 +135,7 @@ fn intercept_impl(
     result: &Value,
     context: &ToolCallContext,
 ) -> Result<Value, LroError> {
-    Ok(serde_json::to_value(lro.intercept_tool_result(result, context)?).unwrap_or(Value::Null))
+    to_value(&lro.intercept_tool_result(result, context)?)
 }
 
 fn extract_impl(
@@ -144,11 +143,11 @@ fn extract_impl(
     file_path: &str,
     request: &ExtractRequest,
 ) -> Result<Value, LroError> {
-    Ok(serde_json::to_value(lro.extract(file_path, request)?).unwrap_or(Value::Null))
+    to_value(&lro.extract(file_path, request)?)
 }
 
 fn cleanup_impl(lro: &Offloader<NativeHost>) -> Result<Value, LroError> {
-    Ok(serde_json::to_value(lro.cleanup()?).unwrap_or(Value::Null))
+    to_value(&lro.cleanup()?)
 }
 
 impl Job {
@@ -180,13 +179,8 @@ impl Job {
                 Job::Intercept { result, context } => intercept_impl(&lro, &result, &context),
                 Job::Extract { file_path, request } => extract_impl(&lro, &file_path, &request),
                 Job::Cleanup => cleanup_impl(&lro),
-                Job::ListResources { cursor } => {
-                    Ok(serde_json::to_value(lro.list_resources(cursor.as_deref())?)
-                        .unwrap_or(Value::Null))
-                }
-                Job::ReadResource { uri } => {
-                    Ok(serde_json::to_value(lro.read_resource(&uri)?).unwrap_or(Value::Null))
-                }
+                Job::ListResources { cursor } => to_value(&lro.list_resources(cursor.as_deref())?),
+                Job::ReadResource { uri } => to_value(&lro.read_resource(&uri)?),
                 Job::Rejected(err) => Err(err),
             }
         })();
@@ -217,24 +211,64 @@ impl LroTask {
             on_event,
         }
     }
-}
 
-impl Task for LroTask {
-    type Output = Ran;
-    // The JSON is converted in `resolve`, on the JS thread.
-    type JsValue = Json;
-
-    fn compute(&mut self) -> napi::Result<Ran> {
+    fn compute(&mut self) -> Ran {
         let job = self.job.take().unwrap_or_else(|| {
             Job::Rejected(LroError::new(
                 lro_core::ErrorCode::InvalidArgument,
                 "the task has already run",
             ))
         });
-        Ok(job.run(self.config.clone(), self.on_event.is_some()))
+        job.run(self.config.clone(), self.on_event.is_some())
     }
 
-    fn resolve(&mut self, env: Env, ran: Ran) -> napi::Result<Json> {
-        settle(&env, self.on_event.as_ref(), ran).map(Json)
+    fn resolve(&mut self, env: &Env, ran: Ran) -> napi::Result<Value> {
+        settle(env, self.on_event.as_ref(), ran)
     }
+}
+
+/// The tasks of the async twins, one per result type: napi writes `Promise<Outcome>` and so
+/// on into index.d.ts from each task's `JsValue`.
+macro_rules! tasks {
+    ($($(#[$doc:meta])* $task:ident => $result:ty;)*) => {$(
+        $(#[$doc])*
+        pub struct $task(LroTask);
+
+        impl From<LroTask> for $task {
+            fn from(task: LroTask) -> Self {
+                Self(task)
+            }
+        }
+
+        #[napi]
+        impl Task for $task {
+            type Output = Ran;
+            // The result is made in `resolve`, on the JS thread.
+            type JsValue = $result;
+
+            fn compute(&mut self) -> napi::Result<Ran> {
+                Ok(self.0.compute())
+            }
+
+            fn resolve(&mut self, env: Env, ran: Ran) -> napi::Result<$result> {
+                self.0.resolve(&env, ran).map(Into::into)
+            }
+        }
+    )*};
+}
+
+tasks! {
+    /// `offloadAsync`, `offloadJsonAsync`, `offloadInjectAsync` (and the internal
+    /// `offloadEncodedAsync`, whose outcome is `null` when the records were not MIF memories).
+    OutcomeTask => out::Outcome;
+    /// `interceptToolResultAsync`.
+    InterceptTask => out::Intercepted;
+    /// `extractAsync`.
+    ExtractTask => out::ExtractResponse;
+    /// `cleanupAsync`.
+    CleanupTask => out::CleanupReport;
+    /// `listResourcesAsync`.
+    ListResourcesTask => out::ResourcePage;
+    /// `readResourceAsync`.
+    ReadResourceTask => out::ReadResourceResult;
 }
