@@ -28,61 +28,32 @@ async function offloadAsync(records, options, config) {
   return native.offloadAsync(records, options, config)
 }
 
-const {
-  offloadJson,
-  offloadJsonAsync,
-  offloadInject,
-  offloadInjectAsync,
-  interceptToolResult,
-  interceptToolResultAsync,
-  extract,
-  extractAsync,
-  cleanup,
-  cleanupAsync,
-  listResources,
-  listResourcesAsync,
-  readResource,
-  readResourceAsync,
-  resourceScheme,
-  resourceLink,
-  resourceErrorCode,
-  extractTool,
-  configFromToml,
-  configFromTomlString,
-  configFromEnv,
-  withEnv,
-  errorCodes,
-  estimateTokens,
-  __napiBindingTarget,
-} = native
-
-// Shorthand keys, which Node's ESM loader reads as named exports (cjs-module-lexer).
-module.exports = {
-  offload,
-  offloadAsync,
-  offloadJson,
-  offloadJsonAsync,
-  offloadInject,
-  offloadInjectAsync,
-  interceptToolResult,
-  interceptToolResultAsync,
-  extract,
-  extractAsync,
-  cleanup,
-  cleanupAsync,
-  listResources,
-  listResourcesAsync,
-  readResource,
-  readResourceAsync,
-  resourceScheme,
-  resourceLink,
-  resourceErrorCode,
-  extractTool,
-  configFromToml,
-  configFromTomlString,
-  configFromEnv,
-  withEnv,
-  errorCodes,
-  estimateTokens,
-  __napiBindingTarget,
-}
+// The public API, by name: Node's ESM loader reads `exports.name =` as named exports
+// (cjs-module-lexer).
+exports.offload = offload
+exports.offloadAsync = offloadAsync
+exports.offloadJson = native.offloadJson
+exports.offloadJsonAsync = native.offloadJsonAsync
+exports.offloadInject = native.offloadInject
+exports.offloadInjectAsync = native.offloadInjectAsync
+exports.interceptToolResult = native.interceptToolResult
+exports.interceptToolResultAsync = native.interceptToolResultAsync
+exports.extract = native.extract
+exports.extractAsync = native.extractAsync
+exports.cleanup = native.cleanup
+exports.cleanupAsync = native.cleanupAsync
+exports.listResources = native.listResources
+exports.listResourcesAsync = native.listResourcesAsync
+exports.readResource = native.readResource
+exports.readResourceAsync = native.readResourceAsync
+exports.resourceScheme = native.resourceScheme
+exports.resourceLink = native.resourceLink
+exports.resourceErrorCode = native.resourceErrorCode
+exports.extractTool = native.extractTool
+exports.configFromToml = native.configFromToml
+exports.configFromTomlString = native.configFromTomlString
+exports.configFromEnv = native.configFromEnv
+exports.withEnv = native.withEnv
+exports.errorCodes = native.errorCodes
+exports.estimateTokens = native.estimateTokens
+exports.__napiBindingTarget = native.__napiBindingTarget

@@ -10,8 +10,7 @@
 use lro_core::{ErrorCode, LroError};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use serde_json::Value;
-use serde_path_to_error::Segment;
+use serde_json::{Map, Value};
 
 /// An option object of the JS API.
 pub trait Argument: DeserializeOwned + Default {
@@ -38,30 +37,70 @@ pub fn from_json<T: Argument>(json: Option<&str>) -> Result<T, LroError> {
     if value.is_null() {
         return Ok(T::default());
     }
-    serde_path_to_error::deserialize(value).map_err(|err| {
-        let mut segments: Vec<&Segment> = err.path().iter().collect();
-        let message = err.inner().to_string();
-        // An unknown key is a mistake of the object that holds it.
-        if message.starts_with("unknown field") {
-            segments.pop();
-        }
-        let path = segments.iter().fold(String::new(), |mut path, segment| {
-            match segment {
-                Segment::Seq { index } => path.push_str(&format!("[{index}]")),
-                Segment::Map { key } => path.push_str(&format!(".{key}")),
-                Segment::Enum { variant } => path.push_str(&format!(".{variant}")),
-                Segment::Unknown => path.push_str(".?"),
-            }
-            path
-        });
-        let path = path.strip_prefix('.').unwrap_or(&path);
+    T::deserialize(value.clone()).map_err(|err| {
+        let (path, message) = locate::<T>(&value, &|object| Value::Object(object), "")
+            .unwrap_or_else(|| (String::new(), err.to_string()));
         let at = if path.is_empty() {
             T::NAME.to_owned()
         } else {
             format!("{}.{path}", T::NAME)
         };
-        LroError::new(T::code_at(path), format!("{at}: {message}"))
+        LroError::new(T::code_at(&path), format!("{at}: {message}"))
     })
+}
+
+/// Where in `object` (part of what `T` refused, put back in place by `enclose`) the mistake
+/// is, and serde's message for it: the first key whose value `T` refuses on its own, looked
+/// for inside that value when it is an object (`extract.timeoutMs`); the object's own path for
+/// a key it does not know or one it lacks. On the error path only, with the deserializer `T`
+/// already has: a path-tracking deserializer (serde_path_to_error) doubled the option code in
+/// the WebAssembly module, where every kilobyte counts.
+fn locate<T: DeserializeOwned>(
+    object: &Value,
+    enclose: &dyn Fn(Map<String, Value>) -> Value,
+    path: &str,
+) -> Option<(String, String)> {
+    let Value::Object(map) = object else {
+        return None;
+    };
+    let one = |key: &str, value: Value| Map::from_iter([(key.to_owned(), value)]);
+    let refused = |key: &str, value: Value| T::deserialize(enclose(one(key, value))).err();
+    let mut lacking = None;
+    for (key, inner) in map {
+        let Some(err) = refused(key, inner.clone()) else {
+            continue;
+        };
+        let message = err.to_string();
+        let here = if path.is_empty() {
+            key.clone()
+        } else {
+            format!("{path}.{key}")
+        };
+        let unknown = |e: &serde_json::Error| e.to_string().starts_with("unknown field");
+        if unknown(&err) && refused(key, Value::Null).is_some_and(|e| unknown(&e)) {
+            // The key itself is not one of this object's.
+            return Some((path.to_owned(), message));
+        }
+        if let Value::Object(_) = inner {
+            let enclose_inner = |inner: Map<String, Value>| enclose(one(key, Value::Object(inner)));
+            if let Some(found) = locate::<T>(inner, &enclose_inner, &here) {
+                return Some(found);
+            }
+        }
+        if message.starts_with("missing field") {
+            // The value is an object that lacks a key (`lines` without `start`), or this
+            // object lacks one whatever the value.
+            let lacks = if inner.is_object() {
+                here
+            } else {
+                path.to_owned()
+            };
+            lacking.get_or_insert((lacks, message));
+            continue;
+        }
+        return Some((here, message));
+    }
+    lacking
 }
 
 /// `value` as JSON: a result on its way to JS. A value that cannot be written as JSON (a

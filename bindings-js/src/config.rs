@@ -13,6 +13,7 @@ use lro_core::{DescriptorProfile, ErrorCode, GuidanceMode, LroError, OffloadConf
 use napi_derive::napi;
 use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 
 use crate::argument::Argument;
 
@@ -230,6 +231,20 @@ impl From<&OffloadConfig> for Config {
     }
 }
 
+/// Environment variables from a JS object of them (`process.env`, or the `vars` of
+/// `configFromEnv` and `withEnv`): a value that is not text reads as its JSON text; `null`
+/// (and `undefined`, which JSON drops) is unset.
+pub fn variables(object: Map<String, Value>) -> Vec<(String, String)> {
+    object
+        .into_iter()
+        .filter(|(_, value)| !value.is_null())
+        .map(|(name, value)| match value {
+            Value::String(text) => (name, text),
+            other => (name, other.to_string()),
+        })
+        .collect()
+}
+
 /// The configuration of a call: the object's values over the defaults when it holds any
 /// ([`Config::holds_configuration`]), else the defaults with `environment` applied (the
 /// binding's `ATLATL_PROMPT__OFFLOAD__*` variables, read only then).
@@ -307,6 +322,14 @@ mod tests {
                 "config.thresholdTokens: invalid value: integer `-1`",
             ),
             (r#"{"bogus":true}"#, "config: unknown field `bogus`"),
+            (
+                r#"{"extract":{"timeoutMS":5}}"#,
+                "config.extract: unknown field `timeoutMS`",
+            ),
+            (
+                r#"{"extract":{"timeoutMs":"soon"}}"#,
+                "config.extract.timeoutMs: invalid type: string",
+            ),
             (
                 r#"{"filePrefix":"../x"}"#,
                 "invalid value for prompt.offload.file_prefix",

@@ -345,10 +345,37 @@ mod tests {
             message.starts_with("options: invalid type: string"),
             "{message}"
         );
-        let err = from_json::<ExtractOptions>(Some(r#"{"lines":{"start":"one"}}"#)).unwrap_err();
-        assert_eq!(
-            err.message(),
-            "request.lines.start: invalid type: string \"one\", expected u64"
+        for (text, says) in [
+            (
+                r#"{"lines":{"start":"one"}}"#,
+                "request.lines.start: invalid type: string \"one\", expected u64",
+            ),
+            (
+                r#"{"lines":{"end":5}}"#,
+                "request.lines: missing field `start`",
+            ),
+            (
+                r#"{"search":{}}"#,
+                "request.search: missing field `pattern`",
+            ),
+            (
+                r#"{"recipe":3,"search":{"pattern":"x","maxResult":2}}"#,
+                "request.search: unknown field `maxResult`",
+            ),
+            (
+                r#"{"limit":-1,"count":true}"#,
+                "request.limit: invalid value: integer `-1`, expected u64",
+            ),
+        ] {
+            let err = from_json::<ExtractOptions>(Some(text)).unwrap_err();
+            assert!(err.message().starts_with(says), "{text}: {}", err.message());
+        }
+        let err = from_json::<OffloadOptions>(Some(r#"{"scores":[0.5,"high"]}"#)).unwrap_err();
+        assert!(
+            err.message()
+                .starts_with("options.scores: invalid type: string"),
+            "{}",
+            err.message()
         );
     }
 

@@ -23,26 +23,13 @@ use serde_json::Value;
 use crate::js::{self, EventCallback};
 use crate::task::Records;
 
-/// The value napi passes, as an `Unknown` of this call.
-///
-/// # Safety
-/// `env` and `value` must be the live handles napi passes to `from_napi_value`.
-unsafe fn unknown<'env>(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Unknown<'env>> {
-    // SAFETY: the caller passes napi's own handles, valid for the call.
-    unsafe { Unknown::from_napi_value(env, value) }
-}
-
-/// `T` read from a JS value through its JSON form (`undefined` and functions: the defaults).
-fn read_json<T: Argument>(env: &Env, value: Unknown<'_>) -> Result<T, LroError> {
-    let text = js::stringify(env, value, T::code_at(""), T::NAME)?;
-    lro_js::from_json(text.as_deref())
-}
-
-/// The option objects, each read into its `lro-js` mirror.
-macro_rules! option_arguments {
-    ($($(#[$doc:meta])* $name:ident;)*) => {$(
+/// Argument types: `Name(Read): Kind = reader` declares `Name`, whose value is what `reader`
+/// made of the JS value (a `Read`, or the call's error), and whose JS type is `Name` of kind
+/// `Kind`.
+macro_rules! arguments {
+    ($($(#[$doc:meta])* $name:ident($read:ty): $kind:ident = $reader:expr;)*) => {$(
         $(#[$doc])*
-        pub struct $name(pub Result<lro_js::$name, LroError>);
+        pub struct $name(pub Result<$read, LroError>);
 
         impl TypeName for $name {
             fn type_name() -> &'static str {
@@ -50,38 +37,59 @@ macro_rules! option_arguments {
             }
 
             fn value_type() -> ValueType {
-                ValueType::Object
+                ValueType::$kind
             }
         }
 
         impl FromNapiValue for $name {
             unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
-                // SAFETY: napi's handles, passed on.
-                let value = unsafe { unknown(env, value) }?;
-                Ok(Self(read_json(&Env::from_raw(env), value)))
-            }
-        }
-
-        impl $name {
-            /// The options of an optional argument: omitted or `null`, the defaults.
-            pub fn read(given: Option<Self>) -> Result<lro_js::$name, LroError> {
-                given.map_or_else(|| Ok(Default::default()), |Self(read)| read)
+                // SAFETY: `env` and `value` are the live handles napi passes for this call.
+                let value = unsafe { Unknown::from_napi_value(env, value) }?;
+                Ok(Self($reader(&Env::from_raw(env), value)))
             }
         }
     )*};
 }
 
-option_arguments! {
+arguments! {
     /// `offload`'s options (`lro_js::OffloadOptions`).
-    OffloadOptions;
+    OffloadOptions(lro_js::OffloadOptions): Object = read_json;
     /// `interceptToolResult`'s context (`lro_js::ToolContext`).
-    ToolContext;
+    ToolContext(lro_js::ToolContext): Object = read_json;
     /// `extract`'s request (`lro_js::ExtractOptions`).
-    ExtractOptions;
+    ExtractOptions(lro_js::ExtractOptions): Object = read_json;
+    /// The `config` argument: its values and the event callback it holds.
+    Config(Given): Object = read_config;
+    /// A string argument (`filePath`, `uri`, ...): named `String` so that napi writes
+    /// `string` for it; anything else is the call's `invalid_argument`.
+    String(std::string::String): String = read_string;
+    /// Serialized JSON (`offloadJson`): a string, or its UTF-8 bytes in a Buffer/Uint8Array.
+    JsonText(Records): Unknown = read_json_text;
+    /// An MCP `CallToolResult` to intercept, as its JSON.
+    CallToolResult(Value): Object = read_call_tool_result;
+    /// Environment variables (`configFromEnv`, `withEnv`): an object of names to values, as
+    /// `process.env`.
+    Environment(Vec<(std::string::String, std::string::String)>): Object = read_environment;
 }
 
-/// The `config` argument: its values, and the event callback it holds.
-pub struct Config(pub Result<Given, LroError>);
+/// An option object of an optional argument: omitted or `null`, the defaults.
+pub fn options<T: Argument>(given: Option<Result<T, LroError>>) -> Result<T, LroError> {
+    given.unwrap_or_else(|| Ok(T::default()))
+}
+
+impl OffloadOptions {
+    /// The options of an optional argument.
+    pub fn read(given: Option<Self>) -> Result<lro_js::OffloadOptions, LroError> {
+        options(given.map(|Self(read)| read))
+    }
+}
+
+impl ToolContext {
+    /// The context of an optional argument.
+    pub fn read(given: Option<Self>) -> Result<lro_js::ToolContext, LroError> {
+        options(given.map(|Self(read)| read))
+    }
+}
 
 /// A `config` object as given: the values (`lro_js::Config`) and `onEvent`.
 pub struct Given {
@@ -106,32 +114,25 @@ impl Config {
     }
 }
 
-impl TypeName for Config {
-    fn type_name() -> &'static str {
-        "Config"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Object
+impl String {
+    /// The string, or the call's error.
+    pub fn read(self) -> Result<std::string::String, LroError> {
+        self.0
     }
 }
 
-impl FromNapiValue for Config {
-    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
-        // SAFETY: napi's handles, passed on.
-        let value = unsafe { unknown(env, value) }?;
-        Ok(Self(read_config(&Env::from_raw(env), value)))
-    }
+/// `T` read from a JS value through its JSON form (`undefined` and functions: the defaults).
+fn read_json<T: Argument>(env: &Env, value: Unknown<'_>) -> Result<T, LroError> {
+    let text = js::stringify(env, value, T::code_at(""), T::NAME)?;
+    lro_js::from_json(text.as_deref())
 }
 
 fn read_config(env: &Env, value: Unknown<'_>) -> Result<Given, LroError> {
     let invalid = |message: &str| LroError::new(ErrorCode::InvalidConfig, message);
     if value.get_type().ok() != Some(ValueType::Object) {
         // Not an object: the shared reader names what it got.
-        return lro_js::from_json::<lro_js::Config>(
-            js::stringify(env, value, ErrorCode::InvalidConfig, "config")?.as_deref(),
-        )
-        .and(Err(invalid("config must be an object")));
+        read_json::<lro_js::Config>(env, value)?;
+        return Err(invalid("config must be an object"));
     }
     let object = value.coerce_to_object().map_err(|e| invalid(&e.reason))?;
     let property = |name: &str| -> Result<Option<Unknown<'_>>, LroError> {
@@ -160,134 +161,36 @@ fn read_config(env: &Env, value: Unknown<'_>) -> Result<Given, LroError> {
     })
 }
 
-/// A string argument (`filePath`, `uri`, ...). Named `String` so that napi writes `string`
-/// for it; anything else is the call's `invalid_argument`.
-pub struct String(pub Result<std::string::String, LroError>);
-
-impl String {
-    /// The string, or the call's error.
-    pub fn read(self) -> Result<std::string::String, LroError> {
-        self.0
+fn read_string(env: &Env, value: Unknown<'_>) -> Result<std::string::String, LroError> {
+    if value.get_type().ok() == Some(ValueType::String) {
+        return js::text(env, &value);
     }
+    Err(LroError::new(
+        ErrorCode::InvalidArgument,
+        format!("expected a string, got {}", js::describe(env, value)),
+    ))
 }
 
-impl TypeName for String {
-    fn type_name() -> &'static str {
-        "String"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::String
-    }
-}
-
-impl FromNapiValue for String {
-    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
-        // SAFETY: napi's handles, passed on.
-        let value = unsafe { unknown(env, value) }?;
-        let env = Env::from_raw(env);
-        Ok(Self(if value.get_type().ok() == Some(ValueType::String) {
-            js::text(&env, &value)
-        } else {
-            Err(LroError::new(
-                ErrorCode::InvalidArgument,
-                format!("expected a string, got {}", js::describe(&env, value)),
-            ))
-        }))
-    }
-}
-
-/// Serialized JSON (`offloadJson`): a string, or its UTF-8 bytes in a Buffer/Uint8Array.
-pub struct JsonText(pub Result<Records, LroError>);
-
-impl TypeName for JsonText {
-    fn type_name() -> &'static str {
-        "JsonText"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Unknown
-    }
-}
-
-impl FromNapiValue for JsonText {
-    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
-        // SAFETY: napi's handles, passed on.
-        let value = unsafe { unknown(env, value) }?;
-        let env = Env::from_raw(env);
-        Ok(Self(match value.get_type() {
-            Ok(ValueType::String) => js::text(&env, &value).map(|s| Records::Json(s.into_bytes())),
-            Ok(ValueType::Object) if js::is_bytes(&value) => Buffer::from_unknown(value)
-                .map(|b| Records::Json(b.to_vec()))
-                .map_err(js::unreadable),
-            _ => Err(LroError::new(
-                ErrorCode::InvalidInput,
-                "json must be a string or a Buffer of JSON text",
-            )),
-        }))
-    }
-}
-
-/// An MCP `CallToolResult` to intercept, as its JSON.
-pub struct CallToolResult(pub Result<Value, LroError>);
-
-impl TypeName for CallToolResult {
-    fn type_name() -> &'static str {
-        "CallToolResult"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Object
-    }
-}
-
-impl FromNapiValue for CallToolResult {
-    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
-        // SAFETY: napi's handles, passed on.
-        let value = unsafe { unknown(env, value) }?;
-        Ok(Self(js::from_js(
-            &Env::from_raw(env),
-            value,
+fn read_json_text(env: &Env, value: Unknown<'_>) -> Result<Records, LroError> {
+    match value.get_type() {
+        Ok(ValueType::String) => js::text(env, &value).map(|s| Records::Json(s.into_bytes())),
+        Ok(ValueType::Object) if js::is_bytes(&value) => Buffer::from_unknown(value)
+            .map(|b| Records::Json(b.to_vec()))
+            .map_err(js::unreadable),
+        _ => Err(LroError::new(
             ErrorCode::InvalidInput,
-            "result",
-        )))
+            "json must be a string or a Buffer of JSON text",
+        )),
     }
 }
 
-/// Environment variables (`configFromEnv`, `withEnv`): an object of names to values, as
-/// `process.env`.
-pub struct Environment(pub Result<Vec<(std::string::String, std::string::String)>, LroError>);
-
-impl TypeName for Environment {
-    fn type_name() -> &'static str {
-        "Environment"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Object
-    }
+fn read_call_tool_result(env: &Env, value: Unknown<'_>) -> Result<Value, LroError> {
+    js::from_js(env, value, ErrorCode::InvalidInput, "result")
 }
 
-impl FromNapiValue for Environment {
-    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> napi::Result<Self> {
-        // SAFETY: napi's handles, passed on.
-        let value = unsafe { unknown(env, value) }?;
-        let vars = js::from_js::<serde_json::Map<_, _>>(
-            &Env::from_raw(env),
-            value,
-            ErrorCode::InvalidConfig,
-            "environment",
-        );
-        // A value that is not text reads as its JSON text; `undefined` (dropped) and `null`
-        // are unset.
-        Ok(Self(vars.map(|vars| {
-            vars.into_iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(name, v)| match v {
-                    Value::String(text) => (name, text),
-                    other => (name, other.to_string()),
-                })
-                .collect()
-        })))
-    }
+fn read_environment(
+    env: &Env,
+    value: Unknown<'_>,
+) -> Result<Vec<(std::string::String, std::string::String)>, LroError> {
+    js::from_js(env, value, ErrorCode::InvalidConfig, "environment").map(lro_js::variables)
 }
