@@ -39,7 +39,7 @@ function publish(tmp, path) {
   }
 }
 
-/** @returns {import("./lro_wasm").LroHost} */
+/** @returns {import("./index").LroHost} */
 function nodeHost() {
   return {
     writeAtomic(path, bytes) {
@@ -69,6 +69,9 @@ function nodeHost() {
     },
     entryKind(path) {
       return kindOf(fs.lstatSync(path));
+    },
+    fileSize(path) {
+      return fs.statSync(path).size;
     },
     nowMillis() {
       return Date.now();

@@ -243,7 +243,7 @@ $("jq-form").addEventListener("submit", (event) => {
 });
 
 // A request when every key is a request key; otherwise the document is the filter itself.
-const REQUEST_KEYS = new Set(["where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats", "section"]);
+const REQUEST_KEYS = new Set(["where", "fields", "sort", "skip", "limit", "count", "groupBy", "group_by", "distinct", "stats", "section"]);
 
 $("where-form").addEventListener("submit", (event) => {
   event.preventDefault();

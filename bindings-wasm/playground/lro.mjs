@@ -1,9 +1,18 @@
 // Everything the playground asks of the wasm-bindgen package, in one module: when the
 // package's JS API changes, this file changes and the page does not.
 //
-// Files go to the package's built-in in-memory store (a browser has no files): each run
-// gets a fresh engine, so one run's files never mix with another's.
-import init, { Lro, estimateTokens } from "../js/pkg/web/lro_wasm.js";
+// Files go to the package's built-in in-memory store (a browser has no files, and the page
+// gives no `host`): each run first removes the files of the runs before, so the store holds
+// one run's files at a time.
+import init, {
+  cleanup,
+  estimateTokens,
+  extract,
+  offload as offloadRecords,
+  offloadJson,
+  readResource,
+  resourceLink,
+} from "../js/pkg/web/lro_wasm.js";
 
 export const PROFILES = ["full", "compact", "pointer"];
 
@@ -40,13 +49,14 @@ function isJson(text) {
  * Throws the core's errors (`err.code`).
  */
 export function offload(text, { operation, detail, threshold, profile }) {
-  const lro = new Lro({ threshold_tokens: threshold });
+  const config = { thresholdTokens: threshold };
+  cleanup({ ttlSeconds: 0 });
   const request = { operation, descriptor: profile };
   if (detail) request.detail = detail;
   // JSON text goes in as text (exact numbers, no JS round trip); anything else as a string,
   // which the core reads by its shape.
   const json = isJson(text);
-  const run = (req) => (json ? lro.offloadJson(text, req) : lro.offload(text, req));
+  const run = (req) => (json ? offloadJson(text, req, config) : offloadRecords(text, req, config));
   const outcome = run(request);
   if (!outcome.offloaded) {
     return { offloaded: false, outcome, tokens: estimateTokens(JSON.stringify(outcome.results)) };
@@ -68,13 +78,13 @@ export function offload(text, { operation, detail, threshold, profile }) {
     costs,
     filePath: outcome.file_path,
     /** The offload file's bytes (a JSONL header line, then one record per line). */
-    fileBytes: () => lro.readFile(outcome.file_path),
+    fileBytes: () => new TextEncoder().encode(readResource(resourceLink(outcome.file_path).uri).contents[0].text),
     /**
      * Native extraction on the file (`lro_extract`): `{ recipe, params }`, `{ query }` (a jq
      * filter), or a structured query (`where`, `fields`, `sort`, `skip`, `limit`, `count`,
-     * `group_by`, `distinct`, `stats`), each with an optional `section`.
+     * `groupBy`, `distinct`, `stats`), each with an optional `section`.
      */
-    extract: (request) => lro.extract(outcome.file_path, request),
+    extract: (request) => extract(outcome.file_path, request),
   };
 }
 

@@ -1,25 +1,23 @@
-// The two WebAssembly implementations under Node, behind one shape for the vector runner:
-// `call(vector, config, dir)` -> { outcome, file } or throws an error whose `code` is the
-// core's code. `LRO_WASM_IMPL` picks one: "bindgen" (the wasm-bindgen package) or "jco"
-// (the WASI P2 component transpiled by jco).
+// The WASI P2 component under Node (transpiled by jco), behind the shape of the vector
+// runner's `call` (tests/vectors/runner.mjs): `call(vector, config, dir)` -> { outcome, file }
+// or throws an error whose `code` is the core's code. (The wasm-bindgen package has the Node
+// addon's API and runs the addon's whole suite: bindings-node/__test__, LRO_TEST_WASM=1.)
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 
-import { bindgenCall, extractPath, fileOf } from "./vector-runner.mjs";
+import { extractPath, fileOf } from "../../tests/vectors/runner.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
 
-async function bindgen() {
-  const pkg = process.env.LRO_WASM_PKG ?? path.join(here, "../js");
-  const { nodeHost } = require(path.join(pkg, "node-host.cjs"));
-  return bindgenCall(require(pkg), nodeHost);
+/** Why the component skips `vector`, or false: the WIT interface serves no MCP resources. */
+export function skipReason(vector) {
+  return vector.call === "resources" && "the component exports no MCP resource functions";
 }
 
-async function jco() {
+/** The component's `call`. */
+export async function jcoCall() {
   const dir = process.env.LRO_JCO_DIR ?? path.join(here, "../component/dist/jco");
   // The preview2 shim preopens nothing by default, and the component's wasip1 adapter reads
   // the preopens once, on its first call: so the one directory every vector's output goes
@@ -81,8 +79,3 @@ async function jco() {
   };
 }
 
-export async function loadImpl(name = process.env.LRO_WASM_IMPL ?? "bindgen") {
-  if (name === "bindgen") return bindgen();
-  if (name === "jco") return jco();
-  throw new Error(`LRO_WASM_IMPL must be "bindgen" or "jco", got ${name}`);
-}

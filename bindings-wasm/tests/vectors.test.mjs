@@ -1,7 +1,7 @@
-// Runs every conformance vector in tests/vectors/ against a WebAssembly build under Node,
-// following tests/vectors/README.md (vector-runner.mjs, shared with the browser runner).
-//   LRO_WASM_IMPL=bindgen node --test bindings-wasm/tests/   (the wasm-bindgen package)
-//   LRO_WASM_IMPL=jco     node --test bindings-wasm/tests/   (the component, via jco transpile)
+// Runs every conformance vector in tests/vectors/ against the WASI component under Node
+// (transpiled by jco), following tests/vectors/README.md with the JS runner beside the
+// vectors (runner.mjs). The wasm-bindgen package runs the Node addon's suite instead.
+//   node --test bindings-wasm/tests/vectors.test.mjs     (after `make build-wasm-component`)
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import os from "node:os";
@@ -9,12 +9,12 @@ import path from "node:path";
 import { test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { loadImpl } from "./impls.mjs";
-import { produce, skipReason } from "./vector-runner.mjs";
+import { produce } from "../../tests/vectors/runner.mjs";
+import { jcoCall, skipReason } from "./impls.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const vectorsDir = process.env.LRO_VECTORS_DIR ?? path.join(here, "../../tests/vectors");
-const impl = await loadImpl();
+const impl = await jcoCall();
 
 // The runner's files: real ones, each vector in a fresh directory under the system temp dir.
 const nodeFiles = {

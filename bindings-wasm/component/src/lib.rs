@@ -26,22 +26,24 @@ mod bindings {
     export!(Component with_types_in self);
 }
 
-/// The core's error as the WIT variant whose case is its code.
-fn wit_error(err: LroError) -> WitError {
-    let message = err.message().to_owned();
-    match err.code() {
-        ErrorCode::InvalidConfig => WitError::InvalidConfig(message),
-        ErrorCode::InvalidInput => WitError::InvalidInput(message),
-        ErrorCode::InvalidDetail => WitError::InvalidDetail(message),
-        ErrorCode::InvalidOperation => WitError::InvalidOperation(message),
-        ErrorCode::InvalidArgument => WitError::InvalidArgument(message),
-        ErrorCode::InvalidQuery => WitError::InvalidQuery(message),
-        ErrorCode::QueryFailed => WitError::QueryFailed(message),
-        ErrorCode::PathDenied => WitError::PathDenied(message),
-        ErrorCode::NotFound => WitError::NotFound(message),
-        // `ErrorCode` is non-exhaustive: a future code is still an I/O-level failure to the
-        // host until the WIT variant learns it.
-        _ => WitError::IoError(format!("[{}] {message}", err.code())),
+/// The core's error as the WIT variant whose case is its code, so `?` converts it.
+impl From<LroError> for WitError {
+    fn from(err: LroError) -> Self {
+        let message = err.message().to_owned();
+        match err.code() {
+            ErrorCode::InvalidConfig => Self::InvalidConfig(message),
+            ErrorCode::InvalidInput => Self::InvalidInput(message),
+            ErrorCode::InvalidDetail => Self::InvalidDetail(message),
+            ErrorCode::InvalidOperation => Self::InvalidOperation(message),
+            ErrorCode::InvalidArgument => Self::InvalidArgument(message),
+            ErrorCode::InvalidQuery => Self::InvalidQuery(message),
+            ErrorCode::QueryFailed => Self::QueryFailed(message),
+            ErrorCode::PathDenied => Self::PathDenied(message),
+            ErrorCode::NotFound => Self::NotFound(message),
+            // `ErrorCode` is non-exhaustive: a future code is still an I/O-level failure to
+            // the host until the WIT variant learns it.
+            _ => Self::IoError(format!("[{}] {message}", err.code())),
+        }
     }
 }
 
@@ -49,20 +51,17 @@ type Result<T> = std::result::Result<T, WitError>;
 
 /// JSON text as a value; `what` names the argument in the error.
 fn parse(text: &str, code: ErrorCode, what: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| {
-        wit_error(LroError::new(
-            code,
-            format!("{what} is not valid JSON: {e}"),
-        ))
-    })
+    serde_json::from_str(text)
+        .map_err(|e| LroError::new(code, format!("{what} is not valid JSON: {e}")).into())
 }
 
 fn to_json(value: &impl serde::Serialize) -> Result<String> {
     serde_json::to_string(value).map_err(|e| {
-        wit_error(LroError::new(
+        LroError::new(
             ErrorCode::InvalidInput,
             format!("cannot serialize the result: {e}"),
-        ))
+        )
+        .into()
     })
 }
 
@@ -71,10 +70,9 @@ fn offloader(config: &str) -> Result<Offloader<WasiHost>> {
     let config = if config.trim().is_empty() {
         OffloadConfig::default()
     } else {
-        OffloadConfig::from_json(&parse(config, ErrorCode::InvalidConfig, "config")?)
-            .map_err(wit_error)?
+        OffloadConfig::from_json(&parse(config, ErrorCode::InvalidConfig, "config")?)?
     };
-    Offloader::new(config, WasiHost).map_err(wit_error)
+    Ok(Offloader::new(config, WasiHost)?)
 }
 
 fn request(text: &str) -> Result<OffloadRequest> {
@@ -83,7 +81,7 @@ fn request(text: &str) -> Result<OffloadRequest> {
     } else {
         parse(text, ErrorCode::InvalidArgument, "request")?
     };
-    OffloadRequest::from_json(&value).map_err(wit_error)
+    Ok(OffloadRequest::from_json(&value)?)
 }
 
 struct Component;
@@ -91,10 +89,8 @@ struct Component;
 impl Guest for Component {
     fn offload(config: String, records: String, request_json: String) -> Result<String> {
         let lro = offloader(&config)?;
-        let outcome = lro
-            .offload_json(records.as_bytes(), &request(&request_json)?)
-            .map_err(wit_error)?;
-        to_json(&outcome.to_value())
+        let outcome = lro.offload_json(records.as_bytes(), &request(&request_json)?)?;
+        to_json(&outcome)
     }
 
     fn offload_inject(
@@ -105,10 +101,8 @@ impl Guest for Component {
     ) -> Result<String> {
         let lro = offloader(&config)?;
         let pre_budget = parse(&pre_budget, ErrorCode::InvalidInput, "pre-budget")?;
-        let outcome = lro
-            .offload_inject(&formatted, &pre_budget, &request(&request_json)?)
-            .map_err(wit_error)?;
-        to_json(&outcome.to_value())
+        let outcome = lro.offload_inject(&formatted, &pre_budget, &request(&request_json)?)?;
+        to_json(&outcome)
     }
 
     fn intercept_tool_result(
@@ -123,32 +117,28 @@ impl Guest for Component {
         } else {
             parse(&context, ErrorCode::InvalidArgument, "context")?
         };
-        let context = ToolCallContext::from_json(&context).map_err(wit_error)?;
-        to_json(
-            &lro.intercept_tool_result(&result, &context)
-                .map_err(wit_error)?,
-        )
+        let context = ToolCallContext::from_json(&context)?;
+        to_json(&lro.intercept_tool_result(&result, &context)?)
     }
 
     fn extract(config: String, file_path: String, request_json: String) -> Result<String> {
         let lro = offloader(&config)?;
         let request = parse(&request_json, ErrorCode::InvalidArgument, "extract request")?;
-        let request: ExtractRequest =
-            from_json_value(&request, "extract request").map_err(wit_error)?;
-        to_json(&lro.extract(&file_path, &request).map_err(wit_error)?)
+        let request: ExtractRequest = from_json_value(&request, "extract request")?;
+        to_json(&lro.extract(&file_path, &request)?)
     }
 
     fn cleanup(config: String) -> Result<String> {
-        to_json(&offloader(&config)?.cleanup().map_err(wit_error)?)
+        to_json(&offloader(&config)?.cleanup()?)
     }
 
     fn config_from_toml(text: String) -> Result<String> {
-        to_json(&OffloadConfig::from_toml_str(&text).map_err(wit_error)?)
+        to_json(&OffloadConfig::from_toml_str(&text)?)
     }
 
     fn config_from_env(vars: Vec<(String, String)>) -> Result<String> {
         let mut config = OffloadConfig::default();
-        config.apply_env(vars).map_err(wit_error)?;
+        config.apply_env(vars)?;
         to_json(&config)
     }
 }

@@ -1,45 +1,22 @@
 //! The hosts of the JS binding: a JS object implementing the file, clock and randomness
-//! functions ([`JsHost`]), or the core's in-memory store with the JS clock and
-//! `crypto.getRandomValues` ([`InMemoryHost`]).
+//! functions ([`JsHost`], the `LroHost` interface of `index.d.ts`), or the core's in-memory
+//! store with the JS clock and `crypto.getRandomValues` ([`InMemoryHost`]); and the
+//! platform's, for calls whose `config` names no host.
 //!
-//! wasm32-unknown-unknown has no files, clock or OS randomness of its own: every one of
-//! them comes from JS here, as getrandom's documentation asks of libraries (the core never
-//! picks a randomness backend itself).
+//! wasm32-unknown-unknown has no files, clock, environment or OS randomness of its own:
+//! every one of them comes from JS here, as getrandom's documentation asks of libraries (the
+//! core never picks a randomness backend itself). The package's Node entry hands the
+//! platform in (`__setPlatform`: node:fs and `process.env`); elsewhere the platform is the
+//! module's in-memory store and no environment.
 
+use std::cell::RefCell;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
-use js_sys::{Array, Reflect, Uint8Array};
-use lro_core::{DirEntry, EntryKind, Host, MemoryHost};
+use js_sys::{Array, Function, Reflect, Uint8Array};
+use lro_core::{DirEntry, EntryKind, ErrorCode, Host, LroError, MemoryHost, OffloadConfig};
 use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(typescript_custom_section)]
-const LRO_HOST_TS: &str = r#"
-/** What LRO needs from its environment. Paths are absolute; a failure is thrown as an Error
- *  whose `code` is a Node errno name (`ENOENT`, `EEXIST`, `EACCES`, ...) when there is one. */
-export interface LroHost {
-  /** Writes `bytes` to `path` atomically (whole file or nothing); fails with EEXIST if it exists. */
-  writeAtomic(path: string, bytes: Uint8Array): void;
-  /** Creates `dir` and its missing parents (0700). */
-  createDirAll(dir: string): void;
-  /** The whole content of `path`. */
-  readFile(path: string): Uint8Array;
-  /** The entries of `dir`: kind is "file", "dir", "symlink" or "other" (symlinks not followed). */
-  listDir(dir: string): { name: string; kind: string }[];
-  /** Removes the file at `path`. */
-  removeFile(path: string): void;
-  /** `path` with every symbolic link and `..` resolved. */
-  canonicalize(path: string): string;
-  /** The kind of `path` without following a final symbolic link. */
-  entryKind(path: string): string;
-  /** Milliseconds since the Unix epoch. */
-  nowMillis(): number;
-  /** Fills `buf` with unpredictable bytes (e.g. `crypto.getRandomValues(buf)`). */
-  fillRandom(buf: Uint8Array): void;
-  /** The directory used when `output_dir` is empty. */
-  tempDir(): string;
-}
-"#;
 
 #[wasm_bindgen]
 extern "C" {
@@ -61,6 +38,8 @@ extern "C" {
     fn canonicalize(this: &JsHostObject, path: &str) -> Result<String, JsValue>;
     #[wasm_bindgen(method, catch, js_name = entryKind)]
     fn entry_kind(this: &JsHostObject, path: &str) -> Result<String, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = fileSize)]
+    fn file_size(this: &JsHostObject, path: &str) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch, js_name = nowMillis)]
     fn now_millis(this: &JsHostObject) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch, js_name = fillRandom)]
@@ -192,6 +171,21 @@ impl Host for JsHost {
             .map_err(io_error)
     }
 
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        // Optional: a host without it lists resources without their sizes.
+        let given = Reflect::get(&self.0, &"fileSize".into()).is_ok_and(|f| f.is_function());
+        if !given {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the host has no fileSize",
+            ));
+        }
+        self.0
+            .file_size(&path_str(path))
+            .map(|size| size as u64)
+            .map_err(io_error)
+    }
+
     fn now_millis(&self) -> u64 {
         self.0.now_millis().unwrap_or_else(|_| js_sys::Date::now()) as u64
     }
@@ -213,7 +207,7 @@ impl Host for JsHost {
 /// The built-in host for environments without files: the core's [`MemoryHost`] store, with
 /// the real clock and `crypto.getRandomValues` (MemoryHost's own fixed clock and seeded
 /// generator are for reproducible tests). Descriptors point into this store (`/tmp/...`);
-/// read the files back with `Lro.readFile`.
+/// read the files back with `readResource` or `extract`.
 pub struct InMemoryHost {
     /// The files.
     pub store: MemoryHost,
@@ -241,6 +235,9 @@ impl Host for InMemoryHost {
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         self.store.entry_kind(path)
     }
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        self.store.file_size(path)
+    }
     fn now_millis(&self) -> u64 {
         js_sys::Date::now() as u64
     }
@@ -254,19 +251,19 @@ impl Host for InMemoryHost {
     }
 }
 
-/// Either host, so one `Lro` class serves both.
+/// Either host, so one offloader type serves both.
 pub enum BindingHost {
     /// A JS object.
     Js(JsHost),
-    /// The built-in in-memory store.
-    Memory(InMemoryHost),
+    /// The built-in in-memory store, one per module.
+    Memory(Rc<InMemoryHost>),
 }
 
 impl BindingHost {
     fn get(&self) -> &dyn Host {
         match self {
             Self::Js(h) => h,
-            Self::Memory(h) => h,
+            Self::Memory(h) => &**h,
         }
     }
 }
@@ -293,6 +290,9 @@ impl Host for BindingHost {
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         self.get().entry_kind(path)
     }
+    fn file_size(&self, path: &Path) -> io::Result<u64> {
+        self.get().file_size(path)
+    }
     fn now_millis(&self) -> u64 {
         self.get().now_millis()
     }
@@ -302,4 +302,60 @@ impl Host for BindingHost {
     fn temp_dir(&self) -> PathBuf {
         self.get().temp_dir()
     }
+}
+
+/// What the JS platform gives: a host for files, and its environment.
+struct Platform {
+    host: JsHostObject,
+    environment: Function,
+}
+
+thread_local! {
+    static PLATFORM: RefCell<Option<Platform>> = const { RefCell::new(None) };
+    static MEMORY: Rc<InMemoryHost> = Rc::new(InMemoryHost {
+        store: MemoryHost::new(),
+    });
+}
+
+/// Internal to the package's Node entry (`lro.js`): the files and the environment of calls
+/// whose `config` names no host, as the native addon has them: `host` (node:fs) and
+/// `environment()` (returning `process.env`).
+#[wasm_bindgen(js_name = __setPlatform, skip_typescript)]
+pub fn set_platform(host: JsHostObject, environment: Function) {
+    PLATFORM.with(|p| *p.borrow_mut() = Some(Platform { host, environment }));
+}
+
+/// The host of a call whose `config` names none: the platform's, or the module's
+/// in-memory store.
+pub fn platform_host() -> BindingHost {
+    PLATFORM.with(|p| match &*p.borrow() {
+        Some(platform) => BindingHost::Js(JsHost(platform.host.clone().unchecked_into())),
+        None => BindingHost::Memory(MEMORY.with(Rc::clone)),
+    })
+}
+
+/// The platform's `ATLATL_PROMPT__OFFLOAD__*` variables over `config` (none without a
+/// platform: a browser has no environment).
+pub fn platform_environment(config: &mut OffloadConfig) -> Result<(), LroError> {
+    let environment = PLATFORM.with(|p| p.borrow().as_ref().map(|p| p.environment.clone()));
+    let Some(environment) = environment else {
+        return Ok(());
+    };
+    let vars = environment.call0(&JsValue::NULL).map_err(|e| {
+        LroError::new(
+            ErrorCode::InvalidConfig,
+            format!("cannot read the environment: {}", io_error(e)),
+        )
+    })?;
+    config.apply_env(crate::call::variables(&vars)?)
+}
+
+/// A text file read through the platform's host (`configFromToml`).
+pub fn read_platform_file(path: &str) -> Result<String, LroError> {
+    let host = platform_host();
+    let mut text = String::new();
+    host.open(Path::new(path))
+        .and_then(|mut file| file.read_to_string(&mut text))
+        .map_err(|e| LroError::from_io(&e, &format!("cannot read {path}")))?;
+    Ok(text)
 }

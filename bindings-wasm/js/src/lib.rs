@@ -1,306 +1,306 @@
-//! LRO for JavaScript hosts without native addons: a thin wasm-bindgen shim over `lro-core`.
+//! LRO for JavaScript hosts without native addons: a thin wasm-bindgen shim over `lro-core`,
+//! with the Node addon's API (`lro-js` describes it once for both builds).
 //!
 //! ```js
-//! const { Lro } = require("lro-wasm");
-//! const lro = new Lro({ threshold_tokens: 800 });          // built-in in-memory host
-//! const outcome = lro.offload(memories, { operation: "recall", detail: "light" });
-//! if (outcome.offloaded) console.log(lro.readText(outcome.file_path));
+//! import init, { offload, extract } from "lro-wasm";
+//! await init();                                         // fetches the module in a browser; at once under Node
+//! const outcome = offload(memories, { operation: "recall", detail: "light" }, { thresholdTokens: 800 });
+//! if (outcome.offloaded) console.log(extract(outcome.file_path, { recipe: 6 }).results);
 //! ```
 //!
-//! Records and results cross the boundary as JSON text (the engine's `JSON.stringify` /
-//! `JSON.parse` on the JS side, serde_json on ours): that is the fastest path for large result
-//! sets and keeps a record's key order, so files are byte-identical to the native build's.
-//! Option objects (config, request, tool-call context) go through serde-wasm-bindgen.
+//! Every function takes the addon's arguments (camelCase options, a per-call `config`) and
+//! returns its results; each that works on files has an `*Async` twin returning a Promise
+//! (there is no thread pool here: the work is done, then the Promise settles). Files go to
+//! `config.host`, an object implementing `LroHost`; without one, to the platform's: node:fs
+//! under Node (the package's Node entry hands it in, with `process.env`), the module's
+//! in-memory store elsewhere. Records and results cross as JSON text (`JSON.stringify` /
+//! `JSON.parse` on the JS side, serde_json on ours): the fastest path for large result sets,
+//! and it keeps a record's key order, so files are byte-identical to the native build's.
 //! Every failure is thrown as an `Error` named `LroError` whose `code` is the core's code.
 
+mod call;
 mod host;
 
-use js_sys::{JSON, Reflect};
-use lro_core::intercept::ToolCallContext;
-use lro_core::offload::from_json_value;
-use lro_core::{
-    ExtractRequest, LroError, OffloadConfig, OffloadEvent, OffloadRequest, Offloader, Outcome,
-};
+use js_sys::{JSON, Promise};
+use lro_core::{ErrorCode, ExtractRequest, LroError, OffloadConfig};
+use lro_js::{ExtractOptions, OffloadOptions, ToolContext};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
+use crate::call::{Call, js_error, read_option, records, string, stringify};
+
 pub use host::{BindingHost, InMemoryHost, JsHost, JsHostObject};
 
-/// An `LroError` as a JS `Error` with `name = "LroError"` and `code` set.
-fn js_error(err: &LroError) -> JsValue {
-    let error = js_sys::Error::new(err.message());
-    error.set_name("LroError");
-    let _ = Reflect::set(&error, &"code".into(), &err.code().as_str().into());
-    error.into()
-}
-
-fn input_error(code: lro_core::ErrorCode, what: &str, detail: impl std::fmt::Display) -> JsValue {
-    js_error(&LroError::new(code, format!("{what}: {detail}")))
-}
-
-/// A JS value as serde_json, through the engine's JSON.stringify (`undefined` is `null`).
-fn to_json(value: &JsValue, what: &str) -> Result<Value, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(Value::Null);
-    }
-    let text = JSON::stringify(value)
-        .map_err(|e| input_error(lro_core::ErrorCode::InvalidInput, what, format!("{e:?}")))?
-        .as_string()
-        .unwrap_or_else(|| "null".to_owned());
-    serde_json::from_str(&text).map_err(|e| input_error(lro_core::ErrorCode::InvalidInput, what, e))
-}
-
-/// An option object (small, structured) as serde_json.
-fn options(value: &JsValue, what: &str) -> Result<Value, JsValue> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(Value::Object(serde_json::Map::new()));
-    }
-    serde_wasm_bindgen::from_value(value.clone())
-        .map_err(|e| input_error(lro_core::ErrorCode::InvalidArgument, what, e))
-}
-
-/// A Rust result as a plain JS value, through JSON.parse.
-fn to_js(value: &impl serde::Serialize) -> Result<JsValue, JsValue> {
+/// A result computed in Rust, as a plain JS value (through `JSON.parse`).
+fn to_js(value: &Value) -> Result<JsValue, JsValue> {
     let text = serde_json::to_string(value).map_err(|e| {
-        input_error(
-            lro_core::ErrorCode::InvalidInput,
-            "cannot serialize the result",
-            e,
-        )
+        js_error(&LroError::new(
+            ErrorCode::InvalidInput,
+            format!("the result cannot be written as JSON: {e}"),
+        ))
     })?;
     JSON::parse(&text)
 }
 
-fn outcome_to_js(outcome: &Outcome) -> Result<JsValue, JsValue> {
-    to_js(&outcome.to_value())
+/// A call's result as a Promise: resolved with the value, or rejected with the error.
+fn promise(result: Result<JsValue, JsValue>) -> Promise {
+    match result {
+        Ok(value) => Promise::resolve(&value),
+        Err(err) => Promise::reject(&err),
+    }
 }
 
-/// The LRO engine for one configuration and host.
-#[wasm_bindgen]
-pub struct Lro {
-    inner: Offloader<BindingHost>,
+fn thrown<T>(result: Result<T, LroError>) -> Result<T, JsValue> {
+    result.map_err(|e| js_error(&e))
 }
 
-#[wasm_bindgen]
-impl Lro {
-    /// A new engine. `config` is an object of `[prompt.offload]` keys over the defaults
-    /// (`{ threshold_tokens: 800, output_dir: "/data/lro" }`); `host` implements `LroHost`
-    /// (`nodeHost()` from `lro-wasm/node-host` for real files), or is omitted for the built-in
-    /// in-memory host. `onEvent` receives `OffloadCreated`, `OffloadWriteFailed` and
-    /// `OffloadFileExpired` events as plain objects.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        config: JsValue,
-        host: Option<JsHostObject>,
-        #[wasm_bindgen(js_name = onEvent)] on_event: Option<js_sys::Function>,
-    ) -> Result<Lro, JsValue> {
-        let config = OffloadConfig::from_json(&options(&config, "invalid config")?)
-            .map_err(|e| js_error(&e))?;
-        Self::with_config(config, host, on_event)
-    }
-
-    /// A new engine configured from a TOML document's `[prompt.offload]` section.
-    #[wasm_bindgen(js_name = fromToml)]
-    pub fn from_toml(
-        text: &str,
-        host: Option<JsHostObject>,
-        #[wasm_bindgen(js_name = onEvent)] on_event: Option<js_sys::Function>,
-    ) -> Result<Lro, JsValue> {
-        let config = OffloadConfig::from_toml_str(text).map_err(|e| js_error(&e))?;
-        Self::with_config(config, host, on_event)
-    }
-
-    fn with_config(
-        config: OffloadConfig,
-        host: Option<JsHostObject>,
-        on_event: Option<js_sys::Function>,
-    ) -> Result<Lro, JsValue> {
-        let host = match host {
-            Some(object) if !object.is_undefined() && !object.is_null() => {
-                BindingHost::Js(JsHost(object))
-            }
-            _ => BindingHost::Memory(InMemoryHost {
-                store: lro_core::MemoryHost::new(),
-            }),
+fn offload_call(
+    records_value: &JsValue,
+    options: &JsValue,
+    config: &JsValue,
+    operation: &str,
+) -> Result<JsValue, JsValue> {
+    Call::new(config)?.run(|lro| {
+        let request = read_option::<OffloadOptions>(options)?.into_request(operation)?;
+        let outcome = match records(records_value)? {
+            call::Records::Value(value) => lro.offload(&value, &request)?,
+            call::Records::Json(bytes) => lro.offload_json(&bytes, &request)?,
         };
-        let mut inner = Offloader::new(config, host).map_err(|e| js_error(&e))?;
-        if let Some(callback) = on_event {
-            // A throwing listener must not break the offload: its exception is dropped.
-            inner = inner.with_event_sink(move |event: &OffloadEvent| {
-                if let Ok(value) = to_js(event) {
-                    let _ = callback.call1(&JsValue::NULL, &value);
-                }
-            });
-        }
-        Ok(Lro { inner })
-    }
-
-    /// The effective configuration, as a plain object.
-    #[wasm_bindgen(getter)]
-    pub fn config(&self) -> Result<JsValue, JsValue> {
-        to_js(self.inner.config())
-    }
-
-    /// Offloads `records` (an array, an object holding an array, a string of text, ...) when
-    /// its estimated tokens exceed the threshold, else returns it inline. `request` is
-    /// `{ operation, detail, query, scores, next_cursor, descriptor, context_remaining_tokens }`
-    /// (all optional): `descriptor` (`"full"`, `"compact"`, `"pointer"`) is this call's
-    /// descriptor profile; `context_remaining_tokens` lowers the threshold to
-    /// `adaptive_ratio` of it, and the outcome reports the one applied as `threshold_tokens`.
-    pub fn offload(&self, records: JsValue, request: JsValue) -> Result<JsValue, JsValue> {
-        let records = to_json(&records, "records are not JSON-serializable")?;
-        let request = self.request(&request)?;
-        outcome_to_js(
-            &self
-                .inner
-                .offload(&records, &request)
-                .map_err(|e| js_error(&e))?,
-        )
-    }
-
-    /// [`Lro::offload`] on records already serialized as JSON text (exact numbers, no
-    /// JS round trip).
-    #[wasm_bindgen(js_name = offloadJson)]
-    pub fn offload_json(&self, json: &str, request: JsValue) -> Result<JsValue, JsValue> {
-        let request = self.request(&request)?;
-        outcome_to_js(
-            &self
-                .inner
-                .offload_json(json.as_bytes(), &request)
-                .map_err(|e| js_error(&e))?,
-        )
-    }
-
-    /// The `inject_context` rule: `preBudget` (the full recall) decides; below the threshold
-    /// `formatted` is returned inline.
-    #[wasm_bindgen(js_name = offloadInject)]
-    pub fn offload_inject(
-        &self,
-        formatted: &str,
-        #[wasm_bindgen(js_name = preBudget)] pre_budget: JsValue,
-        request: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let pre_budget = to_json(&pre_budget, "preBudget is not JSON-serializable")?;
-        let request = self.request(&request)?;
-        outcome_to_js(
-            &self
-                .inner
-                .offload_inject(formatted, &pre_budget, &request)
-                .map_err(|e| js_error(&e))?,
-        )
-    }
-
-    /// Decides on an MCP `tools/call` result; returns `{ result, action, response? }`.
-    /// `context` is `{ tool_name, arguments, client_is_proxy, output_schema_declared }`
-    /// (camelCase accepted).
-    #[wasm_bindgen(js_name = interceptToolResult)]
-    pub fn intercept_tool_result(
-        &self,
-        result: JsValue,
-        context: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let result = to_json(&result, "result is not JSON-serializable")?;
-        let context = ToolCallContext::from_json(&options(&context, "invalid context")?)
-            .map_err(|e| js_error(&e))?;
-        to_js(
-            &self
-                .inner
-                .intercept_tool_result(&result, &context)
-                .map_err(|e| js_error(&e))?,
-        )
-    }
-
-    /// Native extraction (`lro_extract`) from an offload file inside the output directory:
-    /// `request` names exactly one of `recipe` (1-10, with `params`), `query` (a jq filter),
-    /// `lines` (`{ start, end, unit }`), `search` (`{ pattern, ignore_case, max_results }`), or
-    /// a structured query (`where`, a MongoDB filter document, with `fields`, `sort`, `skip`,
-    /// `limit`, or one of `count`, `group_by`, `distinct`, `stats`), or `describe: true` (the
-    /// file's full descriptor, rebuilt from the file).
-    pub fn extract(
-        &self,
-        #[wasm_bindgen(js_name = filePath)] file_path: &str,
-        request: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let request: ExtractRequest = from_json_value(
-            &options(&request, "invalid extract request")?,
-            "extract request",
-        )
-        .map_err(|e| js_error(&e))?;
-        to_js(
-            &self
-                .inner
-                .extract(file_path, &request)
-                .map_err(|e| js_error(&e))?,
-        )
-    }
-
-    /// Deletes expired offload files in the output directory; returns the report.
-    pub fn cleanup(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.cleanup().map_err(|e| js_error(&e))?)
-    }
-
-    /// The bytes of a file in the built-in in-memory host (`undefined` when absent, or when
-    /// this engine has a JS host: read those files through the host).
-    #[wasm_bindgen(js_name = readFile)]
-    pub fn read_file(&self, path: &str) -> Option<Vec<u8>> {
-        match self.inner.host() {
-            BindingHost::Memory(memory) => memory.store.file(path),
-            BindingHost::Js(_) => None,
-        }
-    }
-
-    /// The paths of the files in the built-in in-memory host, sorted.
-    pub fn files(&self) -> Vec<String> {
-        match self.inner.host() {
-            BindingHost::Memory(memory) => memory
-                .store
-                .paths()
-                .iter()
-                .map(|p| p.to_string_lossy().into_owned())
-                .collect(),
-            BindingHost::Js(_) => Vec::new(),
-        }
-    }
-
-    fn request(&self, request: &JsValue) -> Result<OffloadRequest, JsValue> {
-        OffloadRequest::from_json(&options(request, "invalid request")?).map_err(|e| js_error(&e))
-    }
+        lro_js::to_value(&outcome)
+    })
 }
 
-/// The configuration a TOML document's `[prompt.offload]` section gives.
+/// Offloads `records` when their estimated tokens exceed the threshold: writes the JSONL file
+/// and returns the descriptor (`offloaded: true`); otherwise returns them inline.
+#[wasm_bindgen]
+pub fn offload(records: JsValue, options: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
+    offload_call(&records, &options, &config, "recall")
+}
+
+/// `offload`, as a Promise.
+#[wasm_bindgen(js_name = offloadAsync)]
+pub fn offload_async(records: JsValue, options: JsValue, config: JsValue) -> Promise {
+    promise(offload(records, options, config))
+}
+
+/// `offload` on serialized JSON (a string or its UTF-8 bytes).
+#[wasm_bindgen(js_name = offloadJson)]
+pub fn offload_json(json: JsValue, options: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| {
+        let request = read_option::<OffloadOptions>(&options)?.into_request("recall")?;
+        let bytes = call::json_text(&json)?;
+        lro_js::to_value(&lro.offload_json(&bytes, &request)?)
+    })
+}
+
+/// `offloadJson`, as a Promise.
+#[wasm_bindgen(js_name = offloadJsonAsync)]
+pub fn offload_json_async(json: JsValue, options: JsValue, config: JsValue) -> Promise {
+    promise(offload_json(json, options, config))
+}
+
+/// The `inject_context` rule: the pre-budget set decides; below the threshold `formatted`
+/// is returned inline. The operation defaults to `inject`.
+#[wasm_bindgen(js_name = offloadInject)]
+pub fn offload_inject(
+    formatted: JsValue,
+    #[wasm_bindgen(js_name = preBudget)] pre_budget: JsValue,
+    options: JsValue,
+    config: JsValue,
+) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| {
+        let formatted = string(&formatted)?;
+        let request = read_option::<OffloadOptions>(&options)?.into_request("inject")?;
+        let pre_budget = match records(&pre_budget)? {
+            call::Records::Value(value) => value,
+            call::Records::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                LroError::new(ErrorCode::InvalidInput, format!("input is not valid JSON: {e}"))
+            })?,
+        };
+        lro_js::to_value(&lro.offload_inject(&formatted, &pre_budget, &request)?)
+    })
+}
+
+/// `offloadInject`, as a Promise.
+#[wasm_bindgen(js_name = offloadInjectAsync)]
+pub fn offload_inject_async(
+    formatted: JsValue,
+    #[wasm_bindgen(js_name = preBudget)] pre_budget: JsValue,
+    options: JsValue,
+    config: JsValue,
+) -> Promise {
+    promise(offload_inject(formatted, pre_budget, options, config))
+}
+
+/// Decides on an MCP `tools/call` result; returns `{ result, action, response? }`.
+#[wasm_bindgen(js_name = interceptToolResult)]
+pub fn intercept_tool_result(
+    result: JsValue,
+    context: JsValue,
+    config: JsValue,
+) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| {
+        let result: Value = serde_json::from_str(
+            &stringify(&result, ErrorCode::InvalidInput, "result")?.unwrap_or_else(|| "null".into()),
+        )
+        .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("invalid result: {e}")))?;
+        let context = read_option::<ToolContext>(&context)?.into();
+        lro_js::to_value(&lro.intercept_tool_result(&result, &context)?)
+    })
+}
+
+/// `interceptToolResult`, as a Promise.
+#[wasm_bindgen(js_name = interceptToolResultAsync)]
+pub fn intercept_tool_result_async(result: JsValue, context: JsValue, config: JsValue) -> Promise {
+    promise(intercept_tool_result(result, context, config))
+}
+
+/// Native extraction (`lro_extract`) from an offload file inside the output directory,
+/// named by its path or its resource URI.
+#[wasm_bindgen]
+pub fn extract(
+    #[wasm_bindgen(js_name = filePath)] file_path: JsValue,
+    request: JsValue,
+    config: JsValue,
+) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| {
+        let file_path = string(&file_path)?;
+        let request = ExtractRequest::from(read_option::<ExtractOptions>(&request)?);
+        lro_js::to_value(&lro.extract(&file_path, &request)?)
+    })
+}
+
+/// `extract`, as a Promise.
+#[wasm_bindgen(js_name = extractAsync)]
+pub fn extract_async(
+    #[wasm_bindgen(js_name = filePath)] file_path: JsValue,
+    request: JsValue,
+    config: JsValue,
+) -> Promise {
+    promise(extract(file_path, request, config))
+}
+
+/// Deletes expired offload files in the output directory; returns the report.
+#[wasm_bindgen]
+pub fn cleanup(config: JsValue) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| lro_js::to_value(&lro.cleanup()?))
+}
+
+/// `cleanup`, as a Promise.
+#[wasm_bindgen(js_name = cleanupAsync)]
+pub fn cleanup_async(config: JsValue) -> Promise {
+    promise(cleanup(config))
+}
+
+/// One page of the offload files as MCP resources, newest first.
+#[wasm_bindgen(js_name = listResources)]
+pub fn list_resources(cursor: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| {
+        let cursor = match cursor.is_undefined() || cursor.is_null() {
+            true => None,
+            false => Some(string(&cursor)?),
+        };
+        lro_js::to_value(&lro.list_resources(cursor.as_deref())?)
+    })
+}
+
+/// `listResources`, as a Promise.
+#[wasm_bindgen(js_name = listResourcesAsync)]
+pub fn list_resources_async(cursor: JsValue, config: JsValue) -> Promise {
+    promise(list_resources(cursor, config))
+}
+
+/// Reads the offload resource `uri` (`lro://offloads/{file}`, or `.../records`).
+#[wasm_bindgen(js_name = readResource)]
+pub fn read_resource(uri: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| lro_js::to_value(&lro.read_resource(&string(&uri)?)?))
+}
+
+/// `readResource`, as a Promise.
+#[wasm_bindgen(js_name = readResourceAsync)]
+pub fn read_resource_async(uri: JsValue, config: JsValue) -> Promise {
+    promise(read_resource(uri, config))
+}
+
+/// The offload files' URI prefix, media type and resource templates.
+#[wasm_bindgen(js_name = resourceScheme)]
+pub fn resource_scheme() -> Result<JsValue, JsValue> {
+    to_js(&lro_js::resource_scheme())
+}
+
+/// The `resource_link` content block of an offloaded result whose file is `filePath`.
+#[wasm_bindgen(js_name = resourceLink)]
+pub fn resource_link(#[wasm_bindgen(js_name = filePath)] file_path: JsValue) -> Result<JsValue, JsValue> {
+    let file_path = thrown(string(&file_path))?;
+    to_js(&lro_core::resources::resource_link(&file_path))
+}
+
+/// The JSON-RPC error code a failed resource request answers with, for an error `code`.
+#[wasm_bindgen(js_name = resourceErrorCode)]
+pub fn resource_error_code(code: JsValue) -> f64 {
+    lro_js::resource_error_code(&code.as_string().unwrap_or_default()) as f64
+}
+
+/// The `lro_extract` tool: `{ name, description, inputSchema }`.
+#[wasm_bindgen(js_name = extractTool)]
+pub fn extract_tool() -> Result<JsValue, JsValue> {
+    to_js(&lro_js::extract_tool())
+}
+
+/// The configuration a TOML file's `[prompt.offload]` section gives, the file read through
+/// the platform's host (node:fs under Node).
 #[wasm_bindgen(js_name = configFromToml)]
-pub fn config_from_toml(text: &str) -> Result<JsValue, JsValue> {
-    to_js(&OffloadConfig::from_toml_str(text).map_err(|e| js_error(&e))?)
+pub fn config_from_toml(path: JsValue) -> Result<JsValue, JsValue> {
+    let path = thrown(string(&path))?;
+    let text = thrown(host::read_platform_file(&path))?;
+    config_view(OffloadConfig::from_toml_str(&text))
 }
 
-/// The configuration the `ATLATL_PROMPT__OFFLOAD__*` entries of `vars` (e.g. `process.env`)
-/// give over the defaults.
+/// The configuration TOML text's `[prompt.offload]` section gives.
+#[wasm_bindgen(js_name = configFromTomlString)]
+pub fn config_from_toml_string(text: JsValue) -> Result<JsValue, JsValue> {
+    let text = thrown(string(&text))?;
+    config_view(OffloadConfig::from_toml_str(&text))
+}
+
+fn config_view(config: Result<OffloadConfig, LroError>) -> Result<JsValue, JsValue> {
+    let view = thrown(config.and_then(|c| lro_js::to_value(&lro_js::Config::from(&c))))?;
+    to_js(&view)
+}
+
+/// The `ATLATL_PROMPT__OFFLOAD__*` variables of `vars` (default: the platform's environment,
+/// `process.env` under Node) over `base` (default: the defaults).
 #[wasm_bindgen(js_name = configFromEnv)]
-pub fn config_from_env(vars: JsValue) -> Result<JsValue, JsValue> {
-    let vars = options(&vars, "invalid environment")?;
-    let pairs = vars
-        .as_object()
-        .into_iter()
-        .flatten()
-        .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())));
-    let mut config = OffloadConfig::default();
-    config.apply_env(pairs).map_err(|e| js_error(&e))?;
-    to_js(&config)
+pub fn config_from_env(vars: JsValue, base: JsValue) -> Result<JsValue, JsValue> {
+    let given = call::Given::read(&base)?;
+    config_view(given.layered(&vars))
 }
 
-/// The estimated tokens of `text` with the core's heuristic (characters / 4 for Latin
-/// script, one per character for wide scripts), as Python's `lro.estimate_tokens`: what a
-/// descriptor or an inline result costs a model, counted as LRO counts it.
-#[wasm_bindgen(js_name = estimateTokens)]
-pub fn estimate_tokens(text: &str) -> usize {
-    lro_core::estimate::estimate_tokens(text.as_bytes())
+/// `config` with the environment on top (`process.env` under Node, or `vars`); its
+/// `onEvent` and `host` are kept.
+#[wasm_bindgen(js_name = withEnv)]
+pub fn with_env(config: JsValue, vars: JsValue) -> Result<JsValue, JsValue> {
+    let given = call::Given::read(&config)?;
+    let (on_event, host) = (given.on_event.clone(), given.host.clone());
+    let object = config_view(given.layered(&vars))?;
+    for (name, value) in [("onEvent", on_event.map(JsValue::from)), ("host", host)] {
+        if let Some(value) = value {
+            js_sys::Reflect::set(&object, &name.into(), &value)?;
+        }
+    }
+    Ok(object)
 }
 
 /// Every stable error code, in the core's order.
 #[wasm_bindgen(js_name = errorCodes)]
 pub fn error_codes() -> Vec<String> {
-    lro_core::ErrorCode::ALL
-        .iter()
-        .map(|c| c.as_str().to_owned())
-        .collect()
+    ErrorCode::ALL.iter().map(|c| c.as_str().to_owned()).collect()
+}
+
+/// The estimated tokens of `text` with the core's heuristic (characters / 4 for Latin
+/// script, one per character for wide scripts).
+#[wasm_bindgen(js_name = estimateTokens)]
+pub fn estimate_tokens(text: JsValue) -> Result<f64, JsValue> {
+    let text = thrown(string(&text))?;
+    Ok(lro_core::estimate::estimate_tokens(text.as_bytes()) as f64)
 }

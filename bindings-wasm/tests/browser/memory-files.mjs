@@ -1,7 +1,7 @@
 // Files for a browser, which has none: a directory tree in memory, seen two ways. `host()`
-// is an `LroHost` for `new Lro(config, host)`, so the wasm-bindgen package reads and writes
+// is an `LroHost` for a call's `config.host`, so the wasm-bindgen package reads and writes
 // through JS exactly as it does over node:fs; the other methods are the vector runner's
-// `files` (vector-runner.mjs). Failures are Errors with the errno `code` node:fs would give
+// `files` (tests/vectors/runner.mjs). Failures are Errors with the errno `code` node:fs would give
 // (`ENOENT`, `ENOTDIR`, `EEXIST`, `EISDIR`), which is how the core tells "not found" from
 // other failures, so the vectors that need a failing directory fail here as they do on disk.
 
@@ -132,6 +132,7 @@ export class MemoryFiles {
         return canonical;
       },
       entryKind: (path) => this.#entry(normalize(path), "lstat").kind,
+      fileSize: (path) => this.readFile(path).length,
       nowMillis: () => Date.now(),
       fillRandom: (buf) => crypto.getRandomValues(buf),
       tempDir: () => "/tmp",

@@ -1,10 +1,11 @@
 // Runs conformance vectors on the wasm-bindgen package's web build, in whatever browser
 // context imports it: the page (vectors.html) or a Web Worker (vectors-worker.mjs). The files
 // are in memory (memory-files.mjs) behind a JS `LroHost`; the runner is the Node one
-// (../vector-runner.mjs). What each vector produced goes back to the Node test, which
-// compares it with the vector's `expect` exactly as the Node runner does.
+// (tests/vectors/runner.mjs, served as /vectors/runner.mjs). What each vector produced goes back to the Node test, which
+// compares it with the vector's `expect` exactly as the Node runner does. The calls are the
+// package's API, each given the in-memory files as its `config.host`.
 import init, * as lro from "../../js/pkg/web/lro_wasm.js";
-import { bindgenCall, produce } from "../vector-runner.mjs";
+import { apiCall, produce } from "../../vectors/runner.mjs";
 import { MemoryFiles } from "./memory-files.mjs";
 
 let ready;
@@ -18,7 +19,7 @@ export async function runVectors(names, vectorsUrl) {
   ready ??= init();
   await ready;
   const files = new MemoryFiles();
-  const call = bindgenCall(lro, () => files.host());
+  const call = apiCall(lro, { host: files.host() });
   const results = [];
   for (const name of names) {
     const response = await fetch(new URL(name, vectorsUrl));
