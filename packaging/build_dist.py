@@ -168,13 +168,17 @@ def wasm() -> None:
     optimized = bundler / "lro_wasm_bg.wasm"
     flags = os.environ["WASM_OPT_FLAGS"].split()
     run(source / "node_modules" / ".bin" / "wasm-opt", *flags, "-o", optimized, optimized)
-    for name in ("node-host.cjs", "node-host.d.cts"):
-        shutil.copy(source / "js" / name, stage / name)
+    # The entries and types (`make build-wasm-js` copied the Node addon's API types and MCP
+    # helpers beside them), as the manifest lists them.
+    for name in manifest["files"]:
+        if not name.endswith("/") and name != "README.md":
+            shutil.copy(source / "js" / name, stage / name)
     shutil.copy(source / "README.md", stage / "README.md")
     copy_licences(stage)
-    manifest["files"] = ["pkg/node/", "pkg/web/", "pkg/bundler/", "node-host.cjs", "node-host.d.cts", "README.md", *LICENSES]
-    manifest["exports"]["./bundler"] = {"types": "./pkg/bundler/lro_wasm.d.ts", "default": "./pkg/bundler/lro_wasm.js"}
-    manifest["exports"]["./web"] = {"types": "./pkg/web/lro_wasm.d.ts", "default": "./pkg/web/lro_wasm.js"}
+    manifest["files"] = [*manifest["files"], "pkg/bundler/", *LICENSES]
+    # The bundler build initializes itself on import: the API's types without `init`.
+    manifest["exports"]["./bundler"] = {"types": "./api.d.ts", "default": "./pkg/bundler/lro_wasm.js"}
+    manifest["exports"]["./web"] = {"types": "./index.d.ts", "default": "./pkg/web/lro_wasm.js"}
     (stage / "package.json").write_text(json.dumps(manifest, indent=2) + "\n")
     npm_pack(stage)
     shutil.copy(source / "component" / "dist" / "lro.component.wasm", DIST / f"lro-{VERSION}.component.wasm")

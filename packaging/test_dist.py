@@ -131,15 +131,14 @@ import assert from 'node:assert/strict'
 import { mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { Lro } from 'lro-wasm'
-import { nodeHost } from 'lro-wasm/node-host'
+import init, { offload, extract } from 'lro-wasm'
 
-const dir = mkdtempSync(join(tmpdir(), 'lro-wasm-'))
-const lro = new Lro({ output_dir: dir }, nodeHost())
+await init()
+const config = { outputDir: mkdtempSync(join(tmpdir(), 'lro-wasm-')) }
 const rows = Array.from({ length: 800 }, (_, i) => ({ id: i, team: ['red', 'blue'][i % 2], note: `row ${i} of the report` }))
-const outcome = lro.offload(rows, { operation: 'report' })
+const outcome = offload(rows, { operation: 'report' }, config)
 assert.equal(outcome.offloaded, true)
-const answer = lro.extract(outcome.file_path, { where: { team: 'blue' }, count: true })
+const answer = extract(outcome.file_path, { where: { team: 'blue' }, count: true }, config)
 assert.deepEqual(answer.results, [400])
 console.log(`lro-wasm: ${outcome.summary.count} rows offloaded to ${outcome.file_path}, 400 blue: ok`)
 """

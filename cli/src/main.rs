@@ -94,7 +94,7 @@ fn exit_code(err: &LroError) -> u8 {
     }
 }
 
-fn print_json(value: &Value) -> Result<(), LroError> {
+fn print_json(value: &impl serde::Serialize) -> Result<(), LroError> {
     let mut out = io::stdout().lock();
     serde_json::to_writer_pretty(&mut out, value)
         .map_err(|e| LroError::new(ErrorCode::Io, format!("cannot write output: {e}")))?;
@@ -129,7 +129,7 @@ fn run(cli: Cli) -> Result<Exit, LroError> {
                 Input::Json(json) => lro.offload_json(json, &request)?,
                 Input::Text(text) => lro.offload_text(text, &request)?,
             };
-            print_json(&outcome.to_value()).map(|()| Exit::Done)
+            print_json(&outcome).map(|()| Exit::Done)
         }
         Command::Extract(args) => {
             let lro = args.config.offloader_with(args.load_config()?)?;
@@ -162,8 +162,7 @@ fn run(cli: Cli) -> Result<Exit, LroError> {
         }
         Command::Cleanup { config } => {
             let lro = config.offloader()?;
-            print_json(&serde_json::to_value(lro.cleanup()?).unwrap_or(Value::Null))
-                .map(|()| Exit::Done)
+            print_json(&lro.cleanup()?).map(|()| Exit::Done)
         }
         Command::Demo { output_dir } => demo::run(output_dir).map(|()| Exit::Done),
         Command::Proxy(args) => proxy::run(args).map(|()| Exit::Done),

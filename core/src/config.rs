@@ -466,21 +466,18 @@ impl OffloadConfig {
 
     /// Checks the invariants a configuration built field by field (from a binding's options)
     /// may have broken: the bounds the setters of TOML, JSON and environment values enforce
-    /// (a safe file prefix, a ratio in (0, 1], 64-bit settings up to [`MAX_SETTING`], a store
-    /// timeout from 1 ms, at most [`MAX_STORE_RETRIES`]), with the same messages.
+    /// (a safe file prefix, a ratio in (0, 1], times up to [`MAX_SETTING`], a store timeout
+    /// from 1 ms, at most [`MAX_STORE_RETRIES`]), with the same messages. (The setters also
+    /// bound the byte and record limits by [`MAX_SETTING`]; in code, `u64::MAX` is no limit.)
     pub fn validate(&self) -> Result<()> {
         let number = |key: &str, n: u64, expected: &str| {
             invalid(key, &RawValue::Json(&serde_json::Value::from(n)), expected)
         };
         let largest = format!("an integer from 0 to {MAX_SETTING}");
+        // Times feed clock arithmetic; the byte and record limits may be `u64::MAX`, which is
+        // no limit (what `lro extract` sets for an uncapped answer).
         for (key, n) in [
             ("ttl_seconds", self.ttl_seconds),
-            ("extract.max_read_bytes", self.extract.max_read_bytes),
-            (
-                "extract.max_output_records",
-                self.extract.max_output_records,
-            ),
-            ("extract.max_output_bytes", self.extract.max_output_bytes),
             ("extract.timeout_ms", self.extract.timeout_ms),
             ("store.timeout_ms", self.store.timeout_ms),
         ] {

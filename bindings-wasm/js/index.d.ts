@@ -1,3 +1,6 @@
+// The package's types: the Node addon's API, whose index.d.ts the build copies as api.d.ts
+// (js/share.mjs), and the web build's `init`.
+export * from './api'
 
 /**
  * Loads and compiles the WebAssembly module: await it once before any other call in a
