@@ -27,7 +27,7 @@ use lro_js::{ExtractOptions, OffloadOptions, ToolContext};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::call::{Call, js_error, read_option, records, string, stringify};
+use crate::call::{Call, js_error, read_option, string, stringify};
 
 pub use host::{BindingHost, InMemoryHost, JsHost, JsHostObject};
 
@@ -54,27 +54,18 @@ fn thrown<T>(result: Result<T, LroError>) -> Result<T, JsValue> {
     result.map_err(|e| js_error(&e))
 }
 
-fn offload_call(
-    records_value: &JsValue,
-    options: &JsValue,
-    config: &JsValue,
-    operation: &str,
-) -> Result<JsValue, JsValue> {
-    Call::new(config)?.run(|lro| {
-        let request = read_option::<OffloadOptions>(options)?.into_request(operation)?;
-        let outcome = match records(records_value)? {
+/// Offloads `records` when their estimated tokens exceed the threshold: writes the JSONL file
+/// and returns the descriptor (`offloaded: true`); otherwise returns them inline.
+#[wasm_bindgen]
+pub fn offload(records: JsValue, options: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| {
+        let request = read_option::<OffloadOptions>(&options)?.into_request("recall")?;
+        let outcome = match call::records(&records)? {
             call::Records::Value(value) => lro.offload(&value, &request)?,
             call::Records::Json(bytes) => lro.offload_json(&bytes, &request)?,
         };
         lro_js::to_value(&outcome)
     })
-}
-
-/// Offloads `records` when their estimated tokens exceed the threshold: writes the JSONL file
-/// and returns the descriptor (`offloaded: true`); otherwise returns them inline.
-#[wasm_bindgen]
-pub fn offload(records: JsValue, options: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
-    offload_call(&records, &options, &config, "recall")
 }
 
 /// `offload`, as a Promise.
@@ -111,7 +102,7 @@ pub fn offload_inject(
     Call::new(&config)?.run(|lro| {
         let formatted = string(&formatted)?;
         let request = read_option::<OffloadOptions>(&options)?.into_request("inject")?;
-        let pre_budget = match records(&pre_budget)? {
+        let pre_budget = match call::records(&pre_budget)? {
             call::Records::Value(value) => value,
             call::Records::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
                 LroError::new(ErrorCode::InvalidInput, format!("input is not valid JSON: {e}"))
