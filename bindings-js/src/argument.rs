@@ -37,7 +37,9 @@ pub fn from_json<T: Argument>(json: Option<&str>) -> Result<T, LroError> {
     if value.is_null() {
         return Ok(T::default());
     }
-    T::deserialize(value.clone()).map_err(|err| {
+    T::deserialize(value).map_err(|err| {
+        // The error path only: the value again, from its text, to find the mistake in.
+        let value = serde_json::from_str(json).unwrap_or(Value::Null);
         let (path, message) = locate::<T>(&value, &|object| Value::Object(object), "")
             .unwrap_or_else(|| (String::new(), err.to_string()));
         let at = if path.is_empty() {

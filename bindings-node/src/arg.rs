@@ -73,7 +73,7 @@ arguments! {
 }
 
 /// An option object of an optional argument: omitted or `null`, the defaults.
-pub fn options<T: Argument>(given: Option<Result<T, LroError>>) -> Result<T, LroError> {
+fn options<T: Argument>(given: Option<Result<T, LroError>>) -> Result<T, LroError> {
     given.unwrap_or_else(|| Ok(T::default()))
 }
 

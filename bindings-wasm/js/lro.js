@@ -6,7 +6,16 @@
 const wasm = require('./pkg/node/lro_wasm.js')
 const { nodeHost } = require('./node-host.cjs')
 
-wasm.__setPlatform(nodeHost(), () => process.env)
+// Only LRO's variables cross, read at each call as the addon reads them: the whole of
+// process.env, serialized, cost twice an inline offload.
+const PREFIX = 'ATLATL_PROMPT__OFFLOAD__'
+function lroVariables() {
+  const vars = {}
+  for (const name of Object.keys(process.env)) if (name.startsWith(PREFIX)) vars[name] = process.env[name]
+  return vars
+}
+
+wasm.__setPlatform(nodeHost(), lroVariables)
 
 /** Under Node the module is compiled when the package loads: nothing to wait for. (In a
  * browser, the web build's `init()` fetches and compiles it.) */

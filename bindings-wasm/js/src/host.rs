@@ -319,7 +319,7 @@ thread_local! {
 
 /// Internal to the package's Node entry (`lro.js`): the files and the environment of calls
 /// whose `config` names no host, as the native addon has them: `host` (node:fs) and
-/// `environment()` (returning `process.env`).
+/// `environment()` (returning the `ATLATL_PROMPT__OFFLOAD__*` variables of `process.env`).
 #[wasm_bindgen(js_name = __setPlatform, skip_typescript)]
 pub fn set_platform(host: JsHostObject, environment: Function) {
     PLATFORM.with(|p| *p.borrow_mut() = Some(Platform { host, environment }));
