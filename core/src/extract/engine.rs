@@ -137,14 +137,16 @@ fn empty_native() -> Fun<Data> {
 }
 
 /// The natives: jaq's standard set without [`WITHHELD`], `range/3` renamed so the prelude can
-/// tick it, our `fromjson`, `test` and `empty`, and the tick.
+/// tick it, our `fromjson`, `strptime` (zones compiled in), `test` and `empty`, and the tick.
 fn natives() -> Vec<Fun<Data>> {
     let standard = jaq_core::funs::<Data>()
         .chain(jaq_std::funs::<Data>())
         .chain(jaq_json::funs::<Data>())
         .chain(formats());
     let mut natives: Vec<Fun<Data>> = standard
-        .filter(|(name, _, _)| !WITHHELD.contains(name) && *name != "fromjson")
+        .filter(|(name, _, _)| {
+            !WITHHELD.contains(name) && !matches!(*name, "fromjson" | "strptime")
+        })
         .map(|(name, args, native)| {
             (
                 if name == "range" && args.len() == 3 {
@@ -158,6 +160,7 @@ fn natives() -> Vec<Fun<Data>> {
         })
         .collect();
     natives.push(fromjson_native());
+    natives.push(super::time_zones::strptime_native());
     natives.push(test_native());
     natives.push(empty_native());
     natives.push(tick_native());

@@ -59,6 +59,7 @@ mod sandbox;
 mod search;
 #[cfg(target_family = "wasm")]
 mod tabular;
+mod time_zones;
 pub mod tool;
 
 use serde::{Deserialize, Serialize};
