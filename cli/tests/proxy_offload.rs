@@ -62,13 +62,7 @@ fn large_results_are_offloaded_and_lro_extract_reads_them() {
         &text(&recipe)[..200]
     );
 
-    let stderr = proxy.stderr();
-    assert!(
-        stderr
-            .lines()
-            .any(|l| l.contains("\"event\":\"OffloadCreated\"")),
-        "{stderr}"
-    );
+    proxy.stderr_containing(&["\"event\":\"OffloadCreated\""]);
 }
 
 #[test]

@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -22,8 +22,56 @@ pub struct Proxy {
     pub child: Child,
     stdin: Option<ChildStdin>,
     lines: Receiver<String>,
-    pub stderr: Arc<Mutex<String>>,
+    stderr: Arc<Stderr>,
     pub dir: tempfile::TempDir,
+}
+
+/// The proxy's stderr as read so far by a reader thread, and whether it reached its end.
+/// A line the proxy printed before its answer is not necessarily read when the answer is:
+/// tests wait for the text they assert ([`Proxy::stderr_containing`], [`Proxy::stderr_to_end`]).
+#[derive(Default)]
+struct Stderr {
+    read: Mutex<(String, bool)>,
+    changed: Condvar,
+}
+
+impl Stderr {
+    /// Reads `pipe` to its end, waking the waiters at every chunk.
+    fn collect(&self, mut pipe: impl Read) {
+        let mut buf = [0u8; 4096];
+        loop {
+            let n = pipe.read(&mut buf).unwrap_or(0);
+            let mut read = self.read.lock().unwrap();
+            if n == 0 {
+                read.1 = true;
+            } else {
+                read.0.push_str(&String::from_utf8_lossy(&buf[..n]));
+            }
+            self.changed.notify_all();
+            if n == 0 {
+                return;
+            }
+        }
+    }
+
+    /// The text once `done` holds for it (or the stream ended), waiting at most [`TIMEOUT`].
+    fn wait_for(&self, what: &str, done: impl Fn(&str, bool) -> bool) -> String {
+        let deadline = Instant::now() + TIMEOUT;
+        let mut read = self.read.lock().unwrap();
+        loop {
+            if done(&read.0, read.1) {
+                return read.0.clone();
+            }
+            let now = Instant::now();
+            assert!(
+                now < deadline && !read.1,
+                "the proxy's stderr did not show {what} within {TIMEOUT:?} (ended: {}); stderr: {}",
+                read.1,
+                read.0
+            );
+            read = self.changed.wait_timeout(read, deadline - now).unwrap().0;
+        }
+    }
 }
 
 impl Proxy {
@@ -75,20 +123,10 @@ impl Proxy {
                 }
             }
         });
-        let stderr = Arc::new(Mutex::new(String::new()));
-        let mut err_pipe = child.stderr.take().unwrap();
+        let stderr = Arc::new(Stderr::default());
+        let err_pipe = child.stderr.take().unwrap();
         let sink = Arc::clone(&stderr);
-        std::thread::spawn(move || {
-            let mut buf = [0u8; 4096];
-            while let Ok(n) = err_pipe.read(&mut buf) {
-                if n == 0 {
-                    break;
-                }
-                sink.lock()
-                    .unwrap()
-                    .push_str(&String::from_utf8_lossy(&buf[..n]));
-            }
-        });
+        std::thread::spawn(move || sink.collect(err_pipe));
         let stdin = child.stdin.take();
         Self {
             child,
@@ -172,8 +210,27 @@ impl Proxy {
         response
     }
 
+    /// The proxy's stderr read so far: only for what it must not say, or after waiting for
+    /// what it must say (the reader thread may not have read a line printed a moment ago).
     pub fn stderr(&self) -> String {
-        self.stderr.lock().unwrap().clone()
+        self.stderr.read.lock().unwrap().0.clone()
+    }
+
+    /// The proxy's stderr once it holds every one of `needles`; fails after [`TIMEOUT`].
+    pub fn stderr_containing(&self, needles: &[&str]) -> String {
+        self.stderr.wait_for(&format!("{needles:?}"), |text, _| {
+            needles.iter().all(|needle| text.contains(needle))
+        })
+    }
+
+    /// The proxy's stderr once `done` holds for it (`what` names it for the failure message).
+    pub fn stderr_when(&self, what: &str, done: impl Fn(&str) -> bool) -> String {
+        self.stderr.wait_for(what, |text, _| done(text))
+    }
+
+    /// All of the proxy's stderr, once it closed it (after the proxy exited).
+    pub fn stderr_to_end(&self) -> String {
+        self.stderr.wait_for("its end", |_, ended| ended)
     }
 
     pub fn close_stdin(&mut self) {
