@@ -18,8 +18,11 @@ demo: ## The main job: offload a 500-memory recall, show the descriptor, run two
 setup-base: ## Install system tools the tests need (jq)
 	@command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends jq; }
 
+# What `make test-rust` runs (`make test-stress` runs it too).
+RUST_TEST = $(CARGO) test -p lro-core -p lro-cli -p lro-js -p lro-node
+
 test-rust: setup-base ## Rust unit, vector, jq-recipe and CLI tests (and the JS API's option objects, the Node addon's decoder)
-	$(CARGO) test -p lro-core -p lro-cli -p lro-js -p lro-node
+	$(RUST_TEST)
 
 bench: ## Criterion benchmarks of the core (figures in target/criterion)
 	$(CARGO) bench -p lro-core
