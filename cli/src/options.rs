@@ -44,15 +44,22 @@ pub struct ConfigArgs {
 impl ConfigArgs {
     /// The configuration these options describe.
     pub fn load(&self) -> Result<OffloadConfig, LroError> {
-        let mut config = OffloadConfig::default();
+        self.load_over(OffloadConfig::default())
+    }
+
+    /// The configuration these options describe, over `base` instead of the defaults. The
+    /// file is read with the core's limits (a regular file of at most 1 MiB, never a FIFO or
+    /// a device); sections of it that look like `[prompt.offload]` but are not it are named
+    /// on stderr.
+    pub fn load_over(&self, base: OffloadConfig) -> Result<OffloadConfig, LroError> {
+        let mut config = base;
         if let Some(path) = &self.config {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                LroError::new(
-                    ErrorCode::InvalidConfig,
-                    format!("cannot read {}: {e}", path.display()),
-                )
-            })?;
-            config.apply_toml_str(&text)?;
+            // Every failure to read the file is a configuration error for the command line.
+            let text = lro_core::config_file::read_config_file(path)
+                .map_err(|e| LroError::new(ErrorCode::InvalidConfig, e.message().to_owned()))?;
+            for warning in config.apply_toml_checked(&text)? {
+                eprintln!("lro: warning: {warning}");
+            }
         }
         config.apply_env_os(std::env::vars_os())?;
         let flags = [

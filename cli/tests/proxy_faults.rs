@@ -86,7 +86,10 @@ fn an_output_dir_under_a_regular_file_gives_the_inline_fallback() {
     let mut proxy = Proxy::start_with(&[], Some(&file.join("offloads")), &["--events"], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     assert_truncated_fallback(&proxy.tool(1, "records", json!({"count": 2000})));
-    assert_eq!(write_failures(&stderr_with_a_write_failure(&proxy)).len(), 1);
+    assert_eq!(
+        write_failures(&stderr_with_a_write_failure(&proxy)).len(),
+        1
+    );
     assert_eq!(std::fs::read(&file).unwrap(), b"not a directory");
 }
 
@@ -105,7 +108,10 @@ fn a_directory_removed_mid_run_is_made_again_and_one_replaced_by_a_file_falls_ba
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::write(&dir, b"now a file").unwrap();
     assert_truncated_fallback(&proxy.tool(3, "records", json!({"count": 2000})));
-    assert_eq!(write_failures(&stderr_with_a_write_failure(&proxy)).len(), 1);
+    assert_eq!(
+        write_failures(&stderr_with_a_write_failure(&proxy)).len(),
+        1
+    );
 }
 
 #[test]

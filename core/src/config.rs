@@ -275,10 +275,26 @@ impl OffloadConfig {
     }
 
     /// Applies the `[prompt.offload]` section of a TOML document over this configuration.
+    /// Sections that look like it but are not (`[Prompt.Offload]`) are ignored: loaders of
+    /// a user's file use [`OffloadConfig::apply_toml_checked`], which names them.
     pub fn apply_toml_str(&mut self, text: &str) -> Result<()> {
+        self.apply_toml_checked(text).map(drop)
+    }
+
+    /// [`OffloadConfig::apply_toml_str`], returning warnings for the sections that look like
+    /// `[prompt.offload]` but are not it ([`crate::config_file::section_warnings`]), for the
+    /// caller to show (the CLI and proxy on stderr, Python `warnings.warn`, Node
+    /// `process.emitWarning`).
+    pub fn apply_toml_checked(&mut self, text: &str) -> Result<Vec<String>> {
         let doc: toml::Table = text
             .parse()
             .map_err(|e| LroError::new(ErrorCode::InvalidConfig, format!("invalid TOML: {e}")))?;
+        let warnings = crate::config_file::section_warnings(&doc);
+        self.apply_toml_doc(&doc)?;
+        Ok(warnings)
+    }
+
+    fn apply_toml_doc(&mut self, doc: &toml::Table) -> Result<()> {
         let section = doc.get("prompt").and_then(|p| p.get("offload"));
         let Some(section) = section else {
             return Ok(());
@@ -452,10 +468,13 @@ impl OffloadConfig {
             }
             "store.retries" => self.store.retries = as_u64(key, value, MAX_STORE_RETRIES)? as u32,
             _ => {
+                let hint = crate::config_file::nearest_key(key)
+                    .map(|known| format!("; did you mean prompt.offload.{known}?"))
+                    .unwrap_or_default();
                 return Err(LroError::new(
                     ErrorCode::InvalidConfig,
                     format!(
-                        "unknown configuration key prompt.offload.{key} (value {})",
+                        "unknown configuration key prompt.offload.{key} (value {}){hint}",
                         value.display()
                     ),
                 ));

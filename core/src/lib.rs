@@ -27,6 +27,7 @@
 
 pub mod cleanup;
 pub mod config;
+pub mod config_file;
 mod describe;
 pub mod descriptor;
 pub mod detail;

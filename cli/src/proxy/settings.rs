@@ -10,21 +10,11 @@ use crate::options::ConfigArgs;
 /// extraction": the tool that provides extraction owns the prompt). `--guidance shell`, or
 /// `guidance = "shell"` in the config file or the environment, picks the jq template.
 pub fn config(args: &ConfigArgs) -> Result<OffloadConfig, LroError> {
-    let mut config = args.load()?;
-    if args.guidance.is_none() {
-        // Same sources as `load`, over a native default: what they say about guidance wins.
-        let mut probe = OffloadConfig {
-            guidance: GuidanceMode::Native,
-            ..OffloadConfig::default()
-        };
-        if let Some(path) = &args.config {
-            // `load` has read and checked this file already.
-            probe.apply_toml_str(&std::fs::read_to_string(path).unwrap_or_default())?;
-        }
-        probe.apply_env_os(std::env::vars_os())?;
-        config.guidance = probe.guidance;
-    }
-    Ok(config)
+    // Same sources as `load`, over a native default: what they say about guidance wins.
+    args.load_over(OffloadConfig {
+        guidance: GuidanceMode::Native,
+        ..OffloadConfig::default()
+    })
 }
 
 /// An offloader over the host the output directory names (files, or an object store);

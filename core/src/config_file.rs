@@ -1,0 +1,211 @@
+//! Configuration files: reading one safely, and noticing sections that were meant to be
+//! `[prompt.offload]` but are not.
+//!
+//! TOML names are case-sensitive and LRO reads only `[prompt.offload]`, so `[Prompt.Offload]`
+//! or `[prompt.ofload]` used to be ignored without a word: the user believed a setting was
+//! on. [`section_warnings`] names such sections (every loader of a file or text surfaces the
+//! warnings: the CLI and the proxy on stderr, Python with `warnings.warn`, Node with
+//! `process.emitWarning`). Keys inside the section that LRO does not know are errors already
+//! (they name the key, and the nearest known key when there is one).
+//!
+//! [`read_config_file`] is the one way every surface reads a configuration file: a regular
+//! file of at most [`MAX_CONFIG_FILE_BYTES`], opened without blocking (a FIFO would block
+//! `open` until a writer came; `/dev/zero` would be read until memory ran out).
+
+/// Largest configuration file read, in bytes: a `[prompt.offload]` section is a few hundred.
+pub const MAX_CONFIG_FILE_BYTES: u64 = 1024 * 1024;
+
+/// The configuration keys of `[prompt.offload]` and its tables, for "did you mean" hints.
+pub(crate) const KNOWN_KEYS: &[&str] = &[
+    "enabled",
+    "threshold_tokens",
+    "ttl_seconds",
+    "output_dir",
+    "file_prefix",
+    "guidance",
+    "descriptor",
+    "adaptive_ratio",
+    "extract",
+    "store",
+    "extract.max_read_bytes",
+    "extract.max_output_records",
+    "extract.max_output_bytes",
+    "extract.timeout_ms",
+    "store.timeout_ms",
+    "store.retries",
+];
+
+/// Edit distance (insertions, deletions, substitutions) between two short ASCII-folded names,
+/// or `None` once it exceeds `limit`.
+fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
+    let a: Vec<char> = a.chars().flat_map(char::to_lowercase).collect();
+    let b: Vec<char> = b.chars().flat_map(char::to_lowercase).collect();
+    if a.len().abs_diff(b.len()) > limit || a.len() > 64 || b.len() > 64 {
+        return None;
+    }
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut current = vec![i + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != cb);
+            current.push(
+                (previous[j] + cost)
+                    .min(previous[j + 1] + 1)
+                    .min(current[j] + 1),
+            );
+        }
+        previous = current;
+    }
+    Some(previous[b.len()]).filter(|d| *d <= limit)
+}
+
+/// `name` is not `target` but looks like it: the same but for case, or one or two letters off.
+fn looks_like(name: &str, target: &str) -> bool {
+    name != target && distance(name, target, 2).is_some()
+}
+
+/// The known key nearest to an unknown one (`extrct` gives `extract`), if one is close.
+pub(crate) fn nearest_key(key: &str) -> Option<&'static str> {
+    KNOWN_KEYS
+        .iter()
+        .filter_map(|known| distance(key, known, 2).map(|d| (d, *known)))
+        .min()
+        .map(|(_, known)| known)
+}
+
+/// Warnings for the tables of a TOML document that look like `[prompt.offload]` but are not
+/// it (`[Prompt.Offload]`, `[prompt.ofload]`, `[promt.offload]`, `[offload]`,
+/// `["prompt.offload"]`): LRO ignores them, and the user should know.
+pub fn section_warnings(doc: &toml::Table) -> Vec<String> {
+    let ignored = |name: String| {
+        format!(
+            "configuration: [{name}] looks like [prompt.offload] but is not it (TOML names are \
+             case-sensitive); it is ignored"
+        )
+    };
+    let mut warnings = Vec::new();
+    for (key, value) in doc {
+        let prompt_like = key == "prompt" || looks_like(key, "prompt");
+        if prompt_like {
+            let Some(table) = value.as_table() else {
+                continue;
+            };
+            for sub in table.keys() {
+                let offload_like = sub == "offload" || looks_like(sub, "offload");
+                if offload_like && (key != "prompt" || sub != "offload") {
+                    warnings.push(ignored(format!("{key}.{sub}")));
+                }
+            }
+        } else {
+            let squeezed: String = key
+                .chars()
+                .filter(|c| c.is_alphanumeric())
+                .flat_map(char::to_lowercase)
+                .collect();
+            if squeezed == "promptoffload" || key == "offload" || looks_like(key, "offload") {
+                warnings.push(ignored(format!("{key:?}")));
+            }
+        }
+    }
+    warnings
+}
+
+/// Reads a configuration file: a regular file (after symbolic links) of at most
+/// [`MAX_CONFIG_FILE_BYTES`], in UTF-8. A FIFO, a device, a directory or a larger file is an
+/// `invalid_config` error that says so, never a wait or an unbounded read; a file that
+/// cannot be opened is `not_found` or `io_error`.
+#[cfg(feature = "std-host")]
+pub fn read_config_file(path: &std::path::Path) -> crate::Result<String> {
+    use std::io::Read;
+
+    use crate::error::{ErrorCode, LroError};
+
+    let refuse = |why: String| {
+        LroError::new(
+            ErrorCode::InvalidConfig,
+            format!("configuration file {}: {why}", path.display()),
+        )
+    };
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    // Without O_NONBLOCK, opening a FIFO waits for a writer: the check below could not run.
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    let file = options
+        .open(path)
+        .map_err(|e| LroError::from_io(&e, &format!("cannot read {}", path.display())))?;
+    let metadata = file
+        .metadata()
+        .map_err(|e| LroError::from_io(&e, &format!("cannot read {}", path.display())))?;
+    let kind = metadata.file_type();
+    if !kind.is_file() {
+        let what = if kind.is_dir() {
+            "a directory"
+        } else {
+            "not a regular file (a FIFO, socket or device)"
+        };
+        return Err(refuse(format!("is {what}; a TOML file is needed")));
+    }
+    let too_large = || {
+        refuse(format!(
+            "is larger than {MAX_CONFIG_FILE_BYTES} bytes; a configuration file is a few hundred"
+        ))
+    };
+    if metadata.len() > MAX_CONFIG_FILE_BYTES {
+        return Err(too_large());
+    }
+    // The file may grow after the check: read one byte past the limit at most.
+    let mut bytes = Vec::new();
+    file.take(MAX_CONFIG_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| LroError::from_io(&e, &format!("cannot read {}", path.display())))?;
+    if bytes.len() as u64 > MAX_CONFIG_FILE_BYTES {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|e| refuse(format!("is not UTF-8 text ({e})")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn warnings(text: &str) -> Vec<String> {
+        section_warnings(&text.parse().unwrap())
+    }
+
+    #[test]
+    fn sections_that_look_like_prompt_offload_are_named() {
+        assert!(warnings("[prompt.offload]\nenabled = true\n[other]\nx = 1\n").is_empty());
+        for (text, name) in [
+            ("[Prompt.Offload]\nenabled = true", "[Prompt.Offload]"),
+            ("[prompt.ofload]\nenabled = true", "[prompt.ofload]"),
+            ("[prompt.Offload]\nenabled = true", "[prompt.Offload]"),
+            ("[promt.offload]\nenabled = true", "[promt.offload]"),
+            (
+                "[PROMPT.OFFLOAD.extract]\ntimeout_ms = 1",
+                "[PROMPT.OFFLOAD]",
+            ),
+            ("[offload]\nenabled = true", "[\"offload\"]"),
+            (
+                "[\"prompt.offload\"]\nenabled = true",
+                "[\"prompt.offload\"]",
+            ),
+            ("[prompt_offload]\nenabled = true", "[\"prompt_offload\"]"),
+        ] {
+            let found = warnings(text);
+            assert_eq!(found.len(), 1, "{text}: {found:?}");
+            assert!(found[0].contains(name), "{text}: {found:?}");
+        }
+        // Far from it: not ours to judge.
+        assert!(warnings("[tool.ruff]\nx = 1\n[prompt.templates]\ny = 2\n").is_empty());
+    }
+
+    #[test]
+    fn unknown_keys_get_the_nearest_known_one() {
+        assert_eq!(nearest_key("extrct"), Some("extract"));
+        assert_eq!(nearest_key("Threshold_Tokens"), Some("threshold_tokens"));
+        assert_eq!(nearest_key("extract.timeout"), None);
+        assert_eq!(nearest_key("extract.timeot_ms"), Some("extract.timeout_ms"));
+        assert_eq!(nearest_key("colour"), None);
+    }
+}
