@@ -570,11 +570,17 @@ export declare function configFromEnv(vars?: Environment | undefined | null, bas
 
 /**
  * Reads the `[prompt.offload]` section of a TOML file over the defaults (a file without the
- * section gives the defaults). Throws `not_found`, `io_error` or `invalid_config`.
+ * section gives the defaults). The file must be a regular file of at most 1 MiB (a FIFO, a
+ * device or a directory is `invalid_config`, never waited on). Sections that look like
+ * `[prompt.offload]` but are not it are emitted as `LroConfigWarning`s
+ * (`process.emitWarning`). Throws `not_found`, `io_error` or `invalid_config`.
  */
 export declare function configFromToml(path: string): Config
 
-/** Reads the `[prompt.offload]` section of TOML text over the defaults. */
+/**
+ * Reads the `[prompt.offload]` section of TOML text over the defaults (warnings as
+ * `configFromToml`).
+ */
 export declare function configFromTomlString(text: string): Config
 
 /** The stable error codes, as `err.code` holds them. */

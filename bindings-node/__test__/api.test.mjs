@@ -173,6 +173,36 @@ test('configuration from TOML, the environment and objects', () => {
   assert.equal(lro.errorCodes().length, 10)
 })
 
+test('configuration files: regular files only, misspelled sections warned about', async () => {
+  const dir = tmp()
+  const fifo = path.join(dir, 'lro.fifo')
+  assert.equal(spawnSync('mkfifo', [fifo]).status, 0)
+  // A FIFO used to block the open for good; a device or a directory is refused too.
+  for (const [bad, says] of [[fifo, /not a regular file/], ['/dev/zero', /not a regular file/], [dir, /is a directory/]]) {
+    assert.throws(() => lro.configFromToml(bad), (e) => e.code === 'invalid_config' && says.test(e.message))
+  }
+  const huge = path.join(dir, 'huge.toml')
+  fs.writeFileSync(huge, '')
+  fs.truncateSync(huge, 2 << 20)
+  assert.throws(() => lro.configFromToml(huge), (e) => e.code === 'invalid_config' && /larger than 1048576 bytes/.test(e.message))
+  const typo = path.join(dir, 'typo.toml')
+  fs.writeFileSync(typo, '[Prompt.Offload]\nthreshold_tokens = 10\n')
+  const warned = []
+  const onWarning = (w) => warned.push(w)
+  process.on('warning', onWarning)
+  try {
+    assert.equal(lro.configFromToml(typo).thresholdTokens, 1600)
+    assert.equal(lro.configFromTomlString('[prompt.ofload]\nenabled = false\n').enabled, true)
+    // 'warning' events are emitted on the next tick.
+    await new Promise((resolve) => setImmediate(resolve))
+  } finally {
+    process.off('warning', onWarning)
+  }
+  assert.deepEqual(warned.map((w) => w.name), ['LroConfigWarning', 'LroConfigWarning'])
+  assert.match(warned[0].message, /\[Prompt\.Offload\] looks like \[prompt\.offload\]/)
+  assert.match(warned[1].message, /\[prompt\.ofload\]/)
+})
+
 test('bad input throws coded errors and never crashes', async () => {
   const cyclic = {}
   cyclic.self = cyclic

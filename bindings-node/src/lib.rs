@@ -437,24 +437,48 @@ pub fn extract_tool() -> out::ExtractTool {
 }
 
 /// Reads the `[prompt.offload]` section of a TOML file over the defaults (a file without the
-/// section gives the defaults). Throws `not_found`, `io_error` or `invalid_config`.
+/// section gives the defaults). The file must be a regular file of at most 1 MiB (a FIFO, a
+/// device or a directory is `invalid_config`, never waited on). Sections that look like
+/// `[prompt.offload]` but are not it are emitted as `LroConfigWarning`s
+/// (`process.emitWarning`). Throws `not_found`, `io_error` or `invalid_config`.
 #[napi]
 pub fn config_from_toml(env: Env, path: arg::String) -> napi::Result<out::Config> {
-    let read = path.read().and_then(|path| {
-        std::fs::read_to_string(&path)
-            .map_err(|e| LroError::from_io(&e, &format!("cannot read {path}")))
-    });
-    let config = read.and_then(|text| OffloadConfig::from_toml_str(&text));
-    thrown(&env, config.and_then(|c| config::view(&c)).map(out::Config))
+    let read = path
+        .read()
+        .and_then(|path| lro_core::config_file::read_config_file(std::path::Path::new(&path)));
+    config_from_text(&env, read)
 }
 
-/// Reads the `[prompt.offload]` section of TOML text over the defaults.
+/// Reads the `[prompt.offload]` section of TOML text over the defaults (warnings as
+/// `configFromToml`).
 #[napi]
 pub fn config_from_toml_string(env: Env, text: arg::String) -> napi::Result<out::Config> {
-    let config = text
-        .read()
-        .and_then(|text| OffloadConfig::from_toml_str(&text));
-    thrown(&env, config.and_then(|c| config::view(&c)).map(out::Config))
+    config_from_text(&env, text.read())
+}
+
+fn config_from_text(env: &Env, text: Result<String, LroError>) -> napi::Result<out::Config> {
+    let mut config = OffloadConfig::default();
+    let warnings = text.and_then(|text| config.apply_toml_checked(&text));
+    if let Ok(warnings) = &warnings {
+        emit_warnings(env, warnings)?;
+    }
+    let view = warnings.and_then(|_| config::view(&config));
+    thrown(env, view.map(out::Config))
+}
+
+/// Shows configuration warnings as Node shows its own: `process.emitWarning(text, type)`.
+fn emit_warnings(env: &Env, warnings: &[String]) -> napi::Result<()> {
+    use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
+    if warnings.is_empty() {
+        return Ok(());
+    }
+    let process: Object<'_> = env.get_global()?.get_named_property("process")?;
+    let emit: Function<'_, (String, String), Unknown<'_>> =
+        process.get_named_property("emitWarning")?;
+    for warning in warnings {
+        emit.apply(process, (warning.clone(), "LroConfigWarning".to_owned()))?;
+    }
+    Ok(())
 }
 
 /// `base` (the defaults when omitted; its values only, never the environment) with the

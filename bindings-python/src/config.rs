@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use lro_core::config::ENV_PREFIX;
 use lro_core::{ErrorCode, GuidanceMode, LroError, OffloadConfig};
+use pyo3::exceptions::PyUserWarning;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString};
 use serde_json::{Map, Value};
@@ -129,17 +130,18 @@ impl PyConfig {
     /// `Config.from_toml("lro.toml")` works and no TOML text is ever mistaken for a path.
     #[staticmethod]
     fn from_toml(source: Bound<'_, PyAny>) -> PyResult<Self> {
+        let py = source.py();
         let text = match source.cast::<PyString>() {
             Ok(s) => {
                 let text = s.to_cow()?.into_owned();
-                match OffloadConfig::from_toml_str(&text) {
+                match toml_config(py, &text) {
                     Ok(inner) => return Ok(Self { inner }),
                     Err(err) => {
                         let path = PathBuf::from(&text);
                         if !text.contains('\n') && path.is_file() {
                             read_file(&path)?
                         } else {
-                            return Err(CoreError(err).into());
+                            return Err(err);
                         }
                     }
                 }
@@ -149,8 +151,9 @@ impl PyConfig {
                 read_file(&path)?
             }
         };
-        let inner = OffloadConfig::from_toml_str(&text).map_err(CoreError)?;
-        Ok(Self { inner })
+        Ok(Self {
+            inner: toml_config(py, &text)?,
+        })
     }
 
     /// The defaults with the `ATLATL_PROMPT__OFFLOAD__*` variables of `environ` applied
@@ -319,8 +322,18 @@ fn mapping_vars(environ: &Bound<'_, PyAny>) -> PyResult<Vec<(String, String)>> {
 
 /// Reads a configuration file; a missing file is `not_found` (a `PathError`), like every path.
 fn read_file(path: &std::path::Path) -> PyResult<String> {
-    std::fs::read_to_string(path).map_err(|e| {
-        let what = format!("cannot read configuration file {}", path.display());
-        CoreError(LroError::from_io(&e, &what)).into()
-    })
+    // The core's reader: a regular file of at most 1 MiB, never a FIFO or a device.
+    lro_core::config_file::read_config_file(path).map_err(|e| CoreError(e).into())
+}
+
+/// The `[prompt.offload]` section of TOML text over the defaults; sections that look like it
+/// but are not (`[Prompt.Offload]`) are named with `warnings.warn` (a `UserWarning`).
+fn toml_config(py: Python<'_>, text: &str) -> PyResult<OffloadConfig> {
+    let mut config = OffloadConfig::default();
+    let warnings = config.apply_toml_checked(text).map_err(CoreError)?;
+    for warning in warnings {
+        let message = std::ffi::CString::new(warning).unwrap_or_default();
+        PyErr::warn(py, py.get_type::<PyUserWarning>().as_any(), &message, 1)?;
+    }
+    Ok(config)
 }

@@ -64,6 +64,28 @@ def test_config_sources(tmp_path: Path) -> None:
     assert "threshold_tokens=5" in repr(k)
 
 
+def test_config_files_are_regular_files_and_misspelled_sections_warn(tmp_path: Path) -> None:
+    # A FIFO, a device or a directory is refused at once (a FIFO used to block the open).
+    fifo = tmp_path / "lro.fifo"
+    os.mkfifo(fifo)
+    for bad, says in [(fifo, "not a regular file"), (Path("/dev/zero"), "not a regular file"), (tmp_path, "is a directory")]:
+        with pytest.raises(lro.ConfigError, match=says):
+            lro.Config.from_toml(bad)
+    huge = tmp_path / "huge.toml"
+    with open(huge, "wb") as f:
+        f.truncate(2 << 20)
+    with pytest.raises(lro.ConfigError, match="larger than 1048576 bytes"):
+        lro.Config.from_toml(huge)
+    # `[Prompt.Offload]` is not `[prompt.offload]` (TOML is case-sensitive): ignored, with a warning.
+    typo = tmp_path / "typo.toml"
+    typo.write_text("[Prompt.Offload]\nthreshold_tokens = 10\n")
+    with pytest.warns(UserWarning, match=r"\[Prompt\.Offload\] looks like \[prompt\.offload\]"):
+        c = lro.Config.from_toml(typo)
+    assert c.threshold_tokens == 1600
+    with pytest.warns(UserWarning, match=r"\[prompt\.ofload\]"):
+        lro.Config.from_toml("[prompt.ofload]\nenabled = false\n")
+
+
 def test_events_and_estimator(out_dir: str) -> None:
     events: List[Dict[str, Any]] = []
     offloader = lro.Offloader({"output_dir": out_dir, "ttl_seconds": 0}, on_event=events.append, estimator=lambda t: 10**6)
