@@ -23,3 +23,17 @@ pub fn survive_file_size_limit() {
         );
     }
 }
+
+/// Asks process `pid` to stop (`SIGTERM`), as MCP's stdio transport says a client does when
+/// its server does not exit once its stdin is closed. The caller holds the `Child` of an
+/// unreaped process, so `pid` is that process and no other.
+pub fn terminate(pid: u32) {
+    #[cfg(unix)]
+    if let Ok(pid) = libc::pid_t::try_from(pid) {
+        // SAFETY: `kill` takes no pointers; it sends a signal to the process `pid` and
+        // changes no state of this one.
+        unsafe {
+            libc::kill(pid, libc::SIGTERM);
+        }
+    }
+}

@@ -1,26 +1,55 @@
-//! A stdio MCP server run as a child process: its stdin gets the client's messages, its
-//! stdout is read line by line, its stderr goes to ours.
+//! A stdio MCP server run as a child process: its stdin gets the client's messages (from a
+//! writer thread of its own), its stdout is read line by line, its stderr goes to ours.
+//!
+//! The client's reader never writes to the pipe itself: a server that stops reading would
+//! block it, and the client's EOF would then never be seen (the proxy outlived its client
+//! that way). When the client goes, the server is stopped as MCP's stdio transport says:
+//! its stdin closed, then `SIGTERM`, then `SIGKILL`, and reaped, whatever its stdout does.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use lro_core::{ErrorCode, LroError};
 
-use crate::allocator;
+use crate::{allocator, signals};
 
 use super::jsonrpc::IdKey;
 use super::router::Router;
 use super::{Lifecycle, Upstream};
 
-/// How long a server may take to exit once its stdin is closed, before it is killed.
+/// How long a server may take to exit once its stdin is closed, before it is asked to stop
+/// (`SIGTERM`); it may still answer what is in flight meanwhile.
 const EXIT_GRACE: Duration = Duration::from_secs(5);
+
+/// How long a server may take to exit after `SIGTERM`, before it is killed.
+const TERM_GRACE: Duration = Duration::from_secs(2);
+
+/// How long, once the server has exited, its last answers may take to be forwarded (a
+/// process it left behind may hold its stdout open for ever).
+const DRAIN_GRACE: Duration = Duration::from_secs(2);
+
+/// Bytes of client messages waiting for a server that does not read: past this, requests
+/// are answered with an error rather than queued (a message is always queued when the queue
+/// is empty, however large).
+const MAX_QUEUED: usize = 64 << 20;
+
+/// A client message on its way to the server's stdin.
+struct Outgoing {
+    message: Vec<u8>,
+    request: Option<IdKey>,
+}
 
 /// The child server.
 pub struct ChildUpstream {
-    stdin: Mutex<Option<ChildStdin>>,
+    /// The writer thread's queue; `None` once the client is gone (the thread then closes
+    /// the server's stdin).
+    queue: Mutex<Option<Sender<Outgoing>>>,
+    /// Bytes in the queue.
+    queued: Arc<AtomicUsize>,
     child: Arc<Mutex<Child>>,
     router: Arc<Router>,
     /// Receives once the child's stdout has ended and its exit was handled.
@@ -54,8 +83,12 @@ impl ChildUpstream {
             .ok_or_else(|| LroError::new(ErrorCode::Io, "the MCP server has no stdout"))?;
         let child = Arc::new(Mutex::new(child));
         let (done_tx, done_rx) = mpsc::channel();
+        let (queue, outgoing) = mpsc::channel();
+        let queued = Arc::new(AtomicUsize::new(0));
+        spawn_writer(stdin, outgoing, Arc::clone(&queued), Arc::clone(&router));
         let upstream = Arc::new(Self {
-            stdin: Mutex::new(stdin),
+            queue: Mutex::new(Some(queue)),
+            queued,
             child: Arc::clone(&child),
             router: Arc::clone(&router),
             reader_done: Mutex::new(done_rx),
@@ -98,53 +131,147 @@ impl ChildUpstream {
 
 impl Upstream for ChildUpstream {
     fn send(&self, message: Vec<u8>, request: Option<IdKey>) {
-        let mut stdin = self
-            .stdin
+        let size = message.len();
+        let queue = self
+            .queue
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let written = match stdin.as_mut() {
-            Some(pipe) => pipe
-                .write_all(&message)
-                .and_then(|()| pipe.write_all(b"\n"))
-                .and_then(|()| pipe.flush()),
-            None => Err(std::io::Error::new(
-                std::io::ErrorKind::BrokenPipe,
-                "closed",
-            )),
+        let waiting = self.queued.load(Ordering::SeqCst);
+        let refused = if waiting > 0 && waiting + size > MAX_QUEUED {
+            Some("the MCP server is not reading its input")
+        } else if let Some(queue) = queue.as_ref() {
+            self.queued.fetch_add(size, Ordering::SeqCst);
+            match queue.send(Outgoing { message, request }) {
+                Ok(()) => return,
+                Err(mpsc::SendError(lost)) => {
+                    self.queued.fetch_sub(size, Ordering::SeqCst);
+                    return self.fail(lost.request.as_ref(), "the MCP server's input is closed");
+                }
+            }
+        } else {
+            Some("the MCP server's input is closed")
         };
-        drop(stdin);
-        if let (Err(err), Some(id)) = (written, request) {
-            // The reader thread answers the other requests when the server's stdout ends.
-            self.router.fail_request(
-                &id,
-                &format!("cannot send to the MCP server: {err} (lro proxy)"),
-            );
+        drop(queue);
+        if let Some(reason) = refused {
+            self.fail(request.as_ref(), reason);
         }
     }
 
     fn close(&self) {
-        // EOF on its stdin is how a stdio MCP server is told to stop; it may still answer
-        // what is in flight, which the reader thread forwards.
-        self.stdin
+        // EOF on its stdin is how a stdio MCP server is told to stop (once the writer has
+        // sent what is queued); it may still answer what is in flight, which the reader
+        // thread forwards.
+        self.queue
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
-        let done = self
+        if !wait_exit(&self.child, EXIT_GRACE) {
+            eprintln!("lro proxy: the MCP server did not exit once its input closed: SIGTERM");
+            signal(&self.child, Stop::Term);
+            if !wait_exit(&self.child, TERM_GRACE) {
+                eprintln!("lro proxy: the MCP server did not exit on SIGTERM: SIGKILL");
+                signal(&self.child, Stop::Kill);
+            }
+        }
+        // Reaped here, whatever the reader thread is doing: no zombie is left behind.
+        let _ = self
+            .child
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .wait();
+        let _ = self
             .reader_done
             .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if done
-            .recv_timeout(EXIT_GRACE + Duration::from_secs(1))
-            .is_err()
-        {
-            // The server keeps its stdout open: stop it.
-            let _ = self
-                .child
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .recv_timeout(DRAIN_GRACE);
+    }
+}
+
+impl ChildUpstream {
+    fn fail(&self, request: Option<&IdKey>, reason: &str) {
+        match request {
+            Some(id) => self.router.fail_request(
+                id,
+                &format!("cannot send to the MCP server: {reason} (lro proxy)"),
+            ),
+            None => eprintln!("lro proxy: a message from the client was dropped: {reason}"),
+        }
+    }
+}
+
+/// Writes the queued messages to the server's stdin, one per line; closes it when the
+/// queue is dropped. A request that cannot be written is answered with an error.
+fn spawn_writer(
+    stdin: Option<ChildStdin>,
+    outgoing: Receiver<Outgoing>,
+    queued: Arc<AtomicUsize>,
+    router: Arc<Router>,
+) {
+    std::thread::spawn(move || {
+        let mut stdin = stdin;
+        for Outgoing { message, request } in outgoing {
+            queued.fetch_sub(message.len(), Ordering::SeqCst);
+            let written = match stdin.as_mut() {
+                Some(pipe) => pipe
+                    .write_all(&message)
+                    .and_then(|()| pipe.write_all(b"\n"))
+                    .and_then(|()| pipe.flush()),
+                None => Err(std::io::Error::new(
+                    std::io::ErrorKind::BrokenPipe,
+                    "closed",
+                )),
+            };
+            if let Err(err) = written {
+                stdin = None;
+                if let Some(id) = request {
+                    // The reader thread answers the other requests when the server's stdout ends.
+                    router.fail_request(
+                        &id,
+                        &format!("cannot send to the MCP server: {err} (lro proxy)"),
+                    );
+                }
+            }
+        }
+    });
+}
+
+/// How to stop a server.
+enum Stop {
+    Term,
+    Kill,
+}
+
+/// Signals the child unless it has exited (its pid is then not yet reused: it is not reaped
+/// until [`Child::wait`], under the same lock).
+fn signal(child: &Mutex<Child>, stop: Stop) {
+    let mut guard = child
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Ok(None) = guard.try_wait() {
+        match stop {
+            Stop::Term => signals::terminate(guard.id()),
+            Stop::Kill => {
+                let _ = guard.kill();
+            }
+        }
+    }
+}
+
+/// Whether the child exits within `limit`.
+fn wait_exit(child: &Mutex<Child>, limit: Duration) -> bool {
+    let deadline = Instant::now() + limit;
+    loop {
+        let exited = !matches!(
+            child
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .kill();
-            let _ = done.recv_timeout(Duration::from_secs(2));
+                .try_wait(),
+            Ok(None)
+        );
+        if exited || Instant::now() >= deadline {
+            return exited;
         }
+        std::thread::sleep(Duration::from_millis(10));
     }
 }
 

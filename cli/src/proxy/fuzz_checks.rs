@@ -5,6 +5,7 @@
 //! uses by path, since the CLI has no library; the tests below replay the seed corpora and
 //! every input a fuzzer once crashed on (`fuzz/regressions/proxy_*/`).
 
+use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, Cursor, Write};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, OnceLock};
@@ -14,19 +15,51 @@ use lro_host_s3::NativeHost;
 use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde_json::{Map, Value};
 
-use super::jsonrpc::{self, IdKey, Peek};
+use super::jsonrpc::{self, IdKey, Kind, Peek};
 use super::output::ClientOut;
 use super::router::{ClientAction, Router};
 
-/// What a message is, by serde_json's reading of it (`Kind`, owned).
+/// What a message is, by serde_json's reading of it and JSON-RPC 2.0 / MCP's rules (a
+/// [`Kind`], without the reason of an invalid one).
 fn expected_kind(map: &Map<String, Value>) -> String {
-    let id = map.get("id").filter(|id| !id.is_null());
-    let method = map.get("method").and_then(Value::as_str);
-    match (id, method) {
-        (Some(id), Some(method)) => format!("Request({:?}, {method:?})", IdKey::of(id)),
-        (None, Some(method)) => format!("Notification({method:?})"),
-        (Some(id), None) => format!("Response({:?})", IdKey::of(id)),
-        (None, None) => "Other".to_owned(),
+    let id = map.get("id");
+    let usable = id
+        .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+        .map(IdKey::of);
+    let method = map.get("method");
+    let (result, error) = (map.get("result"), map.get("error"));
+    let invalid = |request: bool| format!("Invalid({usable:?}, {request})");
+    if map.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return invalid(method.is_some());
+    }
+    match method {
+        Some(Value::String(method)) => {
+            let params_ok = map
+                .get("params")
+                .is_none_or(|p| p.is_object() || p.is_array() || p.is_null());
+            if result.is_some() || error.is_some() || !params_ok {
+                return invalid(true);
+            }
+            match (id, &usable) {
+                (None, _) => format!("Notification({method:?})"),
+                (Some(_), Some(id)) => format!("Request({id:?}, {method:?})"),
+                (Some(_), None) => invalid(true),
+            }
+        }
+        Some(_) => invalid(true),
+        None => match (result, error, &usable) {
+            (Some(_), None, Some(id)) => format!("Response({id:?})"),
+            (None, Some(Value::Object(_)), Some(id)) => format!("Response({id:?})"),
+            _ => invalid(false),
+        },
+    }
+}
+
+/// A [`Kind`] as [`expected_kind`] writes it.
+fn kind_name(kind: &Kind<'_>) -> String {
+    match kind {
+        Kind::Invalid { id, request, .. } => format!("Invalid({id:?}, {request})"),
+        other => format!("{other:?}"),
     }
 }
 
@@ -52,10 +85,10 @@ fn has_duplicate_keys(data: &[u8]) -> bool {
         .unwrap_or(false)
 }
 
-/// [`Peek`] classifies every JSON object as serde_json reads it, refuses only what is no
-/// JSON-RPC envelope (not an object, a method that is not a string, a key given twice),
-/// and ids survive the round trip through [`IdKey`]. [`jsonrpc::trim_line`] drops one
-/// line ending.
+/// [`Peek`] classifies every JSON object as serde_json reads it by JSON-RPC's rules,
+/// refuses only what is no envelope (not an object, a field of the envelope given twice),
+/// and ids survive the round trip through [`IdKey`]. [`jsonrpc::trim_line`] drops one line
+/// ending.
 pub fn check_jsonrpc(data: &[u8]) {
     let without_lf = data.strip_suffix(b"\n").unwrap_or(data);
     assert_eq!(
@@ -69,16 +102,16 @@ pub fn check_jsonrpc(data: &[u8]) {
     let value = parsed.ok();
     match (&value, Peek::parse(data)) {
         (Some(Value::Object(map)), Some(peek)) => {
-            assert_eq!(format!("{:?}", peek.kind()), expected_kind(map));
-            let has_result = map.get("result").is_some_and(|r| !r.is_null());
-            assert_eq!(peek.result.is_some(), has_result, "result of {map:?}");
+            assert_eq!(kind_name(&peek.kind()), expected_kind(map), "{map:?}");
+            assert_eq!(
+                peek.result.is_some(),
+                map.contains_key("result"),
+                "result of {map:?}"
+            );
         }
         (Some(Value::Object(map)), None) => {
-            let method_is_text = map
-                .get("method")
-                .is_none_or(|m| m.is_string() || m.is_null());
             assert!(
-                !method_is_text || has_duplicate_keys(data),
+                has_duplicate_keys(data),
                 "Peek refused an envelope serde_json reads as {map:?}"
             );
         }
@@ -120,13 +153,45 @@ fn output_dir() -> &'static PathBuf {
     })
 }
 
+/// How long answers given on threads of their own (`lro_extract`, offload resources) may
+/// take to be written once the input is done.
+const THREAD_ANSWERS: std::time::Duration = std::time::Duration::from_secs(20);
+
+/// What the client is owed for one of its lines: an answer with this id, or with `null`.
+fn owed(text: &[u8]) -> Option<Option<Value>> {
+    if text.iter().all(u8::is_ascii_whitespace) {
+        return None;
+    }
+    let kind = Peek::parse(text).map(|peek| kind_name(&peek.kind()));
+    let utf8 = std::str::from_utf8(text).is_ok();
+    let request_id = Peek::parse(text).and_then(|peek| match peek.kind() {
+        Kind::Request(id, _) => Some(id.to_value()),
+        Kind::Invalid {
+            id: Some(id),
+            request: true,
+            ..
+        } if utf8 => Some(id.to_value()),
+        _ => None,
+    });
+    match (kind.as_deref(), request_id) {
+        (_, Some(id)) => Some(Some(id)),
+        (Some(k), None) if utf8 && (k.starts_with("Notification") || k.starts_with("Response")) => {
+            None
+        }
+        _ => Some(None),
+    }
+}
+
 /// `data` as lines from both sides (a line's first byte: even from the client, odd from the
 /// server), cut as the proxy's reader threads cut them. Then the server goes away.
-/// - every message forwarded to the server is one line: the client's bytes, or for
-///   `initialize` the same message with `clientInfo.proxy: true`;
+/// - nothing invalid reaches the server: every message forwarded is one line of a valid
+///   request, notification or response (a response only to a request the server sent and
+///   the client had not answered yet), the client's bytes or, for `initialize`, the same
+///   message with `clientInfo.proxy: true`;
 /// - everything written to the client is whole lines of JSON;
-/// - every request forwarded (its id used once, not cancelled) gets an answer: the
-///   server's, or the proxy's error when the server went away.
+/// - every client request gets exactly one answer with its id (at most one once it was
+///   cancelled), every line that is no message one answer with a `null` id, and nothing
+///   else is answered (the server's duplicate and unknown answers are dropped).
 pub fn check_router(data: &[u8]) {
     let dir = output_dir();
     let config = OffloadConfig {
@@ -139,9 +204,10 @@ pub fn check_router(data: &[u8]) {
     );
     let capture = Capture::default();
     let router = Arc::new(Router::new(lro, ClientOut::new(Box::new(capture.clone()))));
-    let mut forwarded: Vec<Value> = Vec::new();
-    let mut client_ids: Vec<Value> = Vec::new();
-    let mut cancelled: Vec<Value> = Vec::new();
+    let mut owed_ids: HashMap<IdKey, usize> = HashMap::new();
+    let mut owed_null = 0;
+    let mut cancelled: HashSet<IdKey> = HashSet::new();
+    let mut server_requests: HashSet<IdKey> = HashSet::new();
     let mut lines = Cursor::new(data);
     let mut line = Vec::new();
     while lines.read_until(b'\n', &mut line).unwrap_or(0) > 0 {
@@ -149,23 +215,52 @@ pub fn check_router(data: &[u8]) {
         let message = line[1..].to_vec();
         line.clear();
         if from_server {
+            let text = jsonrpc::trim_line(&message);
+            if std::str::from_utf8(text).is_ok() {
+                if let Some(Kind::Request(id, _)) = Peek::parse(text).as_ref().map(Peek::kind) {
+                    server_requests.insert(id);
+                }
+            }
             router.on_server_message(message);
             continue;
         }
         let text = jsonrpc::trim_line(&message);
+        match owed(text) {
+            Some(Some(id)) => *owed_ids.entry(IdKey::of(&id)).or_default() += 1,
+            Some(None) => owed_null += 1,
+            None => {}
+        }
         if let Ok(Value::Object(map)) = serde_json::from_slice::<Value>(text) {
-            if let Some(id) = map.get("id").filter(|_| map.contains_key("method")) {
-                client_ids.push(id.clone());
-            }
             if map.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
                 if let Some(id) = map.get("params").and_then(|p| p.get("requestId")) {
-                    cancelled.push(id.clone());
+                    cancelled.insert(IdKey::of(id));
                 }
             }
         }
         match router.from_client(text) {
             ClientAction::Forward { message, request } => {
                 assert!(!message.contains(&b'\n'), "a forwarded message is one line");
+                assert!(
+                    std::str::from_utf8(&message).is_ok(),
+                    "forwarded text is UTF-8"
+                );
+                let kind = Peek::parse(&message).map(|peek| kind_name(&peek.kind()));
+                let kind = kind.unwrap_or_else(|| {
+                    panic!(
+                        "forwarded no message: {}",
+                        String::from_utf8_lossy(&message)
+                    )
+                });
+                assert!(
+                    !kind.starts_with("Invalid"),
+                    "forwarded an invalid message: {kind}"
+                );
+                if let Some(Kind::Response(id)) = Peek::parse(&message).as_ref().map(Peek::kind) {
+                    assert!(
+                        server_requests.remove(&id),
+                        "forwarded a response to no request of the server's: {id:?}"
+                    );
+                }
                 if message != text {
                     let mut sent: Value = serde_json::from_slice(text).expect("rebuilt from JSON");
                     assert_eq!(sent["method"], "initialize", "only initialize is rebuilt");
@@ -175,38 +270,38 @@ pub fn check_router(data: &[u8]) {
                     let got: Value = serde_json::from_slice(&message).expect("JSON");
                     assert_eq!(got, sent, "initialize gains clientInfo.proxy only");
                 }
-                if let Some(id) = request {
-                    forwarded.push(id.to_value());
-                }
+                assert_eq!(request.is_some(), kind.starts_with("Request"));
             }
             ClientAction::Done => {}
         }
     }
     router.fail_all("the server went away");
-    let output = capture
-        .0
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone();
-    // `lro_extract` answers on threads of their own: a line being written may be cut.
-    let complete = &output[..output
-        .iter()
-        .rposition(|b| *b == b'\n')
-        .map_or(0, |i| i + 1)];
-    let mut answered = Vec::new();
-    for line in complete.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
-        let message: Value = serde_json::from_slice(line)
-            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(line)));
-        if message.get("method").is_none() {
-            if let Some(id) = message.get("id") {
-                answered.push(id.clone());
-            }
+    // Answers given on threads (`lro_extract`, offload resources) may still be coming.
+    let deadline = std::time::Instant::now() + THREAD_ANSWERS;
+    let (answers, nulls) = loop {
+        let (answers, nulls) = answers_in(&capture);
+        let owed_all = owed_ids
+            .iter()
+            .all(|(id, n)| cancelled.contains(id) || answers.get(id).copied().unwrap_or(0) >= *n);
+        if (owed_all && nulls >= owed_null) || std::time::Instant::now() >= deadline {
+            break (answers, nulls);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    };
+    assert_eq!(nulls, owed_null, "answers with a null id");
+    for (id, n) in &answers {
+        let due = owed_ids.get(id).copied().unwrap_or(0);
+        assert!(*n <= due, "{id:?} answered {n} times for {due} requests");
+        if !cancelled.contains(id) {
+            assert_eq!(*n, due, "{id:?} answered {n} times for {due} requests");
         }
     }
-    for id in &forwarded {
-        let once = client_ids.iter().filter(|c| *c == id).count() == 1;
-        if once && !cancelled.contains(id) {
-            assert!(answered.contains(id), "request {id} was never answered");
+    for (id, due) in &owed_ids {
+        if !cancelled.contains(id) {
+            assert!(
+                answers.contains_key(id),
+                "request {id:?} ({due}) was never answered"
+            );
         }
     }
     // Offloaded results leave files: the next input starts from an empty directory.
@@ -215,6 +310,35 @@ pub fn check_router(data: &[u8]) {
             let _ = std::fs::remove_file(entry.path());
         }
     }
+}
+
+/// The answers written to the client so far (whole lines): how many per id, and with a
+/// `null` id.
+fn answers_in(capture: &Capture) -> (HashMap<IdKey, usize>, usize) {
+    let output = capture
+        .0
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    // Answers on threads of their own: a line being written may be cut.
+    let complete = &output[..output
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1)];
+    let (mut answers, mut nulls) = (HashMap::new(), 0);
+    for line in complete.split(|b| *b == b'\n').filter(|l| !l.is_empty()) {
+        let message: Value = serde_json::from_slice(line)
+            .unwrap_or_else(|e| panic!("not JSON ({e}): {}", String::from_utf8_lossy(line)));
+        if message.get("method").is_some() {
+            continue;
+        }
+        match message.get("id") {
+            Some(Value::Null) => nulls += 1,
+            Some(id) => *answers.entry(IdKey::of(id)).or_default() += 1,
+            None => panic!("a message that is no answer nor request: {message}"),
+        }
+    }
+    (answers, nulls)
 }
 
 #[cfg(test)]

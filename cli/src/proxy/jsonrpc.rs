@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
-use serde::de::IgnoredAny;
+use serde::de::{Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde_json::{Value, json};
 
 /// Server error code for "the server cannot answer" (JSON-RPC reserves -32000..-32099 for
@@ -15,6 +15,9 @@ pub const REQUEST_TIMEOUT: i64 = -32001;
 
 /// JSON-RPC's "Parse error": the message is not JSON text.
 pub const PARSE_ERROR: i64 = -32700;
+
+/// JSON-RPC's "Invalid Request": JSON, but not a request, notification or response.
+pub const INVALID_REQUEST: i64 = -32600;
 
 /// A request id, canonicalized (`1` and `"1"` are different ids; whitespace is not).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -32,18 +35,100 @@ impl IdKey {
     }
 }
 
-/// The envelope of a message, read without allocating its payload.
+/// The envelope of a message, read without allocating its payload. Every field is read
+/// whatever its type, so that [`Peek::kind`] can tell a message that breaks the rules from
+/// one that is not JSON at all, and still knows the id to answer it with.
 #[derive(Debug, Deserialize)]
 pub struct Peek<'a> {
-    /// The id of a request or response (`None` for notifications, or `null`).
-    #[serde(default)]
+    /// `jsonrpc`, which must be `"2.0"`.
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub jsonrpc: Option<Field<'a>>,
+    /// The id of a request or response (`Some(Null)` for `null`).
+    #[serde(default, deserialize_with = "present")]
     pub id: Option<Value>,
     /// The method of a request or notification.
-    #[serde(borrow, default)]
-    pub method: Option<Cow<'a, str>>,
-    /// A response's result (skipped over, never built).
-    #[serde(default)]
-    pub result: Option<IgnoredAny>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub method: Option<Field<'a>>,
+    /// A request's params (an object or an array).
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub params: Option<Field<'a>>,
+    /// A response's result (skipped over, never built; `null` is a result too).
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub result: Option<Field<'a>>,
+    /// A response's error (an object).
+    #[serde(borrow, default, deserialize_with = "present")]
+    pub error: Option<Field<'a>>,
+}
+
+/// A field given, even as `null` (serde reads `null` as an absent `Option`).
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    deserializer: D,
+) -> Result<Option<T>, D::Error> {
+    T::deserialize(deserializer).map(Some)
+}
+
+/// A field of the envelope: a string's text, else only its type (arrays and objects are
+/// read over, not built).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Field<'a> {
+    /// `null`.
+    Null,
+    /// A string, unescaped.
+    Str(Cow<'a, str>),
+    /// An array.
+    Array,
+    /// An object.
+    Object,
+    /// A number or a boolean.
+    Scalar,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Field<'a> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct Fields;
+        impl<'de> Visitor<'de> for Fields {
+            type Value = Field<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON value")
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Field::Null)
+            }
+            fn visit_none<E>(self) -> Result<Self::Value, E> {
+                Ok(Field::Null)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Field::Scalar)
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Field::Scalar)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Field::Scalar)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Field::Scalar)
+            }
+            fn visit_borrowed_str<E>(self, text: &'de str) -> Result<Self::Value, E> {
+                Ok(Field::Str(Cow::Borrowed(text)))
+            }
+            fn visit_str<E>(self, text: &str) -> Result<Self::Value, E> {
+                Ok(Field::Str(Cow::Owned(text.to_owned())))
+            }
+            fn visit_string<E>(self, text: String) -> Result<Self::Value, E> {
+                Ok(Field::Str(Cow::Owned(text)))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Field::Array)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Field::Object)
+            }
+        }
+        deserializer.deserialize_any(Fields)
+    }
 }
 
 /// What a message is.
@@ -55,12 +140,20 @@ pub enum Kind<'a> {
     Notification(&'a str),
     /// A response (result or error) to the request with this id.
     Response(IdKey),
-    /// Anything else that is still JSON (a batch, a response with a null id, ...).
-    Other,
+    /// A JSON object that is none of the above (JSON-RPC's "Invalid Request").
+    Invalid {
+        /// Its id when it is a string or an integer (the ids MCP allows).
+        id: Option<IdKey>,
+        /// It has a `method`: it meant to be a request, and an error answers it (with its id).
+        request: bool,
+        /// What is wrong, for the error message.
+        reason: &'static str,
+    },
 }
 
 impl<'a> Peek<'a> {
-    /// Reads the envelope; `None` when the text is not a JSON object.
+    /// Reads the envelope; `None` when the text is not a JSON object (or names a field of
+    /// the envelope twice).
     pub fn parse(text: &'a [u8]) -> Option<Self> {
         // A derived struct also reads from an array (`[7]` as `{"id": 7}`): only objects
         // are envelopes (found by fuzzing).
@@ -70,16 +163,61 @@ impl<'a> Peek<'a> {
         serde_json::from_slice(text).ok()
     }
 
-    /// Classifies the message.
+    /// The id, when it is one MCP allows: a string or an integer (not `null`).
+    fn usable_id(&self) -> Option<IdKey> {
+        self.id
+            .as_ref()
+            .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
+            .map(IdKey::of)
+    }
+
+    /// Classifies the message by JSON-RPC 2.0 and MCP's rules.
     pub fn kind(&self) -> Kind<'_> {
-        match (
-            self.id.as_ref().filter(|v| !v.is_null()),
-            self.method.as_deref(),
-        ) {
-            (Some(id), Some(method)) => Kind::Request(IdKey::of(id), method),
-            (None, Some(method)) => Kind::Notification(method),
-            (Some(id), None) => Kind::Response(IdKey::of(id)),
-            (None, None) => Kind::Other,
+        let id = self.usable_id();
+        let invalid = |request: bool, reason| Kind::Invalid {
+            id: id.clone(),
+            request,
+            reason,
+        };
+        let request = self.method.is_some();
+        if self.jsonrpc != Some(Field::Str(Cow::Borrowed("2.0"))) {
+            return invalid(request, "\"jsonrpc\" must be \"2.0\"");
+        }
+        match &self.method {
+            Some(Field::Str(method)) => {
+                if self.result.is_some() || self.error.is_some() {
+                    return invalid(true, "a request has no \"result\" or \"error\"");
+                }
+                // `null` params are read as none (JSON-RPC wants them left out).
+                if matches!(self.params, Some(Field::Str(_) | Field::Scalar)) {
+                    return invalid(true, "\"params\" must be an object or an array");
+                }
+                match (&self.id, id.clone()) {
+                    (None, _) => Kind::Notification(method),
+                    (Some(_), Some(id)) => Kind::Request(id, method),
+                    (Some(_), None) => invalid(
+                        true,
+                        "\"id\" must be a string or an integer (MCP allows no null id)",
+                    ),
+                }
+            }
+            Some(_) => invalid(true, "\"method\" must be a string"),
+            None => match (&self.result, &self.error, id.clone()) {
+                (Some(_), None, Some(id)) | (None, Some(Field::Object), Some(id)) => {
+                    Kind::Response(id)
+                }
+                (Some(_), Some(_), _) => {
+                    invalid(false, "a response has a result or an error, not both")
+                }
+                (None, Some(Field::Object), None) => {
+                    invalid(false, "a response to no request (its id is not usable)")
+                }
+                (None, Some(_), _) => invalid(false, "\"error\" must be an object"),
+                (Some(_), None, None) => invalid(false, "\"id\" must be a string or an integer"),
+                (None, None, _) => {
+                    invalid(false, "neither a request, a notification nor a response")
+                }
+            },
         }
     }
 }
@@ -103,7 +241,12 @@ pub fn cancelled(id: &IdKey, reason: &str) -> Value {
 
 /// An error response.
 pub fn error(id: &IdKey, code: i64, message: &str) -> Value {
-    json!({"jsonrpc": "2.0", "id": id.to_value(), "error": {"code": code, "message": message}})
+    error_to(id.to_value(), code, message)
+}
+
+/// An error response to `id` (`null` when the request's id could not be read).
+pub fn error_to(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
 /// A short, printable excerpt of a line, for diagnostics.
@@ -138,12 +281,12 @@ mod tests {
                 .contains(r#"Response(IdKey(\"\\\"a b\\\"\"))"#)
         );
         assert!(
-            kind_of(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#)
-                .contains("Notification")
+            kind_of(r#"{"jsonrpc":"2.0","id":3,"result":null}"#).contains("Response"),
+            "null is a result"
         );
         assert!(
-            kind_of(r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#)
-                .contains("Other")
+            kind_of(r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{}}"#)
+                .contains("Notification")
         );
         assert_eq!(kind_of("not json"), "None");
         assert_eq!(kind_of("[1,2]"), "None");
@@ -153,8 +296,83 @@ mod tests {
     }
 
     #[test]
+    fn what_breaks_the_rules_is_invalid_with_the_id_to_answer() {
+        let invalid =
+            |text: &str| match Peek::parse(text.as_bytes()).map(|p| format!("{:?}", p.kind())) {
+                Some(kind) => kind,
+                None => panic!("not an envelope: {text}"),
+            };
+        for (text, id, request) in [
+            (r#"{}"#, "None", false),
+            (
+                r#"{"jsonrpc":"1.0","id":3,"method":"ping"}"#,
+                "Some(IdKey(\"3\"))",
+                true,
+            ),
+            (r#"{"id":4,"method":"ping"}"#, "Some(IdKey(\"4\"))", true),
+            (
+                r#"{"jsonrpc":"2.0","id":5,"method":7}"#,
+                "Some(IdKey(\"5\"))",
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+                "None",
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+                "None",
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":[1],"method":"ping"}"#,
+                "None",
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":"x"}"#,
+                "Some(IdKey(\"6\"))",
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":7,"method":"ping","result":{}}"#,
+                "Some(IdKey(\"7\"))",
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":8,"result":{},"error":{}}"#,
+                "Some(IdKey(\"8\"))",
+                false,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":9,"error":"x"}"#,
+                "Some(IdKey(\"9\"))",
+                false,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#,
+                "None",
+                false,
+            ),
+            (r#"{"jsonrpc":"2.0","id":10}"#, "Some(IdKey(\"10\"))", false),
+        ] {
+            let kind = invalid(text);
+            assert!(
+                kind.starts_with(&format!("Invalid {{ id: {id}, request: {request},")),
+                "{text}: {kind}"
+            );
+        }
+        // Null params are read as none.
+        assert!(
+            invalid(r#"{"jsonrpc":"2.0","id":1,"method":"ping","params":null}"#)
+                .starts_with("Request")
+        );
+    }
+
+    #[test]
     fn escaped_method_names_are_read() {
-        let peek = Peek::parse(br#"{"id":1,"method":"tools\/call"}"#).unwrap();
+        let peek = Peek::parse(br#"{"jsonrpc":"2.0","id":1,"method":"tools\/call"}"#).unwrap();
         assert_eq!(peek.kind(), Kind::Request(IdKey("1".into()), "tools/call"));
     }
 

@@ -85,6 +85,9 @@ pub struct ProxyArgs {
 /// for MCP calls. SDK clients often give up sooner (60 s) and cancel, which ends the wait too.
 const DEFAULT_REQUEST_TIMEOUT: u64 = 600;
 
+/// How long the answers to requests left in flight at the client's EOF may take to write.
+const CLOSE_ANSWER_GRACE: Duration = Duration::from_secs(1);
+
 /// How often requests are checked against their deadlines.
 const TIMEOUT_TICK: Duration = Duration::from_millis(100);
 
@@ -137,9 +140,19 @@ pub fn run(args: ProxyArgs) -> Result<(), LroError> {
         spawn_timeouts(Arc::clone(&router), Arc::clone(&upstream));
     }
     spawn_client_reader(Arc::clone(&router), Arc::clone(&upstream), lifecycle);
+    let router = Arc::clone(&router);
     match ended.recv() {
         Ok(Lifecycle::ClientClosed) | Err(_) => {
             upstream.close();
+            // What the server left unanswered gets an answer, if the client still reads;
+            // one that does not must not keep the proxy alive.
+            let (answered, done) = mpsc::channel();
+            std::thread::spawn(move || {
+                router
+                    .fail_all("the client closed its input before the server answered (lro proxy)");
+                let _ = answered.send(());
+            });
+            let _ = done.recv_timeout(CLOSE_ANSWER_GRACE);
             Ok(())
         }
         Ok(Lifecycle::ServerGone(Ok(()))) => Ok(()),

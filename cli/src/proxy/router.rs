@@ -97,41 +97,81 @@ impl Router {
         self.state.protocol_version()
     }
 
-    /// Handles one line from the client.
+    /// Handles one line from the client. Only valid JSON-RPC reaches the server: a line
+    /// that is not JSON gets `-32700`, one that is no request, notification or response
+    /// `-32600` (with the request's id when it has one MCP allows, else `null`), a request
+    /// whose id is still in flight `-32600` too, and a response to no request of the
+    /// server's is dropped.
     pub fn from_client(self: &Arc<Self>, line: &[u8]) -> ClientAction {
         if line.iter().all(u8::is_ascii_whitespace) {
             return ClientAction::Done;
         }
-        let Some(peek) = Peek::parse(line) else {
-            if std::str::from_utf8(line).is_ok()
-                && serde_json::from_slice::<serde::de::IgnoredAny>(line).is_ok()
-            {
-                // A JSON-RPC batch (MCP 2025-03-26 only): passed through as is.
-                return ClientAction::Forward {
-                    message: line.to_vec(),
-                    request: None,
+        let peek = match read_envelope(line) {
+            Ok(peek) => peek,
+            Err((code, reason)) => {
+                eprintln!(
+                    "lro proxy: answering {code} to a message from the client ({reason}): {}",
+                    jsonrpc::excerpt(line)
+                );
+                // JSON text is UTF-8; a request that is JSON but for a byte in a string
+                // still has an id the client waits on: the error answers it.
+                let id = match Peek::parse(line).as_ref().map(Peek::kind) {
+                    Some(Kind::Request(id, _)) => id.to_value(),
+                    _ => Value::Null,
                 };
+                self.out.send(&jsonrpc::error_to(
+                    id,
+                    code,
+                    &format!("{reason} (lro proxy)"),
+                ));
+                return ClientAction::Done;
             }
-            eprintln!(
-                "lro proxy: ignoring a malformed message from the client: {}",
-                jsonrpc::excerpt(line)
-            );
-            return ClientAction::Done;
         };
-        if std::str::from_utf8(line).is_err() {
-            // Not JSON text, though its envelope reads (see `on_server_message`).
-            eprintln!(
-                "lro proxy: ignoring a message from the client that is not UTF-8: {}",
-                jsonrpc::excerpt(line)
-            );
-            if let Kind::Request(id, _) = peek.kind() {
+        match peek.kind() {
+            Kind::Invalid {
+                id,
+                request,
+                reason,
+            } => {
+                eprintln!(
+                    "lro proxy: answering {} to a message from the client ({reason}): {}",
+                    jsonrpc::INVALID_REQUEST,
+                    jsonrpc::excerpt(line)
+                );
+                let id = id
+                    .filter(|_| request)
+                    .map_or(Value::Null, |id| id.to_value());
+                self.out.send(&jsonrpc::error_to(
+                    id,
+                    jsonrpc::INVALID_REQUEST,
+                    &format!("invalid request: {reason} (lro proxy)"),
+                ));
+                return ClientAction::Done;
+            }
+            Kind::Request(id, _) if self.state.in_flight(&id) => {
+                // A second request with the id of one in flight: the server's answer could
+                // not tell them apart (MCP: an id is never used twice in a session).
+                eprintln!(
+                    "lro proxy: answering {} to a request whose id {} is already in flight",
+                    jsonrpc::INVALID_REQUEST,
+                    id.to_value()
+                );
                 self.out.send(&jsonrpc::error(
                     &id,
-                    jsonrpc::PARSE_ERROR,
-                    "the message is not valid UTF-8 (lro proxy)",
+                    jsonrpc::INVALID_REQUEST,
+                    "invalid request: a request with this id is still in flight (lro proxy)",
                 ));
+                return ClientAction::Done;
             }
-            return ClientAction::Done;
+            Kind::Response(id) if !self.state.take_server_request(&id) => {
+                eprintln!(
+                    "lro proxy: dropping a response from the client to no request of the server's (id {}): {}",
+                    id.to_value(),
+                    jsonrpc::excerpt(line)
+                );
+                return ClientAction::Done;
+            }
+            _ => {}
         }
         let forward = |request: Option<IdKey>| ClientAction::Forward {
             message: line.to_vec(),
@@ -211,11 +251,13 @@ impl Router {
             Kind::Notification("notifications/cancelled") => {
                 let cancelled = parse(line).and_then(|m| m.pointer("/params/requestId").cloned());
                 if let Some(request_id) = cancelled {
-                    self.state.take(&IdKey::of(&request_id));
+                    // The client wants no answer any more (MCP): the server's, should it
+                    // come, is dropped.
+                    self.state.cancel(&IdKey::of(&request_id));
                 }
                 forward(None)
             }
-            Kind::Notification(_) | Kind::Response(_) | Kind::Other => forward(None),
+            Kind::Notification(_) | Kind::Response(_) | Kind::Invalid { .. } => forward(None),
         }
     }
 
@@ -229,43 +271,40 @@ impl Router {
         });
     }
 
-    /// Handles one message from the server.
+    /// Handles one message from the server. What is not valid JSON-RPC never reaches the
+    /// client (a note on stderr; a broken answer to a request in flight fails it), nor does
+    /// a response to no request in flight (a duplicate, an unknown id, a late answer to a
+    /// request that timed out or was cancelled).
     pub fn on_server_message(&self, line: Vec<u8>) {
         let line_ref = jsonrpc::trim_line(&line);
         if line_ref.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        let Some(peek) = Peek::parse(line_ref) else {
-            if std::str::from_utf8(line_ref).is_ok()
-                && serde_json::from_slice::<serde::de::IgnoredAny>(line_ref).is_ok()
-            {
-                self.pass(line_ref);
-            } else {
+        if line_ref.trim_ascii_start().starts_with(b"[") {
+            return self.on_server_batch(line_ref);
+        }
+        let peek = match read_envelope(line_ref) {
+            Ok(peek) => peek,
+            Err((_, reason)) => {
                 eprintln!(
-                    "lro proxy: ignoring a malformed message from the server: {}",
+                    "lro proxy: ignoring a malformed message from the server ({reason}): {}",
                     jsonrpc::excerpt(line_ref)
                 );
+                // JSON text is UTF-8 and the client could not read this line: a response
+                // to a request in flight becomes an error for it (found by fuzzing).
+                if let Some(Kind::Response(id)) = Peek::parse(line_ref).as_ref().map(Peek::kind) {
+                    self.fail_request(&id, "the MCP server's answer is not valid JSON (lro proxy)");
+                }
+                return;
             }
-            return;
         };
-        if std::str::from_utf8(line_ref).is_err() {
-            // The envelope reader skips what it does not need without checking it, but JSON
-            // text is UTF-8 and the client could not read this line: a response to a request
-            // in flight becomes an error for it (found by fuzzing).
-            eprintln!(
-                "lro proxy: ignoring a message from the server that is not UTF-8: {}",
-                jsonrpc::excerpt(line_ref)
-            );
-            if let Kind::Response(id) = peek.kind() {
-                self.fail_request(
-                    &id,
-                    "the MCP server's answer is not valid UTF-8 (lro proxy)",
-                );
-            }
-            return;
-        }
         let id = match peek.kind() {
             Kind::Response(id) => id,
+            Kind::Request(id, _) => {
+                // The client's answer to it is forwarded once.
+                self.state.remember_server_request(id);
+                return self.pass(line_ref);
+            }
             Kind::Notification("notifications/progress") => {
                 // The server is working on a call: its deadline moves.
                 if let Some(token) = parse(line_ref)
@@ -276,19 +315,40 @@ impl Router {
                 }
                 return self.pass(line_ref);
             }
-            _ => return self.pass(line_ref),
+            Kind::Notification(_) => return self.pass(line_ref),
+            Kind::Invalid {
+                id,
+                request,
+                reason,
+            } => {
+                eprintln!(
+                    "lro proxy: ignoring an invalid message from the server ({reason}): {}",
+                    jsonrpc::excerpt(line_ref)
+                );
+                if let Some(id) = id.filter(|_| !request) {
+                    self.fail_request(
+                        &id,
+                        &format!(
+                            "the MCP server's answer is not valid JSON-RPC: {reason} (lro proxy)"
+                        ),
+                    );
+                }
+                return;
+            }
         };
         let has_result = peek.result.is_some();
         drop(peek);
         let Some(pending) = self.state.take(&id) else {
-            if self.state.take_abandoned(&id) {
-                eprintln!(
-                    "lro proxy: dropping the server's late answer to request {}: it timed out",
-                    id.to_value()
-                );
-                return;
-            }
-            return self.pass(line_ref);
+            let why = if self.state.take_abandoned(&id) {
+                "it timed out or was cancelled"
+            } else {
+                "no request with this id is in flight (a duplicate or an unknown id)"
+            };
+            eprintln!(
+                "lro proxy: dropping the server's answer to request {}: {why}",
+                id.to_value()
+            );
+            return;
         };
         if !has_result {
             return self.pass(line_ref);
@@ -303,6 +363,27 @@ impl Router {
             Pending::ResourcesList { lro } => self.on_resources_list(line_ref, lro),
             Pending::ResourceTemplatesList { first_page } => {
                 self.on_resource_templates(line_ref, first_page)
+            }
+        }
+    }
+
+    /// A JSON-RPC batch from the server (MCP 2025-03-26): each message on its own.
+    fn on_server_batch(&self, line: &[u8]) {
+        let Ok(batch) = serde_json::from_slice::<Vec<Value>>(line) else {
+            eprintln!(
+                "lro proxy: ignoring a malformed message from the server: {}",
+                jsonrpc::excerpt(line)
+            );
+            return;
+        };
+        for message in batch {
+            if message.is_object() {
+                self.on_server_message(serde_json::to_vec(&message).unwrap_or_default());
+            } else {
+                eprintln!(
+                    "lro proxy: ignoring a batch item from the server that is not a message: {}",
+                    jsonrpc::excerpt(message.to_string().as_bytes())
+                );
             }
         }
     }
@@ -448,6 +529,35 @@ impl Router {
             self.out
                 .send(&jsonrpc::error(&id, jsonrpc::UPSTREAM_ERROR, reason));
         }
+    }
+}
+
+/// The envelope of a line that is JSON text, or the error to answer it with: `-32700` for
+/// what is not JSON (or not UTF-8), `-32600` for JSON that is no object (a batch, a scalar)
+/// or names a field of the envelope twice.
+fn read_envelope(line: &[u8]) -> Result<Peek<'_>, (i64, &'static str)> {
+    let utf8 = std::str::from_utf8(line).is_ok();
+    match Peek::parse(line) {
+        Some(peek) if utf8 => Ok(peek),
+        _ if !utf8 => Err((
+            jsonrpc::PARSE_ERROR,
+            "parse error: the message is not UTF-8",
+        )),
+        _ if serde_json::from_slice::<serde::de::IgnoredAny>(line).is_err() => {
+            Err((jsonrpc::PARSE_ERROR, "parse error: the message is not JSON"))
+        }
+        _ if line.trim_ascii_start().starts_with(b"[") => Err((
+            jsonrpc::INVALID_REQUEST,
+            "invalid request: batches are not supported (MCP removed JSON-RPC batching in 2025-06-18)",
+        )),
+        _ if line.trim_ascii_start().starts_with(b"{") => Err((
+            jsonrpc::INVALID_REQUEST,
+            "invalid request: a field of the envelope is given twice or cannot be read",
+        )),
+        _ => Err((
+            jsonrpc::INVALID_REQUEST,
+            "invalid request: a message must be a JSON object",
+        )),
     }
 }
 

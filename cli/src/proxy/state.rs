@@ -9,8 +9,12 @@ use serde_json::Value;
 use super::jsonrpc::IdKey;
 
 /// Requests given up on (timed out) whose late answers are still dropped; older ones are
-/// forgotten (their answers, should they ever come, then pass through as unknown responses).
+/// forgotten (their answers, should they ever come, are then dropped as unknown responses).
 const ABANDONED_REMEMBERED: usize = 4096;
+
+/// Requests of the server's whose answers from the client are awaited; past this many, the
+/// oldest are forgotten (a server that never hears back is no reason to grow).
+const SERVER_REQUESTS_REMEMBERED: usize = 4096;
 
 /// A client request forwarded to the server and not answered yet.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +76,9 @@ struct Session {
     /// Requests that timed out, oldest first, and the same as a set.
     abandoned: VecDeque<IdKey>,
     abandoned_set: HashSet<IdKey>,
+    /// Requests the server sent the client, not answered yet, oldest first, and as a set.
+    server_requests: VecDeque<IdKey>,
+    server_requests_set: HashSet<IdKey>,
     /// How long the server may take to answer a request (`None`: forever).
     request_timeout: Option<Duration>,
     /// The client announced `clientInfo.proxy: true`: results go through untouched.
@@ -133,6 +140,44 @@ impl State {
         self.lock().pending.remove(id).map(|f| f.pending)
     }
 
+    /// Whether a request with `id` is in flight.
+    pub fn in_flight(&self, id: &IdKey) -> bool {
+        self.lock().pending.contains_key(id)
+    }
+
+    /// The client cancelled request `id`: it is forgotten, and the server's answer, should
+    /// it come, is dropped as a timed-out one is.
+    pub fn cancel(&self, id: &IdKey) {
+        let mut session = self.lock();
+        if session.pending.remove(id).is_some() {
+            abandon(&mut session, id.clone());
+        }
+    }
+
+    /// Remembers a request the server sent the client.
+    pub fn remember_server_request(&self, id: IdKey) {
+        let mut session = self.lock();
+        if session.server_requests_set.insert(id.clone()) {
+            session.server_requests.push_back(id);
+        }
+        while session.server_requests.len() > SERVER_REQUESTS_REMEMBERED {
+            if let Some(old) = session.server_requests.pop_front() {
+                session.server_requests_set.remove(&old);
+            }
+        }
+    }
+
+    /// Whether `id` is a request of the server's awaiting the client's answer (then no
+    /// longer: it is answered once).
+    pub fn take_server_request(&self, id: &IdKey) -> bool {
+        let mut session = self.lock();
+        let was = session.server_requests_set.remove(id);
+        if was {
+            session.server_requests.retain(|r| r != id);
+        }
+        was
+    }
+
     /// Whether `id` is a request that timed out (its late answer is then dropped, once).
     pub fn take_abandoned(&self, id: &IdKey) -> bool {
         let mut session = self.lock();
@@ -154,13 +199,7 @@ impl State {
             .collect();
         for id in &expired {
             session.pending.remove(id);
-            session.abandoned.push_back(id.clone());
-            session.abandoned_set.insert(id.clone());
-        }
-        while session.abandoned.len() > ABANDONED_REMEMBERED {
-            if let Some(old) = session.abandoned.pop_front() {
-                session.abandoned_set.remove(&old);
-            }
+            abandon(&mut session, id.clone());
         }
         expired
     }
@@ -231,6 +270,18 @@ impl State {
     /// The negotiated protocol version, once known.
     pub fn protocol_version(&self) -> Option<String> {
         self.lock().protocol_version.clone()
+    }
+}
+
+/// Remembers `id` as given up on (timed out or cancelled): its late answer is dropped.
+fn abandon(session: &mut Session, id: IdKey) {
+    if session.abandoned_set.insert(id.clone()) {
+        session.abandoned.push_back(id);
+    }
+    while session.abandoned.len() > ABANDONED_REMEMBERED {
+        if let Some(old) = session.abandoned.pop_front() {
+            session.abandoned_set.remove(&old);
+        }
     }
 }
 
