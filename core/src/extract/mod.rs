@@ -39,6 +39,7 @@
 //! ```
 
 mod batches;
+mod bounds;
 mod budget;
 mod convert;
 mod describe;
