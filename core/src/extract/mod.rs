@@ -326,7 +326,7 @@ impl<H: Host> Offloader<H> {
             .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         if let Verb::Describe = verb {
-            return self.describe_file(&mut lines, path.to_string_lossy().into_owned());
+            return self.describe_file(&mut lines, path.to_string_lossy().into_owned(), &deadline);
         }
         let mut missing = Vec::new();
         // The file lines a section spans, for the jq equivalent too.
