@@ -124,10 +124,7 @@ pub(crate) fn parse_depth(format: &str, text: &[u8]) -> usize {
         // Flow collections nest by brackets, block ones by indentation and `- `/`? ` markers.
         "yaml" => super::convert::nesting_depth(text) + most_leading(text),
         // Every array, map or tag header byte may open a level.
-        "cbor" => text
-            .iter()
-            .filter(|&&b| (0x80..=0xdf).contains(&b))
-            .count(),
+        "cbor" => text.iter().filter(|&&b| (0x80..=0xdf).contains(&b)).count(),
         _ => super::convert::nesting_depth(text),
     }
 }
@@ -204,7 +201,10 @@ mod tests {
     fn parse_depths_are_upper_bounds() {
         assert_eq!(parse_depth("xml", b"<a><b/><c>x</c></a>"), 2);
         assert_eq!(parse_depth("xml", "<a>".repeat(300).as_bytes()), 300);
-        assert_eq!(parse_depth("xml", b"<?xml version=\"1.0\"?><!-- c --><a/>"), 1);
+        assert_eq!(
+            parse_depth("xml", b"<?xml version=\"1.0\"?><!-- c --><a/>"),
+            1
+        );
         assert!(parse_depth("yaml", b"a:\n  b:\n    - 1\n") >= 3);
         assert!(parse_depth("yaml", "[".repeat(200).as_bytes()) >= 200);
         assert!(parse_depth("toml", b"a.b.c = 1\n") >= 2);

@@ -117,7 +117,10 @@ pub(crate) fn check_sections(
                      {records} records the file holds, after the sections before it",
                     section.label(),
                     section.first_line,
-                    section.first_line.saturating_add(section.count).saturating_sub(1)
+                    section
+                        .first_line
+                        .saturating_add(section.count)
+                        .saturating_sub(1)
                 ),
             ));
         }

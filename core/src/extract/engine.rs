@@ -70,6 +70,19 @@ macro_rules! check_native {
     }};
 }
 
+/// `_lro_mul($a; $b)`: the input, once [`Guard::check_mul`] accepts `$a * $b`.
+fn mul_native() -> Fun<Data> {
+    let native = Native::<Data>::new(|mut cv| {
+        let b = cv.0.pop_var();
+        let a = cv.0.pop_var();
+        match cv.0.data().guard.check_mul(&a, &b) {
+            Ok(()) => box_once(Ok(cv.1)),
+            Err(trip) => bome(Err(trip_error(trip))),
+        }
+    });
+    (sandbox::MUL, v(2), native)
+}
+
 /// `_lro_nesting($format)`: refuses a text whose nesting is past what the format's parser
 /// may recurse on ([`bounds::parse_depth`]), before the parser sees it.
 fn nesting_native() -> Fun<Data> {
@@ -190,12 +203,32 @@ fn empty_native() -> Fun<Data> {
 /// `range/3` is ticked on every value, printing measures the value whole first, parsing
 /// checks the nesting of its text first.
 const GUARDED: [(&str, usize, &str); 6] = [
-    ("range", 3, "def range($from; $upto; $by): _lro_range($from; $upto; $by) | _lro_tick;"),
+    (
+        "range",
+        3,
+        "def range($from; $upto; $by): _lro_range($from; $upto; $by) | _lro_tick;",
+    ),
     ("tojson", 0, "def tojson: _lro_measure | _lro_tojson;"),
-    ("fromxml", 0, "def fromxml: _lro_nesting(\"xml\") | _lro_fromxml;"),
-    ("fromyaml", 0, "def fromyaml: _lro_nesting(\"yaml\") | _lro_fromyaml;"),
-    ("fromtoml", 0, "def fromtoml: _lro_nesting(\"toml\") | _lro_fromtoml;"),
-    ("fromcbor", 0, "def fromcbor: _lro_nesting(\"cbor\") | _lro_fromcbor;"),
+    (
+        "fromxml",
+        0,
+        "def fromxml: _lro_nesting(\"xml\") | _lro_fromxml;",
+    ),
+    (
+        "fromyaml",
+        0,
+        "def fromyaml: _lro_nesting(\"yaml\") | _lro_fromyaml;",
+    ),
+    (
+        "fromtoml",
+        0,
+        "def fromtoml: _lro_nesting(\"toml\") | _lro_fromtoml;",
+    ),
+    (
+        "fromcbor",
+        0,
+        "def fromcbor: _lro_nesting(\"cbor\") | _lro_fromcbor;",
+    ),
 ];
 
 /// The natives: jaq's standard set without [`WITHHELD`], the [`GUARDED`] ones renamed, our
@@ -224,6 +257,7 @@ fn natives() -> Vec<Fun<Data>> {
     natives.push(check_native!(sandbox::CLOSE, close));
     natives.push(check_native!(sandbox::MEASURE, check_whole));
     natives.push(nesting_native());
+    natives.push(mul_native());
     natives
 }
 
@@ -245,18 +279,18 @@ fn guarded_name(name: &str) -> &'static str {
 fn guarded_defs() -> &'static str {
     static DEFS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     DEFS.get_or_init(|| {
-    let present: Vec<(&str, usize)> = jaq_core::funs::<Data>()
-        .chain(jaq_std::funs::<Data>())
-        .chain(jaq_json::funs::<Data>())
-        .chain(formats())
-        .map(|(name, args, _)| (name, args.len()))
-        .collect();
-    GUARDED
-        .iter()
-        .filter(|(name, arity, _)| present.contains(&(name, *arity)))
-        .map(|(_, _, def)| *def)
-        .collect::<Vec<_>>()
-        .join(" ")
+        let present: Vec<(&str, usize)> = jaq_core::funs::<Data>()
+            .chain(jaq_std::funs::<Data>())
+            .chain(jaq_json::funs::<Data>())
+            .chain(formats())
+            .map(|(name, args, _)| (name, args.len()))
+            .collect();
+        GUARDED
+            .iter()
+            .filter(|(name, arity, _)| present.contains(&(name, *arity)))
+            .map(|(_, _, def)| *def)
+            .collect::<Vec<_>>()
+            .join(" ")
     })
 }
 

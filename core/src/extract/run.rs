@@ -240,17 +240,15 @@ pub(crate) fn run_one(
 /// The `resource_limit` error of a bound the filter went past.
 pub(crate) fn bound_error(trip: Trip, max_memory: u64, at: &str) -> LroError {
     let what = match trip {
-        Trip::Stack => {
-            "recursion too deep (does a definition call itself without end?)".to_owned()
-        }
+        Trip::Stack => "recursion too deep (does a definition call itself without end?)".to_owned(),
         Trip::Depth => format!(
             "a value nested more than {} levels deep (or a text to parse more than {})",
             super::bounds::MAX_VALUE_DEPTH,
             super::bounds::MAX_PARSE_DEPTH
         ),
-        Trip::Memory | Trip::Time => format!(
-            "its values need more than extract.max_memory_bytes ({max_memory} bytes)"
-        ),
+        Trip::Memory | Trip::Time => {
+            format!("its values need more than extract.max_memory_bytes ({max_memory} bytes)")
+        }
     };
     LroError::new(
         ErrorCode::ResourceLimit,

@@ -266,6 +266,20 @@ impl<'d> Guard<'d> {
         self.tripped.set(Some(Trip::Depth));
     }
 
+    /// `_lro_mul`: refuses `text * n` when the repeated text would not fit the memory bound.
+    pub(crate) fn check_mul(&self, a: &Val, b: &Val) -> std::result::Result<(), Trip> {
+        let times = |n: &jaq_json::Num| n.to_string().parse::<f64>().unwrap_or(f64::INFINITY);
+        let bytes = match (a, b) {
+            (Val::TStr(s) | Val::BStr(s), Val::Num(n))
+            | (Val::Num(n), Val::TStr(s) | Val::BStr(s)) => s.len() as f64 * times(n),
+            _ => return Ok(()),
+        };
+        if bytes + self.collected.get() as f64 > self.max_memory as f64 {
+            return self.trip(Trip::Memory);
+        }
+        Ok(())
+    }
+
     /// `_lro_item`: one more item gathered by a collection.
     pub(crate) fn add_item(&self, item: &Val) -> std::result::Result<(), Trip> {
         if let Some(trip) = self.tripped.get() {
@@ -387,6 +401,36 @@ fn builds(op: &BinaryOp<&str>) -> bool {
     )
 }
 
+/// The native that refuses a repetition (`"x" * 1e10`) too large to allocate.
+pub(crate) const MUL: &str = "_lro_mul";
+
+/// `l * r` becomes `l as $l | r as $r | _lro_mul($l; $r) | $l * $r | _lro_new` (the order
+/// jaq runs `l * r` in: for each `l`, each `r`): a string repeated is checked before it
+/// is allocated, since one repetition can ask for more memory than the host has. The
+/// variable names cannot be written in a filter, so they capture none of its variables.
+fn checked_mul(term: &mut Term<&str>) {
+    let Term::BinOp(l, _, r) = std::mem::take(term) else {
+        return;
+    };
+    let (a, b) = ("$lro l", "$lro r");
+    let product = Term::BinOp(
+        Box::new(Term::Var(a)),
+        BinaryOp::Math(jaq_core::ops::Math::Mul),
+        Box::new(Term::Var(b)),
+    );
+    let check = Term::Call(MUL, vec![Term::Var(a), Term::Var(b)]);
+    let body = pipe(pipe(check, product), call(NEW));
+    *term = Term::BinOp(
+        l,
+        BinaryOp::Pipe(Some(Pattern::Var(a))),
+        Box::new(Term::BinOp(
+            r,
+            BinaryOp::Pipe(Some(Pattern::Var(b))),
+            Box::new(body),
+        )),
+    );
+}
+
 /// Adds the tick to every definition inside `term` (the parser bounded its depth), and the
 /// checks of [`super::bounds`] wherever a value is built: `[f]` becomes
 /// `[f | _lro_item] | _lro_close`; objects, growing operators and each `reduce`/`foreach`
@@ -475,6 +519,7 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
     match term {
         Term::Arr(Some(_)) => then(term, CLOSE),
         Term::Obj(_) => then(term, NEW),
+        Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Mul), _) => checked_mul(term),
         Term::BinOp(_, op, _) if builds(op) => then(term, NEW),
         _ => {}
     }
