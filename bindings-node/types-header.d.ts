@@ -20,6 +20,7 @@ export type ErrorCode =
   | 'invalid_argument'
   | 'invalid_query'
   | 'query_failed'
+  | 'resource_limit'
   | 'path_denied'
   | 'not_found'
   | 'io_error'

@@ -102,6 +102,10 @@ pub struct ExtractLimits {
     /// Most wall time, in milliseconds (default 10,000).
     #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
     pub timeout_ms: Option<u64>,
+    /// Most memory a jq filter's values may take, estimated (default 512 MiB); past it, or
+    /// past 1024 levels of nesting, the extraction fails with `resource_limit`.
+    #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
+    pub max_memory_bytes: Option<u64>,
 }
 
 /// Bounds on requests to an object store: a store that is down or slow delays a call by a
@@ -176,6 +180,7 @@ impl Config {
             set(&mut e.max_output_records, limits.max_output_records);
             set(&mut e.max_output_bytes, limits.max_output_bytes);
             set(&mut e.timeout_ms, limits.timeout_ms);
+            set(&mut e.max_memory_bytes, limits.max_memory_bytes);
         }
         if let Some(limits) = self.store {
             set(&mut config.store.timeout_ms, limits.timeout_ms);
@@ -201,6 +206,7 @@ impl From<&OffloadConfig> for Config {
             max_output_records,
             max_output_bytes,
             timeout_ms,
+            max_memory_bytes,
         } = config.extract;
         let CoreStoreLimits {
             timeout_ms: store_timeout_ms,
@@ -220,6 +226,7 @@ impl From<&OffloadConfig> for Config {
                 max_output_records: Some(max_output_records),
                 max_output_bytes: Some(max_output_bytes),
                 timeout_ms: Some(timeout_ms),
+                max_memory_bytes: Some(max_memory_bytes),
             }),
             store: Some(StoreLimits {
                 timeout_ms: Some(store_timeout_ms),

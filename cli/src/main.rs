@@ -55,6 +55,9 @@ enum Command {
         config: ConfigArgs,
     },
     /// Extract from an offload file without a shell: a recipe, a jq filter, a line range or a search.
+    ///
+    /// Exit codes: 0 done, 3 output capped (--max-output-*), 4 resource_limit (a filter past
+    /// the memory bound or 1024 levels of nesting), 65 bad input or filter, 78 bad configuration.
     Extract(Box<ExtractArgs>),
     /// Delete offload files whose time-to-live has passed; print what was removed.
     Cleanup {
@@ -81,7 +84,9 @@ enum Exit {
 /// Exit code of a capped `lro extract`: what fits was printed, but not everything.
 const EXIT_CAPPED: u8 = 3;
 
-/// Exit codes: 65 for bad input data, 78 for bad configuration, 1 for anything else.
+/// Exit codes: 65 for bad input data, 78 for bad configuration, 4 for an extraction stopped
+/// at a bound of the sandbox (`resource_limit`: memory, nesting, recursion), 1 for anything
+/// else. (3 is a capped `lro extract`, which is not an error.)
 fn exit_code(err: &LroError) -> u8 {
     match err.code() {
         ErrorCode::InvalidConfig => 78,
@@ -90,6 +95,7 @@ fn exit_code(err: &LroError) -> u8 {
         | ErrorCode::InvalidOperation
         | ErrorCode::InvalidArgument
         | ErrorCode::InvalidQuery => 65,
+        ErrorCode::ResourceLimit => 4,
         _ => 1,
     }
 }

@@ -195,6 +195,11 @@ pub struct ExtractArgs {
     /// Cap the output at N values (default: no cap). A capped run prints what fits and exits 3.
     #[arg(long, value_name = "N")]
     pub max_output_records: Option<u64>,
+    /// Most memory a jq filter's values may take, estimated, in bytes (default
+    /// extract.max_memory_bytes, 512 MiB). A filter past it, or past 1024 levels of nesting,
+    /// stops with resource_limit and exits 4.
+    #[arg(long, value_name = "N")]
+    pub max_memory_bytes: Option<u64>,
     /// Read one section of the file only (a name from its `sections`), for --query,
     /// --lines and --search; each recipe reads its own section already.
     #[arg(long, value_name = "NAME")]
@@ -219,6 +224,9 @@ impl ExtractArgs {
         let mut config = self.config.load()?;
         config.extract.max_output_bytes = self.max_output_bytes.unwrap_or(u64::MAX);
         config.extract.max_output_records = self.max_output_records.unwrap_or(u64::MAX);
+        if let Some(bytes) = self.max_memory_bytes {
+            config.extract.max_memory_bytes = bytes;
+        }
         Ok(config)
     }
 

@@ -90,6 +90,9 @@ pub struct ExtractLimits {
     pub max_output_bytes: u64,
     /// Most wall time, in milliseconds (default 10,000).
     pub timeout_ms: u64,
+    /// Most memory the values a jq filter builds may take, estimated (default 512 MiB);
+    /// past it the extraction fails with `resource_limit`.
+    pub max_memory_bytes: u64,
 }
 
 impl Default for ExtractLimits {
@@ -99,9 +102,14 @@ impl Default for ExtractLimits {
             max_output_records: 10_000,
             max_output_bytes: 1 << 20,
             timeout_ms: 10_000,
+            max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
         }
     }
 }
+
+/// The default of [`ExtractLimits::max_memory_bytes`]: far above what a filter over a
+/// result needs, far below what takes a host down.
+pub const DEFAULT_MAX_MEMORY_BYTES: u64 = 512 << 20;
 
 /// Bounds on the requests to an object store (`output_dir = "s3://bucket/prefix"`), so a store
 /// that is down or slow costs a tool call a bounded delay before the write-failure fallback.
@@ -458,6 +466,9 @@ impl OffloadConfig {
                 self.extract.max_output_bytes = as_u64(key, value, MAX_SETTING)?
             }
             "extract.timeout_ms" => self.extract.timeout_ms = as_u64(key, value, MAX_SETTING)?,
+            "extract.max_memory_bytes" => {
+                self.extract.max_memory_bytes = as_u64(key, value, MAX_SETTING)?
+            }
             "store.timeout_ms" => {
                 // Zero would time every request out before it starts.
                 let ms = as_u64(key, value, MAX_SETTING)?;

@@ -27,6 +27,9 @@ pub enum ErrorCode {
     InvalidQuery,
     /// A jq filter failed while running (type error, `error(...)`).
     QueryFailed,
+    /// An extraction went past a bound of the sandbox: a value nested too deep, recursion
+    /// too deep, or more memory than `extract.max_memory_bytes`.
+    ResourceLimit,
     /// A path resolves outside the output directory, through a symlink out of it, or is
     /// not an offload file.
     PathDenied,
@@ -47,6 +50,7 @@ impl ErrorCode {
             Self::InvalidArgument => "invalid_argument",
             Self::InvalidQuery => "invalid_query",
             Self::QueryFailed => "query_failed",
+            Self::ResourceLimit => "resource_limit",
             Self::PathDenied => "path_denied",
             Self::NotFound => "not_found",
             Self::Io => "io_error",
@@ -54,7 +58,7 @@ impl ErrorCode {
     }
 
     /// Every code, for documentation and for bindings that export the list.
-    pub const ALL: [ErrorCode; 10] = [
+    pub const ALL: [ErrorCode; 11] = [
         Self::InvalidConfig,
         Self::InvalidInput,
         Self::InvalidDetail,
@@ -62,6 +66,7 @@ impl ErrorCode {
         Self::InvalidArgument,
         Self::InvalidQuery,
         Self::QueryFailed,
+        Self::ResourceLimit,
         Self::PathDenied,
         Self::NotFound,
         Self::Io,

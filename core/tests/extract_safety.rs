@@ -200,7 +200,7 @@ fn arguments_are_checked() {
         (req(json!({"query": ".title + 1"})), ErrorCode::QueryFailed),
         (
             req(json!({"query": "def f: 1 + f; f"})),
-            ErrorCode::QueryFailed,
+            ErrorCode::ResourceLimit,
         ),
     ];
     for (request, expected) in cases {

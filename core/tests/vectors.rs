@@ -405,6 +405,7 @@ fn error_codes_are_stable_strings() {
             "invalid_argument",
             "invalid_query",
             "query_failed",
+            "resource_limit",
             "path_denied",
             "not_found",
             "io_error"

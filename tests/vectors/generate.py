@@ -352,6 +352,7 @@ extract_vector("extract-error-neither", "no verb is invalid_argument", {}, expec
 extract_vector("extract-error-recipe-number", "recipe 11 is invalid_argument", {"recipe": 11}, expect={"error": "invalid_argument"})
 extract_vector("extract-error-bad-query", "a filter that does not parse is invalid_query", {"query": "select(.id =="}, expect={"error": "invalid_query"})
 extract_vector("extract-error-runtime", "a filter that fails at run time is query_failed", {"query": ".title | tonumber"}, expect={"error": "query_failed"})
+extract_vector("extract-error-resource-limit", "a value nested past the sandbox's bound is resource_limit, not a stack overflow", {"query": "reduce range(5000) as $i (0; [.])"}, expect={"error": "resource_limit"})
 extract_vector("extract-error-traversal", "a path outside the output dir is path_denied", {"recipe": 1}, extract_path="{dir}/../../etc/passwd", expect={"error": "path_denied"})
 extract_vector("extract-error-not-offload-file", "a file in the dir that is not an offload file is path_denied", {"recipe": 1},
                setup={"files": {"notes.jsonl": "{}\n"}}, extract_path="{dir}/notes.jsonl", expect={"error": "path_denied"})

@@ -85,7 +85,9 @@ class ExtractionError(LroError):
 
     Codes: ``invalid_argument`` (not exactly one of recipe/query/lines/search, unknown
     recipe, bad parameter), ``invalid_query`` (the filter does not compile),
-    ``query_failed`` (it failed on a record).
+    ``query_failed`` (it failed on a record), ``resource_limit`` (it went past a bound of the
+    sandbox: a value nested more than 1024 levels, recursion too deep, or more memory than
+    ``extract.max_memory_bytes``).
     """
 
     default_code = "invalid_argument"
@@ -107,6 +109,7 @@ CODE_CLASSES = {
     "invalid_argument": ExtractionError,
     "invalid_query": ExtractionError,
     "query_failed": ExtractionError,
+    "resource_limit": ExtractionError,
     "path_denied": PathError,
     "not_found": PathError,
     "io_error": StorageError,

@@ -71,7 +71,7 @@ class Config:
         """The defaults with the given keyword arguments applied (``None`` keeps a default).
 
         ``extract`` takes any of ``max_read_bytes``, ``max_output_records``,
-        ``max_output_bytes``, ``timeout_ms``; ``store`` any of ``timeout_ms``, ``retries``.
+        ``max_output_bytes``, ``timeout_ms``, ``max_memory_bytes``; ``store`` any of ``timeout_ms``, ``retries``.
         ``output_dir="s3://bucket/prefix"`` writes to an S3-compatible store. A value of the
         wrong type or out of range raises :class:`ConfigError` (``invalid_config``) naming the
         key and value.
@@ -135,7 +135,8 @@ class Config:
     @property
     def extract(self) -> Dict[str, int]:
         """Limits on native extraction: ``max_read_bytes``, ``max_output_records``,
-        ``max_output_bytes``, ``timeout_ms``."""
+        ``max_output_bytes``, ``timeout_ms``, ``max_memory_bytes`` (estimated memory of a jq
+        filter's values; past it, or past 1024 levels of nesting, ``resource_limit``)."""
     @property
     def store(self) -> Dict[str, int]:
         """Bounds on requests to an object store: ``timeout_ms``, ``retries``."""
@@ -278,7 +279,8 @@ class Offloader:
         Returns ``{"results": [...], "count", "truncated", "bytes_read", "records_read"}`` plus,
         when a limit cut it, ``"limit"``, ``"returned"``, ``"total"``, ``"hint"``, and for a
         structured query ``"jq"`` and ``"warnings"``. Raises :class:`ExtractionError`
-        (``invalid_argument``, ``invalid_query``, ``query_failed``), :class:`PathError`
+        (``invalid_argument``, ``invalid_query``, ``query_failed``, ``resource_limit``),
+        :class:`PathError`
         (``path_denied``, ``not_found``), :class:`InputError` (``invalid_input``: a file that
         is not a valid offload file) or :class:`StorageError` (``io_error``).
         """

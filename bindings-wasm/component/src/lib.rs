@@ -38,6 +38,7 @@ impl From<LroError> for WitError {
             ErrorCode::InvalidArgument => Self::InvalidArgument(message),
             ErrorCode::InvalidQuery => Self::InvalidQuery(message),
             ErrorCode::QueryFailed => Self::QueryFailed(message),
+            ErrorCode::ResourceLimit => Self::ResourceLimit(message),
             ErrorCode::PathDenied => Self::PathDenied(message),
             ErrorCode::NotFound => Self::NotFound(message),
             // `ErrorCode` is non-exhaustive: a future code is still an I/O-level failure to

@@ -264,11 +264,25 @@ impl Router {
     fn answer_extract(self: &Arc<Self>, id: IdKey, arguments: Option<Value>) {
         // Extraction is bounded by the core's limits but may take a while: never block the
         // client's other messages on it.
+        // Its own thread, with the stack the core's bounds are sized for: a filter past a
+        // bound is an `isError` result on this call, never the end of the proxy.
         let router = Arc::clone(self);
-        std::thread::spawn(move || {
-            let result = extract_tool::call(&router.lro, arguments.as_ref());
+        let answer = (Arc::clone(self), id.clone());
+        let spawned = std::thread::Builder::new()
+            .name("lro-extract".to_owned())
+            .stack_size(lro_core::EXTRACT_STACK_BYTES)
+            .spawn(move || {
+                let result = extract_tool::call(&router.lro, arguments.as_ref());
+                router.out.send(&jsonrpc::response(&id, result));
+            });
+        if let Err(e) = spawned {
+            let (router, id) = answer;
+            let result = serde_json::json!({
+                "content": [{"type": "text", "text": format!("error[resource_limit]: cannot start a thread for the extraction: {e}")}],
+                "isError": true
+            });
             router.out.send(&jsonrpc::response(&id, result));
-        });
+        }
     }
 
     /// Handles one message from the server. What is not valid JSON-RPC never reaches the

@@ -49,7 +49,7 @@ const AHEAD: usize = 2;
 const POLL: Duration = Duration::from_millis(10);
 /// Stack of a worker thread: room for the guard's recursion budget with a wide margin.
 #[cfg(not(target_family = "wasm"))]
-const WORKER_STACK: usize = 8 * 1024 * 1024;
+const WORKER_STACK: usize = super::EXTRACT_STACK_BYTES;
 
 /// Whole record lines, each with its file line number and its span in `text`.
 #[derive(Default)]

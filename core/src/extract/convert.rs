@@ -165,13 +165,28 @@ fn text(bytes: &[u8]) -> String {
 /// Converts an output value; `Err` when it is nested deeper than [`MAX_OUTPUT_DEPTH`].
 #[cfg(test)]
 pub(crate) fn to_value(val: &Val) -> Result<Value, String> {
-    convert(val, 0).map(|(value, _)| value)
+    convert(val, 0, u64::MAX).map(|(value, _)| value)
 }
 
 /// [`to_value`] with the value's [`json_size`], counted while converting: serializing every
 /// output a second time just to measure it cost as much as the conversion.
 pub(crate) fn to_value_sized(val: &Val) -> Result<(Value, u64), String> {
-    convert(val, 0)
+    convert(val, 0, u64::MAX)
+}
+
+/// [`to_value_sized`] that stops once the output is larger than `room` bytes of JSON: an
+/// output that shares its parts (`[., .]` again and again) can be exponentially larger than
+/// the memory it takes as a value.
+pub(crate) fn to_value_capped(val: &Val, room: u64) -> Result<(Value, u64), String> {
+    let (value, size) = convert(val, 0, room)?;
+    if size > room {
+        return Err(too_large(room));
+    }
+    Ok((value, size))
+}
+
+fn too_large(room: u64) -> String {
+    format!("output value larger than extract.max_memory_bytes ({room} bytes)")
 }
 
 /// Compact JSON size of a decimal integer.
@@ -191,7 +206,7 @@ fn number_size(value: &Value) -> u64 {
     }
 }
 
-fn convert(val: &Val, depth: usize) -> Result<(Value, u64), String> {
+fn convert(val: &Val, depth: usize, room: u64) -> Result<(Value, u64), String> {
     if depth > MAX_OUTPUT_DEPTH {
         return Err(format!(
             "output value nested more than {MAX_OUTPUT_DEPTH} levels deep"
@@ -214,8 +229,11 @@ fn convert(val: &Val, depth: usize) -> Result<(Value, u64), String> {
             let mut size = 2 + items.len().saturating_sub(1) as u64;
             let mut array = Vec::with_capacity(items.len());
             for item in items.iter() {
-                let (value, item_size) = convert(item, depth + 1)?;
+                let (value, item_size) = convert(item, depth + 1, room)?;
                 size += item_size;
+                if size > room {
+                    return Err(too_large(room));
+                }
                 array.push(value);
             }
             (Value::Array(array), size)
@@ -229,8 +247,11 @@ fn convert(val: &Val, depth: usize) -> Result<(Value, u64), String> {
                     Val::TStr(s) | Val::BStr(s) => text(s),
                     other => other.to_string(),
                 };
-                let (value, value_size) = convert(v, depth + 1)?;
+                let (value, value_size) = convert(v, depth + 1, room)?;
                 size += string_size(&key) + 1 + value_size;
+                if size > room {
+                    return Err(too_large(room));
+                }
                 // Two keys that print alike (`"1"` and `1`) make one entry.
                 merged |= map.insert(key, value).is_some();
             }

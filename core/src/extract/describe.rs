@@ -7,6 +7,7 @@
 //! exactly as offload inferred them. Only `summary.score_range` is not in the file (search
 //! scores are never written), so it is `null` here.
 
+use super::budget::Deadline;
 use super::reader::LineReader;
 use super::recipe::kind_of_header;
 use super::run::is_blank;
@@ -23,10 +24,21 @@ impl<H: Host> Offloader<H> {
         &self,
         lines: &mut LineReader<'_>,
         file_path: String,
+        deadline: &Deadline<'_>,
     ) -> Result<ExtractResponse> {
         let (header, kind) = kind_of_header(lines.header()?.as_deref())?;
         let (mut bytes, mut line_ends) = (Vec::new(), Vec::new());
         while let Some(line) = lines.next_line()? {
+            // The descriptor needs every record: past the time limit there is no answer.
+            if line_ends.len() % 1024 == 1023 && deadline.passed() {
+                return Err(LroError::new(
+                    ErrorCode::ResourceLimit,
+                    format!(
+                        "describe stopped: {} reached while reading the file",
+                        deadline.label()
+                    ),
+                ));
+            }
             if is_blank(line) {
                 continue;
             }
@@ -45,6 +57,7 @@ impl<H: Host> Offloader<H> {
             ));
         }
         let body = Body::new(bytes, line_ends);
+        check_sections(&header.sections, body.len())?;
         if body.len() != header.count {
             return Err(LroError::new(
                 ErrorCode::InvalidInput,
@@ -85,4 +98,33 @@ impl<H: Host> Offloader<H> {
             warnings: Vec::new(),
         })
     }
+}
+
+/// Refuses a header whose sections lie about the body: each must start after the header,
+/// after the previous one, and end within the `records` the file holds.
+pub(crate) fn check_sections(
+    sections: &[crate::descriptor::SectionInfo],
+    records: usize,
+) -> Result<()> {
+    let mut next = 2usize;
+    for section in sections {
+        let end = section.first_line.checked_add(section.count);
+        if section.first_line < next || end.is_none_or(|end| end > records + 2) {
+            return Err(LroError::new(
+                ErrorCode::InvalidInput,
+                format!(
+                    "the header's section {:?} (file lines {} to {}) does not lie within the \
+                     {records} records the file holds, after the sections before it",
+                    section.label(),
+                    section.first_line,
+                    section
+                        .first_line
+                        .saturating_add(section.count)
+                        .saturating_sub(1)
+                ),
+            ));
+        }
+        next = section.first_line + section.count;
+    }
+    Ok(())
 }

@@ -14,6 +14,7 @@ use jaq_core::native::{Fun, bome, v};
 use jaq_core::{Compiler, Ctx, DataT, Exn, Native, Vars, data::HasLut};
 use jaq_json::Val;
 
+use super::bounds;
 use super::convert;
 use super::sandbox::{self, Guard, TICK, Trip, WITHHELD};
 use crate::error::{ErrorCode, LroError, Result};
@@ -43,7 +44,68 @@ fn trip_error(trip: Trip) -> jaq_core::Error<Val> {
     jaq_core::Error::str(match trip {
         Trip::Time => "lro: time limit reached",
         Trip::Stack => "lro: recursion too deep",
+        Trip::Depth => "lro: value nested too deep (or a text to parse nested too deep)",
+        Trip::Memory => "lro: memory limit reached",
     })
+}
+
+/// A native that passes its input on once the guard's `$check` accepts it (see
+/// [`super::bounds`]); identity in path and update position too (`reduce` steps are checked,
+/// and `getpath` is a `reduce` used in path position by `setpath`).
+macro_rules! check_native {
+    ($name:expr, $check:ident) => {{
+        let native = Native::<Data>::new(|cv| match cv.0.data().guard.$check(&cv.1) {
+            Ok(()) => box_once(Ok(cv.1)),
+            Err(trip) => bome(Err(trip_error(trip))),
+        })
+        .with_paths(|cv| match cv.0.data().guard.$check(&cv.1.0) {
+            Ok(()) => box_once(Ok(cv.1)),
+            Err(trip) => box_once(Err(Exn::from(trip_error(trip)))),
+        })
+        .with_update(|cv, f| match cv.0.data().guard.$check(&cv.1) {
+            Ok(()) => f(cv.1),
+            Err(trip) => bome(Err(trip_error(trip))),
+        });
+        ($name, v(0), native)
+    }};
+}
+
+/// `_lro_mul($a; $b)`: the input, once [`Guard::check_mul`] accepts `$a * $b`.
+fn mul_native() -> Fun<Data> {
+    let native = Native::<Data>::new(|mut cv| {
+        let b = cv.0.pop_var();
+        let a = cv.0.pop_var();
+        match cv.0.data().guard.check_mul(&a, &b) {
+            Ok(()) => box_once(Ok(cv.1)),
+            Err(trip) => bome(Err(trip_error(trip))),
+        }
+    });
+    (sandbox::MUL, v(2), native)
+}
+
+/// `_lro_nesting($format)`: refuses a text whose nesting is past what the format's parser
+/// may recurse on ([`bounds::parse_depth`]), before the parser sees it.
+fn nesting_native() -> Fun<Data> {
+    let native = Native::<Data>::new(|mut cv| {
+        let format = cv.0.pop_var();
+        let format = match &format {
+            Val::TStr(s) => String::from_utf8_lossy(s).into_owned(),
+            _ => String::new(),
+        };
+        let depth = match &cv.1 {
+            Val::TStr(s) | Val::BStr(s) => bounds::parse_depth(&format, s),
+            _ => 0,
+        };
+        if depth > bounds::MAX_PARSE_DEPTH {
+            cv.0.data().guard.trip_depth();
+            return bome(Err(jaq_core::Error::str(format!(
+                "lro: cannot parse as {format}: nested more than {} levels deep",
+                bounds::MAX_PARSE_DEPTH
+            ))));
+        }
+        box_once(Ok(cv.1))
+    });
+    ("_lro_nesting", v(1), native)
 }
 
 /// `_lro_tick`: the identity, unless the guard says stop. Works in path and update position
@@ -71,6 +133,7 @@ fn fromjson_native() -> Fun<Data> {
     let native = Native::<Data>::new(|cv| {
         let parsed: Vec<_> = match &cv.1 {
             Val::TStr(s) | Val::BStr(s) if convert::nesting_depth(s) > convert::MAX_INPUT_DEPTH => {
+                cv.0.data().guard.trip_depth();
                 vec![Err(jaq_core::Error::str(format!(
                     "cannot parse as JSON: nested more than {} levels deep",
                     convert::MAX_INPUT_DEPTH
@@ -136,8 +199,41 @@ fn empty_native() -> Fun<Data> {
     ("empty", v(0), native)
 }
 
-/// The natives: jaq's standard set without [`WITHHELD`], `range/3` renamed so the prelude can
-/// tick it, our `fromjson`, `strptime` (zones compiled in), `test` and `empty`, and the tick.
+/// Natives renamed `_lro_<name>` so the prelude can put a guard in front of them:
+/// `range/3` is ticked on every value, printing measures the value whole first, parsing
+/// checks the nesting of its text first.
+const GUARDED: [(&str, usize, &str); 6] = [
+    (
+        "range",
+        3,
+        "def range($from; $upto; $by): _lro_range($from; $upto; $by) | _lro_tick;",
+    ),
+    ("tojson", 0, "def tojson: _lro_measure | _lro_tojson;"),
+    (
+        "fromxml",
+        0,
+        "def fromxml: _lro_nesting(\"xml\") | _lro_fromxml;",
+    ),
+    (
+        "fromyaml",
+        0,
+        "def fromyaml: _lro_nesting(\"yaml\") | _lro_fromyaml;",
+    ),
+    (
+        "fromtoml",
+        0,
+        "def fromtoml: _lro_nesting(\"toml\") | _lro_fromtoml;",
+    ),
+    (
+        "fromcbor",
+        0,
+        "def fromcbor: _lro_nesting(\"cbor\") | _lro_fromcbor;",
+    ),
+];
+
+/// The natives: jaq's standard set without [`WITHHELD`], the [`GUARDED`] ones renamed, our
+/// `fromjson`, `strptime` (zones compiled in), `test` and `empty`, the tick and the checks of
+/// [`super::bounds`].
 fn natives() -> Vec<Fun<Data>> {
     let standard = jaq_core::funs::<Data>()
         .chain(jaq_std::funs::<Data>())
@@ -148,15 +244,11 @@ fn natives() -> Vec<Fun<Data>> {
             !WITHHELD.contains(name) && !matches!(*name, "fromjson" | "strptime")
         })
         .map(|(name, args, native)| {
-            (
-                if name == "range" && args.len() == 3 {
-                    "_lro_range"
-                } else {
-                    name
-                },
-                args,
-                native,
-            )
+            let renamed = GUARDED
+                .iter()
+                .find(|(n, arity, _)| *n == name && *arity == args.len())
+                .map_or(name, |(n, _, _)| guarded_name(n));
+            (renamed, args, native)
         })
         .collect();
     natives.push(fromjson_native());
@@ -164,11 +256,47 @@ fn natives() -> Vec<Fun<Data>> {
     natives.push(test_native());
     natives.push(empty_native());
     natives.push(tick_native());
+    natives.push(check_native!(sandbox::NEW, check_new));
+    natives.push(check_native!(sandbox::ITEM, add_item));
+    natives.push(check_native!(sandbox::CLOSE, close));
+    natives.push(check_native!(sandbox::MEASURE, check_whole));
+    natives.push(nesting_native());
+    natives.push(mul_native());
     natives
 }
 
-/// Ticks every value of `range/3`, the one standard generator that loops natively.
-const RANGE_DEF: &str = "def range($from; $upto; $by): _lro_range($from; $upto; $by) | _lro_tick;";
+/// `_lro_<name>` for a [`GUARDED`] native.
+fn guarded_name(name: &str) -> &'static str {
+    match name {
+        "range" => "_lro_range",
+        "tojson" => "_lro_tojson",
+        "fromxml" => "_lro_fromxml",
+        "fromyaml" => "_lro_fromyaml",
+        "fromtoml" => "_lro_fromtoml",
+        "fromcbor" => "_lro_fromcbor",
+        _ => "_lro_unknown",
+    }
+}
+
+/// The prelude's definitions of the [`GUARDED`] natives this build has (WebAssembly builds
+/// have no XML, YAML, TOML or CBOR).
+fn guarded_defs() -> &'static str {
+    static DEFS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    DEFS.get_or_init(|| {
+        let present: Vec<(&str, usize)> = jaq_core::funs::<Data>()
+            .chain(jaq_std::funs::<Data>())
+            .chain(jaq_json::funs::<Data>())
+            .chain(formats())
+            .map(|(name, args, _)| (name, args.len()))
+            .collect();
+        GUARDED
+            .iter()
+            .filter(|(name, arity, _)| present.contains(&(name, *arity)))
+            .map(|(_, _, def)| *def)
+            .collect::<Vec<_>>()
+            .join(" ")
+    })
+}
 
 /// The standard definitions, seen with the lifetime of the agent's filter.
 fn shorten<'s>(def: Def<&'static str>) -> Def<&'s str> {
@@ -270,7 +398,7 @@ impl Program {
             args: dollar.iter().map(String::as_str).collect(),
             body: term,
         };
-        let range_defs = jaq_core::load::parse(RANGE_DEF, |p| p.defs())
+        let range_defs = jaq_core::load::parse(guarded_defs(), |p| p.defs())
             .ok_or_else(|| query_error(filter, "internal prelude"))?;
         let prelude = range_defs
             .into_iter()
@@ -342,6 +470,9 @@ impl Program {
                     if !emit(value) {
                         return Ok(Flow::Stop);
                     }
+                }
+                Err(_) if guard.tripped().is_some() => {
+                    return Ok(Flow::Tripped(guard.tripped().unwrap_or(Trip::Time)));
                 }
                 Err(exn) => {
                     return match exn.get_err() {

@@ -39,6 +39,7 @@
 //! ```
 
 mod batches;
+mod bounds;
 mod budget;
 mod convert;
 mod describe;
@@ -70,6 +71,12 @@ use crate::host::Host;
 use crate::offload::Offloader;
 
 pub use sandbox::{MAX_FILTER_BYTES, MAX_FILTER_NESTING};
+
+/// The native stack a thread that calls [`Offloader::extract`] should have (the proxy's
+/// extraction threads and the core's workers have it). The bounds of the sandbox (values
+/// at most 1024 levels deep, 1 MiB of recursion) are sized to fit 2 MiB, Rust's default for
+/// spawned threads; this leaves a wide margin for debug builds and for the host's own frames.
+pub const EXTRACT_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 /// What to extract from an offloaded file: exactly one of `recipe`, `query`, `lines`,
 /// `search`, or a structured query (`where`, shaped by `fields`, `sort`, `skip`, `limit`, or
@@ -326,7 +333,7 @@ impl<H: Host> Offloader<H> {
             .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         if let Verb::Describe = verb {
-            return self.describe_file(&mut lines, path.to_string_lossy().into_owned());
+            return self.describe_file(&mut lines, path.to_string_lossy().into_owned(), &deadline);
         }
         let mut missing = Vec::new();
         // The file lines a section spans, for the jq equivalent too.

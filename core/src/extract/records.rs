@@ -70,7 +70,7 @@ impl<'p> Runner<'p> {
         Self {
             program,
             vars,
-            guard: Guard::new(clock),
+            guard: Guard::new(clock, limits.max_memory_bytes),
             parser,
             limits,
         }

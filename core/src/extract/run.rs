@@ -10,7 +10,7 @@ use jaq_json::Val;
 use serde_json::{Map, Value};
 
 use super::budget::Budget;
-use super::convert::{parse_val, to_value_sized};
+use super::convert::{parse_val, to_value_capped};
 use super::engine::{Flow, Program, RunError, is_var_name};
 use super::parse::RecordParser;
 use super::reader::LineReader;
@@ -160,7 +160,10 @@ fn execute(
         return Ok(());
     }
     let records = jaq_json::Rc::new(slurped.records);
-    let guard = Guard::new(Clock::Deadline(budget.deadline));
+    let guard = Guard::new(
+        Clock::Deadline(budget.deadline),
+        budget.limits().max_memory_bytes,
+    );
     // The filter gets a second reference: its own copies are then cheap to drop, and the
     // records are freed by `release`, on two threads.
     let flow = run_one(
@@ -183,8 +186,8 @@ fn execute(
 /// of them).
 ///
 /// `Ok(Flow::Stop)`: the sink refused an output, or the filter called `halt`;
-/// `Ok(Flow::Tripped(Trip::Time))`: the time is up. A failing filter, recursion too deep and
-/// an output nested too deep are `query_failed`.
+/// `Ok(Flow::Tripped(Trip::Time))`: the time is up. A failing filter is `query_failed`;
+/// recursion too deep, a value nested too deep and the memory bound are `resource_limit`.
 pub(crate) fn run_one(
     program: &Program,
     input: Val,
@@ -200,7 +203,8 @@ pub(crate) fn run_one(
         )
     };
     let mut convert_error = None;
-    let mut emit = |val: Val| match to_value_sized(&val) {
+    let room = guard.max_memory();
+    let mut emit = |val: Val| match to_value_capped(&val, room) {
         Ok((value, size)) => sink(value, size),
         Err(e) => {
             convert_error = Some(e);
@@ -219,24 +223,37 @@ pub(crate) fn run_one(
     });
     if let Some(e) = convert_error {
         return Err(LroError::new(
-            ErrorCode::QueryFailed,
-            format!("jq filter failed{}: {e}", at()),
+            ErrorCode::ResourceLimit,
+            format!("jq filter output{}: {e}", at()),
         ));
     }
     match outcome {
-        Ok(Flow::Tripped(Trip::Stack)) => Err(LroError::new(
-            ErrorCode::QueryFailed,
-            format!(
-                "jq filter failed{}: recursion too deep (does a definition call itself without end?)",
-                at()
-            ),
-        )),
+        Ok(Flow::Tripped(trip)) if trip.is_bound() => Err(bound_error(trip, room, &at())),
         Ok(flow) => Ok(flow),
         Err(RunError(message)) => Err(LroError::new(
             ErrorCode::QueryFailed,
             format!("jq filter failed{}: {message}", at()),
         )),
     }
+}
+
+/// The `resource_limit` error of a bound the filter went past.
+pub(crate) fn bound_error(trip: Trip, max_memory: u64, at: &str) -> LroError {
+    let what = match trip {
+        Trip::Stack => "recursion too deep (does a definition call itself without end?)".to_owned(),
+        Trip::Depth => format!(
+            "a value nested more than {} levels deep (or a text to parse more than {})",
+            super::bounds::MAX_VALUE_DEPTH,
+            super::bounds::MAX_PARSE_DEPTH
+        ),
+        Trip::Memory | Trip::Time => {
+            format!("its values need more than extract.max_memory_bytes ({max_memory} bytes)")
+        }
+    };
+    LroError::new(
+        ErrorCode::ResourceLimit,
+        format!("jq filter stopped{at}: {what}"),
+    )
 }
 
 fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {

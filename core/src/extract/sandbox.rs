@@ -19,6 +19,9 @@ use jaq_core::load::lex::StrPart;
 use jaq_core::load::parse::{BinaryOp, Def, Pattern, Term};
 use jaq_core::path::Part;
 
+use jaq_json::Val;
+
+use super::bounds;
 use super::budget::Deadline;
 use crate::error::{ErrorCode, LroError, Result};
 
@@ -118,6 +121,18 @@ pub(crate) enum Trip {
     Time,
     /// The native stack grew past [`STACK_BUDGET`].
     Stack,
+    /// A value nested deeper than [`bounds::MAX_VALUE_DEPTH`].
+    Depth,
+    /// The values built took more than `extract.max_memory_bytes` (estimated).
+    Memory,
+}
+
+impl Trip {
+    /// A bound of the sandbox (`resource_limit`), not the time limit (which cuts the
+    /// result instead).
+    pub(crate) fn is_bound(self) -> bool {
+        self != Self::Time
+    }
 }
 
 /// How a guard learns that the time is up.
@@ -148,6 +163,12 @@ pub(crate) struct Guard<'d> {
     ticks: Cell<u32>,
     tripped: Cell<Option<Trip>>,
     stack_base: Cell<usize>,
+    /// `extract.max_memory_bytes`.
+    max_memory: u64,
+    /// Estimated bytes of the items that `[f]` collections in progress hold.
+    collected: Cell<u64>,
+    /// State of the random sequence that picks which large values are walked.
+    random: Cell<u64>,
 }
 
 /// An address on the current native stack (the stack grows down on every target we run on;
@@ -159,19 +180,131 @@ fn stack_position() -> usize {
 }
 
 impl<'d> Guard<'d> {
-    pub(crate) fn new(clock: Clock<'d>) -> Self {
+    pub(crate) fn new(clock: Clock<'d>, max_memory: u64) -> Self {
+        let base = stack_position();
         Self {
             clock,
             regexes: super::regex_test::RegexCache::default(),
             ticks: Cell::new(0),
             tripped: Cell::new(None),
-            stack_base: Cell::new(stack_position()),
+            stack_base: Cell::new(base),
+            max_memory,
+            collected: Cell::new(0),
+            // Any odd seed works for the sequence; the stack address varies per process
+            // (address randomization) and per thread, so a filter cannot predict it.
+            random: Cell::new((base as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
         }
     }
 
-    /// Marks the current stack depth as the evaluation's entry point.
+    /// Marks the current stack depth as the evaluation's entry point (of one input: the
+    /// items of collections abandoned by an error on the last input are forgotten).
     pub(crate) fn enter(&self) {
         self.stack_base.set(stack_position());
+        self.collected.set(0);
+    }
+
+    fn trip(&self, trip: Trip) -> std::result::Result<(), Trip> {
+        self.tripped.set(Some(trip));
+        Err(trip)
+    }
+
+    /// The next number of a xorshift sequence.
+    fn next_random(&self) -> u64 {
+        let mut x = self.random.get();
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.random.set(x);
+        x
+    }
+
+    /// `_lro_new`: checks a value just built (see [`bounds`]).
+    pub(crate) fn check_new(&self, value: &Val) -> std::result::Result<(), Trip> {
+        if let Some(trip) = self.tripped.get() {
+            return Err(trip);
+        }
+        let (bytes, items) = bounds::shallow(value);
+        let collected = self.collected.get();
+        if collected.saturating_add(bytes) > self.max_memory {
+            return self.trip(Trip::Memory);
+        }
+        if items > 0
+            && (items <= bounds::ALWAYS_WALK
+                || self.next_random() % items as u64 <= bounds::ALWAYS_WALK as u64)
+        {
+            self.measure(value, self.max_memory - collected)?;
+        }
+        Ok(())
+    }
+
+    /// Walks `value` whole: its depth, and its estimated size against `room`.
+    pub(crate) fn measure(&self, value: &Val, room: u64) -> std::result::Result<(), Trip> {
+        let expired = || self.clock.expired();
+        match bounds::Measure::new(room, &expired).walk(value, 0) {
+            Ok(()) => Ok(()),
+            Err(bounds::Excess::Depth) => self.trip(Trip::Depth),
+            Err(bounds::Excess::Memory) => self.trip(Trip::Memory),
+            Err(bounds::Excess::Time) => self.trip(Trip::Time),
+        }
+    }
+
+    /// `_lro_measure`: [`Guard::measure`] against the memory left.
+    pub(crate) fn check_whole(&self, value: &Val) -> std::result::Result<(), Trip> {
+        if let Some(trip) = self.tripped.get() {
+            return Err(trip);
+        }
+        self.measure(value, self.max_memory.saturating_sub(self.collected.get()))
+    }
+
+    /// `extract.max_memory_bytes`.
+    pub(crate) fn max_memory(&self) -> u64 {
+        self.max_memory
+    }
+
+    /// A parser refused a text nested too deep.
+    pub(crate) fn trip_depth(&self) {
+        self.tripped.set(Some(Trip::Depth));
+    }
+
+    /// `_lro_mul`: refuses `text * n` when the repeated text would not fit the memory bound.
+    pub(crate) fn check_mul(&self, a: &Val, b: &Val) -> std::result::Result<(), Trip> {
+        let times = |n: &jaq_json::Num| n.to_string().parse::<f64>().unwrap_or(f64::INFINITY);
+        let bytes = match (a, b) {
+            (Val::TStr(s) | Val::BStr(s), Val::Num(n))
+            | (Val::Num(n), Val::TStr(s) | Val::BStr(s)) => s.len() as f64 * times(n),
+            _ => return Ok(()),
+        };
+        if bytes + self.collected.get() as f64 > self.max_memory as f64 {
+            return self.trip(Trip::Memory);
+        }
+        Ok(())
+    }
+
+    /// `_lro_item`: one more item gathered by a collection.
+    pub(crate) fn add_item(&self, item: &Val) -> std::result::Result<(), Trip> {
+        if let Some(trip) = self.tripped.get() {
+            return Err(trip);
+        }
+        let bytes = bounds::shallow(item).0 + bounds::SLOT;
+        let collected = self.collected.get().saturating_add(bytes);
+        self.collected.set(collected);
+        if collected > self.max_memory {
+            return self.trip(Trip::Memory);
+        }
+        Ok(())
+    }
+
+    /// `_lro_close`: a collection is complete; its items no longer count as gathered.
+    pub(crate) fn close(&self, array: &Val) -> std::result::Result<(), Trip> {
+        if let Val::Arr(items) = array {
+            let bytes: u64 = items
+                .iter()
+                .map(|item| bounds::shallow(item).0 + bounds::SLOT)
+                .sum();
+            self.collected
+                .set(self.collected.get().saturating_sub(bytes));
+        }
+        self.check_new(array)
     }
 
     /// The clock this guard reads.
@@ -191,14 +324,12 @@ impl<'d> Guard<'d> {
             return Err(trip);
         }
         if stack_position().abs_diff(self.stack_base.get()) > STACK_BUDGET {
-            self.tripped.set(Some(Trip::Stack));
-            return Err(Trip::Stack);
+            return self.trip(Trip::Stack);
         }
         let ticks = self.ticks.get().wrapping_add(1);
         self.ticks.set(ticks);
         if ticks % TICK_CLOCK_EVERY == 0 && self.clock.expired() {
-            self.tripped.set(Some(Trip::Time));
-            return Err(Trip::Time);
+            return self.trip(Trip::Time);
         }
         Ok(())
     }
@@ -234,7 +365,77 @@ pub(crate) fn tick_def(mut def: Def<&str>) -> Def<&str> {
     def
 }
 
-/// Adds the tick to every definition inside `term` (the parser bounded its depth).
+/// The native that checks a value just built ([`Guard::check_new`]).
+pub(crate) const NEW: &str = "_lro_new";
+/// The native that counts an item a collection gathers ([`Guard::add_item`]).
+pub(crate) const ITEM: &str = "_lro_item";
+/// The native that closes a collection ([`Guard::close`]).
+pub(crate) const CLOSE: &str = "_lro_close";
+/// The native that walks a whole value before it is printed ([`Guard::check_whole`]).
+pub(crate) const MEASURE: &str = "_lro_measure";
+
+fn call(name: &str) -> Term<&str> {
+    Term::Call(name, Vec::new())
+}
+
+fn pipe<'s>(l: Term<&'s str>, r: Term<&'s str>) -> Term<&'s str> {
+    Term::BinOp(Box::new(l), BinaryOp::Pipe(None), Box::new(r))
+}
+
+/// `term | name`.
+fn then<'s>(term: &mut Term<&'s str>, name: &'s str) {
+    *term = pipe(std::mem::take(term), call(name));
+}
+
+/// Operators whose result can be larger or deeper than their operands: `+` and `*`
+/// (concatenation, repetition, merging) and every update and assignment.
+fn builds(op: &BinaryOp<&str>) -> bool {
+    use jaq_core::ops::Math;
+    matches!(
+        op,
+        BinaryOp::Math(Math::Add | Math::Mul)
+            | BinaryOp::Assign
+            | BinaryOp::Update
+            | BinaryOp::UpdateMath(_)
+            | BinaryOp::UpdateAlt
+    )
+}
+
+/// The native that refuses a repetition (`"x" * 1e10`) too large to allocate.
+pub(crate) const MUL: &str = "_lro_mul";
+
+/// `l * r` becomes `l as $l | r as $r | _lro_mul($l; $r) | $l * $r | _lro_new` (the order
+/// jaq runs `l * r` in: for each `l`, each `r`): a string repeated is checked before it
+/// is allocated, since one repetition can ask for more memory than the host has. The
+/// variable names cannot be written in a filter, so they capture none of its variables.
+fn checked_mul(term: &mut Term<&str>) {
+    let Term::BinOp(l, _, r) = std::mem::take(term) else {
+        return;
+    };
+    let (a, b) = ("$lro l", "$lro r");
+    let product = Term::BinOp(
+        Box::new(Term::Var(a)),
+        BinaryOp::Math(jaq_core::ops::Math::Mul),
+        Box::new(Term::Var(b)),
+    );
+    let check = Term::Call(MUL, vec![Term::Var(a), Term::Var(b)]);
+    let body = pipe(pipe(check, product), call(NEW));
+    *term = Term::BinOp(
+        l,
+        BinaryOp::Pipe(Some(Pattern::Var(a))),
+        Box::new(Term::BinOp(
+            r,
+            BinaryOp::Pipe(Some(Pattern::Var(b))),
+            Box::new(body),
+        )),
+    );
+}
+
+/// Adds the tick to every definition inside `term` (the parser bounded its depth), and the
+/// checks of [`super::bounds`] wherever a value is built: `[f]` becomes
+/// `[f | _lro_item] | _lro_close`; objects, growing operators and each `reduce`/`foreach`
+/// step are followed by `_lro_new` (a step is ticked too, as a loop); interpolated values
+/// are measured whole before they are printed.
 pub(crate) fn tick_term(term: &mut Term<&str>) {
     match term {
         Term::Def(defs, rest) => {
@@ -248,10 +449,15 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
             for part in parts {
                 if let StrPart::Term(t) = part {
                     tick_term(t);
+                    then(t, MEASURE);
                 }
             }
         }
-        Term::Arr(Some(t)) | Term::Neg(t) | Term::Label(_, t) => tick_term(t),
+        Term::Arr(Some(t)) => {
+            tick_term(t);
+            then(t, ITEM);
+        }
+        Term::Neg(t) | Term::Label(_, t) => tick_term(t),
         Term::Obj(entries) => {
             for (k, v) in entries {
                 tick_term(k);
@@ -271,6 +477,10 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
             tick_term(xs);
             tick_pattern(pattern);
             args.iter_mut().for_each(tick_term);
+            if let Some(update) = args.get_mut(1) {
+                *update = ticked(std::mem::take(update));
+                then(update, NEW);
+            }
         }
         Term::TryCatch(t, c) => {
             tick_term(t);
@@ -304,6 +514,13 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
                 }
             }
         }
+        _ => {}
+    }
+    match term {
+        Term::Arr(Some(_)) => then(term, CLOSE),
+        Term::Obj(_) => then(term, NEW),
+        Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Mul), _) => checked_mul(term),
+        Term::BinOp(_, op, _) if builds(op) => then(term, NEW),
         _ => {}
     }
 }

@@ -18,7 +18,7 @@ mod json;
 mod shape;
 
 pub use crate::extract::fuzz_checks::{
-    check_extract_batches, check_extract_records, check_record_parser,
+    check_extract_batches, check_extract_bounded, check_extract_records, check_record_parser,
 };
 pub use intercept::check_intercept_text;
 pub use json::{check_json_canonical, check_json_fields, check_json_write};
@@ -36,6 +36,7 @@ pub const TARGETS: &[(&str, Check)] = &[
     ("extract_parse", check_record_parser),
     ("extract_records", check_extract_records),
     ("extract_batches", check_extract_batches),
+    ("extract_bounded", check_extract_bounded),
     ("shape_literal", check_shape_literal),
     ("shape_table", check_shape_table),
     ("shape_text", check_shape_text),

@@ -1,0 +1,215 @@
+//! Issue 26, bounded extraction: filters that used to take the process down (stack overflow,
+//! "memory allocation failed") end with `resource_limit`, through `lro extract` (exit 4, one
+//! line on stderr) and through the proxy's `lro_extract` (an `isError` result, after which
+//! the proxy still answers `ping` and the next call). A header that lies about its sections
+//! is `invalid_input`, not a panic.
+
+mod proxy_support;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+use proxy_support::{Proxy, text};
+use serde_json::{Value, json};
+
+/// The attacks, and the code each must end with.
+const ATTACKS: [(&str, &str); 8] = [
+    (
+        "first(reduce range(100000) as $i (0;[.]))",
+        "resource_limit",
+    ),
+    (
+        "reduce range(100000) as $i (0;[.]) | tojson | length",
+        "resource_limit",
+    ),
+    (
+        "reduce range(100000) as $i (0;[.]) | length",
+        "resource_limit",
+    ),
+    ("(\"<a>\"*20000)|fromxml", "resource_limit"),
+    ("\"[\" * 100000 | fromjson", "resource_limit"),
+    ("[1]|until(length>1e10;.+.)", "resource_limit"),
+    ("\"x\"|until(length>1e10;.+.)", "resource_limit"),
+    ("\"x\" * 1e10 | length", "resource_limit"),
+];
+
+/// A memory bound small enough for the memory attacks to meet it fast in a debug build.
+const MEMORY: &str = "67108864";
+
+fn offload(dir: &Path) -> PathBuf {
+    let records: Vec<Value> = (0..50)
+        .map(|i| json!({"id": format!("m{i}"), "title": format!("t{i}"), "namespace": "ns"}))
+        .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
+        .args(["offload", "--threshold", "10", "--output-dir"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(Value::Array(records).to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
+    PathBuf::from(descriptor["file_path"].as_str().unwrap())
+}
+
+fn extract(dir: &Path, file: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lro"))
+        .arg("extract")
+        .arg("--output-dir")
+        .arg(dir)
+        .arg(file)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn each_attack_through_lro_extract_is_resource_limit_with_exit_4() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = offload(dir.path());
+    for (filter, code) in ATTACKS {
+        let out = extract(
+            dir.path(),
+            &file,
+            &["--query", filter, "--max-memory-bytes", MEMORY],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(4), "{filter}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("lro: error[{code}]: ")) && stderr.lines().count() == 1,
+            "{filter}: {stderr}"
+        );
+    }
+    // A filter within the bounds is unchanged by them.
+    let out = extract(
+        dir.path(),
+        &file,
+        &[
+            "--query",
+            "reduce range(100) as $i (0;[.]) | tojson | length",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().next(),
+        Some("201")
+    );
+}
+
+#[test]
+fn a_lying_header_is_invalid_input_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = offload(dir.path());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let (header, body) = text.split_once('\n').unwrap();
+    let mut header: Value = serde_json::from_str(header).unwrap();
+    header["sections"] = json!([{"name": "a", "first_line": 2, "count": 40},
+                                {"name": "b", "first_line": 42, "count": 5000}]);
+    std::fs::write(&file, format!("{header}\n{body}")).unwrap();
+    let out = extract(dir.path(), &file, &["--describe"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(65), "{stderr}");
+    assert!(
+        stderr.starts_with("lro: error[invalid_input]: "),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn the_proxy_answers_an_attack_with_is_error_and_goes_on() {
+    let mut proxy = Proxy::start(
+        &[],
+        &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_MEMORY_BYTES", MEMORY)],
+    );
+    let file = offload(proxy.dir.path());
+    proxy.initialize(json!({"name": "hostile"}));
+    let file = file.to_str().unwrap();
+    let mut id = 10;
+    for (filter, code) in ATTACKS {
+        id += 1;
+        let result = proxy.tool(
+            id,
+            "lro_extract",
+            json!({"file_path": file, "query": filter}),
+        );
+        assert_eq!(result["isError"], true, "{filter}: {result}");
+        assert!(
+            text(&result).starts_with(&format!("error[{code}]: ")),
+            "{filter}: {result}"
+        );
+        // Still there: a ping, then a call that works.
+        let pong = proxy.call(id + 1000, "ping", json!({}));
+        assert_eq!(pong["result"], json!({}), "{pong}");
+    }
+    let ok = proxy.tool(
+        2000,
+        "lro_extract",
+        json!({"file_path": file, "query": ".id", "params": null}),
+    );
+    assert_ne!(ok["isError"], true, "{ok}");
+    assert!(text(&ok).contains("m49"), "{ok}");
+}
+
+#[test]
+fn the_proxy_answers_every_call_in_flight_around_an_attack() {
+    let mut proxy = Proxy::start(
+        &[],
+        &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_MEMORY_BYTES", MEMORY)],
+    );
+    let file = offload(proxy.dir.path());
+    proxy.initialize(json!({"name": "hostile"}));
+    let file = file.to_str().unwrap();
+    // Sent together: two attacks between ordinary calls.
+    let calls = [
+        (1, json!({"file_path": file, "query": ".title"})),
+        (2, json!({"file_path": file, "query": ATTACKS[0].0})),
+        (3, json!({"file_path": file, "query": ATTACKS[5].0})),
+        (4, json!({"file_path": file, "recipe": 1})),
+    ];
+    for (id, arguments) in &calls {
+        proxy.request(
+            json!(id),
+            "tools/call",
+            json!({"name": "lro_extract", "arguments": arguments}),
+        );
+    }
+    proxy.request(json!(5), "ping", json!({}));
+    let mut answered = std::collections::BTreeMap::new();
+    while answered.len() < 5 {
+        let message = proxy.next();
+        if let Some(id) = message.get("id").and_then(Value::as_i64) {
+            assert!(
+                answered.insert(id, message).is_none(),
+                "answered twice: {id}"
+            );
+        }
+    }
+    for id in [1, 4] {
+        assert_ne!(
+            answered[&id]["result"]["isError"], true,
+            "{}",
+            answered[&id]
+        );
+    }
+    for id in [2, 3] {
+        let result = &answered[&id]["result"];
+        assert_eq!(result["isError"], true, "{result}");
+        assert!(
+            text(result).starts_with("error[resource_limit]: "),
+            "{result}"
+        );
+    }
+    assert_eq!(answered[&5]["result"], json!({}));
+}

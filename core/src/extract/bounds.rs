@@ -1,0 +1,213 @@
+//! Bounds on the values a jq filter builds: how deep they nest and how much memory they take.
+//!
+//! Everything that walks a jaq value recurses on its nesting: dropping it, comparing it,
+//! printing it (`tojson`, string interpolation), converting it to output. A value nested
+//! 100,000 levels deep (`reduce range(100000) as $i (0; [.])`) overflows the native stack in
+//! any of them, and dropping cannot be intercepted. So deep values must never be built: the
+//! sandbox rewrites the filter (see [`super::sandbox::tick_term`]) so that every value that
+//! can be deeper or larger than its parts passes a check (`_lro_new`) as it is made: array
+//! and object construction, `+` and `*` results, updates and assignments, each step of
+//! `reduce` and `foreach`. Items gathered by `[f]` are counted as they arrive (`_lro_item`),
+//! so `[range(1e9)]` stops at the bound, not when the array is complete.
+//!
+//! The check is cheap on the normal path:
+//! - its own size ([`shallow`]: a constant-time estimate from the length of the array,
+//!   object or string) plus the items being gathered is compared with
+//!   `extract.max_memory_bytes` every time;
+//! - the whole value is walked ([`Measure`]: depth and estimated size, shared parts counted
+//!   each time they appear) when it is small (at most [`ALWAYS_WALK`] items, the case of
+//!   every value that nests one level per step) and otherwise with probability
+//!   `ALWAYS_WALK / items`, from a per-run random sequence, so the expected walk per check
+//!   is bounded while a value that grows over many steps is met by a walk long before it
+//!   is far past a bound. A wide value that hides its depth pays its width in memory at
+//!   every level, which the first check bounds.
+//!
+//! The walk stops at [`MAX_VALUE_DEPTH`] levels and at the memory bound, and it reads the
+//! clock every [`WALK_CLOCK_EVERY`] nodes, so no walk runs past the time limit.
+
+use jaq_json::Val;
+
+/// Deepest value a filter may build. Records are at most 128 levels deep (serde_json's
+/// limit); filters that reshape them add a few levels. Far below what the evaluation thread's
+/// stack holds when such a value is dropped or printed.
+pub(crate) const MAX_VALUE_DEPTH: usize = 1024;
+
+/// Values with at most this many items (or entries) are walked at every check.
+pub(crate) const ALWAYS_WALK: usize = 16;
+
+/// Nodes a walk visits between two reads of the clock.
+const WALK_CLOCK_EVERY: u64 = 1 << 14;
+
+/// One item slot of an array (a `Val`).
+pub(crate) const SLOT: u64 = size_of::<Val>() as u64;
+/// An allocation: reference counts, a `Vec` or map header, the allocator's overhead.
+const BOX: u64 = 32;
+/// One object entry: key, value, and the index map's hash and index.
+const ENTRY: u64 = 2 * SLOT + 16;
+
+/// The estimated bytes a value takes itself (not its items), and how many items it has.
+pub(crate) fn shallow(value: &Val) -> (u64, usize) {
+    match value {
+        Val::Arr(items) => (BOX + SLOT * items.len() as u64, items.len()),
+        Val::Obj(entries) => (BOX + ENTRY * entries.len() as u64, entries.len()),
+        Val::TStr(s) | Val::BStr(s) => (BOX + s.len() as u64, 0),
+        _ => (0, 0),
+    }
+}
+
+/// Why a value is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Excess {
+    /// Nested deeper than [`MAX_VALUE_DEPTH`].
+    Depth,
+    /// Larger than the memory bound.
+    Memory,
+    /// The walk met the deadline.
+    Time,
+}
+
+/// A walk over a value: its depth and estimated size, stopped at the bounds.
+pub(crate) struct Measure<'c> {
+    /// Bytes the value may take.
+    pub(crate) room: u64,
+    /// Bytes counted so far.
+    pub(crate) bytes: u64,
+    visited: u64,
+    expired: &'c dyn Fn() -> bool,
+}
+
+impl<'c> Measure<'c> {
+    pub(crate) fn new(room: u64, expired: &'c dyn Fn() -> bool) -> Self {
+        Self {
+            room,
+            bytes: 0,
+            visited: 0,
+            expired,
+        }
+    }
+
+    /// Walks `value` (at nesting level `depth`).
+    pub(crate) fn walk(&mut self, value: &Val, depth: usize) -> Result<(), Excess> {
+        if depth > MAX_VALUE_DEPTH {
+            return Err(Excess::Depth);
+        }
+        self.visited += 1;
+        if self.visited.is_multiple_of(WALK_CLOCK_EVERY) && (self.expired)() {
+            return Err(Excess::Time);
+        }
+        self.bytes = self.bytes.saturating_add(shallow(value).0);
+        if self.bytes > self.room {
+            return Err(Excess::Memory);
+        }
+        match value {
+            Val::Arr(items) => items.iter().try_for_each(|v| self.walk(v, depth + 1)),
+            Val::Obj(entries) => entries.iter().try_for_each(|(k, v)| {
+                self.walk(k, depth + 1)?;
+                self.walk(v, depth + 1)
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Deepest nesting a text in one of jaq's formats may have for its parser (which recurses
+/// on it) to be run: the limit serde_json puts on records.
+pub(crate) const MAX_PARSE_DEPTH: usize = 128;
+
+/// An upper bound of how deep the parser of `format` recurses on `text`; conservative (it
+/// may count more levels than there are, never fewer).
+pub(crate) fn parse_depth(format: &str, text: &[u8]) -> usize {
+    match format {
+        "xml" => xml_depth(text),
+        // Dotted keys (`a.b.c = 1`) nest tables; brackets nest inline tables and arrays.
+        "toml" => super::convert::nesting_depth(text) + most_per_line(text, |b| b == b'.'),
+        // Flow collections nest by brackets, block ones by indentation and `- `/`? ` markers.
+        "yaml" => super::convert::nesting_depth(text) + most_leading(text),
+        // Every array, map or tag header byte may open a level.
+        "cbor" => text.iter().filter(|&&b| (0x80..=0xdf).contains(&b)).count(),
+        _ => super::convert::nesting_depth(text),
+    }
+}
+
+/// The deepest element nesting of an XML text: `<a` opens, `</` and `/>` close.
+fn xml_depth(text: &[u8]) -> usize {
+    let (mut depth, mut max) = (0usize, 0usize);
+    for (i, &b) in text.iter().enumerate() {
+        let next = text.get(i + 1).copied();
+        match (b, next) {
+            (b'<', Some(b'/')) | (b'/', Some(b'>')) => depth = depth.saturating_sub(1),
+            (b'<', Some(c)) if c != b'?' && c != b'!' => {
+                depth += 1;
+                max = max.max(depth);
+            }
+            _ => {}
+        }
+    }
+    max
+}
+
+/// The most bytes matching `hit` on one line.
+fn most_per_line(text: &[u8], hit: impl Fn(u8) -> bool) -> usize {
+    text.split(|&b| b == b'\n')
+        .map(|line| line.iter().filter(|&&b| hit(b)).count())
+        .max()
+        .unwrap_or(0)
+}
+
+/// The longest run of indentation and block markers starting a line.
+fn most_leading(text: &[u8]) -> usize {
+    text.split(|&b| b == b'\n')
+        .map(|line| {
+            line.iter()
+                .take_while(|&&b| matches!(b, b' ' | b'\t' | b'-' | b'?' | b':'))
+                .count()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract::convert::parse_val;
+
+    #[test]
+    fn walks_stop_at_depth_and_size() {
+        let never = || false;
+        let mut deep = Val::Null;
+        for _ in 0..MAX_VALUE_DEPTH + 1 {
+            deep = Val::Arr(vec![deep].into());
+        }
+        assert_eq!(
+            Measure::new(u64::MAX, &never).walk(&deep, 0),
+            Err(Excess::Depth)
+        );
+        let record = parse_val(br#"{"a": [1, 2, "xyz"], "b": {"c": null}}"#).unwrap();
+        let mut fits = Measure::new(u64::MAX, &never);
+        assert_eq!(fits.walk(&record, 0), Ok(()));
+        assert!(fits.bytes > 0);
+        let mut small = Measure::new(fits.bytes - 1, &never);
+        assert_eq!(small.walk(&record, 0), Err(Excess::Memory));
+        // Work is bounded by the clock too.
+        let always = || true;
+        let wide = Val::Arr(vec![Val::Null; 1 << 15].into());
+        assert_eq!(
+            Measure::new(u64::MAX, &always).walk(&wide, 0),
+            Err(Excess::Time)
+        );
+    }
+
+    #[test]
+    fn parse_depths_are_upper_bounds() {
+        assert_eq!(parse_depth("xml", b"<a><b/><c>x</c></a>"), 2);
+        assert_eq!(parse_depth("xml", "<a>".repeat(300).as_bytes()), 300);
+        assert_eq!(
+            parse_depth("xml", b"<?xml version=\"1.0\"?><!-- c --><a/>"),
+            1
+        );
+        assert!(parse_depth("yaml", b"a:\n  b:\n    - 1\n") >= 3);
+        assert!(parse_depth("yaml", "[".repeat(200).as_bytes()) >= 200);
+        assert!(parse_depth("toml", b"a.b.c = 1\n") >= 2);
+        assert_eq!(parse_depth("cbor", &[0x81, 0x81, 0x01]), 2);
+    }
+}
