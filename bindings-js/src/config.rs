@@ -37,9 +37,13 @@ pub struct Config {
     /// Seconds before `cleanup` may delete a file (default 3600).
     #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
     pub ttl_seconds: Option<u64>,
-    /// Directory for the JSONL files; `""` (the default) is the system temporary directory.
-    /// `s3://bucket/prefix` offloads to an S3-compatible store (the Node addon only).
+    /// Directory for the JSONL files; `""` (the default) is `lro-<uid>` in the system
+    /// temporary directory, private to the user. `s3://bucket/prefix` offloads to an
+    /// S3-compatible store (the Node addon only).
     pub output_dir: Option<String>,
+    /// Use an output directory other users can write (default `false`: refused, since they
+    /// could plant or replace the files LRO reads back).
+    pub allow_shared_dir: Option<bool>,
     /// File name prefix: `{prefix}-{operation}-{ulid}.jsonl` (default `"atlatl"`).
     pub file_prefix: Option<String>,
     /// Which guidance template descriptors carry: `"shell"` (jq recipes, the default) or
@@ -135,6 +139,7 @@ impl Config {
             threshold_tokens,
             ttl_seconds,
             output_dir,
+            allow_shared_dir,
             file_prefix,
             guidance,
             descriptor,
@@ -148,6 +153,7 @@ impl Config {
             || threshold_tokens.is_some()
             || ttl_seconds.is_some()
             || output_dir.is_some()
+            || allow_shared_dir.is_some()
             || file_prefix.is_some()
             || guidance.is_some()
             || descriptor.is_some()
@@ -163,6 +169,7 @@ impl Config {
         set(&mut config.threshold_tokens, self.threshold_tokens);
         set(&mut config.ttl_seconds, self.ttl_seconds);
         set(&mut config.output_dir, self.output_dir);
+        set(&mut config.allow_shared_dir, self.allow_shared_dir);
         set(&mut config.file_prefix, self.file_prefix);
         set(&mut config.guidance, self.guidance);
         set(&mut config.adaptive_ratio, self.adaptive_ratio);
@@ -217,6 +224,7 @@ impl From<&OffloadConfig> for Config {
             threshold_tokens: Some(config.threshold_tokens),
             ttl_seconds: Some(config.ttl_seconds),
             output_dir: Some(config.output_dir.clone()),
+            allow_shared_dir: Some(config.allow_shared_dir),
             file_prefix: Some(config.file_prefix.clone()),
             guidance: Some(config.guidance),
             descriptor: Some(config.descriptor.name().to_owned()),

@@ -15,10 +15,15 @@ pub struct ConfigArgs {
     /// A TOML file with a [prompt.offload] section.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
-    /// Directory of the offload files (default: the system temp dir), or an object store
-    /// prefix, s3://bucket/prefix (credentials, region and endpoint from the AWS_* environment).
+    /// Directory of the offload files (default: lro-UID in the system temp dir, made 0700),
+    /// or an object store prefix, s3://bucket/prefix (credentials, region and endpoint from
+    /// the AWS_* environment).
     #[arg(long, value_name = "DIR|URI")]
     pub output_dir: Option<String>,
+    /// Use an output directory other users can write (refused otherwise: they could plant
+    /// or replace the files LRO reads back).
+    #[arg(long)]
+    pub allow_shared_dir: bool,
     /// Offload when estimated tokens exceed this (default 1600).
     #[arg(long, value_name = "N")]
     pub threshold: Option<String>,
@@ -74,6 +79,9 @@ impl ConfigArgs {
             if let Some(value) = value {
                 config.set_str(key, value)?;
             }
+        }
+        if self.allow_shared_dir {
+            config.allow_shared_dir = true;
         }
         Ok(config)
     }

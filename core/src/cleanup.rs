@@ -1,16 +1,19 @@
 //! Custodial cleanup: delete offload files whose `created_at + ttl` has passed.
 //!
 //! Only regular files in `output_dir` whose names are offload file names of the configured
-//! prefix are candidates; `created_at` is read from the ULID in the name. Symbolic links,
-//! directories and every other file are left alone, and nothing outside `output_dir` is
-//! ever looked at. Several processes may clean one directory at once (replicas sharing a
+//! prefix, exactly as LRO writes them (the ULID upper case), are candidates; `created_at` is
+//! read from the ULID in the name. A name dated more than a minute in the future counts as
+//! expired (it would otherwise outlive every cleanup). The temporary file of a write that
+//! never finished (`{offload file name}.tmp-{n}`, left by a process killed mid-write) is
+//! removed once its ULID is an hour old. Symbolic links, directories and every other file are
+//! left alone, and nothing outside `output_dir` is ever looked at. Several processes may clean one directory at once (replicas sharing a
 //! volume): a file another cleanup removed first is neither an error nor reported twice.
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{LroError, Result};
 use crate::events::OffloadEvent;
-use crate::files::parse_offload_file_name;
+use crate::files::{STALE_TEMP_MS, is_expired, parse_offload_file_name, parse_temp_file_name};
 use crate::host::{EntryKind, Host};
 use crate::offload::Offloader;
 use crate::time::iso8601;
@@ -42,6 +45,7 @@ impl<H: Host> Offloader<H> {
     /// empty report, not an error.
     pub fn cleanup(&self) -> Result<CleanupReport> {
         let dir = self.output_dir();
+        self.check_output_dir(&dir)?;
         let entries = match self.host.list_dir(&dir) {
             Ok(entries) => entries,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
@@ -55,25 +59,32 @@ impl<H: Host> Offloader<H> {
             }
         };
         let now = self.host.now_millis();
-        let ttl_millis = self.config.ttl_seconds.saturating_mul(1000);
         let mut expired = Vec::new();
         let mut report = CleanupReport::default();
+        let mut temps = Vec::new();
         for entry in entries {
             if entry.kind != EntryKind::File {
                 continue;
             }
-            let Some(parsed) = parse_offload_file_name(&entry.name, &self.config.file_prefix)
-            else {
-                continue;
-            };
-            let created = parsed.ulid.timestamp_ms();
-            if created.saturating_add(ttl_millis) <= now {
-                expired.push((created, entry.name));
-            } else {
-                report.kept += 1;
+            let prefix = &self.config.file_prefix;
+            if let Some(parsed) = parse_offload_file_name(&entry.name, prefix) {
+                let created = parsed.ulid.timestamp_ms();
+                if is_expired(created, self.config.ttl_seconds, now) {
+                    expired.push((created, entry.name));
+                } else {
+                    report.kept += 1;
+                }
+            } else if let Some(parsed) = parse_temp_file_name(&entry.name, prefix) {
+                // Not reported as kept: it is no offload file, only the remains of one.
+                let created = parsed.ulid.timestamp_ms();
+                if is_expired(created, STALE_TEMP_MS / 1000, now) {
+                    temps.push((created, entry.name));
+                }
             }
         }
         expired.sort();
+        temps.sort();
+        self.remove_temps(&dir, temps, &mut report);
         for (created, name) in expired {
             let path = dir.join(&name);
             // Re-check right before deleting: the entry must still be a regular file.
@@ -100,5 +111,26 @@ impl<H: Host> Offloader<H> {
             }
         }
         Ok(report)
+    }
+
+    /// Removes the temporary files of writes that never finished. They are no offload
+    /// files, so no event and no entry in `removed`; a failure is reported like any other.
+    fn remove_temps(
+        &self,
+        dir: &std::path::Path,
+        temps: Vec<(u64, String)>,
+        report: &mut CleanupReport,
+    ) {
+        for (_, name) in temps {
+            let path = dir.join(&name);
+            if self.host.entry_kind(&path).ok() != Some(EntryKind::File) {
+                continue;
+            }
+            match self.host.remove_file(&path) {
+                Ok(()) => {}
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+                Err(err) => report.errors.push(format!("{}: {err}", path.display())),
+            }
+        }
     }
 }

@@ -151,8 +151,13 @@ pub struct OffloadConfig {
     pub threshold_tokens: u32,
     /// Seconds before cleanup may delete a file.
     pub ttl_seconds: u64,
-    /// Directory for JSONL files; empty means the host's temporary directory.
+    /// Directory for JSONL files; empty means the host's default, private to the user
+    /// (`StdHost`: `<temp dir>/lro-<uid>`, made 0700).
     pub output_dir: String,
+    /// Use an output directory other users can write (owned by another user, or group- or
+    /// other-writable without being a sticky directory of this user), which is refused
+    /// otherwise: there, another user could plant or replace the files LRO reads back.
+    pub allow_shared_dir: bool,
     /// File name prefix: `{prefix}-{operation}-{ulid}.jsonl`.
     pub file_prefix: String,
     /// Which guidance template descriptors carry.
@@ -175,6 +180,7 @@ impl Default for OffloadConfig {
             threshold_tokens: DEFAULT_OFFLOAD_THRESHOLD_TOKENS,
             ttl_seconds: DEFAULT_TTL_SECONDS,
             output_dir: String::new(),
+            allow_shared_dir: false,
             file_prefix: DEFAULT_FILE_PREFIX.to_owned(),
             guidance: GuidanceMode::Shell,
             descriptor: DescriptorProfile::Full,
@@ -432,6 +438,7 @@ impl OffloadConfig {
             }
             "ttl_seconds" => self.ttl_seconds = as_u64(key, value, MAX_SETTING)?,
             "output_dir" => self.output_dir = as_string(key, value)?.to_owned(),
+            "allow_shared_dir" => self.allow_shared_dir = as_bool(key, value)?,
             "file_prefix" => {
                 let prefix = as_string(key, value)?;
                 if !is_safe_name(prefix) {

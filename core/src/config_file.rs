@@ -130,7 +130,10 @@ pub fn read_config_file(path: &std::path::Path) -> crate::Result<String> {
     options.read(true);
     // Without O_NONBLOCK, opening a FIFO waits for a writer: the check below could not run.
     #[cfg(unix)]
-    std::os::unix::fs::OpenOptionsExt::custom_flags(&mut options, libc::O_NONBLOCK);
+    std::os::unix::fs::OpenOptionsExt::custom_flags(
+        &mut options,
+        rustix::fs::OFlags::NONBLOCK.bits() as i32,
+    );
     let file = options
         .open(path)
         .map_err(|e| LroError::from_io(&e, &format!("cannot read {}", path.display())))?;

@@ -105,9 +105,11 @@ impl LroError {
         &self.message
     }
 
-    /// Maps a host I/O error on `path` to `not_found` or `io_error`.
+    /// Maps a host I/O error on `path` to `path_denied` (a host's [`refusal`](crate::host::refused)),
+    /// `not_found` or `io_error`.
     pub fn from_io(err: &std::io::Error, what: &str) -> Self {
         let code = match err.kind() {
+            _ if crate::host::is_refused(err) => ErrorCode::PathDenied,
             std::io::ErrorKind::NotFound => ErrorCode::NotFound,
             _ => ErrorCode::Io,
         };

@@ -45,6 +45,7 @@ pub mod intercept_text;
 pub mod json;
 pub mod jsonl;
 pub mod offload;
+mod output_dir;
 pub mod payload;
 pub mod profile;
 pub mod recipes;
@@ -68,7 +69,7 @@ pub use extract::{
 };
 #[cfg(feature = "std-host")]
 pub use host::StdHost;
-pub use host::{DirEntry, EntryKind, Host, MemoryHost};
+pub use host::{DirEntry, EntryKind, Host, MemoryHost, OpenFile};
 pub use intercept::{InterceptAction, Intercepted, ToolCallContext};
 pub use intercept_text::InterceptedText;
 pub use offload::{InlineResult, OffloadRequest, Offloader, Outcome};

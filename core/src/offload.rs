@@ -295,7 +295,8 @@ impl<H: Host> Offloader<H> {
         }
     }
 
-    /// The configured output directory, or the host's temp dir when it is empty.
+    /// The configured output directory, or the host's default (private to the user, see
+    /// [`Host::temp_dir`]) when it is empty.
     pub fn output_dir(&self) -> PathBuf {
         if self.config.output_dir.is_empty() {
             self.host.temp_dir()
@@ -673,6 +674,11 @@ impl<H: Host> Offloader<H> {
             }
         }
         self.host.create_dir_all(dir)?;
+        // A directory other users can write is refused (the offload then falls back inline,
+        // saying why); checked when the directory is first used or made again.
+        self.check_output_dir(dir).map_err(|e| {
+            std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.message().to_owned())
+        })?;
         let resolved = self
             .host
             .canonicalize(dir)

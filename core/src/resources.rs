@@ -254,11 +254,15 @@ impl Candidate {
 }
 
 impl<H: Host> Offloader<H> {
-    /// Whether the offload file `parsed` has outlived the time-to-live (cleanup would remove
-    /// it): it is then no resource any more.
+    /// Whether the offload file `parsed` has outlived the time-to-live, or is dated in the
+    /// future (see [`crate::files::is_expired`]): cleanup would remove it, and it is no
+    /// resource any more.
     fn expired(&self, parsed: &OffloadFileName) -> bool {
-        let ttl_millis = self.config.ttl_seconds.saturating_mul(1000);
-        parsed.ulid.timestamp_ms().saturating_add(ttl_millis) <= self.host.now_millis()
+        crate::files::is_expired(
+            parsed.ulid.timestamp_ms(),
+            self.config.ttl_seconds,
+            self.host.now_millis(),
+        )
     }
 
     /// One page of the offload files as MCP resources, newest first, [`PAGE_SIZE`] at most.
@@ -288,6 +292,7 @@ impl<H: Host> Offloader<H> {
             }),
         };
         let dir = self.output_dir();
+        self.check_output_dir(&dir)?;
         let entries = match self.host.list_dir(&dir) {
             Ok(entries) => entries,
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => Vec::new(),
@@ -326,13 +331,15 @@ impl<H: Host> Offloader<H> {
         })
     }
 
-    /// The resource of one listed file; `None` when it went away meanwhile (a cleanup).
+    /// The resource of one listed file; `None` when it went away meanwhile (a cleanup), or
+    /// when the checked open refuses it (a link, FIFO, hard link or another user's file
+    /// swapped in after the listing: never waited on, never served, so never listed).
     fn describe_resource(&self, dir: &Path, file: &Candidate) -> Option<Resource> {
-        let path = dir.join(&file.name);
-        let header = match self.host.open(&path) {
-            Ok(reader) => read_header(reader),
+        let (header, size) = match self.host.open_file(dir, &file.name) {
+            Ok(opened) => (read_header(opened.reader), opened.size),
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
-            Err(_) => None,
+            Err(err) if crate::host::is_refused(&err) => return None,
+            Err(_) => (None, None),
         };
         let operation = &file.parsed.operation;
         let (title, description) = match &header {
@@ -357,7 +364,7 @@ impl<H: Host> Offloader<H> {
             title,
             description,
             mime_type: MIME_TYPE.to_owned(),
-            size: self.host.file_size(&path).ok(),
+            size,
         })
     }
 
@@ -369,26 +376,17 @@ impl<H: Host> Offloader<H> {
     pub fn read_resource(&self, uri: &str) -> Result<ReadResourceResult> {
         let target = parse_uri(uri, &self.config.file_prefix)?;
         let dir = self.output_dir();
+        self.check_output_dir(&dir)?;
         let named = dir.join(&target.file_name);
-        // A resource is the file itself: a link, even to an offload file, is not served.
-        match self.host.entry_kind(&named) {
-            Ok(EntryKind::File) => {}
-            Ok(EntryKind::Symlink) => {
-                return Err(LroError::new(
-                    ErrorCode::PathDenied,
-                    format!("{uri:?} is a symbolic link, which is never served"),
-                ));
-            }
-            Ok(_) => {
-                return Err(LroError::new(
-                    ErrorCode::PathDenied,
-                    format!("{uri:?} is not a regular file"),
-                ));
-            }
-            Err(err) => {
-                return Err(LroError::from_io(&err, &format!("cannot read {uri}")));
-            }
-        }
+        // A resource is the file itself, opened and checked by the host: a link (even to an
+        // offload file), a FIFO, a hard link or another user's file is refused.
+        let file = crate::extract::safety::resolve_offload_file(
+            &self.host,
+            &dir,
+            &self.config.file_prefix,
+            &named.to_string_lossy(),
+        )?;
+        let opened = file.open(&self.host, uri)?;
         if self.expired(&target.parsed) {
             return Err(LroError::new(
                 ErrorCode::NotFound,
@@ -398,17 +396,12 @@ impl<H: Host> Offloader<H> {
                 ),
             ));
         }
-        let path = crate::extract::safety::resolve_offload_file(
-            &self.host,
-            &dir,
-            &self.config.file_prefix,
-            &named.to_string_lossy(),
-        )?;
         let limit = self.config.extract.max_read_bytes;
         let mut bytes = Vec::new();
-        self.host
-            .open(&path)
-            .and_then(|reader| reader.take(limit.saturating_add(1)).read_to_end(&mut bytes))
+        opened
+            .reader
+            .take(limit.saturating_add(1))
+            .read_to_end(&mut bytes)
             .map_err(|e| LroError::from_io(&e, &format!("cannot read {uri}")))?;
         if bytes.len() as u64 > limit {
             return Err(LroError::new(

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use lro_core::{
     DirEntry, EntryKind, ErrorCode, ExtractRequest, Host, OffloadConfig, OffloadRequest, Offloader,
-    Outcome, StdHost,
+    OpenFile, Outcome, StdHost,
 };
 use serde_json::{Value, json};
 
@@ -29,7 +29,7 @@ struct FaultyHost(Fault);
 
 /// A reader that lets the first bytes through, then does what the fault says.
 struct FaultyReader {
-    file: std::fs::File,
+    file: Box<dyn Read>,
     path: PathBuf,
     fault: Fault,
     read: usize,
@@ -69,14 +69,18 @@ impl Host for FaultyHost {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         StdHost.create_dir_all(dir)
     }
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        Ok(Box::new(FaultyReader {
-            file: std::fs::File::open(path)?,
-            path: path.to_path_buf(),
-            fault: self.0,
-            read: 0,
-            struck: false,
-        }))
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        let opened = StdHost.open_file(dir, name)?;
+        Ok(OpenFile {
+            size: opened.size,
+            reader: Box::new(FaultyReader {
+                file: opened.reader,
+                path: dir.join(name),
+                fault: self.0,
+                read: 0,
+                struck: false,
+            }),
+        })
     }
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         StdHost.list_dir(dir)

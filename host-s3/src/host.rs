@@ -1,9 +1,9 @@
 //! [`S3Host`]: the core's `Host` over one bucket of an S3-compatible store.
 
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
-use lro_core::{DirEntry, EntryKind, Host, LroError, StdHost, StoreLimits};
+use lro_core::{DirEntry, EntryKind, Host, LroError, OpenFile, StdHost, StoreLimits};
 
 use crate::client::{Client, Op};
 use crate::location::{S3Uri, key_of, path_of};
@@ -18,7 +18,7 @@ const DEFAULT_PAGE_SIZE: usize = 1000;
 /// | core call | request |
 /// |---|---|
 /// | `write_atomic` | one `PUT` with `If-None-Match: *`: the object appears whole or not at all, and never replaces another |
-/// | `open` | `GET`, streamed as read; a broken connection resumes with a ranged `GET` pinned to the ETag |
+/// | `open_file` | `GET`, streamed as read; a broken connection resumes with a ranged `GET` pinned to the ETag |
 /// | `entry_kind` | `HEAD` (an object is a `File`; there are no links) |
 /// | `list_dir` | `ListObjectsV2` under `prefix/`, grouped by `/`, page by page |
 /// | `remove_file` | `DELETE` |
@@ -118,9 +118,20 @@ impl Host for S3Host {
         self.key(dir).map(drop)
     }
 
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        let key = self.file_key(path)?;
-        Ok(Box::new(ObjectReader::open(&self.client, &key)?))
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        // Objects have no links, FIFOs or owners: the name is all there is to check (one
+        // file name, so the key is directly under the prefix).
+        if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+            return Err(lro_core::host::refused(format!(
+                "{name:?} is not a file name"
+            )));
+        }
+        let key = self.file_key(&dir.join(name))?;
+        let reader = ObjectReader::open(&self.client, &key)?;
+        Ok(OpenFile {
+            size: reader.size(),
+            reader: Box::new(reader),
+        })
     }
 
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
@@ -178,21 +189,6 @@ impl Host for S3Host {
         self.client
             .send(&Op::Head { key: &key })
             .map(|_| EntryKind::File)
-    }
-
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        let key = self.file_key(path)?;
-        let response = self.client.send(&Op::Head { key: &key })?;
-        response
-            .headers()
-            .get("content-length")
-            .and_then(|v| v.to_str().ok()?.parse().ok())
-            .ok_or_else(|| {
-                io::Error::other(format!(
-                    "HEAD {}: the store gave no Content-Length",
-                    path.display()
-                ))
-            })
     }
 
     fn now_millis(&self) -> u64 {

@@ -1,11 +1,11 @@
 //! [`NativeHost`]: the host a native build picks from its configuration: local files, or an
 //! object store when `output_dir` is an `s3://` URI.
 
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use lro_core::host::is_uri;
-use lro_core::{DirEntry, EntryKind, ErrorCode, Host, LroError, OffloadConfig, StdHost};
+use lro_core::{DirEntry, EntryKind, ErrorCode, Host, LroError, OffloadConfig, OpenFile, StdHost};
 
 use crate::host::S3Host;
 use crate::location::SCHEME;
@@ -67,8 +67,8 @@ impl Host for NativeHost {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         self.inner().create_dir_all(dir)
     }
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        self.inner().open(path)
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        self.inner().open_file(dir, name)
     }
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         self.inner().list_dir(dir)
@@ -82,8 +82,8 @@ impl Host for NativeHost {
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         self.inner().entry_kind(path)
     }
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        self.inner().file_size(path)
+    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
+        self.inner().shared_dir(dir)
     }
     fn now_millis(&self) -> u64 {
         self.inner().now_millis()

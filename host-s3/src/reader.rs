@@ -14,6 +14,8 @@ pub(crate) struct ObjectReader<'c> {
     client: &'c Client,
     key: String,
     etag: Option<String>,
+    /// The object's size, from the first GET's `Content-Length`.
+    size: Option<u64>,
     /// Bytes delivered so far: where a resumed GET starts.
     position: u64,
     body: Option<BodyReader<'static>>,
@@ -30,12 +32,18 @@ impl<'c> ObjectReader<'c> {
             client,
             key: key.to_owned(),
             etag: None,
+            size: None,
             position: 0,
             body: None,
             idle_resumes_left: client.limits().retries,
         };
         reader.request()?;
         Ok(reader)
+    }
+
+    /// The object's size, when the store said it.
+    pub(crate) fn size(&self) -> Option<u64> {
+        self.size
     }
 
     /// A GET from the current position; sets the body (and, the first time, the ETag).
@@ -49,6 +57,10 @@ impl<'c> ObjectReader<'c> {
         let response = self.client.send(&op)?;
         let status = response.status().as_u16();
         if self.etag.is_none() {
+            self.size = response
+                .headers()
+                .get("content-length")
+                .and_then(|v| v.to_str().ok()?.parse().ok());
             self.etag = response
                 .headers()
                 .get("etag")

@@ -319,18 +319,18 @@ impl<H: Host> Offloader<H> {
             Verb::Structured => Some(query::Query::compile(request)?),
             _ => None,
         };
-        let path = safety::resolve_offload_file(
+        let output_dir = self.output_dir();
+        self.check_output_dir(&output_dir)?;
+        let file = safety::resolve_offload_file(
             &self.host,
-            &self.output_dir(),
+            &output_dir,
             &self.config.file_prefix,
             file_path,
         )?;
+        let path = file.path();
         let deadline = budget::Deadline::new(&self.host, self.config.extract.timeout_ms);
         let mut budget = budget::Budget::new(&self.config.extract, &deadline);
-        let reader = self
-            .host
-            .open(&path)
-            .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?;
+        let reader = file.open(&self.host, file_path)?.reader;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         if let Verb::Describe = verb {
             return self.describe_file(&mut lines, path.to_string_lossy().into_owned(), &deadline);
@@ -363,7 +363,7 @@ impl<H: Host> Offloader<H> {
         if let Some(q) = &structured {
             response.jq = Some(q.jq_command(&path.to_string_lossy(), window));
             if !missing.is_empty() {
-                response.warnings = query::warnings(&missing, &self.first_records(&path));
+                response.warnings = query::warnings(&missing, &self.first_records(&file));
             }
         }
         Ok(response)
@@ -371,10 +371,11 @@ impl<H: Host> Offloader<H> {
 
     /// The first records of an offload file (for the names of its fields); none when it
     /// cannot be read again.
-    fn first_records(&self, path: &std::path::Path) -> Vec<Value> {
-        let Ok(reader) = self.host.open(path) else {
+    fn first_records(&self, file: &safety::OffloadFile) -> Vec<Value> {
+        let Ok(opened) = file.open(&self.host, &file.name) else {
             return Vec::new();
         };
+        let reader = opened.reader;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         let mut records = Vec::new();
         if lines.header().is_err() {

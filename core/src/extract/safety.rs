@@ -10,19 +10,20 @@
 //! 4. the path must lie inside the output directory as written or as resolved (so a
 //!    descriptor path through a symlinked temp dir still works), else it is refused without
 //!    looking at the file: a missing file elsewhere is `path_denied`, not `not_found`;
-//! 5. the file is resolved with every symbolic link followed: the result must be a regular
-//!    file, directly inside the resolved output directory, with an offload file name.
+//! 5. the file is then opened by its name relative to the (resolved) output directory with
+//!    [`Host::open_file`], which follows no symbolic link, never waits on a FIFO and checks
+//!    the opened handle (a regular file, one link, owned by this user); everything is read
+//!    through that handle. A name swapped between these steps yields the checked file or a
+//!    refusal, never another file.
 //!
-//! A symbolic link inside the directory that points to an offload file inside it is allowed;
-//! one pointing anywhere else is refused. The check and the open are two host calls, so a
-//! file swapped in between could escape; only someone who can write the (0700) output
-//! directory can do that.
+//! A symbolic link inside the directory is refused even when it points to an offload file
+//! there: following it would be a second lookup by name, the race this design removes.
 
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{ErrorCode, LroError, Result};
 use crate::files::parse_offload_file_name;
-use crate::host::{EntryKind, Host, is_uri};
+use crate::host::{Host, OpenFile, is_uri};
 
 fn denied(file_path: &str, why: &str) -> LroError {
     LroError::new(
@@ -31,21 +32,44 @@ fn denied(file_path: &str, why: &str) -> LroError {
     )
 }
 
-fn is_offload_name(path: &Path, prefix: &str) -> bool {
+/// The file name of `path` when it is an offload file name of `prefix`.
+fn offload_name<'p>(path: &'p Path, prefix: &str) -> Option<&'p str> {
     path.file_name()
         .and_then(|n| n.to_str())
-        .is_some_and(|n| parse_offload_file_name(n, prefix).is_some())
+        .filter(|n| parse_offload_file_name(n, prefix).is_some())
 }
 
-/// Resolves `file_path` (a path, or an offload resource URI) to the canonical path of an
-/// offload file inside `output_dir`, or fails with `path_denied` / `not_found` /
-/// `invalid_argument` (empty path).
+/// An offload file named directly inside the output directory, not opened yet.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffloadFile {
+    /// The output directory, resolved.
+    pub dir: PathBuf,
+    /// The file's name in it (an offload file name).
+    pub name: String,
+}
+
+impl OffloadFile {
+    /// Its path, as descriptors and jq commands name it.
+    pub fn path(&self) -> PathBuf {
+        self.dir.join(&self.name)
+    }
+
+    /// Opens it with the host's checked open; `shown` names it in errors.
+    pub fn open<'h, H: Host + ?Sized>(&self, host: &'h H, shown: &str) -> Result<OpenFile<'h>> {
+        host.open_file(&self.dir, &self.name)
+            .map_err(|e| LroError::from_io(&e, &format!("cannot open {shown}")))
+    }
+}
+
+/// Resolves `file_path` (a path, or an offload resource URI) to an offload file directly
+/// inside `output_dir` (checks 1 to 4), or fails with `path_denied` / `invalid_argument`
+/// (empty path). Nothing is opened: [`OffloadFile::open`] does that, checked.
 pub fn resolve_offload_file<H: Host + ?Sized>(
     host: &H,
     output_dir: &Path,
     prefix: &str,
     file_path: &str,
-) -> Result<PathBuf> {
+) -> Result<OffloadFile> {
     if crate::resources::is_offload_uri(file_path) {
         let uri = crate::resources::parse_uri(file_path, prefix)?;
         let named = output_dir.join(&uri.file_name);
@@ -72,45 +96,26 @@ pub fn resolve_offload_file<H: Host + ?Sized>(
     } else {
         output_dir.join(given)
     };
-    if !is_offload_name(&given, prefix) {
+    let Some(name) = offload_name(&given, prefix) else {
         return Err(denied(
             file_path,
             &format!("not an offload file (expected {prefix}-OPERATION-ULID.jsonl)"),
         ));
-    }
+    };
     let dir = host.canonicalize(output_dir).map_err(|e| {
         LroError::from_io(&e, &format!("output directory {}", output_dir.display()))
     })?;
-    let inside = |p: &Path| {
-        p.parent()
-            .is_some_and(|parent| parent == output_dir || parent == dir)
-    };
-    if !inside(&given) {
+    let inside = given
+        .parent()
+        .is_some_and(|parent| parent == output_dir || parent == dir);
+    if !inside {
         return Err(denied(
             file_path,
             &format!("not inside the output directory {}", dir.display()),
         ));
     }
-    let real = host
-        .canonicalize(&given)
-        .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?;
-    if real.parent() != Some(dir.as_path()) {
-        return Err(denied(
-            file_path,
-            "it resolves (through a symbolic link) outside the output directory",
-        ));
-    }
-    if !is_offload_name(&real, prefix) {
-        return Err(denied(
-            file_path,
-            "it resolves (through a symbolic link) to a file that is not an offload file",
-        ));
-    }
-    match host
-        .entry_kind(&real)
-        .map_err(|e| LroError::from_io(&e, &format!("cannot open {file_path}")))?
-    {
-        EntryKind::File => Ok(real),
-        _ => Err(denied(file_path, "not a regular file")),
-    }
+    Ok(OffloadFile {
+        dir,
+        name: name.to_owned(),
+    })
 }

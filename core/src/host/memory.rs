@@ -1,12 +1,12 @@
 //! [`MemoryHost`]: an in-memory host for tests, examples and hosts without a filesystem.
 
 use std::collections::BTreeMap;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use super::{DirEntry, EntryKind, Host};
+use super::{DirEntry, EntryKind, Host, OpenFile};
 
 /// A deterministic host: files live in a map, the clock is set by hand and randomness is a
 /// seeded generator. Writes can be made to fail to exercise the fallback path.
@@ -108,11 +108,18 @@ impl Host for MemoryHost {
         Ok(())
     }
 
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        // No links, FIFOs or users here: a plain file name inside `dir` is all there is to check.
+        if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+            return Err(super::refused(format!("{name:?} is not a file name")));
+        }
         let bytes = self
-            .file(path)
+            .file(dir.join(name))
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))?;
-        Ok(Box::new(io::Cursor::new(bytes)))
+        Ok(OpenFile {
+            size: Some(bytes.len() as u64),
+            reader: Box::new(io::Cursor::new(bytes)),
+        })
     }
 
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
@@ -157,13 +164,6 @@ impl Host for MemoryHost {
         } else {
             Err(io::Error::new(io::ErrorKind::NotFound, "no such file"))
         }
-    }
-
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        self.lock()
-            .get(&normalize(path))
-            .map(|bytes| bytes.len() as u64)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file"))
     }
 
     fn now_millis(&self) -> u64 {

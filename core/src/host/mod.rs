@@ -7,6 +7,8 @@
 
 mod memory;
 #[cfg(feature = "std-host")]
+mod std_checked;
+#[cfg(feature = "std-host")]
 mod std_host;
 
 use std::io::{self, Read};
@@ -38,6 +40,46 @@ pub struct DirEntry {
     pub kind: EntryKind,
 }
 
+/// An offload file opened by [`Host::open_file`]: read it only through `reader`.
+pub struct OpenFile<'a> {
+    /// The file's bytes, streamed.
+    pub reader: Box<dyn Read + 'a>,
+    /// Its size in bytes, when the host learnt it opening the file (MCP resources list it).
+    pub size: Option<u64>,
+}
+
+impl std::fmt::Debug for OpenFile<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OpenFile")
+            .field("size", &self.size)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Why a host refused a file it opened (or a name it would not open): a symbolic link, a
+/// FIFO, a device, a directory, a hard link, a file of another user. The core answers
+/// `path_denied` for it ([`is_refused`]).
+#[derive(Debug)]
+struct Refused(String);
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Refused {}
+
+/// The error a host gives for a file it will not serve (see [`Host::open_file`]).
+pub fn refused(why: impl Into<String>) -> io::Error {
+    io::Error::new(io::ErrorKind::PermissionDenied, Refused(why.into()))
+}
+
+/// Whether `err` is a host's refusal ([`refused`]) rather than a failure to read.
+pub fn is_refused(err: &io::Error) -> bool {
+    err.get_ref().is_some_and(|inner| inner.is::<Refused>())
+}
+
 /// The capabilities LRO needs from its environment.
 ///
 /// Implementations must be safe to call from several threads when the host type is shared
@@ -54,8 +96,21 @@ pub trait Host {
     /// Creates `dir` and any missing parents; directories it creates are 0700.
     fn create_dir_all(&self, dir: &Path) -> io::Result<()>;
 
-    /// Opens `path` for streaming reads.
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>>;
+    /// Opens the offload file `name` (one file name, no `/`) directly inside `dir` for
+    /// streaming reads, checked after opening: the only way the core reads an offload file.
+    ///
+    /// What a host with a filesystem must guarantee (`StdHost` on Unix does all of it):
+    /// - the file is opened relative to a handle on `dir` (`openat`), so it is inside `dir`
+    ///   by construction; a final symbolic link is never followed (`O_NOFOLLOW`);
+    /// - opening never waits (`O_NONBLOCK`): a FIFO or device is refused, not waited on;
+    /// - the opened handle (not the name, which may have been swapped meanwhile) must be a
+    ///   regular file with exactly one link, owned by this user;
+    /// - everything is then read through that handle.
+    ///
+    /// A file that fails a check is refused with [`refused`] (the core's `path_denied`); a
+    /// missing one is `NotFound`. Hosts without links, FIFOs or users (memory, object stores,
+    /// a JS callback) check what they can and document the rest.
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>>;
 
     /// Lists the entries of `dir` (any order).
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>>;
@@ -69,14 +124,14 @@ pub trait Host {
     /// The kind of `path`, not following a final symbolic link.
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind>;
 
-    /// The size of the file at `path` in bytes (MCP resources list it). A host that cannot
-    /// tell cheaply keeps this default, `Unsupported`, and the size is left out.
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        let _ = path;
-        Err(io::Error::new(
-            io::ErrorKind::Unsupported,
-            "this host does not report file sizes",
-        ))
+    /// Why users other than this one (and root) can change the entries of `dir`, `None`
+    /// when they cannot: it is owned by another user, or group/other-writable without being
+    /// a sticky directory of this user. Only a host with users has an answer; the default
+    /// (memory, object stores, JS) is `None`. The core refuses such an output directory
+    /// unless `allow_shared_dir` is set.
+    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
+        let _ = dir;
+        Ok(None)
     }
 
     /// Milliseconds since the Unix epoch.
@@ -85,7 +140,8 @@ pub trait Host {
     /// Fills `buf` with unpredictable bytes (ULIDs).
     fn fill_random(&self, buf: &mut [u8]);
 
-    /// The directory used when `output_dir` is empty.
+    /// The directory used when `output_dir` is empty: private to the user where the
+    /// platform has users (`StdHost`: `<temp dir>/lro-<uid>`).
     fn temp_dir(&self) -> PathBuf;
 }
 
@@ -121,8 +177,8 @@ impl<H: Host + ?Sized> Host for &H {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         (**self).create_dir_all(dir)
     }
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        (**self).open(path)
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        (**self).open_file(dir, name)
     }
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         (**self).list_dir(dir)
@@ -136,8 +192,8 @@ impl<H: Host + ?Sized> Host for &H {
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         (**self).entry_kind(path)
     }
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        (**self).file_size(path)
+    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
+        (**self).shared_dir(dir)
     }
     fn now_millis(&self) -> u64 {
         (**self).now_millis()
@@ -157,8 +213,8 @@ impl<H: Host + ?Sized> Host for Box<H> {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         (**self).create_dir_all(dir)
     }
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        (**self).open(path)
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        (**self).open_file(dir, name)
     }
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         (**self).list_dir(dir)
@@ -172,8 +228,8 @@ impl<H: Host + ?Sized> Host for Box<H> {
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         (**self).entry_kind(path)
     }
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        (**self).file_size(path)
+    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
+        (**self).shared_dir(dir)
     }
     fn now_millis(&self) -> u64 {
         (**self).now_millis()

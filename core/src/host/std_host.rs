@@ -1,11 +1,11 @@
 //! [`StdHost`]: the host for native builds (std::fs, the system clock, OS randomness).
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{DirEntry, EntryKind, Host};
+use super::{DirEntry, EntryKind, Host, OpenFile, std_checked};
 
 /// The native host: real files, the system clock and the OS random source.
 #[derive(Debug, Clone, Copy, Default)]
@@ -118,8 +118,8 @@ impl Host for StdHost {
         builder.create(dir)
     }
 
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        Ok(Box::new(fs::File::open(path)?))
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        std_checked::open_file(dir, name)
     }
 
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
@@ -149,8 +149,8 @@ impl Host for StdHost {
         Ok(kind_of(fs::symlink_metadata(path)?.file_type()))
     }
 
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        Ok(fs::metadata(path)?.len())
+    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
+        std_checked::shared_dir(dir)
     }
 
     fn now_millis(&self) -> u64 {
@@ -171,6 +171,6 @@ impl Host for StdHost {
     }
 
     fn temp_dir(&self) -> PathBuf {
-        std::env::temp_dir()
+        std_checked::default_dir()
     }
 }
