@@ -100,16 +100,26 @@ pub struct Writer {
 
 impl Writer {
     fn int(&mut self, obj: &Bound<'_, PyAny>) -> Written {
-        let number = if let Ok(i) = obj.extract::<i64>() {
-            Number::from(i)
-        } else if let Ok(u) = obj.extract::<u64>() {
-            Number::from(u)
+        if let Ok(i) = obj.extract::<i64>() {
+            write_number(&mut self.out, &Number::from(i));
         } else {
-            return Err(ConvertError::new(
-                "integer out of the 64-bit range JSON numbers are read with".to_owned(),
-            ));
-        };
-        write_number(&mut self.out, &number);
+            // An int of any size, its digits exactly, as `json.dumps` writes it (serde_json's
+            // `arbitrary_precision` keeps them in a `Value` alike). Through `__index__`, so a
+            // subclass's own `__str__` (an `IntEnum`'s name) is not taken for its digits.
+            let digits = obj
+                .call_method0("__index__")
+                .and_then(|int| int.str())
+                .map_err(|e| ConvertError::new(format!("an int without digits: {e}")))?;
+            let digits = digits
+                .to_cow()
+                .map_err(|e| ConvertError::new(e.to_string()))?;
+            let digits = digits.as_bytes();
+            let magnitude = digits.strip_prefix(b"-").unwrap_or(digits);
+            if magnitude.is_empty() || !magnitude.iter().all(u8::is_ascii_digit) {
+                return Err(ConvertError::new("an int without digits".to_owned()));
+            }
+            self.out.extend_from_slice(digits);
+        }
         Ok(())
     }
 

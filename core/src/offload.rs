@@ -470,6 +470,9 @@ impl<H: Host> Offloader<H> {
     /// ([`crate::shape::raw`]); the result is the same as parsing the text and calling
     /// [`Offloader::offload`].
     pub fn offload_json(&self, json: &[u8], request: &OffloadRequest) -> Result<Outcome> {
+        // A leading byte-order mark is an encoding's signature, not content (RFC 8259 lets
+        // a reader ignore it).
+        let json = json.strip_prefix("\u{feff}".as_bytes()).unwrap_or(json);
         if self.config.enabled {
             if let Some(prepared) = self.prepare_json(json, request)? {
                 if self.offloads(&prepared, request) {

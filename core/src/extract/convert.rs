@@ -1,9 +1,15 @@
 //! Between JSON text, jaq values and `serde_json` values.
 //!
 //! Records are parsed by serde_json straight into jaq values: its parser stops at 128 levels
-//! of nesting, where jaq's own recurses without bound. Outputs are converted the way jq 1.6
-//! prints them, so the two agree value for value: an integral float is an integer (`1.0`
-//! prints as `1`), NaN is `null`, and infinities are the largest finite doubles.
+//! of nesting, where jaq's own recurses without bound.
+//!
+//! Numbers keep their digits when they are only passed through (as jq 1.7 keeps literals):
+//! an integer is exact (a machine integer, or a big integer beyond it), and a number whose
+//! text is not the one its double prints as (`1.50`, `3.0`, `1E2`, `-0`, `1e400`, a long
+//! decimal) is a decimal literal (`Num::Dec`), written back as it was read. A number that
+//! a filter computes with becomes a double there and is printed the way jq prints a double:
+//! an integral double is an integer (`1.5 * 2` prints as `3`), NaN is `null`, and
+//! infinities are the largest finite doubles.
 
 use serde_json::{Map, Number, Value};
 
@@ -57,14 +63,34 @@ pub(crate) fn parse_val(bytes: &[u8]) -> Result<Val, serde_json::Error> {
     Ok(val)
 }
 
-/// A double read from JSON text, as jq 1.6 holds it: integral values below 2^53 are integers.
-pub(crate) fn jq_float(f: f64) -> Num {
-    if f.fract() == 0.0 && f.abs() < EXACT_INT {
-        // In range, so the cast is exact.
-        Num::Int(f as isize)
-    } else {
-        Num::Float(f)
+/// The jaq number of a JSON number token `literal` (valid JSON number grammar): an exact
+/// integer, a double when the double prints back as `literal`, else the literal itself.
+pub(crate) fn number_of_literal(literal: &str) -> Num {
+    if !crate::json::write::number_is_canonical(literal.as_bytes()) {
+        // As serde_json reads it (`1E2` as `1e+2`), so both readers agree.
+        let mut canonical = Vec::with_capacity(literal.len() + 1);
+        crate::json::write::write_number_text(&mut canonical, literal.as_bytes());
+        return number_of_literal(std::str::from_utf8(&canonical).unwrap_or(literal));
     }
+    let integral = !literal.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+    let exact = if integral {
+        // `-0` is no integer's text: a literal.
+        (literal != "-0")
+            .then(|| Num::from_str_radix(literal, 10))
+            .flatten()
+    } else {
+        literal
+            .parse::<f64>()
+            .ok()
+            .filter(|f| {
+                // An integral double prints as an integer (`3.0` as `3`): a literal.
+                f.is_finite()
+                    && f.fract() != 0.0
+                    && zmij::Buffer::new().format_finite(*f) == literal
+            })
+            .map(Num::Float)
+    };
+    exact.unwrap_or_else(|| Num::Dec(literal.to_owned().into()))
 }
 
 /// Builds jaq values from serde events (jaq-json's own visitor keeps `3.0` a float).
@@ -97,7 +123,8 @@ impl<'de> serde::de::Visitor<'de> for JqVal {
         Ok(Val::Num(Num::from_integral(u)))
     }
     fn visit_f64<E>(self, f: f64) -> Result<Val, E> {
-        Ok(Val::Num(jq_float(f)))
+        // Not from serde_json's text (its numbers come as text, above): a double.
+        Ok(Val::Num(Num::Float(f)))
     }
     fn visit_str<E>(self, s: &str) -> Result<Val, E> {
         Ok(Val::utf8_str(s.as_bytes().to_vec()))
@@ -114,6 +141,30 @@ impl<'de> serde::de::Visitor<'de> for JqVal {
     }
     fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Val, A::Error> {
         let mut entries = jaq_json::Map::default();
+        let Some(first) = map.next_key::<String>()? else {
+            return Ok(Val::obj(entries));
+        };
+        // serde_json's `arbitrary_precision` hands a number that fits no 64-bit integer over
+        // as a map of this one key and the number's text. An object of that one key and a
+        // number's text in the input reads the same way (ARCHITECTURE.md, "Nothing lost, or
+        // said"); with another value or another key, it stays an object.
+        let value = map.next_value_seed(self)?;
+        let number_text = match &value {
+            Val::TStr(text) if first == NUMBER_TOKEN && is_number_text(text) => {
+                std::str::from_utf8(text).ok().map(str::to_owned)
+            }
+            _ => None,
+        };
+        entries.insert(Val::utf8_str(first.into_bytes()), value);
+        if let Some(text) = number_text {
+            match map.next_key::<String>()? {
+                Some(key) => {
+                    let value = map.next_value_seed(self)?;
+                    entries.insert(Val::utf8_str(key.into_bytes()), value);
+                }
+                None => return Ok(Val::Num(number_of_literal(&text))),
+            }
+        }
         while let Some(key) = map.next_key::<String>()? {
             let value = map.next_value_seed(self)?;
             entries.insert(Val::utf8_str(key.into_bytes()), value);
@@ -121,6 +172,14 @@ impl<'de> serde::de::Visitor<'de> for JqVal {
         Ok(Val::obj(entries))
     }
 }
+
+/// Whether `text` is one JSON number token.
+fn is_number_text(text: &[u8]) -> bool {
+    crate::json::canonical::number_end(text, 0) == Some(text.len())
+}
+
+/// The key serde_json's `arbitrary_precision` gives a number's text under.
+pub(crate) const NUMBER_TOKEN: &str = "$serde_json::private::Number";
 
 fn float(f: f64) -> Value {
     if f.is_nan() {
@@ -139,18 +198,18 @@ fn number(n: &Num) -> Value {
     match n {
         Num::Int(i) => Value::from(*i as i64),
         Num::Float(f) => float(*f),
-        // Big integers and decimal literals: through their text, as jq 1.6 would (a double).
-        other => match serde_json::from_str::<Value>(&other.to_string()) {
-            Ok(Value::Number(n)) => n.as_f64().map_or(Value::Number(n.clone()), |f| {
-                if n.is_f64() {
-                    float(f)
-                } else {
-                    Value::Number(n)
-                }
-            }),
-            _ => Value::Null,
-        },
+        // Big integers and decimal literals: their digits (serde_json's `Number` keeps its
+        // text); a literal that is not JSON (a filter's own, say) as the double it means.
+        Num::BigInt(i) => json_number(&i.to_string()).unwrap_or(Value::Null),
+        Num::Dec(text) => {
+            json_number(text).unwrap_or_else(|| text.parse::<f64>().map_or(Value::Null, float))
+        }
     }
+}
+
+/// `text` as a JSON number kept as written, when it is one.
+fn json_number(text: &str) -> Option<Value> {
+    serde_json::from_str::<Number>(text).ok().map(Value::Number)
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -189,19 +248,10 @@ fn too_large(room: u64) -> String {
     format!("output value larger than extract.max_memory_bytes ({room} bytes)")
 }
 
-/// Compact JSON size of a decimal integer.
-fn digits(magnitude: u64, negative: bool) -> u64 {
-    u64::from(magnitude.checked_ilog10().map_or(1, |l| l + 1)) + u64::from(negative)
-}
-
 fn number_size(value: &Value) -> u64 {
     match value {
-        Value::Number(n) => match (n.as_i64(), n.as_u64()) {
-            (Some(i), _) => digits(i.unsigned_abs(), i < 0),
-            (None, Some(u)) => digits(u, false),
-            // Floats: as serde_json writes them.
-            (None, None) => json_size(value),
-        },
+        // Its text, as serde_json writes it.
+        Value::Number(n) => crate::json::write::number_len(n) as u64,
         other => json_size(other),
     }
 }
@@ -273,23 +323,50 @@ mod tests {
 
     #[test]
     fn numbers_print_as_jq_prints_them() {
-        let v = parse_val(
-            br#"{"a": 1.0, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890}"#,
-        )
-        .unwrap();
+        let text = br#"{"a": 1.0, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890, "e": 123456789012345678901234567890, "f": -9223372036854775809, "g": 3.14159265358979323846264338327950288, "h": 1e400, "i": -0, "j": 1E2, "k": 1.50}"#;
+        let v = parse_val(text).unwrap();
+        // Passed through, every number keeps its text (jq 1.7 keeps literals alike).
         assert_eq!(
-            to_value(&v).unwrap(),
-            json!({"a": 1, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890u64})
+            crate::json::write::to_string(&to_value(&v).unwrap()),
+            r#"{"a":1.0,"b":1.5,"c":[null,true,"x"],"d":12345678901234567890,"e":123456789012345678901234567890,"f":-9223372036854775809,"g":3.14159265358979323846264338327950288,"h":1e+400,"i":-0,"j":1e+2,"k":1.50}"#
         );
         assert_eq!(float(f64::NAN), Value::Null);
         assert_eq!(float(f64::INFINITY), json!(f64::MAX));
         assert_eq!(float(1e300), json!(1e300));
-        assert!(matches!(parse_val(b"3.0").unwrap(), Val::Num(Num::Int(3))));
+        // A computed integral double prints as an integer, as jq prints it.
+        assert_eq!(to_value(&Val::Num(Num::Float(3.0))).unwrap(), json!(3));
+        assert!(matches!(parse_val(b"3.0").unwrap(), Val::Num(Num::Dec(_))));
+        assert!(matches!(parse_val(b"3").unwrap(), Val::Num(Num::Int(3))));
         assert!(matches!(
             parse_val(b"3.5").unwrap(),
             Val::Num(Num::Float(_))
         ));
+        assert!(matches!(
+            parse_val(b"123456789012345678901234567890").unwrap(),
+            Val::Num(Num::BigInt(_))
+        ));
         assert!(parse_val(b"1 2").is_err());
+    }
+
+    #[test]
+    fn an_object_of_the_number_key_stays_an_object_unless_it_is_a_number() {
+        for (text, out) in [
+            (
+                r#"{"$serde_json::private::Number":"abc"}"#,
+                r#"{"$serde_json::private::Number":"abc"}"#,
+            ),
+            (
+                r#"{"$serde_json::private::Number":1}"#,
+                r#"{"$serde_json::private::Number":1}"#,
+            ),
+            (
+                r#"{"$serde_json::private::Number":"1","b":2}"#,
+                r#"{"$serde_json::private::Number":"1","b":2}"#,
+            ),
+        ] {
+            let value = to_value(&parse_val(text.as_bytes()).unwrap()).unwrap();
+            assert_eq!(crate::json::write::to_string(&value), out);
+        }
     }
 
     #[test]

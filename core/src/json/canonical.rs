@@ -9,14 +9,14 @@
 //! - whitespace outside strings is dropped;
 //! - strings are copied as they are unless an escape is not the one serde_json writes
 //!   (`\/`, `\u00e9`, `\u000A`, ...): such a string is decoded and re-encoded;
-//! - integers that surely fit 64 bits are copied; other numbers (fractions, exponents,
-//!   `-0`, long integers) are parsed and formatted by serde_json.
+//! - numbers are copied as written (serde_json's `arbitrary_precision` keeps their text),
+//!   but for the exponent marker, which serde_json reads as `e` and a sign (`1E2`: `1e+2`).
 //!
 //! Anything the copy could get wrong makes the scan give up (`None`) and the caller falls
 //! back to parsing a `Value`, which then decides, errors included: invalid JSON or UTF-8,
 //! duplicate keys (a `Value` keeps the last), nesting near serde_json's depth limit.
 
-use super::write::{next_escape, write_number, write_str};
+use super::write::{next_escape, number_is_canonical, write_number_text, write_str};
 
 /// Deeper nesting falls back to serde_json, whose limit (128) then applies exactly.
 const MAX_DEPTH: usize = 100;
@@ -392,49 +392,57 @@ impl Scanner<'_> {
         Some(())
     }
 
+    /// Reads a number, which goes out as it is written: serde_json (with
+    /// `arbitrary_precision`) keeps a number's text, so `1.50`, `-0`, `1e400` and integers
+    /// of any length are copied; only an exponent marker is respelled as serde_json reads
+    /// it (`1E2` as `1e+2`). The grammar is checked (RFC 8259), as serde_json does.
     fn number(&mut self) -> Option<()> {
-        let start = self.pos;
-        let bytes = self.input;
-        let mut pos = start + usize::from(bytes[start] == b'-');
-        let int_start = pos;
+        let end = number_end(self.input, self.pos)?;
+        let token = &self.input[self.pos..end];
+        if number_is_canonical(token) {
+            self.pos = end;
+        } else {
+            self.flush();
+            write_number_text(&mut self.out, token);
+            self.pos = end;
+            self.run = end;
+        }
+        Some(())
+    }
+}
+
+/// The end of the JSON number token starting at `start`, or `None` when the text there is
+/// not one (`01`, `1.`, `.5`, `1e`, `-`): `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`.
+pub(crate) fn number_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let digits = |mut pos: usize| {
+        let from = pos;
         while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
             pos += 1;
         }
-        let int_digits = pos - int_start;
-        let mut integer = true;
-        if bytes.get(pos) == Some(&b'.') {
-            integer = false;
-            pos += 1;
-            while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
-                pos += 1;
-            }
-        }
-        if let Some(b'e' | b'E') = bytes.get(pos) {
-            integer = false;
-            pos += 1;
-            if let Some(b'+' | b'-') = bytes.get(pos) {
-                pos += 1;
-            }
-            while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
-                pos += 1;
-            }
-        }
-        let token = &bytes[start..pos];
-        // Integers up to 18 digits fit i64 and u64 and print as written; a leading zero
-        // ("01") is invalid and "-0" prints as -0.0, so both take the serde_json route.
-        let leading_zero =
-            bytes.get(int_start) == Some(&b'0') && (int_digits > 1 || start != int_start);
-        if integer && (1..=18).contains(&int_digits) && !leading_zero {
-            self.pos = pos;
-            return Some(());
-        }
-        let number: serde_json::Number = serde_json::from_slice(token).ok()?;
-        self.flush();
-        write_number(&mut self.out, &number);
-        self.pos = pos;
-        self.run = pos;
-        Some(())
+        (pos > from).then_some(pos)
+    };
+    let mut pos = start + usize::from(bytes.get(start) == Some(&b'-'));
+    pos = match bytes.get(pos)? {
+        b'0' => pos + 1,
+        b'1'..=b'9' => digits(pos)?,
+        _ => return None,
+    };
+    if bytes.get(pos) == Some(&b'.') {
+        pos = digits(pos + 1)?;
     }
+    if let Some(b'e' | b'E') = bytes.get(pos) {
+        pos += 1;
+        if let Some(b'+' | b'-') = bytes.get(pos) {
+            pos += 1;
+        }
+        pos = digits(pos)?;
+    }
+    // "01" or "1x": serde_json reads the token and then fails on what follows; the scan
+    // leaves that failure to the caller's structural checks, except for a digit.
+    if bytes.get(pos).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(pos)
 }
 
 /// `\uXXXX` (the four hex digits) as serde_json writes it: a control character without a

@@ -291,7 +291,7 @@ impl<'de> Visitor<'de> for Measure<'_> {
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
         // The `Value` visitor keeps a float as a Number (or null when not finite).
         self.0
-            .add(Number::from_f64(v).map_or(4, |n| n.to_string().len()))
+            .add(Number::from_f64(v).map_or(4, |n| crate::json::write::number_len(&n)))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
@@ -311,11 +311,23 @@ impl<'de> Visitor<'de> for Measure<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        self.0.add(2)?;
         let mut keys: Vec<String> = Vec::new();
         let mut first = true;
         while let Some(key) = map.next_key_seed(Key(self.0.exact_keys))? {
+            if first {
+                if let KeyRead::Number = key {
+                    // serde_json's `arbitrary_precision` gives a number as this one-key map
+                    // (an object of that key in the text reads alike, as for a `Value`).
+                    let number: Number = map.next_value::<NumberText>()?.0;
+                    if map.next_key_seed(Key(false))?.is_some() {
+                        return Err(de::Error::custom("a number's map with another key"));
+                    }
+                    return self.0.add(crate::json::write::number_len(&number));
+                }
+                self.0.add(2)?;
+            }
             let (len, key) = match key {
+                KeyRead::Number => (NUMBER_TOKEN.len(), Some(NUMBER_TOKEN.to_owned())),
                 KeyRead::Len(len) => (len, None),
                 KeyRead::Text(key) => (key.len(), Some(key)),
             };
@@ -330,7 +342,25 @@ impl<'de> Visitor<'de> for Measure<'_> {
             }
             map.next_value_seed(Measure(&mut *self.0))?;
         }
+        if first {
+            self.0.add(2)?;
+        }
         Ok(())
+    }
+}
+
+/// The key serde_json's `arbitrary_precision` gives a number's text under.
+const NUMBER_TOKEN: &str = "$serde_json::private::Number";
+
+/// A number's text as that map holds it (a string that must be a number, as for `Value`).
+struct NumberText(Number);
+
+impl<'de> de::Deserialize<'de> for NumberText {
+    fn deserialize<D: Deserializer<'de>>(reader: D) -> Result<Self, D::Error> {
+        let text = <String as de::Deserialize>::deserialize(reader)?;
+        text.parse::<Number>()
+            .map(NumberText)
+            .map_err(|_| de::Error::custom("not a number"))
     }
 }
 
@@ -338,6 +368,8 @@ impl<'de> Visitor<'de> for Measure<'_> {
 enum KeyRead {
     Len(usize),
     Text(String),
+    /// [`NUMBER_TOKEN`], whatever was asked.
+    Number,
 }
 
 struct Key(bool);
@@ -355,7 +387,9 @@ impl Visitor<'_> for Key {
         f.write_str("a key")
     }
     fn visit_str<E: de::Error>(self, v: &str) -> Result<KeyRead, E> {
-        Ok(if self.0 {
+        Ok(if v == NUMBER_TOKEN {
+            KeyRead::Number
+        } else if self.0 {
             KeyRead::Text(v.to_owned())
         } else {
             KeyRead::Len(v.len())

@@ -2,9 +2,8 @@
 //!
 //! Profiles of offloading put serde_json's string escaping (one table lookup per byte) at
 //! a third of the time. Here strings are scanned eight bytes at a time for the only bytes
-//! that need escaping (`"`, `\` and control characters) and copied in runs. Numbers go
-//! through serde_json itself (`itoa` for integers, its float formatter for floats), so the
-//! digits are its digits. Property tests check the equality on arbitrary values.
+//! that need escaping (`"`, `\` and control characters) and copied in runs. Numbers are
+//! their text (serde_json's `arbitrary_precision`), so the digits are the ones read. Property tests check the equality on arbitrary values.
 
 use serde_json::{Number, Value};
 
@@ -152,16 +151,51 @@ fn write_escaped(out: &mut Vec<u8>, bytes: &[u8], mut at: usize) {
     }
 }
 
-/// Writes a number exactly as serde_json does.
+/// Writes a number as serde_json's parser holds it: with `arbitrary_precision`
+/// (workspace-wide) a `Number` is its text, the digits as read, and the exponent marker
+/// written `e` with its sign (`1E2` reads as `1e+2`). A double serde_json formats itself
+/// (`Number::from_f64`) says `1e22`; it is written `1e+22`, as that text would read, so a
+/// number has one spelling whichever path it took (and Python's `repr` and JavaScript's
+/// `String` agree).
+#[inline]
 pub fn write_number(out: &mut Vec<u8>, n: &Number) {
-    if let Some(u) = n.as_u64() {
-        out.extend_from_slice(itoa::Buffer::new().format(u).as_bytes());
-    } else if let Some(i) = n.as_i64() {
-        out.extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
-    } else {
-        // Floats: serde_json's own formatter, so the shortest round-trip digits are its.
-        let _ = serde_json::to_writer(&mut *out, n);
+    write_number_text(out, n.as_str().as_bytes());
+}
+
+/// Where a number token's exponent marker is, if it has one.
+#[inline]
+fn exponent_at(token: &[u8]) -> Option<usize> {
+    token.iter().position(|&b| b == b'e' || b == b'E')
+}
+
+/// Whether the number token `token` is already written as [`write_number`] writes it.
+#[inline]
+pub(crate) fn number_is_canonical(token: &[u8]) -> bool {
+    exponent_at(token)
+        .is_none_or(|at| token[at] == b'e' && matches!(token.get(at + 1), Some(b'+' | b'-')))
+}
+
+/// Writes the valid JSON number token `token` as [`write_number`] does.
+pub(crate) fn write_number_text(out: &mut Vec<u8>, token: &[u8]) {
+    match exponent_at(token) {
+        Some(at) if !number_is_canonical(token) => {
+            out.extend_from_slice(&token[..at]);
+            out.push(b'e');
+            if !matches!(token.get(at + 1), Some(b'+' | b'-')) {
+                out.push(b'+');
+            }
+            out.extend_from_slice(&token[at + 1..]);
+        }
+        _ => out.extend_from_slice(token),
     }
+}
+
+/// The length [`write_number`] writes for `n`.
+pub fn number_len(n: &Number) -> usize {
+    let token = n.as_str().as_bytes();
+    let unsigned_exponent =
+        exponent_at(token).is_some_and(|at| !matches!(token.get(at + 1), Some(b'+' | b'-')));
+    token.len() + usize::from(unsigned_exponent)
 }
 
 /// Writes `value` as compact JSON, identical to `serde_json::to_writer(out, value)`.
@@ -287,11 +321,45 @@ pub(crate) mod tests {
         }
     }
 
+    /// `value` as serde_json writes it once its numbers are read from text, the only way
+    /// records reach a file (doubles it formats itself say `1e22`, text reads as `1e+22`).
+    pub(crate) fn serde_text(value: &Value) -> String {
+        let reread: Value = serde_json::from_str(&serde_json::to_string(value).unwrap()).unwrap();
+        serde_json::to_string(&reread).unwrap()
+    }
+
+    #[test]
+    fn numbers_keep_their_text() {
+        for (text, out) in [
+            (
+                "123456789012345678901234567890",
+                "123456789012345678901234567890",
+            ),
+            ("-9223372036854775809", "-9223372036854775809"),
+            (
+                "3.14159265358979323846264338327950288",
+                "3.14159265358979323846264338327950288",
+            ),
+            ("1.50", "1.50"),
+            ("-0", "-0"),
+            ("1e400", "1e+400"),
+            ("1E2", "1e+2"),
+            ("1E-2", "1e-2"),
+        ] {
+            let n: Number = serde_json::from_str(text).unwrap();
+            assert_eq!(to_string(&Value::Number(n.clone())), out);
+            assert_eq!(number_len(&n), out.len());
+        }
+        let made = Number::from_f64(1e22).unwrap();
+        assert_eq!(to_string(&Value::Number(made.clone())), "1e+22");
+        assert_eq!(number_len(&made), 5);
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(2000))]
         #[test]
         fn identical_to_serde_json(value in arb_json()) {
-            prop_assert_eq!(to_string(&value), serde_json::to_string(&value).unwrap());
+            prop_assert_eq!(to_string(&value), serde_text(&value));
         }
     }
 }

@@ -264,7 +264,14 @@ impl TextLayout {
     /// A string, read as [`text::read_text`] reads it: JSON (also inside JSON strings), a
     /// Python literal, a table, or lines of text.
     fn string(&mut self, path: &[String], content: Cow<'_, str>, depth: usize) -> Read {
-        let mut current = content;
+        // As `read_text` does.
+        let mut current = match content {
+            Cow::Borrowed(text) => Cow::Borrowed(text::skip_bom(text)),
+            Cow::Owned(text) if text.starts_with('\u{feff}') => {
+                Cow::Owned(text::skip_bom(&text).to_owned())
+            }
+            owned => owned,
+        };
         for _ in 0..=MAX_UNWRAP {
             let trimmed = current.trim();
             match trimmed.as_bytes().first() {

@@ -23,10 +23,17 @@ pub enum TextRead {
     Lines(Vec<Value>),
 }
 
+/// `text` without a leading byte-order mark: an encoding's signature, not content (RFC 8259
+/// lets a reader ignore it), which would otherwise make a JSON text read as lines of text.
+pub(crate) fn skip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 /// Reads `text` as the first of: a JSON array or object (also when the JSON is a string that
 /// holds one), JSON lines, a Python container literal, a CSV/TSV/Markdown table, lines of
 /// text.
 pub fn read_text(text: &str) -> TextRead {
+    let text = skip_bom(text);
     let mut current = text;
     let mut unwrapped: String;
     for _ in 0..=MAX_UNWRAP {

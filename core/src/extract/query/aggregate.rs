@@ -171,7 +171,7 @@ impl Accumulator {
 
 /// A double as jq 1.6 prints it: integral values as integers.
 fn jq_number(f: f64) -> Value {
-    to_json(&Val::Num(crate::extract::convert::jq_float(f)))
+    to_json(&Val::Num(jaq_json::Num::Float(f)))
 }
 
 /// The group key name of a `group_by` field in its output objects: the path, or `value`
