@@ -468,15 +468,17 @@ fn config_from_text(env: &Env, text: Result<String, LroError>) -> napi::Result<o
 
 /// Shows configuration warnings as Node shows its own: `process.emitWarning(text, type)`.
 fn emit_warnings(env: &Env, warnings: &[String]) -> napi::Result<()> {
-    use napi::bindgen_prelude::{Function, JsObjectValue, Object, Unknown};
+    use napi::bindgen_prelude::{FnArgs, Function, JsObjectValue, Object, Unknown};
     if warnings.is_empty() {
         return Ok(());
     }
     let process: Object<'_> = env.get_global()?.get_named_property("process")?;
-    let emit: Function<'_, (String, String), Unknown<'_>> =
+    // `FnArgs`: two arguments (a plain tuple would arrive as one array).
+    let emit: Function<'_, FnArgs<(String, String)>, Unknown<'_>> =
         process.get_named_property("emitWarning")?;
     for warning in warnings {
-        emit.apply(process, (warning.clone(), "LroConfigWarning".to_owned()))?;
+        let args = (warning.clone(), "LroConfigWarning".to_owned());
+        emit.apply(process, FnArgs::from(args))?;
     }
     Ok(())
 }

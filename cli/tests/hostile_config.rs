@@ -7,7 +7,7 @@
 mod proxy_support;
 
 use std::path::Path;
-use std::process::{Command, ExitStatus, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use proxy_support::{Proxy, text};
@@ -22,38 +22,37 @@ struct Run {
     stderr: String,
 }
 
-/// Runs `lro ARGS` with stdin empty; fails the test if it has not exited within [`LIMIT`]
-/// (and kills it, so a hang cannot outlive the test).
+/// Waits for `child` (an `lro` run) to exit and collects its output; fails the test if it
+/// has not exited within [`LIMIT`], and kills it, so a hang cannot outlive the test.
+fn bounded(mut child: Child, what: &str) -> Run {
+    let deadline = Instant::now() + LIMIT;
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} did not exit within {LIMIT:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    // Exited: the pipes hold the little it wrote.
+    let output = child.wait_with_output().unwrap();
+    Run {
+        status: output.status,
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+/// Runs `lro ARGS` with stdin empty, bounded.
 fn lro(args: &[&str]) -> Run {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
+    let child = Command::new(env!("CARGO_BIN_EXE_lro"))
         .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + LIMIT;
-    let status = loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("lro {args:?} did not exit within {LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
-    let read = |pipe: Option<&mut dyn std::io::Read>| {
-        let mut text = String::new();
-        pipe.unwrap().read_to_string(&mut text).unwrap();
-        text
-    };
-    Run {
-        status,
-        stdout: read(child.stdout.as_mut().map(|p| p as &mut dyn std::io::Read)),
-        stderr: read(child.stderr.as_mut().map(|p| p as &mut dyn std::io::Read)),
-    }
+    bounded(child, &format!("lro {args:?}"))
 }
 
 /// `lro cleanup --config FILE` over an empty directory: the cheapest command that loads
@@ -164,7 +163,7 @@ fn offloaded_with(config: &Path) -> (bool, Run) {
     let records: Vec<_> = (0..40).map(|i| json!({"id": i})).collect();
     let input = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(input.path(), serde_json::to_string(&records).unwrap()).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
+    let child = Command::new(env!("CARGO_BIN_EXE_lro"))
         .args([
             "offload",
             "--config",
@@ -177,17 +176,7 @@ fn offloaded_with(config: &Path) -> (bool, Run) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let deadline = Instant::now() + LIMIT;
-    while child.try_wait().unwrap().is_none() {
-        assert!(Instant::now() < deadline, "lro offload did not exit");
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let output = child.wait_with_output().unwrap();
-    let run = Run {
-        status: output.status,
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    };
+    let run = bounded(child, "lro offload");
     let offloaded = std::fs::read_dir(out.path()).unwrap().count() > 0;
     (offloaded, run)
 }
