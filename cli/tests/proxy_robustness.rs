@@ -47,7 +47,7 @@ fn malformed_lines_are_reported_not_fatal() {
     assert_eq!(text(&echo), "still here");
     let stderr = proxy.stderr();
     assert!(
-        stderr.contains("malformed message from the client"),
+        stderr.contains("answering -32700 to a message from the client"),
         "{stderr}"
     );
     assert!(
