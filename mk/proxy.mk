@@ -45,8 +45,8 @@ bench-proxy: setup-proxy build-proxy ## Added latency of `lro proxy` (inline and
 measure-proxy: setup-proxy build-proxy ## What the client receives from each real server's large call through `lro proxy`, and the records in the file
 	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/measure_real_servers.py --lro $(PROXY_LRO)
 
-bench-proxy-memory: setup-proxy build-proxy ## Peak memory of `lro proxy` for a 56 MB FastMCP result (official Python client), in figures
-	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/bench_proxy_memory.py --lro $(PROXY_LRO)
+bench-proxy-memory: setup-proxy build-proxy ## Peak memory of `lro proxy` for a 56 MB FastMCP result, `dict` and `str` shapes (official Python client); fails above 3x the result
+	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/bench_proxy_memory.py --lro $(PROXY_LRO) --max-ratio 3
 
 TEST_TARGETS += test-proxy
 

@@ -51,7 +51,7 @@ fn malformed_lines_are_reported_not_fatal() {
         "malformed message from the server",
     ]);
     assert!(
-        stderr.contains("malformed message from the client"),
+        stderr.contains("answering -32700 to a message from the client"),
         "{stderr}"
     );
     assert!(

@@ -6,18 +6,19 @@
 //! that way). When the client goes, the server is stopped as MCP's stdio transport says:
 //! its stdin closed, then `SIGTERM`, then `SIGKILL`, and reaped, whatever its stdout does.
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufReader, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use lro_core::{ErrorCode, LroError};
 
-use crate::{allocator, signals};
+use crate::signals;
 
 use super::jsonrpc::IdKey;
+use super::lines;
 use super::router::Router;
 use super::{Lifecycle, Upstream};
 
@@ -54,6 +55,8 @@ pub struct ChildUpstream {
     router: Arc<Router>,
     /// Receives once the child's stdout has ended and its exit was handled.
     reader_done: Mutex<Receiver<()>>,
+    /// Set when the client has gone: the server is being stopped on purpose.
+    closing: Arc<AtomicBool>,
 }
 
 impl ChildUpstream {
@@ -86,7 +89,10 @@ impl ChildUpstream {
         let (queue, outgoing) = mpsc::channel();
         let queued = Arc::new(AtomicUsize::new(0));
         spawn_writer(stdin, outgoing, Arc::clone(&queued), Arc::clone(&router));
+        let closing = Arc::new(AtomicBool::new(false));
+        let stopped = Arc::clone(&closing);
         let upstream = Arc::new(Self {
+            closing,
             queue: Mutex::new(Some(queue)),
             queued,
             child: Arc::clone(&child),
@@ -98,14 +104,9 @@ impl ChildUpstream {
             let mut lines = BufReader::with_capacity(1 << 16, stdout);
             loop {
                 let mut line = Vec::new();
-                match lines.read_until(b'\n', &mut line) {
+                match lines::read_line(&mut lines, &mut line) {
                     Ok(0) => break,
-                    Ok(_) => {
-                        if line.len() >= allocator::LARGE_MESSAGE {
-                            allocator::release_freed_memory();
-                        }
-                        router.on_server_message(line);
-                    }
+                    Ok(_) => router.on_server_message(line),
                     Err(err) => {
                         eprintln!("lro proxy: cannot read from the MCP server: {err}");
                         break;
@@ -114,7 +115,12 @@ impl ChildUpstream {
             }
             let status = wait_or_kill(&child, EXIT_GRACE);
             let reason = describe(&name, status);
-            router.fail_all(&format!("{reason} before answering (lro proxy)"));
+            if stopped.load(Ordering::SeqCst) {
+                // Stopped because the client went: that is what its calls are told.
+                router.fail_all(super::CLIENT_GONE);
+            } else {
+                router.fail_all(&format!("{reason} before answering (lro proxy)"));
+            }
             let outcome = match status {
                 Some(s) if s.success() => Ok(()),
                 _ => {
@@ -161,6 +167,7 @@ impl Upstream for ChildUpstream {
         // EOF on its stdin is how a stdio MCP server is told to stop (once the writer has
         // sent what is queued); it may still answer what is in flight, which the reader
         // thread forwards.
+        self.closing.store(true, Ordering::SeqCst);
         self.queue
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)

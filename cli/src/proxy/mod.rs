@@ -26,6 +26,7 @@ mod extract_tool;
 mod fuzz_checks;
 mod http;
 mod jsonrpc;
+mod lines;
 mod output;
 mod router;
 mod settings;
@@ -84,6 +85,9 @@ pub struct ProxyArgs {
 /// enough that a hung server does not hold a call for ever; the same as gemini-cli's default
 /// for MCP calls. SDK clients often give up sooner (60 s) and cancel, which ends the wait too.
 const DEFAULT_REQUEST_TIMEOUT: u64 = 600;
+
+/// The error a request gets when the client closed its input before the server answered.
+const CLIENT_GONE: &str = "the client closed its input before the server answered (lro proxy)";
 
 /// How long the answers to requests left in flight at the client's EOF may take to write.
 const CLOSE_ANSWER_GRACE: Duration = Duration::from_secs(1);

@@ -353,13 +353,16 @@ impl Router {
         let has_result = peek.result.is_some();
         drop(peek);
         let Some(pending) = self.state.take(&id) else {
-            let why = if self.state.take_abandoned(&id) {
-                "it timed out or was cancelled"
+            let (what, why) = if self.state.take_abandoned(&id) {
+                ("late answer", "it timed out or was cancelled")
             } else {
-                "no request with this id is in flight (a duplicate or an unknown id)"
+                (
+                    "answer",
+                    "no request with this id is in flight (a duplicate or an unknown id)",
+                )
             };
             eprintln!(
-                "lro proxy: dropping the server's answer to request {}: {why}",
+                "lro proxy: dropping the server's {what} to request {}: {why}",
                 id.to_value()
             );
             return;

@@ -144,6 +144,13 @@ impl Proxy {
         stdin.flush().unwrap();
     }
 
+    /// Writes `bytes` as they are (no newline added).
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(bytes).unwrap();
+        stdin.flush().unwrap();
+    }
+
     pub fn send(&mut self, message: &Value) {
         self.send_line(&message.to_string());
     }

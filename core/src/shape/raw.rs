@@ -419,6 +419,13 @@ fn depth_of(value: &Value) -> usize {
 /// [`is_large`] of the `Value` a field's text holds, read from the text (its `Value` when a
 /// key given twice makes the count unsure).
 fn field_is_large(text: &str, nesting: usize) -> Option<bool> {
+    if text.starts_with('"') && text.len() > 2 + 6 * (SMALL_FIELD + 1) {
+        // Its compact text is longer than SMALL_FIELD: an escape is at most 6 bytes for
+        // one of the content (`\u0041`), written back in one at least. Measuring would
+        // decode it whole into serde_json's scratch buffer, which grows by doubling: a
+        // 56 MB string (a FastMCP `str` result's `structuredContent.result`) cost 150 MB.
+        return Some(true);
+    }
     let counted = match text.as_bytes().first()? {
         b'[' => Some(raw::is_nonempty_array(text)),
         b'"' | b'{' => raw::compact_len(text, SMALL_FIELD + 1).map(|len| len > SMALL_FIELD),

@@ -3,7 +3,12 @@ proxy's memory benchmark (bench_proxy_memory.py).
 
   big_records {mb} -> a dict of about `mb` MB of JSON records; FastMCP returns a dict as its
                       JSON text in one text block, without structuredContent.
+  big_text {mb}    -> the same records as one `str` (their indented JSON text); FastMCP
+                      returns a `str` twice: in one text block and again in
+                      `structuredContent: {"result": text}`.
 """
+
+import pydantic_core
 
 from mcp.server.fastmcp import FastMCP
 
@@ -21,6 +26,12 @@ def big_records(mb: int) -> dict:
         size += 115  # the indented text FastMCP writes: about 115 bytes per item
         i += 1
     return {"total": len(items), "items": items}
+
+
+@mcp.tool()
+def big_text(mb: int) -> str:
+    """About `mb` MB of raw records, as JSON text."""
+    return pydantic_core.to_json(big_records(mb), indent=2).decode()
 
 
 if __name__ == "__main__":

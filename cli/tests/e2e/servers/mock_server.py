@@ -21,12 +21,22 @@ Tools:
   bad_utf8             -> an answer whose text is not UTF-8
   log_noise            -> log lines on stdout (not JSON), then answers
   close_stdout         -> closes stdout and stays alive, reading nothing more
+  received             -> every line this server has read from its stdin, as JSON text
+  answer_twice         -> answers the call twice (same id)
+  answer_unknown       -> answers a request nobody sent (id "nobody", and a null id), then the call
+  answer_invalid       -> an answer to the call with both result and error
+  invalid_lines        -> lines that are JSON but no message (123, [], {}, a method that is a
+                          number, a batch of one notification), then answers
+  ask_client           -> sends the client a request (id "srv-1", roots/list), then answers
+  stop_reading         -> stops reading its stdin for good (the main loop sleeps)
 
-MOCK_NO_TOOLS=1 leaves the tools capability out of initialize.
+MOCK_NO_TOOLS=1 leaves the tools capability out of initialize; MOCK_IGNORE_TERM=1 ignores
+SIGTERM (only SIGKILL stops it).
 """
 
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -34,6 +44,7 @@ import time
 LOCK = threading.Lock()
 CLIENT_INFO = {}
 CANCELLED = []
+RECEIVED = []
 
 
 def send(message):
@@ -177,6 +188,29 @@ def call_tool(msg_id, params):
         send("{ not json either")
         send("")
         return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("after noise")})
+    if name == "received":
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(json.dumps(RECEIVED))})
+    if name == "answer_twice":
+        send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("first")})
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("second")})
+    if name == "answer_unknown":
+        send({"jsonrpc": "2.0", "id": "nobody", "result": text_result("to nobody")})
+        send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "parse error"}})
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("answered")})
+    if name == "answer_invalid":
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("both"),
+                     "error": {"code": 1, "message": "and an error"}})
+    if name == "invalid_lines":
+        for line in ("123", "[]", "{}", '"str"', '{"jsonrpc":"2.0","method":5}',
+                     '{"jsonrpc":"1.0","method":"notifications/message","params":{}}',
+                     '[{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"batched"}}]'):
+            send(line)
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("after invalid lines")})
+    if name == "ask_client":
+        send({"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list", "params": {}})
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("asked")})
+    if name == "stop_reading":
+        time.sleep(3600)
     if name == "close_stdout":
         with LOCK:
             sys.stdout.flush()
@@ -211,7 +245,10 @@ def handle(msg):
 
 
 def main():
+    if os.environ.get("MOCK_IGNORE_TERM"):
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     for line in sys.stdin:
+        RECEIVED.append(line.rstrip("\n"))
         line = line.strip()
         if not line:
             continue

@@ -1,0 +1,344 @@
+//! Hostile JSON-RPC through `lro proxy` (issue 26, "JSON-RPC as the specification says"):
+//! each case asserts the exact error the client receives, that nothing invalid reached the
+//! server (the mock server records every line it reads), one answer per request id, and
+//! that the proxy still answers `ping` afterwards. Then the client's EOF: the proxy exits
+//! and its server is reaped, whatever the server does.
+
+mod proxy_support;
+
+use std::time::Duration;
+
+use proxy_support::{Proxy, text, wait_reaped};
+use serde_json::{Value, json};
+
+/// The error object a client receives for `id`.
+fn error(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+fn started() -> Proxy {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "hostile", "version": "1"}));
+    proxy
+}
+
+/// The proxy answers a `ping` (forwarded to the server) with its id, and nothing comes
+/// before that answer.
+fn answers_ping(proxy: &mut Proxy, id: i64) {
+    proxy.request(json!(id), "ping", json!({}));
+    assert_eq!(proxy.next(), json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+}
+
+/// Every line the server has read so far (the `received` tool), as JSON values.
+fn received(proxy: &mut Proxy, id: i64) -> Vec<Value> {
+    let result = proxy.tool(id, "received", json!({}));
+    let lines: Vec<String> = serde_json::from_str(text(&result)).unwrap();
+    lines
+        .iter()
+        .map(|line| {
+            serde_json::from_str(line)
+                .unwrap_or_else(|e| panic!("the server read a line that is not JSON ({e}): {line}"))
+        })
+        .collect()
+}
+
+/// Every line the server read is a JSON-RPC 2.0 message MCP allows.
+fn all_valid(lines: &[Value]) {
+    for message in lines {
+        assert_eq!(message["jsonrpc"], "2.0", "{message}");
+        let id_ok = message
+            .get("id")
+            .is_none_or(|id| id.is_string() || id.is_i64());
+        assert!(id_ok, "{message}");
+        match message.get("method") {
+            Some(method) => assert!(method.is_string(), "{message}"),
+            None => assert!(
+                message.get("result").is_some() != message.get("error").is_some(),
+                "{message}"
+            ),
+        }
+    }
+}
+
+#[test]
+fn lines_that_are_not_json_get_a_parse_error_with_a_null_id() {
+    let mut proxy = started();
+    let parse_error = error(
+        Value::Null,
+        -32700,
+        "parse error: the message is not JSON (lro proxy)",
+    );
+    for line in [
+        "this is {not json",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,",
+        "{'jsonrpc': '2.0'}",
+    ] {
+        proxy.send_line(line);
+        assert_eq!(proxy.next(), parse_error, "{line}");
+    }
+    answers_ping(&mut proxy, 2);
+    let lines = received(&mut proxy, 3);
+    all_valid(&lines);
+    assert!(proxy.stderr().contains("answering -32700"), "{}", proxy.stderr());
+}
+
+#[test]
+fn json_that_is_no_message_gets_invalid_request_and_never_reaches_the_server() {
+    let mut proxy = started();
+    let invalid = |id: Value, reason: &str| {
+        error(
+            id,
+            -32600,
+            &format!("invalid request: {reason} (lro proxy)"),
+        )
+    };
+    let not_an_object = invalid(Value::Null, "a message must be a JSON object");
+    let cases = [
+        ("123", not_an_object.clone()),
+        ("\"str\"", not_an_object.clone()),
+        ("null", not_an_object),
+        (
+            "[]",
+            invalid(
+                Value::Null,
+                "batches are not supported (MCP removed JSON-RPC batching in 2025-06-18)",
+            ),
+        ),
+        (
+            r#"[{"jsonrpc":"2.0","id":10,"method":"ping"}]"#,
+            invalid(
+                Value::Null,
+                "batches are not supported (MCP removed JSON-RPC batching in 2025-06-18)",
+            ),
+        ),
+        ("{}", invalid(Value::Null, r#""jsonrpc" must be "2.0""#)),
+        (
+            r#"{"jsonrpc":"1.0","id":11,"method":"ping"}"#,
+            invalid(json!(11), r#""jsonrpc" must be "2.0""#),
+        ),
+        (
+            r#"{"id":"twelve","method":"ping"}"#,
+            invalid(json!("twelve"), r#""jsonrpc" must be "2.0""#),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":13,"method":7}"#,
+            invalid(json!(13), r#""method" must be a string"#),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
+            invalid(
+                Value::Null,
+                r#""id" must be a string or an integer (MCP allows no null id)"#,
+            ),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
+            invalid(
+                Value::Null,
+                r#""id" must be a string or an integer (MCP allows no null id)"#,
+            ),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":14,"method":"ping","params":"x"}"#,
+            invalid(json!(14), r#""params" must be an object or an array"#),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":15,"method":"ping","result":{}}"#,
+            invalid(json!(15), r#"a request has no "result" or "error""#),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":16,"id":17,"method":"ping"}"#,
+            invalid(
+                Value::Null,
+                "a field of the envelope is given twice or cannot be read",
+            ),
+        ),
+        (
+            r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#,
+            invalid(
+                Value::Null,
+                "a response to no request (its id is not usable)",
+            ),
+        ),
+    ];
+    for (line, expected) in cases {
+        proxy.send_line(line);
+        assert_eq!(proxy.next(), expected, "{line}");
+    }
+    answers_ping(&mut proxy, 2);
+    let lines = received(&mut proxy, 3);
+    all_valid(&lines);
+    // initialize, notifications/initialized, ping, and the call to `received`.
+    assert_eq!(lines.len(), 4, "{lines:?}");
+}
+
+#[test]
+fn an_unterminated_last_request_is_answered_then_the_proxy_exits_and_reaps_its_server() {
+    let mut proxy = started();
+    let pid: u32 = text(&proxy.tool(1, "pid", json!({}))).parse().unwrap();
+    proxy.send_raw(br#"{"jsonrpc":"2.0","id":"last","method":"ping"}"#);
+    proxy.close_stdin();
+    assert_eq!(
+        proxy.next(),
+        json!({"jsonrpc": "2.0", "id": "last", "result": {}})
+    );
+    assert_eq!(proxy.wait(Duration::from_secs(20)).code(), Some(0));
+    assert!(wait_reaped(pid, Duration::from_secs(5)), "server {pid} not reaped");
+}
+
+#[test]
+fn a_server_answering_twice_or_to_no_request_reaches_the_client_once() {
+    let mut proxy = started();
+    let first = proxy.tool(1, "answer_twice", json!({}));
+    assert_eq!(text(&first), "first");
+    // The second answer (sent before the server read the ping) would come first.
+    answers_ping(&mut proxy, 2);
+    proxy.request(
+        json!(3),
+        "tools/call",
+        json!({"name": "answer_unknown", "arguments": {}}),
+    );
+    // The answers to "nobody" and to a null id are not passed on: the call's is next.
+    let answered = proxy.next();
+    assert_eq!(answered["id"], 3, "{answered}");
+    assert_eq!(text(&answered["result"]), "answered");
+    answers_ping(&mut proxy, 4);
+    let stderr = proxy.stderr();
+    assert!(
+        stderr.contains("dropping the server's answer to request 1: no request with this id"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("dropping the server's answer to request \"nobody\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_second_request_with_an_id_in_flight_is_refused_and_the_first_answered_once() {
+    let mut proxy = started();
+    proxy.request(
+        json!(7),
+        "tools/call",
+        json!({"name": "slow", "arguments": {"ms": 300, "n": 7}}),
+    );
+    proxy.request(json!(7), "ping", json!({}));
+    assert_eq!(
+        proxy.next(),
+        error(
+            json!(7),
+            -32600,
+            "invalid request: a request with this id is still in flight (lro proxy)"
+        )
+    );
+    let answer = proxy.next();
+    assert_eq!(answer["id"], 7, "{answer}");
+    assert_eq!(text(&answer["result"]), "slow 7");
+    answers_ping(&mut proxy, 8);
+    // The server saw one request 7, the call.
+    let lines = received(&mut proxy, 9);
+    let sevens: Vec<&Value> = lines.iter().filter(|m| m["id"] == 7).collect();
+    assert_eq!(sevens.len(), 1, "{sevens:?}");
+    assert_eq!(sevens[0]["method"], "tools/call");
+}
+
+#[test]
+fn the_client_answers_only_the_server_requests_and_each_once() {
+    let mut proxy = started();
+    proxy.request(
+        json!(1),
+        "tools/call",
+        json!({"name": "ask_client", "arguments": {}}),
+    );
+    let (before, answer) = proxy.until_response(&json!(1));
+    assert_eq!(text(&answer["result"]), "asked");
+    assert_eq!(
+        before,
+        vec![json!({"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list", "params": {}})]
+    );
+    let roots = json!({"jsonrpc": "2.0", "id": "srv-1", "result": {"roots": []}});
+    proxy.send(&roots);
+    proxy.send(&roots);
+    proxy.send(&json!({"jsonrpc": "2.0", "id": "srv-2", "result": {}}));
+    answers_ping(&mut proxy, 2);
+    let lines = received(&mut proxy, 3);
+    all_valid(&lines);
+    let responses: Vec<&Value> = lines.iter().filter(|m| m.get("method").is_none()).collect();
+    assert_eq!(responses, vec![&roots], "{lines:?}");
+    let stderr = proxy.stderr();
+    assert!(
+        stderr.contains("dropping a response from the client to no request of the server's (id \"srv-2\")"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn what_the_server_sends_that_is_no_message_never_reaches_the_client() {
+    let mut proxy = started();
+    proxy.request(
+        json!(1),
+        "tools/call",
+        json!({"name": "invalid_lines", "arguments": {}}),
+    );
+    let (before, answer) = proxy.until_response(&json!(1));
+    assert_eq!(text(&answer["result"]), "after invalid lines");
+    // Only the notification the server sent in a batch of one is passed on, on its own.
+    assert_eq!(
+        before,
+        vec![json!({"jsonrpc": "2.0", "method": "notifications/message",
+                    "params": {"level": "info", "data": "batched"}})]
+    );
+    // An answer that breaks the rules fails its call.
+    let failed = proxy.call(2, "tools/call", json!({"name": "answer_invalid", "arguments": {}}));
+    assert_eq!(
+        failed,
+        error(
+            json!(2),
+            -32000,
+            "the MCP server's answer is not valid JSON-RPC: a response has a result or an error, not both (lro proxy)"
+        )
+    );
+    answers_ping(&mut proxy, 3);
+}
+
+/// The client's EOF while the server has stopped reading its stdin (and a megabyte of
+/// messages waits for it): the proxy still sees the EOF, answers the call in flight, stops
+/// the server (SIGTERM, or SIGKILL when it ignores that) and reaps it, and exits.
+fn eof_with_a_server_that_stopped_reading(env: &[(&str, &str)], signal: &str) {
+    let mut proxy = Proxy::start(&[], env);
+    proxy.initialize(json!({"name": "hostile", "version": "1"}));
+    let pid: u32 = text(&proxy.tool(1, "pid", json!({}))).parse().unwrap();
+    proxy.request(
+        json!(2),
+        "tools/call",
+        json!({"name": "stop_reading", "arguments": {}}),
+    );
+    let pad = "x".repeat(1000);
+    for _ in 0..1000 {
+        proxy.send(&json!({"jsonrpc": "2.0", "method": "notifications/noise", "params": {"pad": pad}}));
+    }
+    proxy.close_stdin();
+    let answer = proxy.next();
+    assert_eq!(
+        answer,
+        error(
+            json!(2),
+            -32000,
+            "the client closed its input before the server answered (lro proxy)"
+        )
+    );
+    assert_eq!(proxy.wait(Duration::from_secs(30)).code(), Some(0));
+    assert!(wait_reaped(pid, Duration::from_secs(5)), "server {pid} not reaped");
+    let stderr = proxy.stderr();
+    assert!(stderr.contains(signal), "{stderr}");
+}
+
+#[test]
+fn on_eof_a_server_that_stopped_reading_is_terminated_and_reaped() {
+    eof_with_a_server_that_stopped_reading(&[], "SIGTERM");
+}
+
+#[test]
+fn on_eof_a_server_that_ignores_sigterm_is_killed_and_reaped() {
+    eof_with_a_server_that_stopped_reading(&[("MOCK_IGNORE_TERM", "1")], "SIGKILL");
+}
