@@ -85,6 +85,15 @@ pub(crate) fn string_size(s: &str) -> u64 {
     }
 }
 
+/// Estimated memory that `count` output values of `bytes` compact JSON take once converted
+/// (a `serde_json::Value` per value and per item, maps, strings): what the memory bound
+/// counts against the output held for the response.
+pub(crate) fn held(count: u64, bytes: u64) -> u64 {
+    bytes
+        .saturating_mul(2)
+        .saturating_add(count.saturating_mul(size_of::<Value>() as u64))
+}
+
 /// Output collected so far, and the limit that cut it, if any.
 pub(crate) struct Budget<'d> {
     limits: ExtractLimits,
@@ -158,6 +167,19 @@ impl<'d> Budget<'d> {
             self.cut(format!(
                 "max_output_bytes ({})",
                 self.limits.max_output_bytes
+            ));
+            return false;
+        }
+        // The response is held in memory: past the memory bound it is cut like by the output
+        // limits (what came before is useful), not failed.
+        if held(
+            self.results.len() as u64 + 1,
+            self.output_bytes.saturating_add(size),
+        ) > self.limits.max_memory_bytes
+        {
+            self.cut(format!(
+                "max_memory_bytes ({})",
+                self.limits.max_memory_bytes
             ));
             return false;
         }
@@ -268,9 +290,14 @@ impl<'d> Budget<'d> {
         let truncated = self.limit.is_some();
         // A cut the request asked for (`search`'s `max_results`) needs no advice.
         let configured = self.limit.as_deref().is_some_and(|l| {
-            ["max_output_", "max_read_bytes", "timeout_ms"]
-                .iter()
-                .any(|name| l.starts_with(name))
+            [
+                "max_output_",
+                "max_read_bytes",
+                "timeout_ms",
+                "max_memory_bytes",
+            ]
+            .iter()
+            .any(|name| l.starts_with(name))
         });
         let (returned, total) = match (configured, self.items) {
             (false, _) => (None, None),

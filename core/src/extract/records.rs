@@ -101,7 +101,9 @@ impl<'p> Runner<'p> {
                 bytes = bytes.saturating_add(size);
                 outputs.push((value, size));
                 full = outputs.len() as u64 > self.limits.max_output_records
-                    || bytes > self.limits.max_output_bytes;
+                    || bytes > self.limits.max_output_bytes
+                    || super::budget::held(outputs.len() as u64, bytes)
+                        > self.limits.max_memory_bytes;
                 !full
             };
             let end = match run_one(

@@ -1,0 +1,194 @@
+//! Bounded extraction (issue 26): values nested too deep, filters that take too much memory
+//! and lying headers end with typed errors, on a thread with Rust's default 2 MiB stack (the
+//! least the bounds are sized for); filters within the bounds are unchanged.
+
+use std::path::Path;
+
+use lro_core::{
+    ErrorCode, ExtractLimits, ExtractRequest, LroError, OffloadConfig, OffloadRequest, Offloader,
+    StdHost,
+};
+use serde_json::{Value, json};
+
+fn setup(dir: &Path, limits: ExtractLimits) -> (Offloader<StdHost>, String) {
+    let records: Vec<Value> = (0..20)
+        .map(|i| json!({"id": format!("m{i}"), "title": format!("Memory {i}"), "namespace": "ns"}))
+        .collect();
+    let config = OffloadConfig {
+        output_dir: dir.to_string_lossy().into_owned(),
+        threshold_tokens: 10,
+        extract: limits,
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, StdHost::new()).unwrap();
+    let file = lro
+        .offload(&Value::Array(records), &OffloadRequest::new("recall"))
+        .unwrap()
+        .offloaded()
+        .unwrap()
+        .file_path
+        .clone();
+    (lro, file)
+}
+
+fn limits(max_memory_bytes: u64) -> ExtractLimits {
+    ExtractLimits {
+        max_memory_bytes,
+        ..ExtractLimits::default()
+    }
+}
+
+/// Runs `filter` on a thread with a 2 MiB stack.
+fn run(limits: ExtractLimits, filter: &str) -> Result<lro_core::ExtractResponse, LroError> {
+    let filter = filter.to_owned();
+    std::thread::Builder::new()
+        .stack_size(2 * 1024 * 1024)
+        .spawn(move || {
+            let dir = tempfile::tempdir().unwrap();
+            let (lro, file) = setup(dir.path(), limits);
+            let request = ExtractRequest {
+                query: Some(filter),
+                ..ExtractRequest::default()
+            };
+            lro.extract(&file, &request)
+        })
+        .unwrap()
+        .join()
+        .expect("no panic, no overflow")
+}
+
+#[test]
+fn deep_values_are_resource_limit_wherever_they_go() {
+    for filter in [
+        "first(reduce range(100000) as $i (0;[.]))",
+        "reduce range(100000) as $i (0;[.]) | tojson | length",
+        "reduce range(100000) as $i (0;[.]) | length",
+        "reduce range(100000) as $i (0;{a: .}) | length",
+        "reduce range(100000) as $i ({}; .a = .) | length",
+        "[limit(100000; recurse([.]))] | length",
+        "def f: [f]; f",
+        "(\"<a>\" * 20000) | fromxml",
+        "(\"- \" * 20000) + \"x\" | fromyaml",
+        "\"[\" * 100000 | fromjson",
+        "try (reduce range(5000) as $i (0;[.])) catch \"swallowed\"",
+    ] {
+        let err = run(limits(64 << 20), filter).expect_err(filter);
+        assert_eq!(err.code(), ErrorCode::ResourceLimit, "{filter}: {err}");
+    }
+}
+
+#[test]
+fn memory_hungry_filters_are_resource_limit() {
+    for filter in [
+        "[1] | until(length > 1e10; . + .)",
+        "\"x\" | until(length > 1e10; . + .)",
+        "\"x\" * 1e10 | length",
+        "[range(1e9)] | length",
+        "[range(1000) | [range(10000)]] | length",
+        "reduce range(60) as $i (0; [., .]) | tojson | length",
+        "reduce range(60) as $i (0; [., .])",
+    ] {
+        let err = run(limits(16 << 20), filter).expect_err(filter);
+        assert_eq!(err.code(), ErrorCode::ResourceLimit, "{filter}: {err}");
+        assert!(
+            err.message().contains("max_memory_bytes"),
+            "{filter}: {err}"
+        );
+    }
+}
+
+#[test]
+fn filters_within_the_bounds_are_unchanged() {
+    let cases = [
+        (
+            "reduce range(500) as $i (0;[.]) | tojson | length",
+            json!(1001),
+        ),
+        ("[range(100000)] | length", json!(100000)),
+        ("\"ab\" * 3", json!("ababab")),
+        ("[1,2] + [3] | . * 1 | length", Value::Null),
+        ("{a: {b: 1}} * {a: {c: 2}}", json!({"a": {"b": 1, "c": 2}})),
+        ("[range(3)] | map(. * 2)", json!([0, 2, 4])),
+        (
+            "\"<a><b>x</b></a>\" | fromxml | tojson | length > 0",
+            json!(true),
+        ),
+        ("[.id, .title] | join(\" \") | length > 0", json!(true)),
+    ];
+    for (filter, expected) in cases {
+        let result = run(limits(64 << 20), &format!("first({filter})"));
+        if expected.is_null() {
+            // `[..] * 1` is an error in jq too; it is not a bound.
+            let err = result.expect_err(filter);
+            assert_eq!(err.code(), ErrorCode::QueryFailed, "{filter}: {err}");
+            continue;
+        }
+        let response = result.unwrap_or_else(|e| panic!("{filter}: {e}"));
+        assert_eq!(response.results[0], expected, "{filter}");
+    }
+}
+
+#[test]
+fn output_held_past_the_memory_bound_is_cut_not_failed() {
+    let response = run(
+        ExtractLimits {
+            max_output_records: u64::MAX,
+            max_output_bytes: u64::MAX,
+            max_memory_bytes: 1 << 20,
+            ..ExtractLimits::default()
+        },
+        "range(1e7)",
+    )
+    .unwrap();
+    assert!(response.truncated);
+    assert_eq!(
+        response.limit.as_deref(),
+        Some("max_memory_bytes (1048576)")
+    );
+    assert!(response.count > 1000, "{}", response.count);
+}
+
+#[test]
+fn the_memory_bound_is_configurable_everywhere() {
+    let c = OffloadConfig::from_toml_str("[prompt.offload.extract]\nmax_memory_bytes = 1000000\n")
+        .unwrap();
+    assert_eq!(c.extract.max_memory_bytes, 1_000_000);
+    let mut c = OffloadConfig::default();
+    c.apply_env([(
+        "ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_MEMORY_BYTES",
+        "2000000",
+    )])
+    .unwrap();
+    assert_eq!(c.extract.max_memory_bytes, 2_000_000);
+    let c = OffloadConfig::from_json(&json!({"extract": {"max_memory_bytes": 3000000}})).unwrap();
+    assert_eq!(c.extract.max_memory_bytes, 3_000_000);
+    assert_eq!(
+        OffloadConfig::default().extract.max_memory_bytes,
+        512 << 20,
+        "the default"
+    );
+}
+
+#[test]
+fn a_header_whose_sections_run_past_the_records_is_invalid_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lro, file) = setup(dir.path(), ExtractLimits::default());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let (header, body) = text.split_once('\n').unwrap();
+    for sections in [
+        json!([{"name": "a", "first_line": 2, "count": 10}, {"name": "b", "first_line": 12, "count": 5000}]),
+        json!([{"name": "a", "first_line": 2, "count": 15}, {"name": "b", "first_line": 12, "count": 5}]),
+        json!([{"name": "a", "first_line": 0, "count": 1}]),
+        json!([{"name": "a", "first_line": usize::MAX, "count": 2}]),
+    ] {
+        let mut header: Value = serde_json::from_str(header).unwrap();
+        header["sections"] = sections.clone();
+        std::fs::write(&file, format!("{header}\n{body}")).unwrap();
+        let request = ExtractRequest {
+            describe: Some(true),
+            ..ExtractRequest::default()
+        };
+        let err = lro.extract(&file, &request).expect_err("a lying header");
+        assert_eq!(err.code(), ErrorCode::InvalidInput, "{sections}: {err}");
+    }
+}
