@@ -251,11 +251,13 @@ fn an_output_directory_other_users_can_write_is_refused_unless_allowed() {
     for err in [
         lro.list_resources(None).unwrap_err(),
         lro.cleanup().unwrap_err(),
-        lro.extract("atlatl-recall-01KAMZ4T3C6Y1B3X8N2V0W5QRT.jsonl", &{
-            let mut r = lro_core::ExtractRequest::default();
-            r.query = Some(".".into());
-            r
-        })
+        lro.extract(
+            "atlatl-recall-01KAMZ4T3C6Y1B3X8N2V0W5QRT.jsonl",
+            &lro_core::ExtractRequest {
+                query: Some(".".into()),
+                ..Default::default()
+            },
+        )
         .unwrap_err(),
     ] {
         assert_eq!(err.code(), lro_core::ErrorCode::InvalidConfig, "{err}");

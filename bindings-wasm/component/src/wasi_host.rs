@@ -114,17 +114,13 @@ fn open_checked(dir: &Path, name: &str) -> Option<io::Result<OpenFile<'static>>>
         ) {
             Ok(file) => file,
             Err(ErrorCode::Loop) => {
-                return Ok(Err(lro_core::host::refused(format!(
-                    "a symbolic link, which is never followed"
-                ))));
+                return Ok(Err(lro_core::host::refused("a symbolic link, which is never followed")));
             }
             Err(err) => return Err(err),
         };
         let stat = file.stat()?;
         if stat.type_ != DescriptorType::RegularFile {
-            return Ok(Err(lro_core::host::refused(format!(
-                "not a regular file"
-            ))));
+            return Ok(Err(lro_core::host::refused("not a regular file")));
         }
         if stat.link_count != 1 {
             return Ok(Err(lro_core::host::refused(format!(

@@ -157,14 +157,10 @@ impl Host for JsHost {
             match self.entry_kind(Path::new(&path))? {
                 EntryKind::File => {}
                 EntryKind::Symlink => {
-                    return Err(lro_core::host::refused(format!(
-                        "a symbolic link, which is never followed"
-                    )));
+                    return Err(lro_core::host::refused("a symbolic link, which is never followed"));
                 }
                 _ => {
-                    return Err(lro_core::host::refused(format!(
-                        "not a regular file"
-                    )));
+                    return Err(lro_core::host::refused("not a regular file"));
                 }
             }
             self.0.read_file(&path).map_err(io_error)?
@@ -390,8 +386,9 @@ pub fn read_platform_file(path: &str) -> Result<String, LroError> {
             .store
             .file(path)
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file")),
-    }
-    .and_then(|bytes| {
+    };
+    bytes
+        .and_then(|bytes| {
         String::from_utf8(bytes).map_err(|_| {
             io::Error::new(
                 io::ErrorKind::InvalidData,

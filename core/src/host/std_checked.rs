@@ -32,7 +32,7 @@ pub(super) fn open_file(dir: &Path, name: &str) -> io::Result<OpenFile<'static>>
         Ok(fd) => fd,
         // O_NOFOLLOW on a symbolic link: ELOOP (Linux, macOS), EMLINK (FreeBSD), EFTYPE (NetBSD).
         Err(Errno::LOOP | Errno::MLINK) => {
-            return Err(refused(format!("a symbolic link, which is never followed")));
+            return Err(refused("a symbolic link, which is never followed"));
         }
         Err(err) => return Err(err.into()),
     };
@@ -82,12 +82,12 @@ pub(super) fn open_file(dir: &Path, name: &str) -> io::Result<OpenFile<'static>>
     check_name(name)?;
     let path = dir.join(name);
     if fs::symlink_metadata(&path)?.file_type().is_symlink() {
-        return Err(refused(format!("a symbolic link, which is never followed")));
+        return Err(refused("a symbolic link, which is never followed"));
     }
     let file = fs::File::open(&path)?;
     let metadata = file.metadata()?;
     if !metadata.is_file() {
-        return Err(refused(format!("not a regular file")));
+        return Err(refused("not a regular file"));
     }
     Ok(OpenFile {
         reader: Box::new(file),
