@@ -356,10 +356,16 @@ export interface Config {
   /** Seconds before `cleanup` may delete a file (default 3600). */
   ttlSeconds?: number
   /**
-   * Directory for the JSONL files; `""` (the default) is the system temporary directory.
-   * `s3://bucket/prefix` offloads to an S3-compatible store (the Node addon only).
+   * Directory for the JSONL files; `""` (the default) is `lro-<uid>` in the system
+   * temporary directory, private to the user. `s3://bucket/prefix` offloads to an
+   * S3-compatible store (the Node addon only).
    */
   outputDir?: string
+  /**
+   * Use an output directory other users can write (default `false`: refused, since they
+   * could plant or replace the files LRO reads back).
+   */
+  allowSharedDir?: boolean
   /** File name prefix: `{prefix}-{operation}-{ulid}.jsonl` (default `"atlatl"`). */
   filePrefix?: string
   /**

@@ -179,8 +179,8 @@ class Offloader:
         """The configuration in use."""
     @property
     def output_dir(self) -> str:
-        """The directory files are written to (the system temporary directory when the
-        configuration's ``output_dir`` is empty)."""
+        """The directory files are written to (``lro-<uid>`` in the system temporary directory,
+        private to the user, when the configuration's ``output_dir`` is empty)."""
     def offload(
         self,
         records: Any,
