@@ -47,8 +47,18 @@ export interface LroHost {
   writeAtomic(path: string, bytes: Uint8Array): void
   /** Creates `dir` and its missing parents (0700). */
   createDirAll(dir: string): void
-  /** The whole content of `path`. */
+  /** The whole content of `path` (a configuration file; offload files are read with `openFile`
+   *  when the host has it). */
   readFile(path: string): Uint8Array
+  /** The whole content of the offload file `name` directly inside `dir`, checked: a final
+   *  symbolic link is not followed (throw with code `ELOOP`), opening never waits on a FIFO, and
+   *  what was opened must be a regular file with one link, owned by this user (else throw with
+   *  code `LRO_REFUSED`); both are `path_denied`. Optional: without it, LRO asks `entryKind`
+   *  (a "file") and then `readFile`, and a swap between the two calls is the host's to prevent. */
+  openFile?(dir: string, name: string): Uint8Array
+  /** Why users other than this one (and root) can change the entries of `dir`, or `null`; a
+   *  directory with a reason is refused unless `allowSharedDir`. Optional (hosts without users). */
+  sharedDir?(dir: string): string | null
   /** The entries of `dir`: kind is "file", "dir", "symlink" or "other" (symlinks not followed). */
   listDir(dir: string): { name: string; kind: string }[]
   /** Removes the file at `path`. */
@@ -57,13 +67,12 @@ export interface LroHost {
   canonicalize(path: string): string
   /** The kind of `path` without following a final symbolic link. */
   entryKind(path: string): string
-  /** The size of the file at `path` in bytes; optional (`listResources` then omits sizes). */
-  fileSize?(path: string): number
   /** Milliseconds since the Unix epoch. */
   nowMillis(): number
   /** Fills `buf` with unpredictable bytes (e.g. `crypto.getRandomValues(buf)`); optional. */
   fillRandom?(buf: Uint8Array): void
-  /** The directory used when `outputDir` is empty. */
+  /** The directory used when `outputDir` is empty: one private to the user where there are
+   *  users (the Node host: `lro-<uid>` in the system temp dir, made 0700). */
   tempDir(): string
 }
 

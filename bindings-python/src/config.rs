@@ -87,7 +87,7 @@ impl PyConfig {
 #[pymethods]
 impl PyConfig {
     #[new]
-    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, file_prefix=None, guidance=None, descriptor=None, adaptive_ratio=None, extract=None, store=None))]
+    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, allow_shared_dir=None, file_prefix=None, guidance=None, descriptor=None, adaptive_ratio=None, extract=None, store=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -95,6 +95,7 @@ impl PyConfig {
         threshold_tokens: Option<Bound<'_, PyAny>>,
         ttl_seconds: Option<Bound<'_, PyAny>>,
         output_dir: Option<Bound<'_, PyAny>>,
+        allow_shared_dir: Option<Bound<'_, PyAny>>,
         file_prefix: Option<Bound<'_, PyAny>>,
         guidance: Option<Bound<'_, PyAny>>,
         descriptor: Option<Bound<'_, PyAny>>,
@@ -108,6 +109,7 @@ impl PyConfig {
             ("threshold_tokens", threshold_tokens),
             ("ttl_seconds", ttl_seconds),
             ("output_dir", output_dir),
+            ("allow_shared_dir", allow_shared_dir),
             ("file_prefix", file_prefix),
             ("guidance", guidance),
             ("descriptor", descriptor),
@@ -213,10 +215,17 @@ impl PyConfig {
         self.inner.ttl_seconds
     }
 
-    /// Directory for JSONL files; empty means the system temporary directory.
+    /// Directory for JSONL files; empty means `lro-<uid>` in the system temporary directory,
+    /// private to the user.
     #[getter]
     fn output_dir(&self) -> String {
         self.inner.output_dir.clone()
+    }
+
+    /// Whether an output directory other users can write is used (else refused).
+    #[getter]
+    fn allow_shared_dir(&self) -> bool {
+        self.inner.allow_shared_dir
     }
 
     /// File name prefix: `{prefix}-{operation}-{ulid}.jsonl`.
@@ -263,11 +272,16 @@ impl PyConfig {
     fn __repr__(&self) -> String {
         let e = &self.inner.extract;
         format!(
-            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, file_prefix={:?}, guidance={:?}, descriptor={:?}, adaptive_ratio={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}, 'max_memory_bytes': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
+            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, allow_shared_dir={}, file_prefix={:?}, guidance={:?}, descriptor={:?}, adaptive_ratio={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}, 'max_memory_bytes': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
             if self.inner.enabled { "True" } else { "False" },
             self.inner.threshold_tokens,
             self.inner.ttl_seconds,
             self.inner.output_dir,
+            if self.inner.allow_shared_dir {
+                "True"
+            } else {
+                "False"
+            },
             self.inner.file_prefix,
             self.guidance(),
             self.descriptor(),

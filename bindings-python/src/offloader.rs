@@ -166,8 +166,8 @@ impl PyOffloader {
         }
     }
 
-    /// The directory files are written to (the system temporary directory when
-    /// `output_dir` is empty).
+    /// The directory files are written to (`lro-<uid>` in the system temporary directory,
+    /// private to the user, when `output_dir` is empty).
     #[getter]
     fn output_dir(&self) -> String {
         self.inner.output_dir().to_string_lossy().into_owned()

@@ -96,7 +96,7 @@ test("a host without randomness or sizes still works; a failing write falls back
   assert.equal(outcome.offloaded, true);
   assert.ok(files.has(outcome.file_path));
   const [listed] = web.listResources(null, { host: mapHost(files) }).resources;
-  assert.equal(listed.size, undefined, "no fileSize, no size");
+  assert.equal(listed.size, files.get(outcome.file_path).length, "the size of the bytes read");
   const denied = mapHost(files, {
     writeAtomic() {
       throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });

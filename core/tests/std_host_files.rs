@@ -171,3 +171,151 @@ fn writers_racing_for_one_name_publish_exactly_one_whole_file() {
     assert_eq!(left.len(), 50, "{left:?}");
     assert!(left.iter().all(|n| n.ends_with(".jsonl")), "{left:?}");
 }
+
+/// `StdHost::open_file`'s error for `name` in `dir`, as the core sees it.
+fn open_code(dir: &Path, name: &str) -> Option<lro_core::ErrorCode> {
+    use lro_core::Host;
+    StdHost
+        .open_file(dir, name)
+        .err()
+        .map(|e| lro_core::LroError::from_io(&e, name).code())
+}
+
+#[test]
+fn the_checked_open_refuses_links_fifos_directories_hard_links_and_other_users_files() {
+    use lro_core::ErrorCode::{NotFound, PathDenied};
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    std::fs::write(dir.join("file"), "{}\n").unwrap();
+    std::os::unix::fs::symlink(dir.join("file"), dir.join("link")).unwrap();
+    std::fs::create_dir(dir.join("dir")).unwrap();
+    std::fs::write(dir.join("linked"), "{}\n").unwrap();
+    std::fs::hard_link(dir.join("linked"), dir.join("second-name")).unwrap();
+    let fifo = dir.join("fifo");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success()
+    );
+    assert_eq!(open_code(dir, "file"), None);
+    // A FIFO with no writer: refused at once, never waited on (the test would hang otherwise).
+    for refused in [
+        "link",
+        "dir",
+        "linked",
+        "second-name",
+        "fifo",
+        "../file",
+        "a/b",
+        "",
+    ] {
+        assert_eq!(open_code(dir, refused), Some(PathDenied), "{refused}");
+    }
+    assert_eq!(open_code(dir, "missing"), Some(NotFound));
+    // The size comes from the opened handle.
+    use lro_core::Host;
+    assert_eq!(StdHost.open_file(dir, "file").unwrap().size, Some(3));
+
+    // Another user's file (testable as root only: chown needs it).
+    let foreign = dir.join("foreign");
+    std::fs::write(&foreign, "{}\n").unwrap();
+    if std::os::unix::fs::chown(&foreign, Some(4242), Some(4242)).is_ok() {
+        let err = StdHost.open_file(dir, "foreign").err().unwrap();
+        assert!(err.to_string().contains("owned by uid 4242"), "{err}");
+        assert_eq!(open_code(dir, "foreign"), Some(PathDenied));
+    }
+}
+
+#[test]
+fn an_output_directory_other_users_can_write_is_refused_unless_allowed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shared = tmp.path().join("shared");
+    std::fs::create_dir(&shared).unwrap();
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+    let lro = offloader(&shared);
+    // Offloading is an optimisation: the call still answers, inline, saying why.
+    let outcome = lro
+        .offload(&memories(20), &OffloadRequest::new("recall"))
+        .unwrap();
+    let Outcome::Inline(inline) = outcome else {
+        panic!("offloaded into a world-writable directory");
+    };
+    let warning = inline.warning.unwrap();
+    assert!(
+        warning.contains("not private") && warning.contains("allow_shared_dir"),
+        "{warning}"
+    );
+    assert_eq!(names(&shared), Vec::<String>::new());
+    for err in [
+        lro.list_resources(None).unwrap_err(),
+        lro.cleanup().unwrap_err(),
+        lro.extract(
+            "atlatl-recall-01KAMZ4T3C6Y1B3X8N2V0W5QRT.jsonl",
+            &lro_core::ExtractRequest {
+                query: Some(".".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err(),
+    ] {
+        assert_eq!(err.code(), lro_core::ErrorCode::InvalidConfig, "{err}");
+    }
+    // A sticky directory of this user is private enough: others cannot remove or rename.
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
+    assert!(lro.list_resources(None).is_ok());
+    std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
+
+    let allowed = Offloader::new(
+        OffloadConfig {
+            allow_shared_dir: true,
+            ..lro.config().clone()
+        },
+        StdHost::new(),
+    )
+    .unwrap();
+    let path = offloaded_path(&allowed);
+    assert!(path.starts_with(shared.to_str().unwrap()));
+
+    // A directory of another user (as root only), even 0700.
+    let theirs = tmp.path().join("theirs");
+    std::fs::create_dir(&theirs).unwrap();
+    if std::os::unix::fs::chown(&theirs, Some(4242), Some(4242)).is_ok() {
+        let err = offloader(&theirs).list_resources(None).unwrap_err();
+        assert!(err.message().contains("owned by another user"), "{err}");
+    }
+}
+
+#[test]
+fn the_default_directory_is_private_to_the_user_and_never_a_link() {
+    use lro_core::Host;
+    let default = StdHost.temp_dir();
+    let name = default.file_name().unwrap().to_str().unwrap();
+    assert_eq!(name, format!("lro-{}", uid()));
+    assert_eq!(default.parent().unwrap(), std::env::temp_dir());
+    // Made 0700 by the first offload (the test's process may share it with others: only the
+    // mode of a directory this run made is asserted).
+    let lro = Offloader::new(
+        OffloadConfig {
+            threshold_tokens: 100,
+            ..OffloadConfig::default()
+        },
+        StdHost::new(),
+    )
+    .unwrap();
+    let made = !default.exists();
+    let path = offloaded_path(&lro);
+    assert!(Path::new(&path).starts_with(std::fs::canonicalize(&default).unwrap()));
+    if made {
+        let mode = std::fs::metadata(&default).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+    }
+    std::fs::remove_file(&path).unwrap();
+}
+
+fn uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    let tmp = tempfile::tempfile().unwrap();
+    tmp.metadata().unwrap().uid()
+}

@@ -92,13 +92,7 @@ fn an_offload_is_one_object_that_another_replica_extracts() {
     assert_eq!(reader.extract(name, &recipe(4)).unwrap().count, 200);
 
     // The object holds exactly the file's lines (the header differs only by its timestamp).
-    let mut object = String::new();
-    reader
-        .host()
-        .open(Path::new(&file))
-        .unwrap()
-        .read_to_string(&mut object)
-        .unwrap();
+    let object = read_object(reader.host(), &file);
     let on_disk = std::fs::read_to_string(&local_file).unwrap();
     assert_eq!(object.lines().count(), 201);
     assert_eq!(
@@ -119,11 +113,7 @@ fn an_offload_never_overwrites_an_object() {
         .write_atomic(Path::new(&path), &[b"{\"second\":true}\n"])
         .unwrap_err();
     assert_eq!(err.kind(), std::io::ErrorKind::AlreadyExists, "{err}");
-    let mut text = String::new();
-    host.open(Path::new(&path))
-        .unwrap()
-        .read_to_string(&mut text)
-        .unwrap();
+    let text = read_object(&host, &path);
     assert_eq!(text, "{\"first\":true}\n");
 }
 
@@ -279,13 +269,7 @@ fn offloads_in_a_bucket_are_mcp_resources_any_replica_serves() {
         Some("recall: 200 memories")
     );
     for (resource, file) in page.resources.iter().zip(files.iter().rev()) {
-        let mut object = String::new();
-        reader
-            .host()
-            .open(Path::new(file))
-            .unwrap()
-            .read_to_string(&mut object)
-            .unwrap();
+        let object = read_object(reader.host(), file);
         assert_eq!(resource.size, Some(object.len() as u64));
         let read = reader.read_resource(&resource.uri).unwrap();
         assert_eq!(read.contents[0].text, object);
@@ -306,4 +290,16 @@ fn offloads_in_a_bucket_are_mcp_resources_any_replica_serves() {
         reader.read_resource(&missing).unwrap_err().code(),
         ErrorCode::NotFound
     );
+}
+
+/// The whole object at `path`, through the host's checked open (directory, then name).
+fn read_object(host: &impl Host, path: &str) -> String {
+    let (dir, name) = path.rsplit_once('/').unwrap();
+    let mut text = String::new();
+    host.open_file(Path::new(dir), name)
+        .unwrap()
+        .reader
+        .read_to_string(&mut text)
+        .unwrap();
+    text
 }

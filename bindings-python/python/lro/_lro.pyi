@@ -61,6 +61,7 @@ class Config:
         threshold_tokens: Optional[int] = None,
         ttl_seconds: Optional[int] = None,
         output_dir: Union[str, "os.PathLike[str]", None] = None,
+        allow_shared_dir: Optional[bool] = None,
         file_prefix: Optional[str] = None,
         guidance: Optional[str] = None,
         descriptor: Optional[str] = None,
@@ -72,7 +73,9 @@ class Config:
 
         ``extract`` takes any of ``max_read_bytes``, ``max_output_records``,
         ``max_output_bytes``, ``timeout_ms``, ``max_memory_bytes``; ``store`` any of ``timeout_ms``, ``retries``.
-        ``output_dir="s3://bucket/prefix"`` writes to an S3-compatible store. A value of the
+        ``output_dir="s3://bucket/prefix"`` writes to an S3-compatible store. An output directory
+        other users can write is refused (``invalid_config``, or the inline fallback when
+        offloading) unless ``allow_shared_dir=True``. A value of the
         wrong type or out of range raises :class:`ConfigError` (``invalid_config``) naming the
         key and value.
         """
@@ -118,7 +121,11 @@ class Config:
         """Seconds after which :meth:`Offloader.cleanup` may delete a file."""
     @property
     def output_dir(self) -> str:
-        """Directory (or ``s3://`` URI) for offload files; empty means the system temporary directory."""
+        """Directory (or ``s3://`` URI) for offload files; empty means ``lro-<uid>`` in the system
+        temporary directory, made private to the user (0700)."""
+    @property
+    def allow_shared_dir(self) -> bool:
+        """Whether an output directory other users can write is used; refused when ``False``."""
     @property
     def file_prefix(self) -> str:
         """File name prefix: files are named ``{prefix}-{operation}-{ulid}.jsonl``."""
@@ -173,8 +180,8 @@ class Offloader:
         """The configuration in use."""
     @property
     def output_dir(self) -> str:
-        """The directory files are written to (the system temporary directory when the
-        configuration's ``output_dir`` is empty)."""
+        """The directory files are written to (``lro-<uid>`` in the system temporary directory,
+        private to the user, when the configuration's ``output_dir`` is empty)."""
     def offload(
         self,
         records: Any,

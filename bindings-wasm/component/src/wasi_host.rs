@@ -20,9 +20,11 @@ use std::fs;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
-use lro_core::{DirEntry, EntryKind, Host, StdHost};
+use lro_core::{DirEntry, EntryKind, Host, OpenFile, StdHost};
 use wasip2::filesystem::preopens::get_directories;
-use wasip2::filesystem::types::{DescriptorFlags, ErrorCode, OpenFlags, PathFlags};
+use wasip2::filesystem::types::{
+    DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
+};
 
 /// Symbolic links followed before giving up, like Linux's `ELOOP` limit.
 const MAX_LINKS: usize = 40;
@@ -89,6 +91,88 @@ fn realpath(path: &Path) -> io::Result<PathBuf> {
     Ok(resolved)
 }
 
+/// Opens the offload file `name` in `dir` through the preopened directory that holds it,
+/// as `StdHost` does on Unix with `openat`: `open-at` without `symlink-follow` (a final link
+/// is refused: WASI answers `loop`), read-only, then the descriptor's own `stat` must be a
+/// regular file with one link. WASI has no users, so there is no owner to check, and no
+/// `O_NONBLOCK`; a FIFO cannot be opened through a WASI filesystem descriptor at all (the
+/// host's open is of a file, and WASI has no FIFO type). `None` when no preopen holds `dir`.
+fn open_checked(dir: &Path, name: &str) -> Option<io::Result<OpenFile<'static>>> {
+    if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+        return Some(Err(lro_core::host::refused(format!(
+            "{name:?} is not a file name"
+        ))));
+    }
+    let path = dir.join(name);
+    let (preopen, relative) = preopen_of(&path)?;
+    let open = || -> Result<io::Result<OpenFile<'static>>, ErrorCode> {
+        let file = match preopen.open_at(
+            PathFlags::empty(),
+            &relative,
+            OpenFlags::empty(),
+            DescriptorFlags::READ,
+        ) {
+            Ok(file) => file,
+            Err(ErrorCode::Loop) => {
+                return Ok(Err(lro_core::host::refused("a symbolic link, which is never followed")));
+            }
+            Err(err) => return Err(err),
+        };
+        let stat = file.stat()?;
+        if stat.type_ != DescriptorType::RegularFile {
+            return Ok(Err(lro_core::host::refused("not a regular file")));
+        }
+        if stat.link_count != 1 {
+            return Ok(Err(lro_core::host::refused(format!(
+                "{} hard links, where an offload file has exactly one",
+                stat.link_count
+            ))));
+        }
+        let stream = file.read_via_stream(0)?;
+        Ok(Ok(OpenFile {
+            size: Some(stat.size),
+            reader: Box::new(StreamReader { stream, _file: file }),
+        }))
+    };
+    Some(open().unwrap_or_else(|code| Err(io_error(code))))
+}
+
+/// Reads a WASI 0.2 input stream (and keeps its descriptor open while it does).
+struct StreamReader {
+    stream: wasip2::io::streams::InputStream,
+    _file: wasip2::filesystem::types::Descriptor,
+}
+
+impl Read for StreamReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        use wasip2::io::streams::StreamError;
+        match self.stream.blocking_read(buf.len() as u64) {
+            Ok(bytes) => {
+                buf[..bytes.len()].copy_from_slice(&bytes);
+                Ok(bytes.len())
+            }
+            Err(StreamError::Closed) => Ok(0),
+            Err(StreamError::LastOperationFailed(err)) => {
+                Err(io::Error::other(err.to_debug_string()))
+            }
+        }
+    }
+}
+
+/// The deepest preopened directory that holds `path`, and `path` relative to it (a host may
+/// preopen `/` and `/data/lro`).
+fn preopen_of(path: &Path) -> Option<(wasip2::filesystem::types::Descriptor, String)> {
+    get_directories()
+        .into_iter()
+        .filter_map(|(dir, root)| {
+            let relative = path.strip_prefix(&root).ok()?.to_str()?.to_owned();
+            let depth = Path::new(&root).components().count();
+            (!relative.is_empty()).then_some((depth, dir, relative))
+        })
+        .max_by_key(|(depth, _, _)| *depth)
+        .map(|(_, dir, relative)| (dir, relative))
+}
+
 /// A WASI 0.2 error as the `io::Error` std would give for it.
 fn io_error(code: ErrorCode) -> io::Error {
     let kind = match code {
@@ -104,16 +188,7 @@ fn io_error(code: ErrorCode) -> io::Error {
 /// each (looping only on short writes). `None` when no preopened directory holds `path`: the
 /// caller then goes through std, which fails as it would for any path outside the preopens.
 fn create_and_write(path: &Path, parts: &[&[u8]]) -> Option<io::Result<()>> {
-    // The deepest preopen that holds the path (a host may preopen `/` and `/data/lro`).
-    let (dir, relative) = get_directories()
-        .into_iter()
-        .filter_map(|(dir, root)| {
-            let relative = path.strip_prefix(&root).ok()?.to_str()?.to_owned();
-            let depth = Path::new(&root).components().count();
-            (!relative.is_empty()).then_some((depth, dir, relative))
-        })
-        .max_by_key(|(depth, _, _)| *depth)
-        .map(|(_, dir, relative)| (dir, relative))?;
+    let (dir, relative) = preopen_of(path)?;
     let write = || -> Result<(), ErrorCode> {
         let file = dir.open_at(
             PathFlags::empty(),
@@ -156,8 +231,8 @@ impl Host for WasiHost {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         StdHost.create_dir_all(dir)
     }
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        StdHost.open(path)
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        open_checked(dir, name).unwrap_or_else(|| StdHost.open_file(dir, name))
     }
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         StdHost.list_dir(dir)

@@ -10,12 +10,12 @@
 //! module's in-memory store and no environment.
 
 use std::cell::RefCell;
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Reflect, Uint8Array};
-use lro_core::{DirEntry, EntryKind, ErrorCode, Host, LroError, MemoryHost, OffloadConfig};
+use lro_core::{DirEntry, EntryKind, ErrorCode, Host, LroError, MemoryHost, OffloadConfig, OpenFile};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -38,8 +38,10 @@ extern "C" {
     fn canonicalize(this: &JsHostObject, path: &str) -> Result<String, JsValue>;
     #[wasm_bindgen(method, catch, js_name = entryKind)]
     fn entry_kind(this: &JsHostObject, path: &str) -> Result<String, JsValue>;
-    #[wasm_bindgen(method, catch, js_name = fileSize)]
-    fn file_size(this: &JsHostObject, path: &str) -> Result<f64, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = openFile)]
+    fn open_file(this: &JsHostObject, dir: &str, name: &str) -> Result<Uint8Array, JsValue>;
+    #[wasm_bindgen(method, catch, js_name = sharedDir)]
+    fn shared_dir(this: &JsHostObject, dir: &str) -> Result<JsValue, JsValue>;
     #[wasm_bindgen(method, catch, js_name = nowMillis)]
     fn now_millis(this: &JsHostObject) -> Result<f64, JsValue>;
     #[wasm_bindgen(method, catch, js_name = fillRandom)]
@@ -59,21 +61,30 @@ fn io_error(err: JsValue) -> io::Error {
         .ok()
         .and_then(|c| c.as_string())
         .unwrap_or_default();
+    let message = || {
+        Reflect::get(&err, &"message".into())
+            .ok()
+            .and_then(|m| m.as_string())
+            .or_else(|| err.as_string())
+            .unwrap_or_else(|| format!("{err:?}"))
+    };
+    // A host's refusal of an offload file (`openFile`): a link not followed, or a handle
+    // that failed its checks. The core answers `path_denied`.
+    if matches!(code.as_str(), "ELOOP" | "LRO_REFUSED") {
+        return lro_core::host::refused(message());
+    }
     let kind = match code.as_str() {
         "ENOENT" | "ENOTDIR" => io::ErrorKind::NotFound,
         "EEXIST" => io::ErrorKind::AlreadyExists,
         "EACCES" | "EPERM" => io::ErrorKind::PermissionDenied,
         _ => io::ErrorKind::Other,
     };
-    let message = Reflect::get(&err, &"message".into())
-        .ok()
-        .and_then(|m| m.as_string());
-    io::Error::new(
-        kind,
-        message
-            .or_else(|| err.as_string())
-            .unwrap_or_else(|| format!("{err:?}")),
-    )
+    io::Error::new(kind, message())
+}
+
+/// Whether the JS host object has the optional method `name`.
+fn has_method(host: &JsHostObject, name: &str) -> bool {
+    Reflect::get(host, &name.into()).is_ok_and(|f| f.is_function())
 }
 
 fn kind_from_str(kind: &str) -> EntryKind {
@@ -131,9 +142,34 @@ impl Host for JsHost {
         self.0.create_dir_all(&path_str(dir)).map_err(io_error)
     }
 
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        let bytes = self.0.read_file(&path_str(path)).map_err(io_error)?;
-        Ok(Box::new(io::Cursor::new(bytes.to_vec())))
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        if name.is_empty() || name == "." || name == ".." || name.contains('/') {
+            return Err(lro_core::host::refused(format!("{name:?} is not a file name")));
+        }
+        // The host's checked read when it has one (the Node host: O_NOFOLLOW|O_NONBLOCK,
+        // then fstat). Otherwise what can be done through `LroHost`: the entry must be a
+        // regular file (a link is not followed), then it is read by name; a swap between the
+        // two calls is the host's to prevent.
+        let bytes = if has_method(&self.0, "openFile") {
+            self.0.open_file(&path_str(dir), name).map_err(io_error)?
+        } else {
+            let path = path_str(&dir.join(name));
+            match self.entry_kind(Path::new(&path))? {
+                EntryKind::File => {}
+                EntryKind::Symlink => {
+                    return Err(lro_core::host::refused("a symbolic link, which is never followed"));
+                }
+                _ => {
+                    return Err(lro_core::host::refused("not a regular file"));
+                }
+            }
+            self.0.read_file(&path).map_err(io_error)?
+        };
+        let bytes = bytes.to_vec();
+        Ok(OpenFile {
+            size: Some(bytes.len() as u64),
+            reader: Box::new(io::Cursor::new(bytes)),
+        })
     }
 
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
@@ -171,19 +207,13 @@ impl Host for JsHost {
             .map_err(io_error)
     }
 
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        // Optional: a host without it lists resources without their sizes.
-        let given = Reflect::get(&self.0, &"fileSize".into()).is_ok_and(|f| f.is_function());
-        if !given {
-            return Err(io::Error::new(
-                io::ErrorKind::Unsupported,
-                "the host has no fileSize",
-            ));
+    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
+        // Optional: a host without users (a browser store) has nobody to share with.
+        if !has_method(&self.0, "sharedDir") {
+            return Ok(None);
         }
-        self.0
-            .file_size(&path_str(path))
-            .map(|size| size as u64)
-            .map_err(io_error)
+        let why = self.0.shared_dir(&path_str(dir)).map_err(io_error)?;
+        Ok(why.as_string())
     }
 
     fn now_millis(&self) -> u64 {
@@ -220,8 +250,8 @@ impl Host for InMemoryHost {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         self.store.create_dir_all(dir)
     }
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        self.store.open(path)
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        self.store.open_file(dir, name)
     }
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         self.store.list_dir(dir)
@@ -234,9 +264,6 @@ impl Host for InMemoryHost {
     }
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         self.store.entry_kind(path)
-    }
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        self.store.file_size(path)
     }
     fn now_millis(&self) -> u64 {
         js_sys::Date::now() as u64
@@ -275,8 +302,8 @@ impl Host for BindingHost {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         self.get().create_dir_all(dir)
     }
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        self.get().open(path)
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        self.get().open_file(dir, name)
     }
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         self.get().list_dir(dir)
@@ -290,8 +317,8 @@ impl Host for BindingHost {
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         self.get().entry_kind(path)
     }
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        self.get().file_size(path)
+    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
+        self.get().shared_dir(dir)
     }
     fn now_millis(&self) -> u64 {
         self.get().now_millis()
@@ -350,12 +377,24 @@ pub fn platform_environment(config: &mut OffloadConfig) -> Result<(), LroError> 
     config.apply_env(crate::call::variables(&vars)?)
 }
 
-/// A text file read through the platform's host (`configFromToml`).
+/// A text file read through the platform's host (`configFromToml`): the host's `readFile`,
+/// not its checked `openFile` (a configuration file may well be a link, or have several).
 pub fn read_platform_file(path: &str) -> Result<String, LroError> {
-    let host = platform_host();
-    let mut text = String::new();
-    host.open(Path::new(path))
-        .and_then(|mut file| file.read_to_string(&mut text))
-        .map_err(|e| LroError::from_io(&e, &format!("cannot read {path}")))?;
-    Ok(text)
+    let bytes = match platform_host() {
+        BindingHost::Js(host) => host.0.read_file(path).map(|b| b.to_vec()).map_err(io_error),
+        BindingHost::Memory(host) => host
+            .store
+            .file(path)
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file")),
+    };
+    bytes
+        .and_then(|bytes| {
+        String::from_utf8(bytes).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                "stream did not contain valid UTF-8",
+            )
+        })
+    })
+    .map_err(|e| LroError::from_io(&e, &format!("cannot read {path}")))
 }

@@ -32,9 +32,7 @@ pub(super) fn open_file(dir: &Path, name: &str) -> io::Result<OpenFile<'static>>
         Ok(fd) => fd,
         // O_NOFOLLOW on a symbolic link: ELOOP (Linux, macOS), EMLINK (FreeBSD), EFTYPE (NetBSD).
         Err(Errno::LOOP | Errno::MLINK) => {
-            return Err(refused(format!(
-                "{name} is a symbolic link, which is never followed"
-            )));
+            return Err(refused("a symbolic link, which is never followed"));
         }
         Err(err) => return Err(err.into()),
     };
@@ -42,20 +40,20 @@ pub(super) fn open_file(dir: &Path, name: &str) -> io::Result<OpenFile<'static>>
     let kind = FileType::from_raw_mode(stat.st_mode);
     if kind != FileType::RegularFile {
         return Err(refused(format!(
-            "{name} is not a regular file (a {})",
+            "not a regular file (a {})",
             kind_name(kind)
         )));
     }
     if stat.st_nlink != 1 {
         return Err(refused(format!(
-            "{name} has {} hard links; an offload file has exactly one",
+            "{} hard links, where an offload file has exactly one",
             stat.st_nlink
         )));
     }
     let me = rustix::process::geteuid().as_raw();
     if stat.st_uid != me {
         return Err(refused(format!(
-            "{name} is owned by uid {}, not by this user (uid {me})",
+            "owned by uid {}, not by this user (uid {me})",
             stat.st_uid
         )));
     }
@@ -84,14 +82,12 @@ pub(super) fn open_file(dir: &Path, name: &str) -> io::Result<OpenFile<'static>>
     check_name(name)?;
     let path = dir.join(name);
     if fs::symlink_metadata(&path)?.file_type().is_symlink() {
-        return Err(refused(format!(
-            "{name} is a symbolic link, which is never followed"
-        )));
+        return Err(refused("a symbolic link, which is never followed"));
     }
     let file = fs::File::open(&path)?;
     let metadata = file.metadata()?;
     if !metadata.is_file() {
-        return Err(refused(format!("{name} is not a regular file")));
+        return Err(refused("not a regular file"));
     }
     Ok(OpenFile {
         reader: Box::new(file),

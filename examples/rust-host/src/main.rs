@@ -5,11 +5,11 @@
 //! the core wrote and read: what a service would log, or meter per tenant. Run it with
 //! `cargo run -p lro-example-host`; it exits non-zero when anything is not as described.
 
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
-use lro_core::host::{DirEntry, EntryKind, Host, StdHost};
+use lro_core::host::{DirEntry, EntryKind, Host, OpenFile, StdHost};
 use lro_core::{OffloadConfig, OffloadRequest, Offloader, Outcome};
 use serde_json::json;
 
@@ -34,9 +34,9 @@ impl Host for AuditedHost {
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
         self.inner.create_dir_all(dir)
     }
-    fn open(&self, path: &Path) -> io::Result<Box<dyn Read + '_>> {
-        self.record(format!("open {}", path.display()));
-        self.inner.open(path)
+    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
+        self.record(format!("open {}", dir.join(name).display()));
+        self.inner.open_file(dir, name)
     }
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
         self.inner.list_dir(dir)
@@ -51,8 +51,8 @@ impl Host for AuditedHost {
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
         self.inner.entry_kind(path)
     }
-    fn file_size(&self, path: &Path) -> io::Result<u64> {
-        self.inner.file_size(path)
+    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
+        self.inner.shared_dir(dir)
     }
     fn now_millis(&self) -> u64 {
         self.inner.now_millis()
