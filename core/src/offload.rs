@@ -483,12 +483,20 @@ impl<H: Host> Offloader<H> {
             }
         }
         // Inline results (small by definition), other shapes and unusual text: the tree.
-        let value: Value = serde_json::from_slice(json).map_err(|e| {
-            LroError::new(
-                ErrorCode::InvalidInput,
-                format!("input is not valid JSON: {e}"),
-            )
-        })?;
+        let value: Value = match serde_json::from_slice(json) {
+            Ok(value) => value,
+            // An array one of whose elements has a lone surrogate: that element becomes a
+            // text record, the others stay records (crate::shape::odd).
+            Err(e) => std::str::from_utf8(json)
+                .ok()
+                .and_then(|text| crate::shape::odd_array(crate::json::raw::trim(text)))
+                .ok_or_else(|| {
+                    LroError::new(
+                        ErrorCode::InvalidInput,
+                        format!("input is not valid JSON: {e}"),
+                    )
+                })?,
+        };
         self.offload(&value, request)
     }
 

@@ -208,3 +208,183 @@ fn text_trees_tables_and_literals_keep_every_value_once() {
     }
     assert_eq!(written.records.len(), 200);
 }
+
+// ---- Numbers keep their digits (issue 26) ----
+
+/// The records of the file `lro` wrote for the JSON text `json`, as lines.
+fn offload_text(json: &str) -> (tempfile::TempDir, String, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let config = OffloadConfig {
+        output_dir: dir.path().to_string_lossy().into_owned(),
+        threshold_tokens: 50,
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, StdHost::new()).unwrap();
+    let outcome = lro
+        .offload_json(json.as_bytes(), &OffloadRequest::new("tool"))
+        .unwrap();
+    let path = outcome.offloaded().expect("offloaded").file_path.clone();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines = text.lines().skip(1).map(str::to_owned).collect();
+    (dir, path, lines)
+}
+
+/// `.` over every record of the file at `path` in `dir`, each result as compact JSON.
+fn extract_all(dir: &tempfile::TempDir, path: &str, query: &str) -> Vec<String> {
+    let config = OffloadConfig {
+        output_dir: dir.path().to_string_lossy().into_owned(),
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, StdHost::new()).unwrap();
+    let request = lro_core::ExtractRequest {
+        query: Some(query.to_owned()),
+        ..Default::default()
+    };
+    lro.extract(path, &request)
+        .unwrap()
+        .results
+        .iter()
+        .map(|v| serde_json::to_string(v).unwrap())
+        .collect()
+}
+
+/// A number as serde_json reads it (the exponent marker `e` with its sign): LRO's spelling.
+fn canonical(number: &str) -> String {
+    let mut out = number.replace('E', "e");
+    if let Some(at) = out.find('e') {
+        if !matches!(out.as_bytes().get(at + 1), Some(b'+' | b'-')) {
+            out.insert(at + 1, '+');
+        }
+    }
+    out
+}
+
+fn records_with(numbers: &[String]) -> String {
+    let items: Vec<String> = numbers
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let pad = "text to pass the threshold ".repeat(12);
+            format!(r#"{{"id": {i}, "n": {n}, "pad": "{pad}"}}"#)
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
+#[test]
+fn hostile_numbers_keep_their_digits_in_the_file_and_through_extraction() {
+    let numbers: Vec<String> = [
+        "123456789012345678901234567890",
+        "-9223372036854775809",
+        "18446744073709551616",
+        "3.14159265358979323846264338327950288",
+        "1e400",
+        "-1E-400",
+        "1.50",
+        "-0",
+        "0.1",
+        "1E2",
+        "100000000000000000000000000000000000000000000000000000.000000000000000000001",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let (dir, path, lines) = offload_text(&records_with(&numbers));
+    assert_eq!(lines.len(), numbers.len(), "every record a record");
+    for (line, number) in lines.iter().zip(&numbers) {
+        assert!(
+            line.contains(&format!(r#""n":{}"#, canonical(number))),
+            "{line} keeps {number}"
+        );
+    }
+    // Passed through, the digits come back; computed with, a double.
+    assert_eq!(extract_all(&dir, &path, "."), lines);
+    let ns = extract_all(&dir, &path, ".n");
+    assert_eq!(ns, numbers.iter().map(|n| canonical(n)).collect::<Vec<_>>());
+    assert_eq!(
+        extract_all(&dir, &path, ".n | tojson"),
+        ns.iter().map(|n| format!("{n:?}")).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        extract_all(&dir, &path, "select(.id == 0) | .n + 1"),
+        ["123456789012345678901234567891"]
+    );
+    assert_eq!(
+        extract_all(&dir, &path, "select(.id == 8) | .n + 1"),
+        ["1.1"]
+    );
+}
+
+#[test]
+fn one_odd_value_leaves_the_other_records_records() {
+    let plain: Vec<String> = (0..300)
+        .map(|i| format!(r#"{{"id": {i}, "name": "record {i}"}}"#))
+        .collect();
+    for odd in [
+        r#"{"x": 1e400}"#,
+        r#"{"x": "\ud800"}"#,
+        r#"{"x": "\udfff tail"}"#,
+    ] {
+        let text = format!("[{}, {odd}]", plain.join(", "));
+        let (dir, path, lines) = offload_text(&text);
+        assert_eq!(lines.len(), 301, "{odd}");
+        assert_eq!(lines[0], r#"{"id":0,"name":"record 0"}"#);
+        // The odd one is a number as written, or its own text record holding its bytes.
+        let last: Value = serde_json::from_str(&lines[300]).unwrap();
+        assert!(
+            last == json!({"x": serde_json::from_str::<Value>("1e+400").unwrap()})
+                || last == json!({"text": odd}),
+            "{odd}: {last}"
+        );
+        // Extraction reads the whole file.
+        assert_eq!(extract_all(&dir, &path, ".id // \"odd\"").len(), 301);
+    }
+    // A byte-order mark before the text is skipped.
+    let (_dir, _path, lines) = offload_text(&format!("\u{feff}[{}]", plain.join(", ")));
+    assert_eq!(lines.len(), 300);
+}
+
+mod number_properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn json_number() -> impl Strategy<Value = String> {
+        (
+            any::<bool>(),
+            "(0|[1-9][0-9]{0,60})",
+            proptest::option::of("[0-9]{1,40}"),
+            proptest::option::of(("[eE]", "[+-]?", "[0-9]{1,3}")),
+        )
+            .prop_map(|(negative, int, frac, exp)| {
+                let mut n = String::new();
+                if negative {
+                    n.push('-');
+                }
+                n.push_str(&int);
+                if let Some(frac) = frac {
+                    n.push('.');
+                    n.push_str(&frac);
+                }
+                if let Some((e, sign, digits)) = exp {
+                    n.push_str(&e);
+                    n.push_str(&sign);
+                    n.push_str(&digits);
+                }
+                n
+            })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+        #[test]
+        fn any_number_keeps_its_digits_through_file_and_extraction(numbers in prop::collection::vec(json_number(), 1..12)) {
+            let (dir, path, lines) = offload_text(&records_with(&numbers));
+            prop_assert_eq!(lines.len(), numbers.len());
+            let expected: Vec<String> = numbers.iter().map(|n| canonical(n)).collect();
+            for (line, n) in lines.iter().zip(&expected) {
+                prop_assert!(line.contains(&format!(r#""n":{n},"#)), "{} keeps {}", line, n);
+            }
+            prop_assert_eq!(extract_all(&dir, &path, ".n"), expected);
+            prop_assert_eq!(extract_all(&dir, &path, "."), lines);
+        }
+    }
+}

@@ -28,6 +28,8 @@
 //! - Anything else (a number, `true`, `null`): one record.
 
 pub mod literal;
+mod odd;
+pub(crate) use odd::array_with_odd_elements as odd_array;
 pub(crate) mod raw;
 pub mod table;
 pub mod text;

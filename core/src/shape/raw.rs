@@ -292,6 +292,10 @@ impl TextLayout {
                         // JSON this reading could not vouch for.
                         return None;
                     }
+                    // As `read_text`: one element with a lone surrogate becomes text alone.
+                    if let Some(value) = super::odd::array_with_odd_elements(trimmed) {
+                        return self.value(path, value, Format::Json, depth);
+                    }
                     break;
                 }
                 _ => break,

@@ -49,6 +49,11 @@ pub fn read_text(text: &str) -> TextRead {
                 unwrapped = inner;
                 current = &unwrapped;
             }
+            // One element with a lone surrogate: that element alone becomes text.
+            Err(_) => match super::odd::array_with_odd_elements(trimmed) {
+                Some(value) => return TextRead::Value(value, Format::Json),
+                None => break,
+            },
             _ => break,
         }
     }

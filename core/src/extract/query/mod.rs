@@ -11,6 +11,7 @@
 //! `docs/extraction.md` ("Structured queries").
 
 mod aggregate;
+mod decimal;
 mod filter;
 mod jq;
 mod matcher;

@@ -40,7 +40,20 @@ pub(crate) fn to_f64(n: &Num) -> f64 {
 fn num_cmp(a: &Num, b: &Num) -> Ordering {
     match (a, b) {
         (Num::Int(x), Num::Int(y)) => x.cmp(y),
-        _ => to_f64(a).partial_cmp(&to_f64(b)).unwrap_or(Ordering::Equal),
+        (Num::Float(x), Num::Float(y)) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
+        // A big integer or a decimal kept as text: exactly, by the digits (a double would
+        // make 10^29 and 10^29 + 1 equal).
+        _ => super::decimal::compare(&num_text(a), &num_text(b))
+            .unwrap_or_else(|| to_f64(a).partial_cmp(&to_f64(b)).unwrap_or(Ordering::Equal)),
+    }
+}
+
+/// A number's decimal text: a double's shortest, the text it was read from or prints as.
+fn num_text(n: &Num) -> std::borrow::Cow<'_, str> {
+    match n {
+        Num::Dec(text) => std::borrow::Cow::Borrowed(text.as_str()),
+        Num::Float(f) if f.is_finite() => zmij::Buffer::new().format_finite(*f).to_owned().into(),
+        other => other.to_string().into(),
     }
 }
 
