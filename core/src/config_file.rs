@@ -165,6 +165,57 @@ pub fn read_config_file(path: &std::path::Path) -> crate::Result<String> {
     String::from_utf8(bytes).map_err(|e| refuse(format!("is not UTF-8 text ({e})")))
 }
 
+/// [`read_config_file`] through a [`crate::Host`], for hosts that cannot open without
+/// blocking or check an opened handle (the wasm package's JS hosts): the path is resolved,
+/// then must name a regular file of at most [`MAX_CONFIG_FILE_BYTES`] before it is opened,
+/// and at most that much is read. A file swapped between the check and the open is not
+/// caught here, as it is by the native reader.
+pub fn read_config_file_from_host<H: crate::Host + ?Sized>(
+    host: &H,
+    path: &std::path::Path,
+) -> crate::Result<String> {
+    use std::io::Read;
+
+    use crate::error::{ErrorCode, LroError};
+    use crate::host::EntryKind;
+
+    let io = |e: std::io::Error| LroError::from_io(&e, &format!("cannot read {}", path.display()));
+    let refuse = |why: String| {
+        LroError::new(
+            ErrorCode::InvalidConfig,
+            format!("configuration file {}: {why}", path.display()),
+        )
+    };
+    let too_large = || {
+        refuse(format!(
+            "is larger than {MAX_CONFIG_FILE_BYTES} bytes; a configuration file is a few hundred"
+        ))
+    };
+    let resolved = host.canonicalize(path).map_err(io)?;
+    match host.entry_kind(&resolved).map_err(io)? {
+        EntryKind::File => {}
+        EntryKind::Dir => return Err(refuse("is a directory; a TOML file is needed".into())),
+        EntryKind::Symlink | EntryKind::Other => {
+            return Err(refuse(
+                "is not a regular file (a FIFO, socket or device); a TOML file is needed".into(),
+            ));
+        }
+    }
+    if host.file_size(&resolved).map_err(io)? > MAX_CONFIG_FILE_BYTES {
+        return Err(too_large());
+    }
+    let mut bytes = Vec::new();
+    host.open(&resolved)
+        .map_err(io)?
+        .take(MAX_CONFIG_FILE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    if bytes.len() as u64 > MAX_CONFIG_FILE_BYTES {
+        return Err(too_large());
+    }
+    String::from_utf8(bytes).map_err(|e| refuse(format!("is not UTF-8 text ({e})")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

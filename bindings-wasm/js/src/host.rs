@@ -350,12 +350,9 @@ pub fn platform_environment(config: &mut OffloadConfig) -> Result<(), LroError> 
     config.apply_env(crate::call::variables(&vars)?)
 }
 
-/// A text file read through the platform's host (`configFromToml`).
+/// A configuration file read through the platform's host (`configFromToml`), with the core's
+/// checks: a regular file of at most 1 MiB (node:fs would wait on a FIFO for good).
 pub fn read_platform_file(path: &str) -> Result<String, LroError> {
     let host = platform_host();
-    let mut text = String::new();
-    host.open(Path::new(path))
-        .and_then(|mut file| file.read_to_string(&mut text))
-        .map_err(|e| LroError::from_io(&e, &format!("cannot read {path}")))?;
-    Ok(text)
+    lro_core::config_file::read_config_file_from_host(&host, Path::new(path))
 }
