@@ -168,6 +168,47 @@ pub fn read_config_file(path: &std::path::Path) -> crate::Result<String> {
     String::from_utf8(bytes).map_err(|e| refuse(format!("is not UTF-8 text ({e})")))
 }
 
+/// [`read_config_file`] through a [`crate::Host`], for hosts that cannot open without
+/// blocking or check an opened handle (the wasm package's JS hosts): the path is resolved and
+/// must name a regular file (so a FIFO or a device is never read, and `read` never waits on
+/// one), then `read` reads it and more than [`MAX_CONFIG_FILE_BYTES`] is refused. A file
+/// swapped between the check and the read, or a regular file of gigabytes, is not caught
+/// before it is read, as it is by the native reader. `read` is the host's plain read, not
+/// its checked open of offload files: a configuration file may be a link, or have several.
+pub fn read_config_file_from_host<H: crate::Host + ?Sized>(
+    host: &H,
+    path: &std::path::Path,
+    read: impl FnOnce(&std::path::Path) -> std::io::Result<Vec<u8>>,
+) -> crate::Result<String> {
+    use crate::error::{ErrorCode, LroError};
+    use crate::host::EntryKind;
+
+    let io = |e: std::io::Error| LroError::from_io(&e, &format!("cannot read {}", path.display()));
+    let refuse = |why: String| {
+        LroError::new(
+            ErrorCode::InvalidConfig,
+            format!("configuration file {}: {why}", path.display()),
+        )
+    };
+    let resolved = host.canonicalize(path).map_err(io)?;
+    match host.entry_kind(&resolved).map_err(io)? {
+        EntryKind::File => {}
+        EntryKind::Dir => return Err(refuse("is a directory; a TOML file is needed".into())),
+        EntryKind::Symlink | EntryKind::Other => {
+            return Err(refuse(
+                "is not a regular file (a FIFO, socket or device); a TOML file is needed".into(),
+            ));
+        }
+    }
+    let bytes = read(&resolved).map_err(io)?;
+    if bytes.len() as u64 > MAX_CONFIG_FILE_BYTES {
+        return Err(refuse(format!(
+            "is larger than {MAX_CONFIG_FILE_BYTES} bytes; a configuration file is a few hundred"
+        )));
+    }
+    String::from_utf8(bytes).map_err(|e| refuse(format!("is not UTF-8 text ({e})")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -377,24 +377,20 @@ pub fn platform_environment(config: &mut OffloadConfig) -> Result<(), LroError> 
     config.apply_env(crate::call::variables(&vars)?)
 }
 
-/// A text file read through the platform's host (`configFromToml`): the host's `readFile`,
-/// not its checked `openFile` (a configuration file may well be a link, or have several).
+/// A configuration file read through the platform's host (`configFromToml`), with the core's
+/// checks: a regular file (node:fs would wait on a FIFO for good) of at most 1 MiB, read with
+/// the host's `readFile`, not its checked `openFile` (a configuration file may well be a link,
+/// or have several).
 pub fn read_platform_file(path: &str) -> Result<String, LroError> {
-    let bytes = match platform_host() {
-        BindingHost::Js(host) => host.0.read_file(path).map(|b| b.to_vec()).map_err(io_error),
-        BindingHost::Memory(host) => host
-            .store
-            .file(path)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file")),
-    };
-    bytes
-        .and_then(|bytes| {
-        String::from_utf8(bytes).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                "stream did not contain valid UTF-8",
-            )
-        })
+    let host = platform_host();
+    lro_core::config_file::read_config_file_from_host(&host, Path::new(path), |resolved| {
+        let resolved = resolved.to_string_lossy();
+        match &host {
+            BindingHost::Js(js) => js.0.read_file(&resolved).map(|b| b.to_vec()).map_err(io_error),
+            BindingHost::Memory(memory) => memory
+                .store
+                .file(&resolved)
+                .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file")),
+        }
     })
-    .map_err(|e| LroError::from_io(&e, &format!("cannot read {path}")))
 }

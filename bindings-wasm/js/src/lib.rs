@@ -105,7 +105,10 @@ pub fn offload_inject(
         let pre_budget = match call::records(&pre_budget)? {
             call::Records::Value(value) => value,
             call::Records::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                LroError::new(ErrorCode::InvalidInput, format!("input is not valid JSON: {e}"))
+                LroError::new(
+                    ErrorCode::InvalidInput,
+                    format!("input is not valid JSON: {e}"),
+                )
             })?,
         };
         lro_js::to_value(&lro.offload_inject(&formatted, &pre_budget, &request)?)
@@ -132,7 +135,8 @@ pub fn intercept_tool_result(
 ) -> Result<JsValue, JsValue> {
     Call::new(&config)?.run(|lro| {
         let result: Value = serde_json::from_str(
-            &stringify(&result, ErrorCode::InvalidInput, "result")?.unwrap_or_else(|| "null".into()),
+            &stringify(&result, ErrorCode::InvalidInput, "result")?
+                .unwrap_or_else(|| "null".into()),
         )
         .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("invalid result: {e}")))?;
         let context = read_option::<ToolContext>(&context)?.into();
@@ -221,7 +225,9 @@ pub fn resource_scheme() -> Result<JsValue, JsValue> {
 
 /// The `resource_link` content block of an offloaded result whose file is `filePath`.
 #[wasm_bindgen(js_name = resourceLink)]
-pub fn resource_link(#[wasm_bindgen(js_name = filePath)] file_path: JsValue) -> Result<JsValue, JsValue> {
+pub fn resource_link(
+    #[wasm_bindgen(js_name = filePath)] file_path: JsValue,
+) -> Result<JsValue, JsValue> {
     let file_path = thrown(string(&file_path))?;
     to_js(&lro_core::resources::resource_link(&file_path))
 }
@@ -239,19 +245,52 @@ pub fn extract_tool() -> Result<JsValue, JsValue> {
 }
 
 /// The configuration a TOML file's `[prompt.offload]` section gives, the file read through
-/// the platform's host (node:fs under Node).
+/// the platform's host (node:fs under Node): a regular file of at most 1 MiB.
 #[wasm_bindgen(js_name = configFromToml)]
 pub fn config_from_toml(path: JsValue) -> Result<JsValue, JsValue> {
     let path = thrown(string(&path))?;
     let text = thrown(host::read_platform_file(&path))?;
-    config_view(OffloadConfig::from_toml_str(&text))
+    config_view(toml_config(&text))
 }
 
 /// The configuration TOML text's `[prompt.offload]` section gives.
 #[wasm_bindgen(js_name = configFromTomlString)]
 pub fn config_from_toml_string(text: JsValue) -> Result<JsValue, JsValue> {
     let text = thrown(string(&text))?;
-    config_view(OffloadConfig::from_toml_str(&text))
+    config_view(toml_config(&text))
+}
+
+/// The section over the defaults; sections that look like it but are not it
+/// (`[Prompt.Offload]`) are emitted as the native addon emits them,
+/// `process.emitWarning(text, "LroConfigWarning")`, where there is a `process` (Node);
+/// elsewhere `console.warn`.
+fn toml_config(text: &str) -> Result<OffloadConfig, LroError> {
+    let mut config = OffloadConfig::default();
+    for warning in config.apply_toml_checked(text)? {
+        emit_warning(&warning);
+    }
+    Ok(config)
+}
+
+fn emit_warning(warning: &str) {
+    use js_sys::{Function, Reflect};
+    let global = js_sys::global();
+    let member = |object: &JsValue, name: &str| {
+        Reflect::get(object, &name.into())
+            .ok()
+            .filter(|v| !v.is_undefined() && !v.is_null())
+    };
+    if let Some(process) = member(&global, "process")
+        && let Some(emit) = member(&process, "emitWarning")
+    {
+        let emit: Function = emit.unchecked_into();
+        let _ = emit.call2(&process, &warning.into(), &"LroConfigWarning".into());
+    } else if let Some(console) = member(&global, "console")
+        && let Some(warn) = member(&console, "warn")
+    {
+        let warn: Function = warn.unchecked_into();
+        let _ = warn.call1(&console, &warning.into());
+    }
 }
 
 fn config_view(config: Result<OffloadConfig, LroError>) -> Result<JsValue, JsValue> {
@@ -285,7 +324,10 @@ pub fn with_env(config: JsValue, vars: JsValue) -> Result<JsValue, JsValue> {
 /// Every stable error code, in the core's order.
 #[wasm_bindgen(js_name = errorCodes)]
 pub fn error_codes() -> Vec<String> {
-    ErrorCode::ALL.iter().map(|c| c.as_str().to_owned()).collect()
+    ErrorCode::ALL
+        .iter()
+        .map(|c| c.as_str().to_owned())
+        .collect()
 }
 
 /// The estimated tokens of `text` with the core's heuristic (characters / 4 for Latin
