@@ -26,7 +26,10 @@ fn started() -> Proxy {
 /// before that answer.
 fn answers_ping(proxy: &mut Proxy, id: i64) {
     proxy.request(json!(id), "ping", json!({}));
-    assert_eq!(proxy.next(), json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+    assert_eq!(
+        proxy.next(),
+        json!({"jsonrpc": "2.0", "id": id, "result": {}})
+    );
 }
 
 /// Every line the server has read so far (the `received` tool), as JSON values.
@@ -79,7 +82,11 @@ fn lines_that_are_not_json_get_a_parse_error_with_a_null_id() {
     answers_ping(&mut proxy, 2);
     let lines = received(&mut proxy, 3);
     all_valid(&lines);
-    assert!(proxy.stderr().contains("answering -32700"), "{}", proxy.stderr());
+    assert!(
+        proxy.stderr().contains("answering -32700"),
+        "{}",
+        proxy.stderr()
+    );
 }
 
 #[test]
@@ -183,7 +190,10 @@ fn an_unterminated_last_request_is_answered_then_the_proxy_exits_and_reaps_its_s
         json!({"jsonrpc": "2.0", "id": "last", "result": {}})
     );
     assert_eq!(proxy.wait(Duration::from_secs(20)).code(), Some(0));
-    assert!(wait_reaped(pid, Duration::from_secs(5)), "server {pid} not reaped");
+    assert!(
+        wait_reaped(pid, Duration::from_secs(5)),
+        "server {pid} not reaped"
+    );
 }
 
 #[test]
@@ -267,7 +277,9 @@ fn the_client_answers_only_the_server_requests_and_each_once() {
     assert_eq!(responses, vec![&roots], "{lines:?}");
     let stderr = proxy.stderr();
     assert!(
-        stderr.contains("dropping a response from the client to no request of the server's (id \"srv-2\")"),
+        stderr.contains(
+            "dropping a response from the client to no request of the server's (id \"srv-2\")"
+        ),
         "{stderr}"
     );
 }
@@ -289,7 +301,11 @@ fn what_the_server_sends_that_is_no_message_never_reaches_the_client() {
                     "params": {"level": "info", "data": "batched"}})]
     );
     // An answer that breaks the rules fails its call.
-    let failed = proxy.call(2, "tools/call", json!({"name": "answer_invalid", "arguments": {}}));
+    let failed = proxy.call(
+        2,
+        "tools/call",
+        json!({"name": "answer_invalid", "arguments": {}}),
+    );
     assert_eq!(
         failed,
         error(
@@ -315,7 +331,9 @@ fn eof_with_a_server_that_stopped_reading(env: &[(&str, &str)], signal: &str) {
     );
     let pad = "x".repeat(1000);
     for _ in 0..1000 {
-        proxy.send(&json!({"jsonrpc": "2.0", "method": "notifications/noise", "params": {"pad": pad}}));
+        proxy.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/noise", "params": {"pad": pad}}),
+        );
     }
     proxy.close_stdin();
     let answer = proxy.next();
@@ -328,7 +346,10 @@ fn eof_with_a_server_that_stopped_reading(env: &[(&str, &str)], signal: &str) {
         )
     );
     assert_eq!(proxy.wait(Duration::from_secs(30)).code(), Some(0));
-    assert!(wait_reaped(pid, Duration::from_secs(5)), "server {pid} not reaped");
+    assert!(
+        wait_reaped(pid, Duration::from_secs(5)),
+        "server {pid} not reaped"
+    );
     let stderr = proxy.stderr();
     assert!(stderr.contains(signal), "{stderr}");
 }
