@@ -363,3 +363,125 @@ fn on_eof_a_server_that_stopped_reading_is_terminated_and_reaped() {
 fn on_eof_a_server_that_ignores_sigterm_is_killed_and_reaped() {
     eof_with_a_server_that_stopped_reading(&[("MOCK_IGNORE_TERM", "1")], "SIGKILL");
 }
+
+/// A streamable-HTTP MCP server in a few lines (HTTP/1.1, JSON bodies, no event stream),
+/// recording every body POSTed to it. `tools/call` of `twice` is answered with a batch
+/// holding its answer twice and an answer to a request nobody sent.
+struct HttpServer {
+    url: String,
+    received: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+impl HttpServer {
+    fn start() -> Self {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = std::sync::Arc::clone(&received);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { break };
+                let record = std::sync::Arc::clone(&record);
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut writer = stream;
+                    loop {
+                        let mut head = String::new();
+                        if reader.read_line(&mut head).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let mut length = 0;
+                        loop {
+                            let mut header = String::new();
+                            reader.read_line(&mut header).unwrap();
+                            let header = header.trim_end();
+                            if header.is_empty() {
+                                break;
+                            }
+                            if let Some((name, value)) = header.split_once(':') {
+                                if name.eq_ignore_ascii_case("content-length") {
+                                    length = value.trim().parse().unwrap();
+                                }
+                            }
+                        }
+                        let mut body = vec![0; length];
+                        reader.read_exact(&mut body).unwrap();
+                        let (status, answer) = if head.starts_with("POST") {
+                            let message: Value = serde_json::from_slice(&body)
+                                .unwrap_or_else(|_| json!(String::from_utf8_lossy(&body)));
+                            record.lock().unwrap().push(message.clone());
+                            http_answer(&message)
+                        } else {
+                            ("405 Method Not Allowed", String::new())
+                        };
+                        let response = format!(
+                            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\nContent-Length: {}\r\n\r\n{answer}",
+                            answer.len()
+                        );
+                        if writer.write_all(response.as_bytes()).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        Self { url, received }
+    }
+
+    fn received(&self) -> Vec<Value> {
+        self.received.lock().unwrap().clone()
+    }
+}
+
+fn http_answer(message: &Value) -> (&'static str, String) {
+    let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else {
+        return ("202 Accepted", String::new());
+    };
+    let answer = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+    let body = match method {
+        "initialize" => answer(json!({"protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "http", "version": "1"}})),
+        "tools/call" => {
+            let once = answer(json!({"content": [{"type": "text", "text": "once"}]}));
+            json!([once, once, {"jsonrpc": "2.0", "id": "nobody", "result": {}}])
+        }
+        _ => answer(json!({})),
+    };
+    ("200 OK", body.to_string())
+}
+
+#[test]
+fn through_url_nothing_invalid_reaches_the_server_and_each_request_is_answered_once() {
+    let server = HttpServer::start();
+    let mut proxy = Proxy::start_url(&server.url);
+    proxy.initialize(json!({"name": "hostile", "version": "1"}));
+    for line in ["123", "[]", "{}", "not json"] {
+        proxy.send_line(line);
+        let answer = proxy.next();
+        assert_eq!(answer["id"], Value::Null, "{line}: {answer}");
+        assert!(
+            [-32600, -32700].contains(&answer["error"]["code"].as_i64().unwrap()),
+            "{line}: {answer}"
+        );
+    }
+    let once = proxy.call(1, "tools/call", json!({"name": "twice", "arguments": {}}));
+    assert_eq!(text(&once["result"]), "once");
+    // Neither the second answer nor the one to "nobody" comes before the ping's.
+    answers_ping(&mut proxy, 2);
+    let received = server.received();
+    all_valid(&received);
+    let methods: Vec<&str> = received
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "initialize",
+            "notifications/initialized",
+            "tools/call",
+            "ping"
+        ]
+    );
+}
