@@ -26,7 +26,10 @@ fn started() -> Proxy {
 /// before that answer.
 fn answers_ping(proxy: &mut Proxy, id: i64) {
     proxy.request(json!(id), "ping", json!({}));
-    assert_eq!(proxy.next(), json!({"jsonrpc": "2.0", "id": id, "result": {}}));
+    assert_eq!(
+        proxy.next(),
+        json!({"jsonrpc": "2.0", "id": id, "result": {}})
+    );
 }
 
 /// Every line the server has read so far (the `received` tool), as JSON values.
@@ -79,7 +82,11 @@ fn lines_that_are_not_json_get_a_parse_error_with_a_null_id() {
     answers_ping(&mut proxy, 2);
     let lines = received(&mut proxy, 3);
     all_valid(&lines);
-    assert!(proxy.stderr().contains("answering -32700"), "{}", proxy.stderr());
+    assert!(
+        proxy.stderr().contains("answering -32700"),
+        "{}",
+        proxy.stderr()
+    );
 }
 
 #[test]
@@ -183,7 +190,10 @@ fn an_unterminated_last_request_is_answered_then_the_proxy_exits_and_reaps_its_s
         json!({"jsonrpc": "2.0", "id": "last", "result": {}})
     );
     assert_eq!(proxy.wait(Duration::from_secs(20)).code(), Some(0));
-    assert!(wait_reaped(pid, Duration::from_secs(5)), "server {pid} not reaped");
+    assert!(
+        wait_reaped(pid, Duration::from_secs(5)),
+        "server {pid} not reaped"
+    );
 }
 
 #[test]
@@ -267,7 +277,9 @@ fn the_client_answers_only_the_server_requests_and_each_once() {
     assert_eq!(responses, vec![&roots], "{lines:?}");
     let stderr = proxy.stderr();
     assert!(
-        stderr.contains("dropping a response from the client to no request of the server's (id \"srv-2\")"),
+        stderr.contains(
+            "dropping a response from the client to no request of the server's (id \"srv-2\")"
+        ),
         "{stderr}"
     );
 }
@@ -289,7 +301,11 @@ fn what_the_server_sends_that_is_no_message_never_reaches_the_client() {
                     "params": {"level": "info", "data": "batched"}})]
     );
     // An answer that breaks the rules fails its call.
-    let failed = proxy.call(2, "tools/call", json!({"name": "answer_invalid", "arguments": {}}));
+    let failed = proxy.call(
+        2,
+        "tools/call",
+        json!({"name": "answer_invalid", "arguments": {}}),
+    );
     assert_eq!(
         failed,
         error(
@@ -315,7 +331,9 @@ fn eof_with_a_server_that_stopped_reading(env: &[(&str, &str)], signal: &str) {
     );
     let pad = "x".repeat(1000);
     for _ in 0..1000 {
-        proxy.send(&json!({"jsonrpc": "2.0", "method": "notifications/noise", "params": {"pad": pad}}));
+        proxy.send(
+            &json!({"jsonrpc": "2.0", "method": "notifications/noise", "params": {"pad": pad}}),
+        );
     }
     proxy.close_stdin();
     let answer = proxy.next();
@@ -328,7 +346,10 @@ fn eof_with_a_server_that_stopped_reading(env: &[(&str, &str)], signal: &str) {
         )
     );
     assert_eq!(proxy.wait(Duration::from_secs(30)).code(), Some(0));
-    assert!(wait_reaped(pid, Duration::from_secs(5)), "server {pid} not reaped");
+    assert!(
+        wait_reaped(pid, Duration::from_secs(5)),
+        "server {pid} not reaped"
+    );
     let stderr = proxy.stderr();
     assert!(stderr.contains(signal), "{stderr}");
 }
@@ -341,4 +362,126 @@ fn on_eof_a_server_that_stopped_reading_is_terminated_and_reaped() {
 #[test]
 fn on_eof_a_server_that_ignores_sigterm_is_killed_and_reaped() {
     eof_with_a_server_that_stopped_reading(&[("MOCK_IGNORE_TERM", "1")], "SIGKILL");
+}
+
+/// A streamable-HTTP MCP server in a few lines (HTTP/1.1, JSON bodies, no event stream),
+/// recording every body POSTed to it. `tools/call` of `twice` is answered with a batch
+/// holding its answer twice and an answer to a request nobody sent.
+struct HttpServer {
+    url: String,
+    received: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
+}
+
+impl HttpServer {
+    fn start() -> Self {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+        let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let record = std::sync::Arc::clone(&received);
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(stream) = stream else { break };
+                let record = std::sync::Arc::clone(&record);
+                std::thread::spawn(move || {
+                    let mut reader = BufReader::new(stream.try_clone().unwrap());
+                    let mut writer = stream;
+                    loop {
+                        let mut head = String::new();
+                        if reader.read_line(&mut head).unwrap_or(0) == 0 {
+                            return;
+                        }
+                        let mut length = 0;
+                        loop {
+                            let mut header = String::new();
+                            reader.read_line(&mut header).unwrap();
+                            let header = header.trim_end();
+                            if header.is_empty() {
+                                break;
+                            }
+                            if let Some((name, value)) = header.split_once(':') {
+                                if name.eq_ignore_ascii_case("content-length") {
+                                    length = value.trim().parse().unwrap();
+                                }
+                            }
+                        }
+                        let mut body = vec![0; length];
+                        reader.read_exact(&mut body).unwrap();
+                        let (status, answer) = if head.starts_with("POST") {
+                            let message: Value = serde_json::from_slice(&body)
+                                .unwrap_or_else(|_| json!(String::from_utf8_lossy(&body)));
+                            record.lock().unwrap().push(message.clone());
+                            http_answer(&message)
+                        } else {
+                            ("405 Method Not Allowed", String::new())
+                        };
+                        let response = format!(
+                            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\nContent-Length: {}\r\n\r\n{answer}",
+                            answer.len()
+                        );
+                        if writer.write_all(response.as_bytes()).is_err() {
+                            return;
+                        }
+                    }
+                });
+            }
+        });
+        Self { url, received }
+    }
+
+    fn received(&self) -> Vec<Value> {
+        self.received.lock().unwrap().clone()
+    }
+}
+
+fn http_answer(message: &Value) -> (&'static str, String) {
+    let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else {
+        return ("202 Accepted", String::new());
+    };
+    let answer = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
+    let body = match method {
+        "initialize" => answer(json!({"protocolVersion": "2025-06-18",
+            "capabilities": {"tools": {}}, "serverInfo": {"name": "http", "version": "1"}})),
+        "tools/call" => {
+            let once = answer(json!({"content": [{"type": "text", "text": "once"}]}));
+            json!([once, once, {"jsonrpc": "2.0", "id": "nobody", "result": {}}])
+        }
+        _ => answer(json!({})),
+    };
+    ("200 OK", body.to_string())
+}
+
+#[test]
+fn through_url_nothing_invalid_reaches_the_server_and_each_request_is_answered_once() {
+    let server = HttpServer::start();
+    let mut proxy = Proxy::start_url(&server.url);
+    proxy.initialize(json!({"name": "hostile", "version": "1"}));
+    for line in ["123", "[]", "{}", "not json"] {
+        proxy.send_line(line);
+        let answer = proxy.next();
+        assert_eq!(answer["id"], Value::Null, "{line}: {answer}");
+        assert!(
+            [-32600, -32700].contains(&answer["error"]["code"].as_i64().unwrap()),
+            "{line}: {answer}"
+        );
+    }
+    let once = proxy.call(1, "tools/call", json!({"name": "twice", "arguments": {}}));
+    assert_eq!(text(&once["result"]), "once");
+    // Neither the second answer nor the one to "nobody" comes before the ping's.
+    answers_ping(&mut proxy, 2);
+    let received = server.received();
+    all_valid(&received);
+    let methods: Vec<&str> = received
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect();
+    assert_eq!(
+        methods,
+        [
+            "initialize",
+            "notifications/initialized",
+            "tools/call",
+            "ping"
+        ]
+    );
 }

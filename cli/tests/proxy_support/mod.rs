@@ -107,6 +107,21 @@ impl Proxy {
         for (k, v) in env {
             cmd.env(k, v);
         }
+        Self::spawn(cmd, dir)
+    }
+
+    /// `lro proxy --output-dir TMP --url URL`.
+    pub fn start_url(url: &str) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_lro"));
+        cmd.arg("proxy")
+            .arg("--output-dir")
+            .arg(dir.path())
+            .args(["--url", url]);
+        Self::spawn(cmd, dir)
+    }
+
+    fn spawn(mut cmd: Command, dir: tempfile::TempDir) -> Self {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
