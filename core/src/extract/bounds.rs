@@ -92,7 +92,7 @@ impl<'c> Measure<'c> {
             return Err(Excess::Depth);
         }
         self.visited += 1;
-        if self.visited.is_multiple_of(WALK_CLOCK_EVERY) && (self.expired)() {
+        if self.visited % WALK_CLOCK_EVERY == 0 && (self.expired)() {
             return Err(Excess::Time);
         }
         self.bytes = self.bytes.saturating_add(shallow(value).0);
