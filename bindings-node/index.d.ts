@@ -415,6 +415,11 @@ export interface ExtractLimits {
   maxOutputBytes?: number
   /** Most wall time, in milliseconds (default 10,000). */
   timeoutMs?: number
+  /**
+   * Most memory a jq filter's values may take, estimated (default 512 MiB); past it, or
+   * past 1024 levels of nesting, the extraction fails with `resource_limit`.
+   */
+  maxMemoryBytes?: number
 }
 
 /**

@@ -170,7 +170,7 @@ test('configuration from TOML, the environment and objects', () => {
   }
   // A returned config is a valid input.
   assert.equal(lro.offload([1], null, layered).offloaded, false)
-  assert.equal(lro.errorCodes().length, 10)
+  assert.equal(lro.errorCodes().length, 11)
 })
 
 test('configuration files: regular files only, misspelled sections warned about', async () => {

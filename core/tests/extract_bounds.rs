@@ -192,3 +192,14 @@ fn a_header_whose_sections_run_past_the_records_is_invalid_input() {
         assert_eq!(err.code(), ErrorCode::InvalidInput, "{sections}: {err}");
     }
 }
+
+#[test]
+fn values_that_grow_by_wide_levels_are_met_by_a_walk() {
+    // Each level is 5,000 items (about 80 KB): a 4 MiB bound holds about 50 of them.
+    let err = run(
+        limits(4 << 20),
+        "reduce range(100000) as $i (0; [range(5000), .]) | length",
+    )
+    .expect_err("wide levels");
+    assert_eq!(err.code(), ErrorCode::ResourceLimit, "{err}");
+}

@@ -17,10 +17,10 @@
 //! - the whole value is walked ([`Measure`]: depth and estimated size, shared parts counted
 //!   each time they appear) when it is small (at most [`ALWAYS_WALK`] items, the case of
 //!   every value that nests one level per step) and otherwise with probability
-//!   `ALWAYS_WALK / items`, from a per-run random sequence, so the expected walk per check
-//!   is bounded while a value that grows over many steps is met by a walk long before it
-//!   is far past a bound. A wide value that hides its depth pays its width in memory at
-//!   every level, which the first check bounds.
+//!   `ALWAYS_WALK / items` or `WALK_PER_BOUND x its bytes / the bound`, whichever is larger,
+//!   from a per-run random sequence: the expected walk per check is bounded, while a value
+//!   that grows over many steps, narrow or wide, is met by a walk before it is far past a
+//!   bound.
 //!
 //! The walk stops at [`MAX_VALUE_DEPTH`] levels and at the memory bound, and it reads the
 //! clock every [`WALK_CLOCK_EVERY`] nodes, so no walk runs past the time limit.
@@ -34,6 +34,11 @@ pub(crate) const MAX_VALUE_DEPTH: usize = 1024;
 
 /// Values with at most this many items (or entries) are walked at every check.
 pub(crate) const ALWAYS_WALK: usize = 16;
+
+/// A large value is walked with probability at least this many times its share of the
+/// memory bound: a value that grows by levels of `b` bytes is met by a walk after about
+/// `max_memory / (WALK_PER_BOUND x b)` levels, so it holds little more than the bound.
+pub(crate) const WALK_PER_BOUND: u64 = 64;
 
 /// Nodes a walk visits between two reads of the clock.
 const WALK_CLOCK_EVERY: u64 = 1 << 14;
@@ -92,7 +97,7 @@ impl<'c> Measure<'c> {
             return Err(Excess::Depth);
         }
         self.visited += 1;
-        if self.visited.is_multiple_of(WALK_CLOCK_EVERY) && (self.expired)() {
+        if self.visited % WALK_CLOCK_EVERY == 0 && (self.expired)() {
             return Err(Excess::Time);
         }
         self.bytes = self.bytes.saturating_add(shallow(value).0);

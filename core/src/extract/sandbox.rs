@@ -228,13 +228,19 @@ impl<'d> Guard<'d> {
         if collected.saturating_add(bytes) > self.max_memory {
             return self.trip(Trip::Memory);
         }
-        if items > 0
-            && (items <= bounds::ALWAYS_WALK
-                || self.next_random() % items as u64 <= bounds::ALWAYS_WALK as u64)
-        {
+        if items > 0 && (items <= bounds::ALWAYS_WALK || self.sampled(items, bytes)) {
             self.measure(value, self.max_memory - collected)?;
         }
         Ok(())
+    }
+
+    /// Whether a large value is walked: with probability `ALWAYS_WALK / items` (bounds the
+    /// expected walk per check), and at least `WALK_PER_BOUND x bytes / max_memory` (a value
+    /// that grows by wide levels is walked before it holds much more than the bound).
+    fn sampled(&self, items: usize, bytes: u64) -> bool {
+        let r = self.next_random();
+        r % items as u64 <= bounds::ALWAYS_WALK as u64
+            || (r >> 24) % self.max_memory.max(1) < bytes.saturating_mul(bounds::WALK_PER_BOUND)
     }
 
     /// Walks `value` whole: its depth, and its estimated size against `room`.
