@@ -41,9 +41,10 @@ TEST_TARGETS += test-wasm
 # extraction); they grew by 256 KiB each for what every build must also do since: read the
 # shapes real tools return (Python literals, tables, trees) and answer structured queries;
 # and the JS module by 64 KiB more for the Node addon's whole API (issue 22: MCP resources,
-# extractTool, the configuration story, typed options). bindings-wasm/README.md lists where
-# the bytes go.
-WASM_JS_BUDGET := 1900544
+# extractTool, the configuration story, typed options), and by 64 KiB more for numbers that
+# keep their digits (issue 26: serde_json's arbitrary_precision, exact decimal order, odd
+# array elements alone). bindings-wasm/README.md lists where the bytes go.
+WASM_JS_BUDGET := 1966080
 WASM_COMPONENT_BUDGET := 2359296
 
 # `npm install`, not `npm ci`: jco's and rolldown's optional per-platform packages that this

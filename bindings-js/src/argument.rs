@@ -41,7 +41,10 @@ pub fn from_json<T: Argument>(json: Option<&str>) -> Result<T, LroError> {
         // The error path only: the value again, from its text, to find the mistake in.
         let value = serde_json::from_str(json).unwrap_or(Value::Null);
         let (path, message) = locate::<T>(&value, &|object| Value::Object(object), "")
-            .unwrap_or_else(|| (String::new(), err.to_string()));
+            .unwrap_or_else(|| {
+                let message = value.is_number().then(|| text_error::<T>(json)).flatten();
+                (String::new(), message.unwrap_or_else(|| err.to_string()))
+            });
         let at = if path.is_empty() {
             T::NAME.to_owned()
         } else {
@@ -49,6 +52,19 @@ pub fn from_json<T: Argument>(json: Option<&str>) -> Result<T, LroError> {
         };
         LroError::new(T::code_at(&path), format!("{at}: {message}"))
     })
+}
+
+/// serde's message for `T` refusing the JSON `text`, read as text, without its position.
+/// For a number: serde_json's `arbitrary_precision` says only "invalid number" or "invalid
+/// type: number" of a number read from a `Value`; its reader of text names the value and
+/// what was expected (`invalid value: integer \`-1\`, expected u64`).
+fn text_error<T: DeserializeOwned>(text: &str) -> Option<String> {
+    let err = serde_json::from_str::<T>(text).err()?;
+    let mut message = err.to_string();
+    if let Some(at) = message.rfind(" at line ").filter(|_| err.line() > 0) {
+        message.truncate(at);
+    }
+    Some(message)
 }
 
 /// Where in `object` (part of what `T` refused, put back in place by `enclose`) the mistake
@@ -72,7 +88,11 @@ fn locate<T: DeserializeOwned>(
         let Some(err) = refused(key, inner.clone()) else {
             continue;
         };
-        let message = err.to_string();
+        let mut message = err.to_string();
+        if inner.is_number() {
+            let text = enclose(one(key, inner.clone())).to_string();
+            message = text_error::<T>(&text).unwrap_or(message);
+        }
         let here = if path.is_empty() {
             key.clone()
         } else {

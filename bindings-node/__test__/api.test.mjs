@@ -221,8 +221,6 @@ test('bad input throws coded errors and never crashes', async () => {
     [() => lro.offload(memories, null, 42), 'invalid_config'],
     [() => lro.offload(cyclic), 'invalid_input'],
     [() => lro.offload(10n), 'invalid_input'],
-    // JSON.stringify escapes a lone surrogate, which is not Unicode text: refused on every path.
-    [() => lro.offload([...memories, { ...memories[0], title: 'lone \ud800' }]), 'invalid_input'],
     [() => lro.offload([...memories, { ...memories[0], title: 10n }]), 'invalid_input'],
     [() => lro.offload([...memories, { ...memories[0], get title() { throw new Error('no') } }]), 'invalid_input'],
     [() => lro.offload(deep), 'invalid_input'],
@@ -239,6 +237,14 @@ test('bad input throws coded errors and never crashes', async () => {
     [() => lro.configFromEnv({ ATLATL_PROMPT__OFFLOAD__ENABLED: 'maybe' }), 'invalid_config'],
   ]
   for (const [fn, code] of cases) await rejects(fn, code)
+  // JSON.stringify escapes a lone surrogate, which is not Unicode text: that record alone
+  // becomes a text record holding its JSON text; the others stay records (issue 26).
+  const outputDir = tmp()
+  const odd = lro.offload([...memories, { id: 'odd', title: 'lone \ud800' }], { detail: 'full' }, { outputDir })
+  assert.equal(odd.offloaded, true)
+  const lines = fs.readFileSync(odd.file_path, 'utf8').trimEnd().split('\n')
+  assert.equal(lines.length, memories.length + 2)
+  assert.deepEqual(JSON.parse(lines.at(-1)), { text: '{"id":"odd","title":"lone \\ud800"}' })
 })
 
 test('JS objects and their JSON text give the same file and result at every detail, sync and async', async () => {

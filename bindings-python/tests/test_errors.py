@@ -40,7 +40,6 @@ def deep(n: int) -> Any:
         (deep(100_000), "nested deeper"),
         ([{"id": 1, "when": datetime.datetime(2025, 1, 1)}], "[0][\"when\"]: datetime"),
         ([{(1, 2): "tuple key"}], "keys must be"),
-        ([10**30], "integer out of"),
         ({1, 2}, "set is not JSON"),
         ("[{\"id\": 1,", "not valid JSON"),
         (b"\xff\xfe", "not valid JSON"),

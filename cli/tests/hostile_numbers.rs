@@ -47,6 +47,9 @@ fn offload(dir: &str, mode: &str, input: &[u8]) -> (String, Vec<String>) {
     let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(descriptor["offloaded"], true, "{descriptor}");
     let path = descriptor["file_path"].as_str().unwrap().to_owned();
+    // An integer beyond 64 bits is still an integer to the line schema.
+    let big = &descriptor["line_schema"]["properties"]["big"];
+    assert_eq!(big["type"], "integer", "{descriptor}");
     let text = std::fs::read_to_string(&path).unwrap();
     let lines: Vec<String> = text.lines().skip(1).map(str::to_owned).collect();
     assert_eq!(descriptor["summary"]["count"], lines.len());

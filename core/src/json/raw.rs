@@ -13,7 +13,8 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 use serde_json::Number;
 
 /// Whether `serde_json::from_str::<Value>(text)` reads `text`: the same grammar, strings,
-/// numbers (one beyond a double is refused) and nesting limit, without building the tree.
+/// numbers (any size: serde_json's `arbitrary_precision` keeps their text) and nesting
+/// limit, without building the tree.
 pub fn is_value(text: &str) -> bool {
     measure(text, usize::MAX, false).is_some()
 }
@@ -50,7 +51,7 @@ fn measure(text: &str, cap: usize, exact_keys: bool) -> Option<usize> {
 
 /// The first JSON value in `text` (after JSON whitespace) as its text, and the text after it.
 /// serde_json reads over the value without building it and says where it ends (it checks the
-/// grammar, not what a `Value` would also refuse, such as a number beyond a double).
+/// grammar, not what a `Value` would also refuse, such as a lone surrogate).
 pub fn split_value(text: &str) -> Option<(&str, &str)> {
     let start = text.len() - skip_space(text).len();
     let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();

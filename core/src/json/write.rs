@@ -190,6 +190,12 @@ pub(crate) fn write_number_text(out: &mut Vec<u8>, token: &[u8]) {
     }
 }
 
+/// Whether `n` is written as an integer (no fraction, no exponent), whatever its size: JSON
+/// Schema's `integer`, which a 64-bit test (`is_i64`, `is_u64`) misses beyond 64 bits.
+pub fn number_is_integer(n: &Number) -> bool {
+    !n.as_str().bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
+}
+
 /// The length [`write_number`] writes for `n`.
 pub fn number_len(n: &Number) -> usize {
     let token = n.as_str().as_bytes();

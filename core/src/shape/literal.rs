@@ -122,7 +122,7 @@ impl Reader<'_> {
             let key = match self.peek()? {
                 b'\'' | b'"' => self.string()?,
                 b'-' | b'0'..=b'9' => match self.number()? {
-                    n if n.is_i64() || n.is_u64() => n.to_string(),
+                    n if crate::json::write::number_is_integer(&n) => n.to_string(),
                     _ => return None,
                 },
                 _ => return None,
