@@ -364,9 +364,8 @@ fn on_eof_a_server_that_ignores_sigterm_is_killed_and_reaped() {
     eof_with_a_server_that_stopped_reading(&[("MOCK_IGNORE_TERM", "1")], "SIGKILL");
 }
 
-/// A streamable-HTTP MCP server in a few lines (HTTP/1.1, JSON bodies, no event stream),
-/// recording every body POSTed to it. `tools/call` of `twice` is answered with a batch
-/// holding its answer twice and an answer to a request nobody sent.
+/// A streamable-HTTP MCP server in a few lines (HTTP/1.1, JSON bodies, an event stream for
+/// one tool), recording every body POSTed to it (see [`http_answer`]).
 struct HttpServer {
     url: String,
     received: std::sync::Arc<std::sync::Mutex<Vec<Value>>>,
@@ -407,16 +406,16 @@ impl HttpServer {
                         }
                         let mut body = vec![0; length];
                         reader.read_exact(&mut body).unwrap();
-                        let (status, answer) = if head.starts_with("POST") {
+                        let (status, content_type, answer) = if head.starts_with("POST") {
                             let message: Value = serde_json::from_slice(&body)
                                 .unwrap_or_else(|_| json!(String::from_utf8_lossy(&body)));
                             record.lock().unwrap().push(message.clone());
                             http_answer(&message)
                         } else {
-                            ("405 Method Not Allowed", String::new())
+                            ("405 Method Not Allowed", "application/json", String::new())
                         };
                         let response = format!(
-                            "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nMcp-Session-Id: s1\r\nContent-Length: {}\r\n\r\n{answer}",
+                            "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nMcp-Session-Id: s1\r\nContent-Length: {}\r\n\r\n{answer}",
                             answer.len()
                         );
                         if writer.write_all(response.as_bytes()).is_err() {
@@ -434,21 +433,34 @@ impl HttpServer {
     }
 }
 
-fn http_answer(message: &Value) -> (&'static str, String) {
+/// The answer to a POSTed message: status, content type, body. `tools/call` of `long_sse`
+/// and `long_json` answer with 3 MB of text (a `data:` line of an event stream, a JSON
+/// body); any other tool with the batch of `twice`.
+fn http_answer(message: &Value) -> (&'static str, &'static str, String) {
+    const JSON: &str = "application/json";
     let (Some(id), Some(method)) = (message.get("id"), message["method"].as_str()) else {
-        return ("202 Accepted", String::new());
+        return ("202 Accepted", JSON, String::new());
     };
     let answer = |result: Value| json!({"jsonrpc": "2.0", "id": id, "result": result});
-    let body = match method {
-        "initialize" => answer(json!({"protocolVersion": "2025-06-18",
+    let long = || answer(json!({"content": [{"type": "text", "text": "a".repeat(3_000_000)}]}));
+    let body = match (method, message["params"]["name"].as_str()) {
+        ("initialize", _) => answer(json!({"protocolVersion": "2025-06-18",
             "capabilities": {"tools": {}}, "serverInfo": {"name": "http", "version": "1"}})),
-        "tools/call" => {
+        ("tools/call", Some("long_sse")) => {
+            return (
+                "200 OK",
+                "text/event-stream",
+                format!("data: {}\n\n", long()),
+            );
+        }
+        ("tools/call", Some("long_json")) => long(),
+        ("tools/call", _) => {
             let once = answer(json!({"content": [{"type": "text", "text": "once"}]}));
             json!([once, once, {"jsonrpc": "2.0", "id": "nobody", "result": {}}])
         }
         _ => answer(json!({})),
     };
-    ("200 OK", body.to_string())
+    ("200 OK", JSON, body.to_string())
 }
 
 #[test]
@@ -483,5 +495,171 @@ fn through_url_nothing_invalid_reaches_the_server_and_each_request_is_answered_o
             "tools/call",
             "ping"
         ]
+    );
+}
+
+/// A client message past `--max-client-message-bytes` is answered `-32600` (with its id
+/// when it comes before the part cut off), never reaches the server, and the next message
+/// is read: the proxy used to hold the whole line and abort on a 900 MB one.
+#[test]
+fn a_client_message_past_the_bound_is_refused_and_the_next_one_served() {
+    let mut proxy = Proxy::start(&["--max-client-message-bytes", "1000000"], &[]);
+    proxy.initialize(json!({"name": "hostile", "version": "1"}));
+    let long = "a".repeat(3_000_000);
+    let too_long = "invalid request: the message is longer than 1000000 bytes, \
+                    --max-client-message-bytes (lro proxy)";
+    proxy.request(json!(2), "ping", json!({"x": long}));
+    assert_eq!(proxy.next(), error(json!(2), -32600, too_long));
+    // The id after the part cut off is not known: null.
+    let id_last = json!({"jsonrpc": "2.0", "method": "ping", "params": {"x": long}, "id": 3});
+    proxy.send(&id_last);
+    assert_eq!(proxy.next(), error(Value::Null, -32600, too_long));
+    answers_ping(&mut proxy, 4);
+    let lines = received(&mut proxy, 5);
+    let ids: Vec<&Value> = lines.iter().filter_map(|m| m.get("id")).collect();
+    assert_eq!(ids, [&json!(0), &json!(4), &json!(5)], "{ids:?}");
+    // At the bound exactly, a message is read.
+    let mut fits = json!({"jsonrpc": "2.0", "id": 6, "method": "ping", "params": {"x": ""}});
+    let room = 1_000_000 - fits.to_string().len();
+    fits["params"]["x"] = json!("b".repeat(room));
+    proxy.send(&fits);
+    assert_eq!(
+        proxy.next(),
+        json!({"jsonrpc": "2.0", "id": 6, "result": {}})
+    );
+}
+
+/// The default bound, 64 MiB: a 70 MB message is refused with the proxy's memory near the
+/// bound (it held the whole line before).
+#[test]
+fn the_default_client_bound_refuses_a_70_mb_message_in_bounded_memory() {
+    let mut proxy = started();
+    let mut line = br#"{"jsonrpc":"2.0","id":2,"method":"ping","params":{"x":""#.to_vec();
+    line.resize(line.len() + 70_000_000, b'a');
+    line.extend_from_slice(b"\"}}\n");
+    proxy.send_raw(&line);
+    drop(line);
+    let answer = proxy.next();
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert_eq!(
+        answer["error"]["message"],
+        "invalid request: the message is longer than 67108864 bytes, \
+         --max-client-message-bytes (lro proxy)"
+    );
+    answers_ping(&mut proxy, 3);
+    let peak = proxy.peak_rss();
+    assert!(peak < 120 << 20, "peak RSS {peak} bytes");
+}
+
+/// An answer from the stdio server past `--max-server-message-bytes` fails its call with
+/// `-32000` naming the bound, whether its id comes first (Python SDK) or last (TypeScript
+/// SDK); a long line naming no id is read over and the call's answer after it passes.
+#[test]
+fn a_server_answer_past_the_bound_fails_its_call_and_the_proxy_goes_on() {
+    let mut proxy = Proxy::start(&["--max-server-message-bytes", "1000000"], &[]);
+    proxy.initialize(json!({"name": "hostile", "version": "1"}));
+    let too_long = "the MCP server's answer is longer than 1000000 bytes, \
+                    --max-server-message-bytes (lro proxy)";
+    for (id, order) in [(1, "id_first"), (2, "id_last")] {
+        let params = json!({"name": "long_line", "arguments": {"mb": 3, "order": order}});
+        let answer = proxy.call(id, "tools/call", params);
+        assert_eq!(answer, error(json!(id), -32000, too_long), "{order}");
+    }
+    let after = proxy.tool(3, "long_line", json!({"mb": 3, "order": "no_id"}));
+    assert_eq!(text(&after), "after the long line");
+    answers_ping(&mut proxy, 4);
+    let stderr = proxy.stderr();
+    assert!(
+        stderr.contains("dropping a message from the MCP server (longer than 1000000 bytes"),
+        "{stderr}"
+    );
+}
+
+/// Through `--url`: an event whose `data:` passes the bound, or a JSON body that does, fails
+/// its call with `-32000` naming the bound (the stream is dropped), and the proxy goes on.
+#[test]
+fn through_url_an_answer_past_the_bound_fails_its_call_and_the_proxy_goes_on() {
+    let server = HttpServer::start();
+    let mut proxy = Proxy::start_url_with(&server.url, &["--max-server-message-bytes", "1000000"]);
+    proxy.initialize(json!({"name": "hostile", "version": "1"}));
+    let too_long = "the MCP server's answer is longer than 1000000 bytes, \
+                    --max-server-message-bytes (lro proxy)";
+    for (id, tool) in [(1, "long_sse"), (2, "long_json")] {
+        let answer = proxy.call(id, "tools/call", json!({"name": tool, "arguments": {}}));
+        assert_eq!(answer, error(json!(id), -32000, too_long), "{tool}");
+    }
+    answers_ping(&mut proxy, 3);
+}
+
+/// Ids are JSON numbers compared by value: `-0` is `0` and `1e0` is `1` (the server, through
+/// Python's json, answers `0` and `1.0`). A second request with such an id while the first
+/// is in flight is refused as a duplicate, and the first gets its own answer; an integer no
+/// 64-bit id holds is no id.
+#[test]
+fn numeric_ids_are_compared_as_numbers() {
+    let mut proxy = started();
+    let duplicate = "invalid request: a request with this id is still in flight (lro proxy)";
+    for (first, second, canonical) in [("-0", "0", 0), ("1e0", "1", 1), ("20", "2.0e1", 20)] {
+        proxy.send_line(&format!(
+            r#"{{"jsonrpc":"2.0","id":{first},"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":300,"n":"{first}"}}}}}}"#
+        ));
+        proxy.send_line(&format!(
+            r#"{{"jsonrpc":"2.0","id":{second},"method":"ping"}}"#
+        ));
+        assert_eq!(
+            proxy.next(),
+            error(json!(canonical), -32600, duplicate),
+            "{second}"
+        );
+        // The server's answer passes as it came (`1.0` for `1e0`).
+        let answer = proxy.next();
+        assert_eq!(
+            answer["id"].as_f64(),
+            Some(f64::from(canonical)),
+            "{answer}"
+        );
+        assert_eq!(text(&answer["result"]), format!("slow {first}"));
+    }
+    proxy.send_line(r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}"#);
+    let refused = proxy.next();
+    assert_eq!(refused["id"], Value::Null, "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    answers_ping(&mut proxy, 3);
+}
+
+/// A request the proxy must read but serde_json cannot (nested 130 levels deep) is answered
+/// `-32602` by the proxy: an `lro_extract` call used to be forwarded to a server that never
+/// offered the tool, with the local file path. Nothing of it reaches the server.
+#[test]
+fn a_request_nested_too_deep_to_read_is_answered_not_forwarded() {
+    let mut proxy = started();
+    let deep = format!(
+        "{}{{\"id\":1}}{}",
+        "{\"$and\":[".repeat(130),
+        "]}".repeat(130)
+    );
+    for (id, tool) in [(2, "lro_extract"), (3, "echo")] {
+        proxy.send_line(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"{tool}","arguments":{{"file_path":"/tmp/x.jsonl","count":true,"where":{deep}}}}}}}"#
+        ));
+        let answer = proxy.next();
+        assert_eq!(answer["id"], id, "{answer}");
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.starts_with(
+                "invalid params: the proxy cannot read this request: it is nested deeper than 128 levels"
+            ),
+            "{message}"
+        );
+    }
+    answers_ping(&mut proxy, 4);
+    let lines = received(&mut proxy, 5);
+    all_valid(&lines);
+    assert!(
+        lines
+            .iter()
+            .all(|m| m["method"] != "tools/call" || m["params"]["name"] == "received"),
+        "{lines:?}"
     );
 }

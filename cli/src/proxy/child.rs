@@ -102,11 +102,27 @@ impl ChildUpstream {
         let name = program.to_owned();
         std::thread::spawn(move || {
             let mut lines = BufReader::with_capacity(1 << 16, stdout);
+            let max = router.limits().server;
             loop {
                 let mut line = Vec::new();
-                match lines::read_line(&mut lines, &mut line) {
-                    Ok(0) => break,
-                    Ok(_) => router.on_server_message(line),
+                match lines::read_line(&mut lines, &mut line, max) {
+                    Ok(lines::Line::End) => break,
+                    Ok(lines::Line::Read(_)) => router.on_server_message(line),
+                    Ok(lines::Line::TooLong) => {
+                        // The rest of the line is read over: its end may hold the id.
+                        let mut end = Vec::new();
+                        let skipped = lines::skip_line(&mut lines, &mut end);
+                        let why = router.server_message_too_long();
+                        router.server_message_dropped(&line, &end, None, &why);
+                        if let Err(err) = skipped {
+                            eprintln!("lro proxy: cannot read from the MCP server: {err}");
+                            break;
+                        }
+                    }
+                    Ok(lines::Line::NoMemory(size)) => {
+                        let why = format!("{size} bytes, more than the memory left to read it");
+                        router.server_message_dropped(&line, &[], None, &why);
+                    }
                     Err(err) => {
                         eprintln!("lro proxy: cannot read from the MCP server: {err}");
                         break;

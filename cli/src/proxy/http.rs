@@ -200,15 +200,32 @@ impl Inner {
         match status {
             202 | 204 => {}
             200..=299 if event_stream => {
-                if let Err(err) = sse::read_events(BufReader::new(body), |data| self.received(data))
-                {
-                    eprintln!("lro proxy: the MCP server's event stream broke: {err}");
+                let max = self.router.limits().server;
+                match sse::read_events(BufReader::new(body), max, |data| self.received(data)) {
+                    Ok(sse::End::Done) => {}
+                    // The connection is dropped with the reader: nothing more is read.
+                    Ok(sse::End::TooLong(start)) => {
+                        let why = self.router.server_message_too_long();
+                        self.router
+                            .server_message_dropped(&start, &[], request, &why);
+                    }
+                    Err(err) => eprintln!("lro proxy: the MCP server's event stream broke: {err}"),
                 }
             }
-            200..=299 => match read_all(body) {
-                Ok(bytes) => self.deliver(bytes),
-                Err(err) => eprintln!("lro proxy: cannot read the MCP server's answer: {err}"),
-            },
+            200..=299 => {
+                let max = self.router.limits().server;
+                match read_all(body.take(u64::try_from(max).unwrap_or(u64::MAX).saturating_add(1)))
+                {
+                    Ok(bytes) if bytes.len() > max => {
+                        let why = self.router.server_message_too_long();
+                        let start = &bytes[..bytes.len().min(1 << 20)];
+                        self.router
+                            .server_message_dropped(start, &[], request, &why);
+                    }
+                    Ok(bytes) => self.deliver(bytes),
+                    Err(err) => eprintln!("lro proxy: cannot read the MCP server's answer: {err}"),
+                }
+            }
             _ => {
                 let text = read_all(body.take(64 * 1024)).unwrap_or_default();
                 // A JSON-RPC error for the request is the best answer there is.
@@ -280,7 +297,14 @@ impl Inner {
                 Ok(response) if response.status().as_u16() == 200 && is_event_stream(&response) => {
                     let opened = std::time::Instant::now();
                     let body = BufReader::new(response.into_body().into_reader());
-                    let _ = sse::read_events(body, |data| self.received(data));
+                    let max = self.router.limits().server;
+                    // A message past the bound drops the stream; the next one is opened.
+                    if let Ok(sse::End::TooLong(start)) =
+                        sse::read_events(body, max, |data| self.received(data))
+                    {
+                        let why = self.router.server_message_too_long();
+                        self.router.server_message_dropped(&start, &[], None, &why);
+                    }
                     // A stream that stays open a while was worth it; one closed at once counts as a failure.
                     failures = if opened.elapsed() > Duration::from_secs(10) {
                         0

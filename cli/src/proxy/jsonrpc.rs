@@ -19,19 +19,73 @@ pub const PARSE_ERROR: i64 = -32700;
 /// JSON-RPC's "Invalid Request": JSON, but not a request, notification or response.
 pub const INVALID_REQUEST: i64 = -32600;
 
-/// A request id, canonicalized (`1` and `"1"` are different ids; whitespace is not).
+/// A request id, canonicalized: `1` and `"1"` are different ids; whitespace is not part of
+/// one, and a number is its value (JSON compares numbers by value: `-0` is `0`, `1e0` and
+/// `1.0` are `1`), whatever digits serde_json keeps (with `arbitrary_precision` a number
+/// keeps its text, and `-0` was an id apart from `0`: a server echoing ids through Python's
+/// or JavaScript's JSON answered `0` to both, and one request got the other's answer).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IdKey(String);
 
 impl IdKey {
-    /// The id as given in a message.
+    /// The id as given in a message (see [`usable_id`] for the ids MCP allows).
     pub fn of(id: &Value) -> Self {
-        Self(id.to_string())
+        match id {
+            Value::Number(number) => Self(match integer_of(number) {
+                Some(Integer::Signed(n)) => n.to_string(),
+                Some(Integer::Unsigned(n)) => n.to_string(),
+                None => number.to_string(),
+            }),
+            other => Self(other.to_string()),
+        }
     }
 
     /// The id as a JSON value, to answer with.
     pub fn to_value(&self) -> Value {
         serde_json::from_str(&self.0).unwrap_or(Value::Null)
+    }
+}
+
+/// An integer that fits in 64 bits.
+enum Integer {
+    Signed(i64),
+    Unsigned(u64),
+}
+
+/// The value of a number when it is an integer that fits in 64 bits, however it is
+/// written (`-0`, `1e0`, `1.0`) and whether or not serde_json keeps its text.
+fn integer_of(number: &serde_json::Number) -> Option<Integer> {
+    if let Some(n) = number.as_i64() {
+        return Some(Integer::Signed(n));
+    }
+    if let Some(n) = number.as_u64() {
+        return Some(Integer::Unsigned(n));
+    }
+    // 2^64: the first value no 64-bit integer holds (exact as an f64).
+    const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+    let value = number
+        .as_f64()
+        .filter(|v| v.is_finite() && v.fract() == 0.0)?;
+    if value == 0.0 {
+        Some(Integer::Unsigned(0)) // -0 too
+    } else if (-(TWO_POW_64 / 2.0)..0.0).contains(&value) {
+        Some(Integer::Signed(value as i64))
+    } else if (0.0..TWO_POW_64).contains(&value) {
+        Some(Integer::Unsigned(value as u64))
+    } else {
+        None
+    }
+}
+
+/// The id of a message when it is one MCP allows: a string, or a number whose value is an
+/// integer of 64 bits at most (the proxy answers with it, so it must read it back). Not
+/// `null`, `1.5` or `[1]`; nor `1e30` or a 30-digit integer, which serde_json reads as a
+/// float without `arbitrary_precision` and the proxy could not answer exactly.
+pub fn usable_id(id: &Value) -> Option<IdKey> {
+    match id {
+        Value::String(_) => Some(IdKey::of(id)),
+        Value::Number(number) => integer_of(number).map(|_| IdKey::of(id)),
+        _ => None,
     }
 }
 
@@ -163,12 +217,9 @@ impl<'a> Peek<'a> {
         serde_json::from_slice(text).ok()
     }
 
-    /// The id, when it is one MCP allows: a string or an integer (not `null`).
+    /// The id, when it is one MCP allows (see [`usable_id`]).
     fn usable_id(&self) -> Option<IdKey> {
-        self.id
-            .as_ref()
-            .filter(|id| id.is_string() || id.is_i64() || id.is_u64())
-            .map(IdKey::of)
+        self.id.as_ref().and_then(usable_id)
     }
 
     /// Classifies the message by JSON-RPC 2.0 and MCP's rules.
@@ -220,6 +271,75 @@ impl<'a> Peek<'a> {
             },
         }
     }
+}
+
+/// What the start of a message too long to be read whole says about it.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Start {
+    /// Its id, when one MCP allows comes before the part cut off.
+    pub id: Option<IdKey>,
+    /// A `method` key comes before the part cut off: a request (or a notification).
+    pub method: bool,
+}
+
+/// Reads the keys of a message's start up to where it is cut off (the read fails there; what
+/// was seen before stays): SDKs write `jsonrpc`, `id` and `method` before `params`.
+pub fn start_of(prefix: &[u8]) -> Start {
+    struct Sniff<'s>(&'s mut Start);
+    impl<'de> Visitor<'de> for Sniff<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                match &*key {
+                    "id" => self.0.id = usable_id(&map.next_value::<Value>()?),
+                    "method" => {
+                        self.0.method = true;
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(())
+        }
+    }
+    let mut start = Start::default();
+    let mut reader = serde_json::Deserializer::from_slice(prefix);
+    let _ = reader.deserialize_map(Sniff(&mut start));
+    start
+}
+
+/// The id of a message whose last member is its id (`..., "id": 5}`), read from the end
+/// of its text: the TypeScript SDK writes `result` before `id`, so the start of a long
+/// answer does not tell which request it answers. Only a plain id is read (an integer, or
+/// a string without escapes or quotes).
+pub fn id_at_end(tail: &[u8]) -> Option<IdKey> {
+    let text = tail.trim_ascii_end().strip_suffix(b"}")?.trim_ascii_end();
+    let value_start = if text.last() == Some(&b'"') {
+        let inner = &text[..text.len() - 1];
+        let open = inner.iter().rposition(|&b| b == b'"')?;
+        if inner[open + 1..].contains(&b'\\') {
+            return None;
+        }
+        open
+    } else {
+        text.iter()
+            .rposition(|b| !(b.is_ascii_digit() || b"-+.eE".contains(b)))
+            .map_or(0, |i| i + 1)
+    };
+    let before = text[..value_start].trim_ascii_end().strip_suffix(b":")?;
+    let before = before
+        .trim_ascii_end()
+        .strip_suffix(b"\"id\"")?
+        .trim_ascii_end();
+    if !matches!(before.last(), Some(b',' | b'{')) {
+        return None;
+    }
+    usable_id(&serde_json::from_slice(&text[value_start..]).ok()?)
 }
 
 /// A line without its line ending (`\n` or `\r\n`).
@@ -382,6 +502,76 @@ mod tests {
             assert_eq!(IdKey::of(&id).to_value(), id);
         }
         assert_ne!(IdKey::of(&json!(1)), IdKey::of(&json!("1")));
+    }
+
+    /// Numbers are ids by value, whatever their spelling; what is no 64-bit integer is no id.
+    #[test]
+    fn numeric_ids_compare_as_numbers() {
+        let key = |text: &str| usable_id(&serde_json::from_str::<Value>(text).unwrap());
+        for (same, as_) in [
+            ("-0", "0"),
+            ("-0.0", "0"),
+            ("1e0", "1"),
+            ("1.0", "1"),
+            ("10E-1", "1"),
+            ("-5e0", "-5"),
+            ("18446744073709551615", "18446744073709551615"),
+            ("-9223372036854775808", "-9223372036854775808"),
+        ] {
+            assert_eq!(key(same), key(as_), "{same} and {as_} are one id");
+            assert!(key(same).is_some(), "{same} is an id");
+        }
+        assert_eq!(key("0").unwrap().to_value(), json!(0));
+        for no_id in [
+            "1.5",
+            "1e30",
+            "123456789012345678901234567890",
+            "-1e19",
+            "null",
+            "[1]",
+        ] {
+            assert_eq!(key(no_id), None, "{no_id} is no id");
+        }
+        assert_ne!(key("\"0\""), key("0"));
+    }
+
+    #[test]
+    fn the_start_of_a_cut_message_tells_its_id() {
+        let start = start_of(br#"{"jsonrpc":"2.0","id":7,"method":"ping","params":{"x":"aaaa"#);
+        assert_eq!(
+            start,
+            Start {
+                id: Some(IdKey("7".into())),
+                method: true
+            }
+        );
+        let start = start_of(br#"{"jsonrpc":"2.0","params":{"x":"aa"#);
+        assert_eq!(start, Start::default());
+        let start = start_of(br#"{"jsonrpc":"2.0","id":"r","result":{"content":[{"te"#);
+        assert_eq!(
+            start,
+            Start {
+                id: Some(IdKey("\"r\"".into())),
+                method: false
+            }
+        );
+        assert_eq!(start_of(b"aaaaaaaa"), Start::default());
+    }
+
+    #[test]
+    fn the_end_of_a_cut_message_tells_its_last_id() {
+        assert_eq!(
+            id_at_end(br#"aaa"}]},"jsonrpc":"2.0","id":5}"#),
+            Some(IdKey("5".into()))
+        );
+        assert_eq!(
+            id_at_end(br#"aa"}]}, "id" : "r-1" } "#),
+            Some(IdKey("\"r-1\"".into()))
+        );
+        assert_eq!(id_at_end(br#"aa","x":{"id":5}}"#), None, "an id inside");
+        assert_eq!(id_at_end(br#"aa\",\"id\":5}"}"#), None, "an id in a string");
+        assert_eq!(id_at_end(br#"aa,"id":"a\"b"}"#), None);
+        assert_eq!(id_at_end(b"aaaa"), None);
     }
 
     #[test]

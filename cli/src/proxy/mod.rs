@@ -33,7 +33,7 @@ mod settings;
 mod sse;
 mod state;
 
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::sync::Arc;
 use std::sync::mpsc;
 use std::time::Duration;
@@ -74,6 +74,15 @@ pub struct ProxyArgs {
     /// tools/call start its time again. 0 waits forever.
     #[arg(long, value_name = "SECONDS", default_value_t = DEFAULT_REQUEST_TIMEOUT)]
     pub request_timeout: u64,
+    /// The longest message the client may send, in bytes: a longer one is answered -32600
+    /// and dropped, unread (no MCP client request comes near the default, 64 MiB).
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_CLIENT_MESSAGE, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_client_message_bytes: u64,
+    /// The longest message the server may send, in bytes: a longer answer fails its call
+    /// (-32000) and is dropped, unread. The default, 1 GiB, is far above real tool results;
+    /// the proxy needs about twice a message's size to offload it.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_SERVER_MESSAGE, value_parser = clap::value_parser!(u64).range(1..))]
+    pub max_server_message_bytes: u64,
     /// The stdio MCP server to run, after `--`.
     #[arg(last = true, value_name = "COMMAND")]
     pub command: Vec<String>,
@@ -85,6 +94,16 @@ pub struct ProxyArgs {
 /// enough that a hung server does not hold a call for ever; the same as gemini-cli's default
 /// for MCP calls. SDK clients often give up sooner (60 s) and cancel, which ends the wait too.
 const DEFAULT_REQUEST_TIMEOUT: u64 = 600;
+
+/// The default of `--max-client-message-bytes`: a client sends requests, notifications and
+/// answers to the server's requests, none of which carries a tool's result; tool arguments
+/// of tens of megabytes are already unusual.
+const DEFAULT_MAX_CLIENT_MESSAGE: u64 = 64 << 20;
+
+/// The default of `--max-server-message-bytes`: far above the largest real tool result (the
+/// issue's FastMCP result was 132 MB on the wire), low enough that the proxy does not
+/// exhaust a machine's memory on a server's endless line.
+const DEFAULT_MAX_SERVER_MESSAGE: u64 = 1 << 30;
 
 /// The error a request gets when the client closed its input before the server answered.
 const CLIENT_GONE: &str = "the client closed its input before the server answered (lro proxy)";
@@ -117,8 +136,14 @@ pub(crate) trait Upstream: Send + Sync {
 pub fn run(args: ProxyArgs) -> Result<(), LroError> {
     let lro = Arc::new(settings::offloader(&args.config)?);
     let timeout = (args.request_timeout > 0).then(|| Duration::from_secs(args.request_timeout));
+    let limits = router::MessageLimits {
+        client: usize::try_from(args.max_client_message_bytes).unwrap_or(usize::MAX),
+        server: usize::try_from(args.max_server_message_bytes).unwrap_or(usize::MAX),
+    };
     let router = Arc::new(
-        Router::new(Arc::clone(&lro), output::ClientOut::stdout()).with_request_timeout(timeout),
+        Router::new(Arc::clone(&lro), output::ClientOut::stdout())
+            .with_request_timeout(timeout)
+            .with_limits(limits),
     );
     let notified = Arc::clone(&router);
     cleanup::spawn(lro, Duration::from_secs(args.cleanup_interval), move || {
@@ -173,11 +198,28 @@ fn spawn_client_reader(
     std::thread::spawn(move || {
         let mut input = BufReader::with_capacity(1 << 16, std::io::stdin().lock());
         let mut line = Vec::new();
+        let max = router.limits().client;
         loop {
-            line.clear();
-            match input.read_until(b'\n', &mut line) {
-                Ok(0) => break,
-                Ok(_) => {}
+            match lines::read_line(&mut input, &mut line, max) {
+                Ok(lines::Line::End) => break,
+                Ok(lines::Line::Read(_)) => {}
+                Ok(lines::Line::TooLong) => {
+                    router.client_message_too_long(&line);
+                    if let Err(err) = lines::skip_line(&mut input, &mut line) {
+                        eprintln!("lro proxy: cannot read from the client: {err}");
+                        break;
+                    }
+                    line = Vec::new(); // the bound's worth of memory goes back
+                    continue;
+                }
+                Ok(lines::Line::NoMemory(size)) => {
+                    router.client_message_unread(
+                        &line,
+                        &format!("{size} bytes, more than the memory left to read it"),
+                    );
+                    line = Vec::new();
+                    continue;
+                }
                 Err(err) => {
                     eprintln!("lro proxy: cannot read from the client: {err}");
                     break;

@@ -30,6 +30,7 @@ use super::extract_tool;
 use super::jsonrpc::{self, IdKey, Kind, Peek};
 use super::output::ClientOut;
 use super::state::{Pending, State};
+pub use oversize::MessageLimits;
 
 /// What to do with a client message.
 #[derive(Debug)]
@@ -51,6 +52,7 @@ pub struct Router {
     out: ClientOut,
     state: State,
     request_timeout: Option<Duration>,
+    limits: MessageLimits,
 }
 
 impl Router {
@@ -61,7 +63,17 @@ impl Router {
             out,
             state: State::default(),
             request_timeout: None,
+            limits: MessageLimits {
+                client: usize::MAX,
+                server: usize::MAX,
+            },
         }
+    }
+
+    /// Reads messages up to these sizes (see [`oversize`]).
+    pub fn with_limits(mut self, limits: MessageLimits) -> Self {
+        self.limits = limits;
+        self
     }
 
     /// Gives up on requests the server has not answered within `timeout` (`None`: waits
@@ -179,11 +191,9 @@ impl Router {
         };
         match peek.kind() {
             Kind::Request(id, "tools/call") => {
-                let Some(params) =
-                    parse(line).and_then(|mut m| m.get_mut("params").map(Value::take))
-                else {
-                    self.state.insert(id.clone(), Pending::Other);
-                    return forward(Some(id));
+                let params = match read_request(line) {
+                    Ok(mut message) => message.get_mut("params").map_or(Value::Null, Value::take),
+                    Err(reason) => return self.refuse_unreadable(&id, &reason),
                 };
                 let name = params
                     .get("name")
@@ -211,17 +221,20 @@ impl Router {
                 ClientAction::Done
             }
             Kind::Request(id, "tools/list") => {
-                let first_page = parse(line)
-                    .is_none_or(|m| m.pointer("/params/cursor").is_none_or(Value::is_null));
+                let first_page = match read_request(line) {
+                    Ok(message) => message.pointer("/params/cursor").is_none_or(Value::is_null),
+                    Err(reason) => return self.refuse_unreadable(&id, &reason),
+                };
                 self.state
                     .insert(id.clone(), Pending::ToolsList { first_page });
                 forward(Some(id))
             }
             Kind::Request(id, "initialize") => {
-                self.state.insert(id.clone(), Pending::Initialize);
-                let Some(mut message) = parse(line) else {
-                    return forward(Some(id));
+                let mut message = match read_request(line) {
+                    Ok(message) => message,
+                    Err(reason) => return self.refuse_unreadable(&id, &reason),
                 };
+                self.state.insert(id.clone(), Pending::Initialize);
                 let client_info = message.pointer_mut("/params/clientInfo");
                 let announced = client_info
                     .as_ref()
@@ -259,6 +272,24 @@ impl Router {
             }
             Kind::Notification(_) | Kind::Response(_) | Kind::Invalid { .. } => forward(None),
         }
+    }
+
+    /// A request the proxy must read to handle (`tools/call`: is it `lro_extract`?,
+    /// `initialize`, `tools/list`, `resources/*`) but cannot: nested deeper than serde_json
+    /// reads (128 levels) or holding a number out of range. Forwarding it unread sent an
+    /// `lro_extract` call, its file path and query, to a server that never offered the tool
+    /// (whose answer then came back inline); the proxy answers it instead.
+    fn refuse_unreadable(&self, id: &IdKey, reason: &str) -> ClientAction {
+        eprintln!(
+            "lro proxy: answering {INVALID_PARAMS} to request {}: {reason}",
+            id.to_value()
+        );
+        self.out.send(&jsonrpc::error(
+            id,
+            INVALID_PARAMS,
+            &format!("invalid params: the proxy cannot read this request: {reason} (lro proxy)"),
+        ));
+        ClientAction::Done
     }
 
     fn answer_extract(self: &Arc<Self>, id: IdKey, arguments: Option<Value>) {
@@ -588,10 +619,26 @@ fn result_of(message: &str) -> Option<&str> {
     results.next().is_none().then_some(result)
 }
 
+/// A client request the proxy reads whole, or why it cannot (serde_json stops at 128 levels
+/// of nesting, and at numbers beyond an `f64`).
+fn read_request(line: &[u8]) -> Result<Value, String> {
+    serde_json::from_slice(line).map_err(|err| {
+        if err.to_string().starts_with("recursion limit exceeded") {
+            format!("it is nested deeper than 128 levels ({err})")
+        } else {
+            err.to_string()
+        }
+    })
+}
+
+/// JSON-RPC's "Invalid params".
+const INVALID_PARAMS: i64 = -32602;
+
 fn parse(text: &[u8]) -> Option<Value> {
     serde_json::from_slice(text).ok()
 }
 
+mod oversize;
 mod resources;
 #[cfg(test)]
 mod tests;

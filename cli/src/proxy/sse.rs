@@ -3,17 +3,52 @@
 
 use std::io::{self, BufRead};
 
+use super::lines::{self, Line};
+
+/// How a stream of events ended.
+#[derive(Debug, PartialEq, Eq)]
+pub enum End {
+    /// The server ended it.
+    Done,
+    /// An event's data (or one line) grew past the bound: the stream is given up, with the
+    /// start of that data, and the caller drops the connection (an endless `data:` line used
+    /// to take the proxy's memory until it aborted).
+    TooLong(Vec<u8>),
+}
+
 /// Reads events from `input` and calls `on_message` with the data of each `message` event
-/// (the default type), until the stream ends.
-pub fn read_events(input: impl BufRead, mut on_message: impl FnMut(Vec<u8>)) -> io::Result<()> {
+/// (the default type), until the stream ends or an event's data grows past `max` bytes.
+pub fn read_events(
+    input: impl BufRead,
+    max: usize,
+    mut on_message: impl FnMut(Vec<u8>),
+) -> io::Result<End> {
     let mut input = input;
     let mut data: Vec<u8> = Vec::new();
     let mut has_data = false;
     let mut event_type = String::new();
     let mut line = Vec::new();
     loop {
-        line.clear();
-        let read = input.read_until(b'\n', &mut line)?;
+        // "data: " and the line ending around a message of `max` bytes.
+        let read = match lines::read_line(&mut input, &mut line, max.saturating_add(8))? {
+            Line::End => 0,
+            Line::Read(read) => read,
+            Line::NoMemory(size) => {
+                return Err(io::Error::new(
+                    io::ErrorKind::OutOfMemory,
+                    format!("no memory for a line of {size} bytes"),
+                ));
+            }
+            Line::TooLong => {
+                // The start of the message: the data so far, or this line's past "data:".
+                let start = match line.strip_prefix(b"data:") {
+                    _ if !data.is_empty() => data,
+                    Some(value) => value.strip_prefix(b" ").unwrap_or(value).to_vec(),
+                    None => line,
+                };
+                return Ok(End::TooLong(start));
+            }
+        };
         let field_line = super::jsonrpc::trim_line(&line);
         if read == 0 || field_line.is_empty() {
             // A blank line dispatches the event; so does the end of the stream (lenient).
@@ -24,7 +59,7 @@ pub fn read_events(input: impl BufRead, mut on_message: impl FnMut(Vec<u8>)) -> 
             has_data = false;
             event_type.clear();
             if read == 0 {
-                return Ok(());
+                return Ok(End::Done);
             }
             continue;
         }
@@ -40,6 +75,14 @@ pub fn read_events(input: impl BufRead, mut on_message: impl FnMut(Vec<u8>)) -> 
         };
         match field {
             b"data" => {
+                if data.len() + 1 + value.len() > max {
+                    let start = if data.is_empty() {
+                        value.to_vec()
+                    } else {
+                        data
+                    };
+                    return Ok(End::TooLong(start));
+                }
                 if has_data {
                     data.push(b'\n');
                 }
@@ -58,10 +101,10 @@ mod tests {
 
     fn events(stream: &str) -> Vec<String> {
         let mut out = Vec::new();
-        read_events(stream.as_bytes(), |d| {
+        let end = read_events(stream.as_bytes(), usize::MAX, |d| {
             out.push(String::from_utf8(d).unwrap())
-        })
-        .unwrap();
+        });
+        assert_eq!(end.unwrap(), End::Done);
         out
     }
 
@@ -77,5 +120,23 @@ mod tests {
             events("event: endpoint\ndata: /x\n\nid: 5\n\ndata:{}\n"),
             vec!["{}"]
         );
+    }
+
+    /// One long `data:` line, or many short ones, past the bound end the stream: the events
+    /// before it are delivered, nothing after it is read.
+    #[test]
+    fn data_past_the_bound_ends_the_stream() {
+        for stream in [
+            format!("data: {{}}\n\ndata: {}\n\ndata: [1]\n\n", "a".repeat(100)),
+            format!("data: {{}}\n\n{}\ndata: [1]\n\n", "data: aaaa\n".repeat(30)),
+        ] {
+            let mut out = Vec::new();
+            let end = read_events(stream.as_bytes(), 64, |d| out.push(d)).unwrap();
+            assert!(
+                matches!(end, End::TooLong(start) if start.starts_with(b"a")),
+                "{stream}"
+            );
+            assert_eq!(out, vec![b"{}".to_vec()]);
+        }
     }
 }

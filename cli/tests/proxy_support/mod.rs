@@ -112,12 +112,18 @@ impl Proxy {
 
     /// `lro proxy --output-dir TMP --url URL`.
     pub fn start_url(url: &str) -> Self {
+        Self::start_url_with(url, &[])
+    }
+
+    /// `lro proxy --output-dir TMP --url URL EXTRA...`.
+    pub fn start_url_with(url: &str, extra: &[&str]) -> Self {
         let dir = tempfile::tempdir().unwrap();
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_lro"));
         cmd.arg("proxy")
             .arg("--output-dir")
             .arg(dir.path())
-            .args(["--url", url]);
+            .args(["--url", url])
+            .args(extra);
         Self::spawn(cmd, dir)
     }
 

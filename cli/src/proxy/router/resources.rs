@@ -82,9 +82,10 @@ impl Router {
         method: &str,
         line: &[u8],
     ) -> Option<ClientAction> {
-        let params = parse(line)
-            .and_then(|mut m| m.get_mut("params").map(Value::take))
-            .unwrap_or(Value::Null);
+        let params = match super::read_request(line) {
+            Ok(mut message) => message.get_mut("params").map_or(Value::Null, Value::take),
+            Err(reason) => return Some(self.refuse_unreadable(id, &reason)),
+        };
         let uri = params.get("uri").and_then(Value::as_str).map(str::to_owned);
         let owned = uri.as_deref().is_some_and(resources::is_offload_uri);
         let lacks = self.state.server_lacks_resources();

@@ -29,6 +29,9 @@ Tools:
                           number, a batch of one notification), then answers
   ask_client           -> sends the client a request (id "srv-1", roots/list), then answers
   stop_reading         -> stops reading its stdin for good (the main loop sleeps)
+  long_line {mb, order} -> an answer of `mb` MB on one line: "id_first" (Python SDK order),
+                          "id_last" (TypeScript SDK order: result, jsonrpc, id), or "no_id"
+                          (a line of that size that names no id, then the real answer)
 
 MOCK_NO_TOOLS=1 leaves the tools capability out of initialize; MOCK_IGNORE_TERM=1 ignores
 SIGTERM (only SIGKILL stops it).
@@ -99,6 +102,7 @@ TOOLS = [
     {"name": "bad_utf8", "inputSchema": {"type": "object"}},
     {"name": "log_noise", "inputSchema": {"type": "object"}},
     {"name": "close_stdout", "inputSchema": {"type": "object"}},
+    {"name": "long_line", "inputSchema": {"type": "object"}},
 ]
 
 
@@ -209,6 +213,15 @@ def call_tool(msg_id, params):
     if name == "ask_client":
         send({"jsonrpc": "2.0", "id": "srv-1", "method": "roots/list", "params": {}})
         return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("asked")})
+    if name == "long_line":
+        text = "a" * (int(args.get("mb", 1)) * 1_000_000)
+        order = args.get("order", "id_first")
+        if order == "id_first":
+            return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(text)})
+        if order == "id_last":
+            return send({"result": text_result(text), "jsonrpc": "2.0", "id": msg_id})
+        send(text)
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("after the long line")})
     if name == "stop_reading":
         time.sleep(3600)
     if name == "close_stdout":
