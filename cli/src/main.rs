@@ -55,9 +55,7 @@ enum Command {
         config: ConfigArgs,
     },
     /// Extract from an offload file without a shell: a recipe, a jq filter, a line range or a search.
-    ///
-    /// Exit codes: 0 done, 3 output capped (--max-output-*), 4 resource_limit (a filter past
-    /// the memory bound or 1024 levels of nesting), 65 bad input or filter, 78 bad configuration.
+    #[command(after_help = EXTRACT_EXIT_CODES)]
     Extract(Box<ExtractArgs>),
     /// Delete offload files whose time-to-live has passed; print what was removed.
     Cleanup {
@@ -81,12 +79,29 @@ enum Exit {
     Capped,
 }
 
+/// The exit codes of `lro extract`, as its `--help` lists them (see [`exit_code`]).
+const EXTRACT_EXIT_CODES: &str = "Exit codes:
+  0   the whole result was printed
+  3   a capped result (--max-output-bytes, --max-output-records, the time limit): what fits was printed
+  4   the filter went past a bound of the sandbox (resource_limit): values nested more than 1024
+      levels, more memory than --max-memory-bytes (extract.max_memory_bytes, 512 MiB)
+  5   the jq filter failed on a record (query_failed)
+  65  bad arguments or data: invalid_argument, invalid_query, invalid_input
+  66  no such offload file (not_found)
+  74  an I/O failure (io_error)
+  77  the path is refused (path_denied): not an offload file directly inside the output directory,
+      or a file that is not this user's plain file
+  78  bad configuration (invalid_config), e.g. an output directory other users can write
+  1   any other error
+A relative FILE is relative to the current directory.";
+
 /// Exit code of a capped `lro extract`: what fits was printed, but not everything.
 const EXIT_CAPPED: u8 = 3;
 
-/// Exit codes: 65 for bad input data, 78 for bad configuration, 4 for an extraction stopped
-/// at a bound of the sandbox (`resource_limit`: memory, nesting, recursion), 1 for anything
-/// else. (3 is a capped `lro extract`, which is not an error.)
+/// Exit codes: 65 for bad input data or arguments, 78 for bad configuration, 4 for an
+/// extraction stopped at a bound of the sandbox (`resource_limit`: memory, nesting,
+/// recursion), 1 for anything else; `lro extract` tells its failures apart further (see
+/// [`extract_exit_code`]). (3 is a capped `lro extract`, which is not an error.)
 fn exit_code(err: &LroError) -> u8 {
     match err.code() {
         ErrorCode::InvalidConfig => 78,
@@ -97,6 +112,21 @@ fn exit_code(err: &LroError) -> u8 {
         | ErrorCode::InvalidQuery => 65,
         ErrorCode::ResourceLimit => 4,
         _ => 1,
+    }
+}
+
+/// Exit codes of `lro extract`, from `sysexits.h` where one fits (as 65 and 78 already are;
+/// its `--help` and the README list them): 66 no such offload file, 74 an I/O failure, 77 a
+/// path refused, 5 a jq filter that failed on a record (jq's own code for it); the rest as
+/// [`exit_code`]. A script can so tell a typo in the path from a refused file from a query
+/// that does not fit the data.
+fn extract_exit_code(err: &LroError) -> u8 {
+    match err.code() {
+        ErrorCode::QueryFailed => 5,
+        ErrorCode::NotFound => 66,
+        ErrorCode::Io => 74,
+        ErrorCode::PathDenied => 77,
+        _ => exit_code(err),
     }
 }
 
@@ -139,7 +169,7 @@ fn run(cli: Cli) -> Result<Exit, LroError> {
         }
         Command::Extract(args) => {
             let lro = args.config.offloader_with(args.load_config()?)?;
-            let response = lro.extract(&args.file, &args.request()?)?;
+            let response = lro.extract(&args.file_path()?, &args.request()?)?;
             let mut out = io::stdout().lock();
             for value in &response.results {
                 let line = match value {
@@ -177,12 +207,18 @@ fn run(cli: Cli) -> Result<Exit, LroError> {
 
 fn main() -> ExitCode {
     signals::survive_file_size_limit();
-    match run(Cli::parse()) {
+    let cli = Cli::parse();
+    let code_of = if matches!(cli.command, Command::Extract(_)) {
+        extract_exit_code
+    } else {
+        exit_code
+    };
+    match run(cli) {
         Ok(Exit::Done) => ExitCode::SUCCESS,
         Ok(Exit::Capped) => ExitCode::from(EXIT_CAPPED),
         Err(err) => {
             eprintln!("lro: error[{}]: {}", err.code(), err.message());
-            ExitCode::from(exit_code(&err))
+            ExitCode::from(code_of(&err))
         }
     }
 }

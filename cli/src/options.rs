@@ -1,6 +1,6 @@
 //! Command-line options shared by the subcommands, turned into core types.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
 use lro_core::extract::{ExtractRequest, LineRange, SearchSpec};
@@ -236,6 +236,20 @@ impl ExtractArgs {
             config.extract.max_memory_bytes = bytes;
         }
         Ok(config)
+    }
+
+    /// The offload file as the core takes it: a relative path given on the command line is
+    /// relative to the current directory, as for any command-line tool, so it is made
+    /// absolute here (the core reads a relative path as relative to the output directory,
+    /// which is what an MCP client's `file_path` means); a URI passes as it is.
+    pub fn file_path(&self) -> Result<String, LroError> {
+        let file = Path::new(&self.file);
+        if file.is_absolute() || lro_core::host::is_uri(file) {
+            return Ok(self.file.clone());
+        }
+        let cwd = std::env::current_dir()
+            .map_err(|e| LroError::from_io(&e, "cannot read the current directory"))?;
+        Ok(cwd.join(file).to_string_lossy().into_owned())
     }
 
     /// The core request these options describe.

@@ -19,8 +19,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use proxy_support::{Proxy, text};
 use serde_json::{Value, json};
 
-/// Exit code of `lro` for a typed error other than a configuration error.
-const EXIT_ERROR: i32 = 1;
+/// Exit code of `lro` for `path_denied` (EX_NOPERM).
+const EXIT_DENIED: i32 = 77;
+/// Exit code of `lro` for `not_found` (EX_NOINPUT).
+const EXIT_NOT_FOUND: i32 = 66;
 /// Exit code of `lro` for `invalid_config` (EX_CONFIG).
 const EXIT_CONFIG: i32 = 78;
 /// Far longer than any answer takes; a run past it is a hang (a FIFO waited on).
@@ -235,7 +237,12 @@ fn a_symlink_swapped_in_never_serves_a_file_from_outside() {
         let said = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
         assert!(!said.contains("OUTSIDE"), "escaped: {said}");
         if !out.status.success() {
-            assert_eq!(out.status.code(), Some(EXIT_ERROR), "{said}");
+            let code = if said.contains("not_found") {
+                EXIT_NOT_FOUND
+            } else {
+                EXIT_DENIED
+            };
+            assert_eq!(out.status.code(), Some(code), "{said}");
             assert!(
                 said.contains("path_denied") || said.contains("not_found"),
                 "{said}"
@@ -293,7 +300,12 @@ fn a_fifo_swapped_in_is_refused_at_once_and_the_proxy_keeps_answering() {
     for _ in 0..20 {
         let out = extract(&dir, file.to_str().unwrap(), &["--describe"]);
         if !out.status.success() {
-            assert_eq!(out.status.code(), Some(EXIT_ERROR), "{}", stderr(&out));
+            let code = if stderr(&out).contains("not_found") {
+                EXIT_NOT_FOUND
+            } else {
+                EXIT_DENIED
+            };
+            assert_eq!(out.status.code(), Some(code), "{}", stderr(&out));
         }
     }
     swapper.stop();
@@ -303,7 +315,7 @@ fn a_fifo_swapped_in_is_refused_at_once_and_the_proxy_keeps_answering() {
     let fifo = dir.join(name.replace("recall", "piped"));
     mkfifo(&fifo);
     let out = extract(&dir, fifo.to_str().unwrap(), &["--query", "."]);
-    assert_eq!(out.status.code(), Some(EXIT_ERROR));
+    assert_eq!(out.status.code(), Some(EXIT_DENIED));
     assert!(stderr(&out).contains("path_denied"), "{}", stderr(&out));
     let result = proxy.tool(
         2,
@@ -333,7 +345,7 @@ fn hard_links_and_other_users_files_are_never_served() {
     let mut proxy = proxy_in(&dir);
     for path in [&linked, &file] {
         let out = extract(&dir, path.to_str().unwrap(), &["--count"]);
-        assert_eq!(out.status.code(), Some(EXIT_ERROR), "{}", stderr(&out));
+        assert_eq!(out.status.code(), Some(EXIT_DENIED), "{}", stderr(&out));
         assert!(stderr(&out).contains("hard links"), "{}", stderr(&out));
     }
     let read = proxy.call(
@@ -356,7 +368,7 @@ fn hard_links_and_other_users_files_are_never_served() {
     std::fs::copy(&file, &foreign).unwrap();
     if std::os::unix::fs::chown(&foreign, Some(4242), Some(4242)).is_ok() {
         let out = extract(&dir, foreign.to_str().unwrap(), &["--count"]);
-        assert_eq!(out.status.code(), Some(EXIT_ERROR));
+        assert_eq!(out.status.code(), Some(EXIT_DENIED));
         assert!(
             stderr(&out).contains("owned by uid 4242"),
             "{}",
