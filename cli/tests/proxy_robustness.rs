@@ -47,7 +47,7 @@ fn malformed_lines_are_reported_not_fatal() {
     let echo = proxy.tool(2, "echo", json!({"text": "still here"}));
     assert_eq!(text(&echo), "still here");
     let stderr = proxy.stderr_containing(&[
-        "malformed message from the client",
+        "answering -32700 to a message from the client",
         "malformed message from the server",
     ]);
     assert!(
