@@ -177,13 +177,24 @@ impl<'de: 'a, 'a> Deserialize<'de> for Field<'a> {
                 Ok(Field::Array)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                // With serde_json's `arbitrary_precision` (another crate of the build may
+                // turn it on), a number comes as a map of one private key.
+                let Some(first) = map.next_key::<Cow<'de, str>>()? else {
+                    return Ok(Field::Object);
+                };
+                map.next_value::<IgnoredAny>()?;
+                let number = first == ARBITRARY_PRECISION_NUMBER;
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Field::Object)
+                Ok(if number { Field::Scalar } else { Field::Object })
             }
         }
         deserializer.deserialize_any(Fields)
     }
 }
+
+/// The key under which serde_json with `arbitrary_precision` hands a number's text to a
+/// visitor.
+const ARBITRARY_PRECISION_NUMBER: &str = "$serde_json::private::Number";
 
 /// What a message is.
 #[derive(Debug, PartialEq, Eq)]
@@ -454,6 +465,17 @@ mod tests {
                 r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":"x"}"#,
                 "Some(IdKey(\"6\"))",
                 true,
+            ),
+            // A number, with or without serde_json's `arbitrary_precision`.
+            (
+                r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":5}"#,
+                "Some(IdKey(\"6\"))",
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":9,"error":12.5}"#,
+                "Some(IdKey(\"9\"))",
+                false,
             ),
             (
                 r#"{"jsonrpc":"2.0","id":7,"method":"ping","result":{}}"#,
