@@ -569,6 +569,24 @@ fn a_server_answer_past_the_bound_fails_its_call_and_the_proxy_goes_on() {
     assert!(stderr.contains(note), "{stderr}");
 }
 
+/// An answer past the bound whose line never ends fails its call at once (its id is at its
+/// start), not when the line ends or the call times out.
+#[test]
+fn a_server_answer_that_never_ends_fails_its_call_at_once() {
+    let mut proxy = Proxy::start(&["--max-server-message-bytes", "1000000"], &[]);
+    proxy.initialize(json!({"name": "hostile", "version": "1"}));
+    let params = json!({"name": "long_line", "arguments": {"mb": 3, "order": "unended"}});
+    let answer = proxy.call(1, "tools/call", params);
+    assert_eq!(answer["error"]["code"], -32000, "{answer}");
+    assert!(
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 1000000 bytes"),
+        "{answer}"
+    );
+}
+
 /// Through `--url`: an event whose `data:` passes the bound, or a JSON body that does, fails
 /// its call with `-32000` naming the bound (the stream is dropped), and the proxy goes on.
 #[test]
