@@ -50,7 +50,8 @@ fn a_file_size_limit_in_the_kernel_gives_the_inline_fallback() {
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "records", json!({"count": 2000}));
     assert_truncated_fallback(&result);
-    let failures = write_failures(&proxy.stderr());
+    // The event is written before the answer; a thread collects stderr: wait for it.
+    let failures = write_failures(&proxy.stderr_with(&["OffloadWriteFailed"]));
     assert_eq!(failures.len(), 1, "{}", proxy.stderr());
     assert!(
         failures[0]["error"]
@@ -95,7 +96,10 @@ fn a_directory_removed_mid_run_is_made_again_and_one_replaced_by_a_file_falls_ba
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::write(&dir, b"now a file").unwrap();
     assert_truncated_fallback(&proxy.tool(3, "records", json!({"count": 2000})));
-    assert_eq!(write_failures(&proxy.stderr()).len(), 1);
+    assert_eq!(
+        write_failures(&proxy.stderr_with(&["OffloadWriteFailed"])).len(),
+        1
+    );
 }
 
 #[test]
