@@ -82,11 +82,8 @@ fn lines_that_are_not_json_get_a_parse_error_with_a_null_id() {
     answers_ping(&mut proxy, 2);
     let lines = received(&mut proxy, 3);
     all_valid(&lines);
-    assert!(
-        proxy.stderr().contains("answering -32700"),
-        "{}",
-        proxy.stderr()
-    );
+    let stderr = proxy.stderr_with(&["answering -32700"]);
+    assert!(stderr.contains("answering -32700"), "{stderr}");
 }
 
 #[test]
@@ -135,14 +132,14 @@ fn json_that_is_no_message_gets_invalid_request_and_never_reaches_the_server() {
             r#"{"jsonrpc":"2.0","id":null,"method":"ping"}"#,
             invalid(
                 Value::Null,
-                r#""id" must be a string or an integer (MCP allows no null id)"#,
+                r#""id" must be a string or an integer written as one, of 64 bits at most (MCP allows no null id)"#,
             ),
         ),
         (
             r#"{"jsonrpc":"2.0","id":1.5,"method":"ping"}"#,
             invalid(
                 Value::Null,
-                r#""id" must be a string or an integer (MCP allows no null id)"#,
+                r#""id" must be a string or an integer written as one, of 64 bits at most (MCP allows no null id)"#,
             ),
         ),
         (
@@ -213,7 +210,10 @@ fn a_server_answering_twice_or_to_no_request_reaches_the_client_once() {
     assert_eq!(answered["id"], 3, "{answered}");
     assert_eq!(text(&answered["result"]), "answered");
     answers_ping(&mut proxy, 4);
-    let stderr = proxy.stderr();
+    let stderr = proxy.stderr_with(&[
+        "dropping the server's answer to request 1: no request with this id",
+        "dropping the server's answer to request \"nobody\"",
+    ]);
     assert!(
         stderr.contains("dropping the server's answer to request 1: no request with this id"),
         "{stderr}"
@@ -275,13 +275,9 @@ fn the_client_answers_only_the_server_requests_and_each_once() {
     all_valid(&lines);
     let responses: Vec<&Value> = lines.iter().filter(|m| m.get("method").is_none()).collect();
     assert_eq!(responses, vec![&roots], "{lines:?}");
-    let stderr = proxy.stderr();
-    assert!(
-        stderr.contains(
-            "dropping a response from the client to no request of the server's (id \"srv-2\")"
-        ),
-        "{stderr}"
-    );
+    let note = "dropping a response from the client to no request of the server's (id \"srv-2\")";
+    let stderr = proxy.stderr_with(&[note]);
+    assert!(stderr.contains(note), "{stderr}");
 }
 
 #[test]
@@ -350,7 +346,7 @@ fn eof_with_a_server_that_stopped_reading(env: &[(&str, &str)], signal: &str) {
         wait_reaped(pid, Duration::from_secs(5)),
         "server {pid} not reaped"
     );
-    let stderr = proxy.stderr();
+    let stderr = proxy.stderr_with(&[signal]);
     assert!(stderr.contains(signal), "{stderr}");
 }
 
@@ -568,10 +564,26 @@ fn a_server_answer_past_the_bound_fails_its_call_and_the_proxy_goes_on() {
     let after = proxy.tool(3, "long_line", json!({"mb": 3, "order": "no_id"}));
     assert_eq!(text(&after), "after the long line");
     answers_ping(&mut proxy, 4);
-    let stderr = proxy.stderr();
+    let note = "dropping a message from the MCP server (longer than 1000000 bytes";
+    let stderr = proxy.stderr_with(&[note]);
+    assert!(stderr.contains(note), "{stderr}");
+}
+
+/// An answer past the bound whose line never ends fails its call at once (its id is at its
+/// start), not when the line ends or the call times out.
+#[test]
+fn a_server_answer_that_never_ends_fails_its_call_at_once() {
+    let mut proxy = Proxy::start(&["--max-server-message-bytes", "1000000"], &[]);
+    proxy.initialize(json!({"name": "hostile", "version": "1"}));
+    let params = json!({"name": "long_line", "arguments": {"mb": 3, "order": "unended"}});
+    let answer = proxy.call(1, "tools/call", params);
+    assert_eq!(answer["error"]["code"], -32000, "{answer}");
     assert!(
-        stderr.contains("dropping a message from the MCP server (longer than 1000000 bytes"),
-        "{stderr}"
+        answer["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("longer than 1000000 bytes"),
+        "{answer}"
     );
 }
 
@@ -591,40 +603,51 @@ fn through_url_an_answer_past_the_bound_fails_its_call_and_the_proxy_goes_on() {
     answers_ping(&mut proxy, 3);
 }
 
-/// Ids are JSON numbers compared by value: `-0` is `0` and `1e0` is `1` (the server, through
-/// Python's json, answers `0` and `1.0`). A second request with such an id while the first
-/// is in flight is refused as a duplicate, and the first gets its own answer; an integer no
-/// 64-bit id holds is no id.
+/// A number id is an integer written as one: `-0`, `1e0`, `1.0` and integers beyond 64 bits
+/// are no ids (`-32600`, `id: null`, nothing forwarded), so two ids in flight that are equal
+/// numbers are the same text, refused as a duplicate. With serde_json's
+/// `arbitrary_precision`, `-0` and `0` were both in flight; the server (Python's json)
+/// answered `0` to both, one request got the other's answer and the other timed out.
 #[test]
-fn numeric_ids_are_compared_as_numbers() {
+fn numeric_ids_are_integers_written_as_such() {
     let mut proxy = started();
-    let duplicate = "invalid request: a request with this id is still in flight (lro proxy)";
-    for (first, second, canonical) in [("-0", "0", 0), ("1e0", "1", 1), ("20", "2.0e1", 20)] {
+    for (n, id) in ["-0", "1e0", "1.0", "123456789012345678901234567890"]
+        .iter()
+        .enumerate()
+    {
         proxy.send_line(&format!(
-            r#"{{"jsonrpc":"2.0","id":{first},"method":"tools/call","params":{{"name":"slow","arguments":{{"ms":300,"n":"{first}"}}}}}}"#
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"ping","params":{{"n":{n}}}}}"#
         ));
-        proxy.send_line(&format!(
-            r#"{{"jsonrpc":"2.0","id":{second},"method":"ping"}}"#
-        ));
+        let refused = proxy.next();
+        assert_eq!(refused["id"], Value::Null, "{id}: {refused}");
         assert_eq!(
-            proxy.next(),
-            error(json!(canonical), -32600, duplicate),
-            "{second}"
+            refused["error"]["message"],
+            r#"invalid request: "id" must be a string or an integer written as one, of 64 bits at most (MCP allows no null id) (lro proxy)"#,
+            "{id}"
         );
-        // The server's answer passes as it came (`1.0` for `1e0`).
-        let answer = proxy.next();
-        assert_eq!(
-            answer["id"].as_f64(),
-            Some(f64::from(canonical)),
-            "{answer}"
-        );
-        assert_eq!(text(&answer["result"]), format!("slow {first}"));
     }
-    proxy.send_line(r#"{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}"#);
-    let refused = proxy.next();
-    assert_eq!(refused["id"], Value::Null, "{refused}");
-    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    // `0` itself is an id, once: a second `0` in flight is refused.
+    proxy.send_line(
+        r#"{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"slow","arguments":{"ms":300,"n":0}}}"#,
+    );
+    proxy.send_line(r#"{"jsonrpc":"2.0","id":0,"method":"ping"}"#);
+    assert_eq!(
+        proxy.next(),
+        error(
+            json!(0),
+            -32600,
+            "invalid request: a request with this id is still in flight (lro proxy)"
+        )
+    );
+    let answer = proxy.next();
+    assert_eq!(answer["id"], 0, "{answer}");
+    assert_eq!(text(&answer["result"]), "slow 0");
     answers_ping(&mut proxy, 3);
+    let lines = received(&mut proxy, 4);
+    assert!(
+        lines.iter().all(|m| m["params"].get("n").is_none()),
+        "{lines:?}"
+    );
 }
 
 /// A request the proxy must read but serde_json cannot (nested 130 levels deep) is answered

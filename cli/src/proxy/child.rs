@@ -17,7 +17,7 @@ use lro_core::{ErrorCode, LroError};
 
 use crate::signals;
 
-use super::jsonrpc::IdKey;
+use super::jsonrpc::{self, IdKey};
 use super::lines;
 use super::router::Router;
 use super::{Lifecycle, Upstream};
@@ -109,11 +109,19 @@ impl ChildUpstream {
                     Ok(lines::Line::End) => break,
                     Ok(lines::Line::Read(_)) => router.on_server_message(line),
                     Ok(lines::Line::TooLong) => {
-                        // The rest of the line is read over: its end may hold the id.
-                        let mut end = Vec::new();
-                        let skipped = lines::skip_line(&mut lines, &mut end);
                         let why = router.server_message_too_long();
-                        router.server_message_dropped(&line, &end, None, &why);
+                        let start = jsonrpc::start_of(&line);
+                        let mut end = Vec::new();
+                        let skipped = if start.id.is_some() && !start.method {
+                            // Its call fails now, not once an endless line ends.
+                            router.server_message_dropped(&line, &[], None, &why);
+                            lines::skip_line(&mut lines, &mut end)
+                        } else {
+                            // Read over; its end may hold the id (TypeScript SDK order).
+                            let skipped = lines::skip_line(&mut lines, &mut end);
+                            router.server_message_dropped(&line, &end, None, &why);
+                            skipped
+                        };
                         if let Err(err) = skipped {
                             eprintln!("lro proxy: cannot read from the MCP server: {err}");
                             break;

@@ -20,10 +20,9 @@ pub const PARSE_ERROR: i64 = -32700;
 pub const INVALID_REQUEST: i64 = -32600;
 
 /// A request id, canonicalized: `1` and `"1"` are different ids; whitespace is not part of
-/// one, and a number is its value (JSON compares numbers by value: `-0` is `0`, `1e0` and
-/// `1.0` are `1`), whatever digits serde_json keeps (with `arbitrary_precision` a number
-/// keeps its text, and `-0` was an id apart from `0`: a server echoing ids through Python's
-/// or JavaScript's JSON answered `0` to both, and one request got the other's answer).
+/// one, and a number is its value (`-0` is `0`; a message's id must be written as its
+/// value, see [`usable_id`], but a `requestId` in `notifications/cancelled` need not),
+/// whatever digits serde_json keeps (with `arbitrary_precision` a number keeps its text).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct IdKey(String);
 
@@ -77,14 +76,24 @@ fn integer_of(number: &serde_json::Number) -> Option<Integer> {
     }
 }
 
-/// The id of a message when it is one MCP allows: a string, or a number whose value is an
-/// integer of 64 bits at most (the proxy answers with it, so it must read it back). Not
-/// `null`, `1.5` or `[1]`; nor `1e30` or a 30-digit integer, which serde_json reads as a
-/// float without `arbitrary_precision` and the proxy could not answer exactly.
+/// The id of a message when it is one MCP allows: a string, or an integer of 64 bits at
+/// most written as one (the proxy answers with it, so it must read it back). Not `null`,
+/// `1.5` or `[1]`; nor `1e30` or a 30-digit integer, which serde_json reads as a float
+/// without `arbitrary_precision`; nor `-0`, `1e0` or `1.0`: one number, one spelling. With
+/// `arbitrary_precision` (another part of the build turns it on), `-0` and `0` were two ids
+/// in flight, and a server echoing ids through Python's or JavaScript's JSON answered `0` to
+/// both: one request got the other's answer and the other timed out. A client keying its
+/// requests by text would be as lost with `-0` answered `0` by any server; with the
+/// spelling fixed, an id that equals another as a number is the same text, a duplicate.
 pub fn usable_id(id: &Value) -> Option<IdKey> {
     match id {
         Value::String(_) => Some(IdKey::of(id)),
-        Value::Number(number) => integer_of(number).map(|_| IdKey::of(id)),
+        Value::Number(number) => {
+            let key = IdKey::of(id);
+            // `to_string` is the text read (`arbitrary_precision`) or the f64 (`-0.0`, `1.0`)
+            // that serde_json makes of a number not written as a 64-bit integer.
+            (integer_of(number).is_some() && number.to_string() == key.0).then_some(key)
+        }
         _ => None,
     }
 }
@@ -177,13 +186,24 @@ impl<'de: 'a, 'a> Deserialize<'de> for Field<'a> {
                 Ok(Field::Array)
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                // With serde_json's `arbitrary_precision` (another crate of the build may
+                // turn it on), a number comes as a map of one private key.
+                let Some(first) = map.next_key::<Cow<'de, str>>()? else {
+                    return Ok(Field::Object);
+                };
+                map.next_value::<IgnoredAny>()?;
+                let number = first == ARBITRARY_PRECISION_NUMBER;
                 while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
-                Ok(Field::Object)
+                Ok(if number { Field::Scalar } else { Field::Object })
             }
         }
         deserializer.deserialize_any(Fields)
     }
 }
+
+/// The key under which serde_json with `arbitrary_precision` hands a number's text to a
+/// visitor.
+const ARBITRARY_PRECISION_NUMBER: &str = "$serde_json::private::Number";
 
 /// What a message is.
 #[derive(Debug, PartialEq, Eq)]
@@ -248,7 +268,7 @@ impl<'a> Peek<'a> {
                     (Some(_), Some(id)) => Kind::Request(id, method),
                     (Some(_), None) => invalid(
                         true,
-                        "\"id\" must be a string or an integer (MCP allows no null id)",
+                        "\"id\" must be a string or an integer written as one, of 64 bits at most (MCP allows no null id)",
                     ),
                 }
             }
@@ -455,6 +475,17 @@ mod tests {
                 "Some(IdKey(\"6\"))",
                 true,
             ),
+            // A number, with or without serde_json's `arbitrary_precision`.
+            (
+                r#"{"jsonrpc":"2.0","id":6,"method":"ping","params":5}"#,
+                "Some(IdKey(\"6\"))",
+                true,
+            ),
+            (
+                r#"{"jsonrpc":"2.0","id":9,"error":12.5}"#,
+                "Some(IdKey(\"9\"))",
+                false,
+            ),
             (
                 r#"{"jsonrpc":"2.0","id":7,"method":"ping","result":{}}"#,
                 "Some(IdKey(\"7\"))",
@@ -504,25 +535,19 @@ mod tests {
         assert_ne!(IdKey::of(&json!(1)), IdKey::of(&json!("1")));
     }
 
-    /// Numbers are ids by value, whatever their spelling; what is no 64-bit integer is no id.
+    /// A number id is an integer of 64 bits written as one; ids are compared by value.
     #[test]
-    fn numeric_ids_compare_as_numbers() {
+    fn numeric_ids_are_integers_written_as_such() {
         let key = |text: &str| usable_id(&serde_json::from_str::<Value>(text).unwrap());
-        for (same, as_) in [
-            ("-0", "0"),
-            ("-0.0", "0"),
-            ("1e0", "1"),
-            ("1.0", "1"),
-            ("10E-1", "1"),
-            ("-5e0", "-5"),
-            ("18446744073709551615", "18446744073709551615"),
-            ("-9223372036854775808", "-9223372036854775808"),
-        ] {
-            assert_eq!(key(same), key(as_), "{same} and {as_} are one id");
-            assert!(key(same).is_some(), "{same} is an id");
+        for id in ["0", "-5", "18446744073709551615", "-9223372036854775808"] {
+            assert_eq!(key(id), Some(IdKey(id.into())), "{id} is an id");
         }
-        assert_eq!(key("0").unwrap().to_value(), json!(0));
         for no_id in [
+            "-0",
+            "-0.0",
+            "1e0",
+            "1.0",
+            "10E-1",
             "1.5",
             "1e30",
             "123456789012345678901234567890",
@@ -533,6 +558,10 @@ mod tests {
             assert_eq!(key(no_id), None, "{no_id} is no id");
         }
         assert_ne!(key("\"0\""), key("0"));
+        // Keys are values (a cancelled `requestId` of `1.0` names request 1).
+        let of = |text: &str| IdKey::of(&serde_json::from_str::<Value>(text).unwrap());
+        assert_eq!(of("1.0"), of("1"));
+        assert_eq!(of("-0"), of("0"));
     }
 
     #[test]

@@ -31,7 +31,8 @@ Tools:
   stop_reading         -> stops reading its stdin for good (the main loop sleeps)
   long_line {mb, order} -> an answer of `mb` MB on one line: "id_first" (Python SDK order),
                           "id_last" (TypeScript SDK order: result, jsonrpc, id), or "no_id"
-                          (a line of that size that names no id, then the real answer)
+                          (a line of that size that names no id, then the real answer), or
+                          "unended" (id first, and no newline ever)
 
 MOCK_NO_TOOLS=1 leaves the tools capability out of initialize; MOCK_IGNORE_TERM=1 ignores
 SIGTERM (only SIGKILL stops it).
@@ -220,6 +221,9 @@ def call_tool(msg_id, params):
             return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(text)})
         if order == "id_last":
             return send({"result": text_result(text), "jsonrpc": "2.0", "id": msg_id})
+        if order == "unended":
+            line = json.dumps({"jsonrpc": "2.0", "id": msg_id, "result": text_result(text)})
+            return send_bytes(line.encode())  # no newline: the line never ends
         send(text)
         return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("after the long line")})
     if name == "stop_reading":
