@@ -31,7 +31,7 @@ impl DataT for Data {
 #[derive(Clone)]
 pub(crate) struct Env<'a> {
     lut: &'a jaq_core::Lut<Data>,
-    guard: &'a Guard<'a>,
+    pub(super) guard: &'a Guard<'a>,
 }
 
 impl<'a> HasLut<'a, Data> for Env<'a> {
@@ -40,7 +40,7 @@ impl<'a> HasLut<'a, Data> for Env<'a> {
     }
 }
 
-fn trip_error(trip: Trip) -> jaq_core::Error<Val> {
+pub(super) fn trip_error(trip: Trip) -> jaq_core::Error<Val> {
     jaq_core::Error::str(match trip {
         Trip::Time => "lro: time limit reached",
         Trip::Stack => "lro: recursion too deep",
@@ -190,46 +190,140 @@ fn formats() -> impl Iterator<Item = Fun<Data>> {
 
 /// `empty` as a native. jaq defines it in jq (`{}[] as $x | .`), which costs a definition
 /// call on every record a `select` drops, a good part of a filtering recipe's time. It
-/// cannot loop, so it needs no tick. No outputs, no paths, and an update through it leaves
+/// cannot loop itself, but ends the steps of loops that call nothing else. No outputs, no paths, and an update through it leaves
 /// the input as it is (`(empty) |= 1` is `.`, as in jq).
 fn empty_native() -> Fun<Data> {
-    let native = Native::<Data>::new(|_| Box::new(core::iter::empty()))
-        .with_paths(|_| Box::new(core::iter::empty()))
-        .with_update(|cv, _| box_once(Ok(cv.1)));
+    // Ticked: `.[] as $a | .[] | empty` loops over a product with no definition call in
+    // it, and `empty` is where each step of such a loop ends.
+    let native = Native::<Data>::new(|cv| match cv.0.data().guard.tick() {
+        Ok(()) => Box::new(core::iter::empty()),
+        Err(trip) => bome(Err(trip_error(trip))),
+    })
+    .with_paths(|_| Box::new(core::iter::empty()))
+    .with_update(|cv, _| box_once(Ok(cv.1)));
     ("empty", v(0), native)
 }
 
 /// Natives renamed `_lro_<name>` so the prelude can put a guard in front of them:
 /// `range/3` is ticked on every value, printing measures the value whole first, parsing
-/// checks the nesting of its text first.
-const GUARDED: [(&str, usize, &str); 6] = [
+/// checks the nesting of its text first, natives whose result can be many times the size of
+/// their input are refused before they build it when the estimate ([`Guard::check_grows`],
+/// bytes per byte of a string input and per item of an array or object) does not fit the
+/// memory bound, and `implode` refuses what is not a code point (jaq takes `-65` as `A`).
+const GUARDED: [(&str, usize, &str, &str); 17] = [
     (
         "range",
         3,
+        "_lro_range",
         "def range($from; $upto; $by): _lro_range($from; $upto; $by) | _lro_tick;",
     ),
-    ("tojson", 0, "def tojson: _lro_measure | _lro_tojson;"),
+    (
+        "tojson",
+        0,
+        "_lro_tojson",
+        "def tojson: _lro_measure | _lro_tojson;",
+    ),
     (
         "fromxml",
         0,
+        "_lro_fromxml",
         "def fromxml: _lro_nesting(\"xml\") | _lro_fromxml;",
     ),
     (
         "fromyaml",
         0,
+        "_lro_fromyaml",
         "def fromyaml: _lro_nesting(\"yaml\") | _lro_fromyaml;",
     ),
     (
         "fromtoml",
         0,
+        "_lro_fromtoml",
         "def fromtoml: _lro_nesting(\"toml\") | _lro_fromtoml;",
     ),
     (
         "fromcbor",
         0,
+        "_lro_fromcbor",
         "def fromcbor: _lro_nesting(\"cbor\") | _lro_fromcbor;",
     ),
+    // One number (16 bytes) per byte, in a vector that may have doubled.
+    (
+        "explode",
+        0,
+        "_lro_explode",
+        "def explode: _lro_grows(32; 0) | _lro_explode;",
+    ),
+    (
+        "implode",
+        0,
+        "_lro_implode",
+        "def implode: _lro_codepoints | _lro_implode;",
+    ),
+    // A `[key, value]` array per entry (to_entries, with_entries, paths).
+    (
+        "key_values",
+        0,
+        "_lro_key_values",
+        "def key_values: _lro_grows(0; 96) | _lro_key_values;",
+    ),
+    (
+        "keys_unsorted",
+        0,
+        "_lro_keys_unsorted",
+        "def keys_unsorted: _lro_grows(0; 32) | _lro_keys_unsorted;",
+    ),
+    // One index per byte or item at most.
+    (
+        "indices",
+        1,
+        "_lro_indices",
+        "def indices($i): _lro_grows(32; 32) | _lro_indices($i);",
+    ),
+    // Global regex results: up to a match object (offset, length, string, captures) or a
+    // piece per byte.
+    (
+        "matches",
+        2,
+        "_lro_matches",
+        "def matches($re; $flags): _lro_grows_regex($flags) | _lro_matches($re; $flags);",
+    ),
+    (
+        "split_matches",
+        2,
+        "_lro_split_matches",
+        "def split_matches($re; $flags): _lro_grows_regex($flags) | _lro_split_matches($re; $flags);",
+    ),
+    (
+        "split_",
+        2,
+        "_lro_split_",
+        "def split_($re; $flags): _lro_grows_regex($flags) | _lro_split_($re; $flags);",
+    ),
+    // Copies of the input, up to a few times its size (the input is still held).
+    (
+        "ascii_downcase",
+        0,
+        "_lro_ascii_downcase",
+        "def ascii_downcase: _lro_grows(2; 0) | _lro_ascii_downcase;",
+    ),
+    (
+        "ascii_upcase",
+        0,
+        "_lro_ascii_upcase",
+        "def ascii_upcase: _lro_grows(2; 0) | _lro_ascii_upcase;",
+    ),
+    (
+        "escape_html",
+        0,
+        "_lro_escape_html",
+        "def escape_html: _lro_grows(7; 0) | _lro_escape_html;",
+    ),
 ];
+
+/// Per byte of input, the estimated result of a regex native with the global flag: a match
+/// object or a piece of the string (with its key strings and allocations) per byte.
+pub(crate) const REGEX_PER_BYTE: u64 = 512;
 
 /// The natives: jaq's standard set without [`WITHHELD`], the [`GUARDED`] ones renamed, our
 /// `fromjson`, `strptime` (zones compiled in), `test` and `empty`, the tick and the checks of
@@ -246,8 +340,8 @@ fn natives() -> Vec<Fun<Data>> {
         .map(|(name, args, native)| {
             let renamed = GUARDED
                 .iter()
-                .find(|(n, arity, _)| *n == name && *arity == args.len())
-                .map_or(name, |(n, _, _)| guarded_name(n));
+                .find(|(n, arity, ..)| *n == name && *arity == args.len())
+                .map_or(name, |(n, ..)| guarded_name(n));
             (renamed, args, native)
         })
         .collect();
@@ -262,21 +356,22 @@ fn natives() -> Vec<Fun<Data>> {
     natives.push(check_native!(sandbox::MEASURE, check_whole));
     natives.push(nesting_native());
     natives.push(mul_native());
+    natives.extend(super::natives::all());
     natives
 }
 
 /// `_lro_<name>` for a [`GUARDED`] native.
 fn guarded_name(name: &str) -> &'static str {
-    match name {
-        "range" => "_lro_range",
-        "tojson" => "_lro_tojson",
-        "fromxml" => "_lro_fromxml",
-        "fromyaml" => "_lro_fromyaml",
-        "fromtoml" => "_lro_fromtoml",
-        "fromcbor" => "_lro_fromcbor",
-        _ => "_lro_unknown",
-    }
+    GUARDED
+        .iter()
+        .find(|(n, ..)| *n == name)
+        .map_or("_lro_unknown", |(_, _, renamed, _)| *renamed)
 }
+
+/// `halt_error` reports its value as the error of the call (jq prints it to stderr and
+/// exits 5; an extraction that stopped there must not look like one that matched nothing).
+const HALT_DEFS: &str =
+    "def halt_error($code): _lro_halt_error($code); def halt_error: halt_error(5);";
 
 /// The prelude's definitions of the [`GUARDED`] natives this build has (WebAssembly builds
 /// have no XML, YAML, TOML or CBOR).
@@ -291,8 +386,9 @@ fn guarded_defs() -> &'static str {
             .collect();
         GUARDED
             .iter()
-            .filter(|(name, arity, _)| present.contains(&(name, *arity)))
-            .map(|(_, _, def)| *def)
+            .filter(|(name, arity, ..)| present.contains(&(name, *arity)))
+            .map(|(.., def)| *def)
+            .chain([HALT_DEFS])
             .collect::<Vec<_>>()
             .join(" ")
     })
@@ -400,13 +496,19 @@ impl Program {
         };
         let range_defs = jaq_core::load::parse(guarded_defs(), |p| p.defs())
             .ok_or_else(|| query_error(filter, "internal prelude"))?;
-        let prelude = range_defs
-            .into_iter()
-            .chain(jaq_core::defs())
+        let standard = jaq_core::defs()
             .chain(jaq_std::defs())
             .chain(jaq_json::defs())
-            // Ours replace these (natives).
-            .filter(|def| !matches!((def.name, def.args.len()), ("test", 2) | ("empty", 0)))
+            // Ours replace these (natives, and `halt_error` in the prelude).
+            .filter(|def| {
+                !matches!(
+                    (def.name, def.args.len()),
+                    ("test", 2) | ("empty", 0) | ("halt_error", 0 | 1)
+                )
+            });
+        let prelude = range_defs
+            .into_iter()
+            .chain(standard)
             .map(shorten)
             .map(sandbox::tick_def)
             .chain([main_def]);
@@ -477,9 +579,13 @@ impl Program {
                 Err(exn) => {
                     return match exn.get_err() {
                         Ok(error) => Err(RunError(error.to_string())),
-                        // `halt`: stop quietly, as jq stops printing.
+                        // `halt` and `halt_error` end the call with an error: an
+                        // extraction cut there must not pass for a complete one.
                         Err(exn) => match exn.get_halt() {
-                            Ok(_) => Ok(Flow::Stop),
+                            Ok(code) => Err(RunError(guard.halt_message().map_or_else(
+                                || format!("the filter called halt (exit code {code})"),
+                                |m| format!("halt_error (exit code {code}): {m}"),
+                            ))),
                             Err(_) => Err(RunError("internal control flow escaped".to_owned())),
                         },
                     };

@@ -48,6 +48,7 @@ mod engine;
 #[cfg(any(test, fuzzing))]
 pub(crate) mod fuzz_checks;
 mod lines;
+mod natives;
 mod parse;
 mod query;
 mod reader;
@@ -361,9 +362,15 @@ impl<H: Host> Offloader<H> {
         }
         let mut response = budget.finish(&lines);
         if let Some(q) = &structured {
-            response.jq = Some(q.jq_command(&path.to_string_lossy(), window));
+            response.jq = q.jq_command(&path.to_string_lossy(), window);
             if !missing.is_empty() {
                 response.warnings = query::warnings(&missing, &self.first_records(&file));
+            }
+            if response.jq.is_none() {
+                response.warnings.push(format!(
+                    "the equivalent jq command is left out: it would be longer than {} bytes",
+                    query::MAX_JQ_COMMAND
+                ));
             }
         }
         Ok(response)

@@ -247,7 +247,10 @@ pub(crate) fn bound_error(trip: Trip, max_memory: u64, at: &str) -> LroError {
             super::bounds::MAX_PARSE_DEPTH
         ),
         Trip::Memory | Trip::Time => {
-            format!("its values need more than extract.max_memory_bytes ({max_memory} bytes)")
+            format!(
+                "its values need more than extract.max_memory_bytes ({max_memory} bytes, \
+                 shared by the extractions running at once)"
+            )
         }
     };
     LroError::new(

@@ -12,8 +12,8 @@
 //! - **no ambient authority**: `env`/`$ENV`, `now`, `localtime`, `strflocaltime`, `input`,
 //!   `inputs` and module loading (`import`, `include`) are not available.
 
-use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use jaq_core::load::lex::StrPart;
 use jaq_core::load::parse::{BinaryOp, Def, Pattern, Term};
@@ -114,6 +114,16 @@ pub(crate) fn check_text(filter: &str) -> Result<()> {
     Ok(())
 }
 
+/// Estimated bytes that the evaluations running in this process hold, summed over their
+/// guards ([`Guard::claim`]). `extract.max_memory_bytes` bounds this sum, not each
+/// evaluation alone: concurrent extractions (the proxy runs several calls at once, and one
+/// extraction may evaluate on several worker threads) share one budget, so the process stays
+/// near the bound however many run.
+static IN_USE: AtomicU64 = AtomicU64::new(0);
+
+/// Claims on [`IN_USE`] grow by multiples of this.
+const CLAIM_STEP: u64 = 64 * 1024;
+
 /// Why the guard stopped the evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Trip {
@@ -169,6 +179,16 @@ pub(crate) struct Guard<'d> {
     collected: Cell<u64>,
     /// State of the random sequence that picks which large values are walked.
     random: Cell<u64>,
+    /// This guard's share of [`IN_USE`]: the largest estimate it has accepted on this input.
+    claimed: Cell<u64>,
+    /// What `halt_error` was given, shown as the error of the call.
+    halt_message: RefCell<Option<String>>,
+}
+
+impl Drop for Guard<'_> {
+    fn drop(&mut self) {
+        IN_USE.fetch_sub(self.claimed.get(), Ordering::Relaxed);
+    }
 }
 
 /// An address on the current native stack (the stack grows down on every target we run on;
@@ -193,7 +213,41 @@ impl<'d> Guard<'d> {
             // Any odd seed works for the sequence; the stack address varies per process
             // (address randomization) and per thread, so a filter cannot predict it.
             random: Cell::new((base as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1),
+            claimed: Cell::new(0),
+            halt_message: RefCell::new(None),
         }
+    }
+
+    /// The bytes this evaluation may hold: the bound less what the other running
+    /// evaluations of the process claimed.
+    fn limit(&self) -> u64 {
+        let others = IN_USE
+            .load(Ordering::Relaxed)
+            .saturating_sub(self.claimed.get());
+        self.max_memory.saturating_sub(others)
+    }
+
+    /// Accepts an estimate of `bytes` held at once, raising this guard's claim on the
+    /// process' budget to it; past the budget, trips.
+    fn claim(&self, bytes: u64) -> std::result::Result<(), Trip> {
+        let have = self.claimed.get();
+        if bytes <= have {
+            return Ok(());
+        }
+        // Claimed by steps, so a collection growing item by item touches the shared
+        // counter once in a while, not on every item.
+        let claim = bytes.div_ceil(CLAIM_STEP).saturating_mul(CLAIM_STEP);
+        let before = IN_USE.fetch_add(claim - have, Ordering::Relaxed);
+        self.claimed.set(claim);
+        if before.saturating_sub(have).saturating_add(bytes) > self.max_memory {
+            return self.trip(Trip::Memory);
+        }
+        Ok(())
+    }
+
+    /// Gives back this guard's claim (a new input starts from nothing).
+    fn release(&self) {
+        IN_USE.fetch_sub(self.claimed.replace(0), Ordering::Relaxed);
     }
 
     /// Marks the current stack depth as the evaluation's entry point (of one input: the
@@ -201,6 +255,7 @@ impl<'d> Guard<'d> {
     pub(crate) fn enter(&self) {
         self.stack_base.set(stack_position());
         self.collected.set(0);
+        self.release();
     }
 
     fn trip(&self, trip: Trip) -> std::result::Result<(), Trip> {
@@ -225,13 +280,15 @@ impl<'d> Guard<'d> {
         }
         let (bytes, items) = bounds::shallow(value);
         let collected = self.collected.get();
-        if collected.saturating_add(bytes) > self.max_memory {
+        let limit = self.limit();
+        if collected.saturating_add(bytes) > limit {
             return self.trip(Trip::Memory);
         }
+        let mut held = collected.saturating_add(bytes);
         if items > 0 && (items <= bounds::ALWAYS_WALK || self.sampled(items, bytes)) {
-            self.measure(value, self.max_memory - collected)?;
+            held = collected.saturating_add(self.measure(value, limit - collected)?);
         }
-        Ok(())
+        self.claim(held)
     }
 
     /// Whether a large value is walked: with probability `ALWAYS_WALK / items` (bounds the
@@ -243,14 +300,15 @@ impl<'d> Guard<'d> {
             || (r >> 24) % self.max_memory.max(1) < bytes.saturating_mul(bounds::WALK_PER_BOUND)
     }
 
-    /// Walks `value` whole: its depth, and its estimated size against `room`.
-    pub(crate) fn measure(&self, value: &Val, room: u64) -> std::result::Result<(), Trip> {
+    /// Walks `value` whole: its depth, and its estimated size against `room`; the size.
+    pub(crate) fn measure(&self, value: &Val, room: u64) -> std::result::Result<u64, Trip> {
         let expired = || self.clock.expired();
-        match bounds::Measure::new(room, &expired).walk(value, 0) {
-            Ok(()) => Ok(()),
-            Err(bounds::Excess::Depth) => self.trip(Trip::Depth),
-            Err(bounds::Excess::Memory) => self.trip(Trip::Memory),
-            Err(bounds::Excess::Time) => self.trip(Trip::Time),
+        let mut walk = bounds::Measure::new(room, &expired);
+        match walk.walk(value, 0) {
+            Ok(()) => Ok(walk.bytes),
+            Err(bounds::Excess::Depth) => self.trip(Trip::Depth).map(|()| 0),
+            Err(bounds::Excess::Memory) => self.trip(Trip::Memory).map(|()| 0),
+            Err(bounds::Excess::Time) => self.trip(Trip::Time).map(|()| 0),
         }
     }
 
@@ -259,7 +317,44 @@ impl<'d> Guard<'d> {
         if let Some(trip) = self.tripped.get() {
             return Err(trip);
         }
-        self.measure(value, self.max_memory.saturating_sub(self.collected.get()))
+        let collected = self.collected.get();
+        let bytes = self.measure(value, self.limit().saturating_sub(collected))?;
+        self.claim(collected.saturating_add(bytes))
+    }
+
+    /// `_lro_grows($per_byte; $per_item)`: refuses, before a native builds it, a result
+    /// estimated at `per_byte` bytes per byte of a string input and `per_item` per item of
+    /// an array or object input, when it would not fit the memory left.
+    pub(crate) fn check_grows(
+        &self,
+        value: &Val,
+        per_byte: u64,
+        per_item: u64,
+    ) -> std::result::Result<(), Trip> {
+        if let Some(trip) = self.tripped.get() {
+            return Err(trip);
+        }
+        let units = match value {
+            Val::TStr(s) | Val::BStr(s) => (s.len() as u64).saturating_mul(per_byte),
+            Val::Arr(items) => (items.len() as u64).saturating_mul(per_item),
+            Val::Obj(entries) => (entries.len() as u64).saturating_mul(per_item),
+            _ => 0,
+        };
+        let held = self.collected.get().saturating_add(units);
+        if held > self.limit() {
+            return self.trip(Trip::Memory);
+        }
+        self.claim(held)
+    }
+
+    /// `halt_error`: keeps what the filter gave, to report it as the error of the call.
+    pub(crate) fn set_halt_message(&self, message: String) {
+        *self.halt_message.borrow_mut() = Some(message);
+    }
+
+    /// What `halt_error` was given, if it was called.
+    pub(crate) fn halt_message(&self) -> Option<String> {
+        self.halt_message.borrow().clone()
     }
 
     /// `extract.max_memory_bytes`.
@@ -280,7 +375,7 @@ impl<'d> Guard<'d> {
             | (Val::Num(n), Val::TStr(s) | Val::BStr(s)) => s.len() as f64 * times(n),
             _ => return Ok(()),
         };
-        if bytes + self.collected.get() as f64 > self.max_memory as f64 {
+        if bytes + self.collected.get() as f64 > self.limit() as f64 {
             return self.trip(Trip::Memory);
         }
         Ok(())
@@ -294,10 +389,10 @@ impl<'d> Guard<'d> {
         let bytes = bounds::shallow(item).0 + bounds::SLOT;
         let collected = self.collected.get().saturating_add(bytes);
         self.collected.set(collected);
-        if collected > self.max_memory {
+        if collected > self.limit() {
             return self.trip(Trip::Memory);
         }
-        Ok(())
+        self.claim(collected)
     }
 
     /// `_lro_close`: a collection is complete; its items no longer count as gathered.

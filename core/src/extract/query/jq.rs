@@ -66,9 +66,41 @@ fn literal(v: &Val) -> String {
     to_json(v).to_string()
 }
 
+/// Longest jq equivalent given, in bytes. A `$in` of many values becomes a clause per value
+/// (about 15 times the request); past this an agent is better served by the structured
+/// query itself, and the answer stays small whatever the request.
+pub(crate) const MAX_JQ_COMMAND: usize = 2048;
+
 /// Writes filters and conditions, noting the definitions they use.
 struct Writer {
     defs: Defs,
+    /// Bytes of clauses written so far: the writer stops adding clauses past
+    /// [`MAX_JQ_COMMAND`], so a large query is never expanded in full.
+    spent: usize,
+}
+
+impl Writer {
+    fn over(&self) -> bool {
+        self.spent > MAX_JQ_COMMAND
+    }
+
+    /// Clauses from `items`, stopping once the command is past its limit.
+    fn bounded<T>(
+        &mut self,
+        items: &[T],
+        mut write: impl FnMut(&mut Self, &T) -> String,
+    ) -> Vec<String> {
+        let mut parts = Vec::new();
+        for item in items {
+            if self.over() {
+                break;
+            }
+            let part = write(self, item);
+            self.spent = self.spent.saturating_add(part.len());
+            parts.push(part);
+        }
+        parts
+    }
 }
 
 impl Writer {
@@ -87,15 +119,12 @@ impl Writer {
     }
 
     fn join(&mut self, filters: &[Filter], op: &str) -> String {
-        let parts: Vec<String> = filters.iter().map(|f| self.filter(f)).collect();
+        let parts = self.bounded(filters, |w, f| w.filter(f));
         format!("({})", parts.join(op))
     }
 
     fn conds(&mut self, conds: &[Cond], generator: &str, expand: bool) -> String {
-        let parts: Vec<String> = conds
-            .iter()
-            .map(|c| self.cond(c, generator, expand))
-            .collect();
+        let parts = self.bounded(conds, |w, c| w.cond(c, generator, expand));
         if parts.len() == 1 {
             parts.into_iter().next().unwrap_or_default()
         } else {
@@ -197,10 +226,7 @@ impl Writer {
         if xs.is_empty() {
             return "false".to_owned();
         }
-        let parts: Vec<String> = xs
-            .iter()
-            .map(|x| format!("({})", self.equals(x, expand)))
-            .collect();
+        let parts = self.bounded(xs, |w, x| format!("({})", w.equals(x, expand)));
         parts.join(" or ")
     }
 
@@ -228,10 +254,12 @@ impl Writer {
     }
 }
 
-/// The flags and the program of `query`'s jq equivalent.
-pub(crate) fn program(query: &Query) -> (&'static str, String) {
+/// The flags and the program of `query`'s jq equivalent; `None` when it would be longer
+/// than [`MAX_JQ_COMMAND`].
+pub(crate) fn program(query: &Query) -> Option<(&'static str, String)> {
     let mut w = Writer {
         defs: Defs::default(),
+        spent: 0,
     };
     let select = match &query.filter {
         Filter::Always => None,
@@ -324,7 +352,8 @@ pub(crate) fn program(query: &Query) -> (&'static str, String) {
             (flags, body)
         }
     };
-    (flags, format!("{}{body}", w.defs.text()))
+    let program = format!("{}{body}", w.defs.text());
+    (!w.over() && program.len() <= MAX_JQ_COMMAND).then_some((flags, program))
 }
 
 /// Records one by one: `select(...) | projection`, with `-n` and `inputs` for skip/limit.
@@ -356,11 +385,15 @@ fn records_stream(
 
 /// The shell command: `tail -n +2 FILE | jq FLAGS 'PROGRAM'`, or `sed -n 'A,Bp' FILE | ...`
 /// for the lines of one section (as recipes of a file of sections read theirs).
-pub(crate) fn command(query: &Query, file: &str, window: Option<(u64, u64)>) -> String {
-    let (flags, program) = program(query);
+/// `None` when longer than [`MAX_JQ_COMMAND`] (or than that and the file name).
+pub(crate) fn command(query: &Query, file: &str, window: Option<(u64, u64)>) -> Option<String> {
+    let (flags, program) = program(query)?;
     let source = match window {
         Some((first, last)) => format!("sed -n '{first},{last}p' {}", shell_quote(file)),
         None => format!("tail -n +2 {}", shell_quote(file)),
     };
-    format!("{source} | jq {flags} '{}'", program.replace('\'', r"'\''"))
+    Some(format!(
+        "{source} | jq {flags} '{}'",
+        program.replace('\'', r"'\''")
+    ))
 }

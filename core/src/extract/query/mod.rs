@@ -28,6 +28,7 @@ use super::reader::LineReader;
 use crate::error::{ErrorCode, LroError, Result};
 pub(crate) use aggregate::Aggregate;
 pub(crate) use filter::{Filter, Path};
+pub(crate) use jq::MAX_JQ_COMMAND;
 pub(crate) use shape::{Projection, SortKey};
 
 /// A checked structured query.
@@ -142,8 +143,8 @@ impl Query {
     }
 
     /// The equivalent shell command over `file` (over its lines `first..=last` only, for
-    /// a section).
-    pub(crate) fn jq_command(&self, file: &str, window: Option<(u64, u64)>) -> String {
+    /// a section); `None` past [`jq::MAX_JQ_COMMAND`] bytes.
+    pub(crate) fn jq_command(&self, file: &str, window: Option<(u64, u64)>) -> Option<String> {
         jq::command(self, file, window)
     }
 }
