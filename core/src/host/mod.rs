@@ -126,7 +126,9 @@ pub trait Host {
 
     /// Why users other than this one (and root) can change the entries of `dir`, `None`
     /// when they cannot: it is owned by another user, or group/other-writable without being
-    /// a sticky directory of this user. Only a host with users has an answer; the default
+    /// a sticky directory of this user; or one of its ancestors is owned by another user
+    /// (not root), or group/other-writable without the sticky bit (they could rename `dir`
+    /// away and put theirs in its place). Only a host with users has an answer; the default
     /// (memory, object stores, JS) is `None`. The core refuses such an output directory
     /// unless `allow_shared_dir` is set.
     fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
