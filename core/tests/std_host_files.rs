@@ -356,3 +356,35 @@ fn an_ancestor_others_could_rename_the_directory_in_is_refused() {
         assert!(why.contains("owned by another user"), "{why}");
     }
 }
+
+/// A replica whose clock runs two minutes ahead names its file two minutes ahead: cleanup
+/// with a day's TTL keeps it (judged by its modification time), and removes it once a day
+/// has passed since then.
+#[test]
+fn a_name_dated_ahead_of_the_clock_goes_by_its_modification_time() {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let tmp = tempfile::tempdir().unwrap();
+    let config = OffloadConfig {
+        output_dir: tmp.path().to_string_lossy().into_owned(),
+        threshold_tokens: 100,
+        ttl_seconds: 86_400,
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, StdHost::new()).unwrap();
+    let written = std::path::PathBuf::from(offloaded_path(&lro));
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    let ahead = ulid::Ulid::from_parts(now.as_millis() as u64 + 120_000, 7);
+    let renamed = tmp.path().join(format!("atlatl-recall-{ahead}.jsonl"));
+    std::fs::rename(&written, &renamed).unwrap();
+    let report = lro.cleanup().unwrap();
+    assert_eq!((report.removed.len(), report.kept), (0, 1), "{report:?}");
+    assert_eq!(lro.list_resources(None).unwrap().resources.len(), 1);
+
+    let file = std::fs::File::options().write(true).open(&renamed).unwrap();
+    file.set_modified(SystemTime::now() - Duration::from_secs(86_401))
+        .unwrap();
+    let report = lro.cleanup().unwrap();
+    assert_eq!(report.removed.len(), 1, "{report:?}");
+    assert!(report.removed[0].age_seconds >= 86_400, "{report:?}");
+    assert!(!renamed.exists());
+}

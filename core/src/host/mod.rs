@@ -136,6 +136,15 @@ pub trait Host {
         Ok(None)
     }
 
+    /// The modification time of the file at `path` (not following a final symbolic link),
+    /// milliseconds since the Unix epoch; `None` when the host keeps none (the default:
+    /// memory, object stores, JS). Asked only for a file whose name is dated ahead of the
+    /// clock ([`crate::files::file_time`]): with `None` such a file counts as expired.
+    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
+        let _ = path;
+        Ok(None)
+    }
+
     /// Milliseconds since the Unix epoch.
     fn now_millis(&self) -> u64;
 
@@ -197,6 +206,9 @@ impl<H: Host + ?Sized> Host for &H {
     fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
         (**self).shared_dir(dir)
     }
+    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
+        (**self).modified_millis(path)
+    }
     fn now_millis(&self) -> u64 {
         (**self).now_millis()
     }
@@ -232,6 +244,9 @@ impl<H: Host + ?Sized> Host for Box<H> {
     }
     fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
         (**self).shared_dir(dir)
+    }
+    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
+        (**self).modified_millis(path)
     }
     fn now_millis(&self) -> u64 {
         (**self).now_millis()

@@ -162,6 +162,16 @@ impl Host for StdHost {
         std_checked::shared_dir(dir)
     }
 
+    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
+        let modified = fs::symlink_metadata(path)?.modified()?;
+        // Before 1970 (a clock reset): as old as can be.
+        Ok(Some(
+            modified
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
+        ))
+    }
+
     fn now_millis(&self) -> u64 {
         SystemTime::now()
             .duration_since(UNIX_EPOCH)
