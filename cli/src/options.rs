@@ -20,8 +20,8 @@ pub struct ConfigArgs {
     /// the AWS_* environment).
     #[arg(long, value_name = "DIR|URI")]
     pub output_dir: Option<String>,
-    /// Use an output directory other users can write (refused otherwise: they could plant
-    /// or replace the files LRO reads back).
+    /// Use an output directory other users can write, or swap through a parent they can
+    /// write (refused otherwise: they could plant or replace the files LRO reads back).
     #[arg(long)]
     pub allow_shared_dir: bool,
     /// Offload when estimated tokens exceed this (default 1600).

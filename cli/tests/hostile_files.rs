@@ -386,21 +386,41 @@ fn hard_links_and_other_users_files_are_never_served() {
     ping(&mut proxy, 5);
 }
 
+/// Sets the modification time of `path` to `millis`.
+fn set_mtime(path: &Path, millis: u64) {
+    let file = std::fs::File::options().write(true).open(path).unwrap();
+    file.set_modified(UNIX_EPOCH + Duration::from_millis(millis))
+        .unwrap();
+}
+
 #[test]
 fn a_far_future_name_is_neither_listed_first_nor_kept() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("out");
     let file = offload(&dir);
     let planted = dir.join("atlatl-x-7ZZZZZZZZZZZZZZZZZZZZZZZZZ.jsonl");
-    // A minute ahead is clock skew between replicas: still a resource.
+    // A minute ahead is clock skew between replicas: still a resource, by its name's time.
     let skewed = dir.join(format!(
         "atlatl-skew-{}.jsonl",
         ulid_at(now_millis() + 30_000)
     ));
     std::fs::copy(&file, &skewed).unwrap();
-    // Planted once the proxy runs (its first cleanup may remove it: expired either way).
+    // Further ahead the name is not trusted: the file goes by its modification time, now
+    // (as a replica whose clock runs ahead writes it): listed, but after the newer files.
+    let ahead = dir.join(format!(
+        "atlatl-ahead-{}.jsonl",
+        ulid_at(now_millis() + 3_600_000)
+    ));
+    std::fs::copy(&file, &ahead).unwrap();
+    set_mtime(&ahead, now_millis() - 600_000);
+    // Planted once the proxy runs, its modification time far ahead too (touch -d): no time
+    // to trust, so expired (its first cleanup may remove it: expired either way).
     let mut proxy = proxy_in(&dir);
-    std::fs::copy(&file, &planted).unwrap();
+    let plant = || {
+        std::fs::copy(&file, &planted).unwrap();
+        set_mtime(&planted, now_millis() + 10 * 365 * 86_400_000);
+    };
+    plant();
     let listed = proxy.call(1, "resources/list", json!({}));
     let names: Vec<&str> = listed["result"]["resources"]
         .as_array()
@@ -409,12 +429,10 @@ fn a_far_future_name_is_neither_listed_first_nor_kept() {
         .map(|r| r["name"].as_str().unwrap())
         .filter(|name| name.starts_with("atlatl-"))
         .collect();
-    assert_eq!(names.len(), 2, "{listed}");
+    assert_eq!(names.len(), 3, "{listed}");
     assert!(names[0].starts_with("atlatl-skew-"), "{names:?}");
-    assert!(
-        !names.iter().any(|n| n.starts_with("atlatl-x-")),
-        "{names:?}"
-    );
+    assert!(names[1].starts_with("atlatl-recall-"), "{names:?}");
+    assert!(names[2].starts_with("atlatl-ahead-"), "{names:?}");
     let read = proxy.call(
         2,
         "resources/read",
@@ -424,11 +442,29 @@ fn a_far_future_name_is_neither_listed_first_nor_kept() {
     ping(&mut proxy, 3);
 
     if !planted.exists() {
-        std::fs::copy(&file, &planted).unwrap();
+        plant();
     }
-    let out = lro(&["cleanup", "--output-dir", dir.to_str().unwrap()], "", &[]);
-    assert!(out.status.success(), "{}", stderr(&out));
+    let cleanup = || {
+        let out = lro(
+            &[
+                "cleanup",
+                "--output-dir",
+                dir.to_str().unwrap(),
+                "--ttl-seconds",
+                "3600",
+            ],
+            "",
+            &[],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+    };
+    cleanup();
     assert!(!planted.exists(), "the far-future file outlived cleanup");
+    assert!(skewed.exists() && file.exists() && ahead.exists());
+    // Its time to live runs from its modification time.
+    set_mtime(&ahead, now_millis() - 3_601_000);
+    cleanup();
+    assert!(!ahead.exists(), "kept past its modification time's TTL");
     assert!(skewed.exists() && file.exists());
 }
 

@@ -2,8 +2,10 @@
 //!
 //! Only regular files in `output_dir` whose names are offload file names of the configured
 //! prefix, exactly as LRO writes them (the ULID upper case), are candidates; `created_at` is
-//! read from the ULID in the name. A name dated more than a minute in the future counts as
-//! expired (it would otherwise outlive every cleanup). The temporary file of a write that
+//! read from the ULID in the name. A name dated more than a minute ahead of the clock is
+//! judged by the file's modification time instead (a replica whose clock runs ahead wrote it,
+//! and its TTL runs from when the file system saw it), and counts as expired when the host
+//! knows no such time or that too lies ahead ([`crate::files::file_time`]). The temporary file of a write that
 //! never finished (`{offload file name}.tmp-{n}`, left by a process killed mid-write) is
 //! removed once its ULID is an hour old. Symbolic links, directories and every other file are
 //! left alone, and nothing outside `output_dir` is ever looked at. Several processes may clean one directory at once (replicas sharing a
@@ -13,7 +15,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{LroError, Result};
 use crate::events::OffloadEvent;
-use crate::files::{STALE_TEMP_MS, is_expired, parse_offload_file_name, parse_temp_file_name};
+use crate::files::{
+    FUTURE_SKEW_MS, STALE_TEMP_MS, file_time, is_expired_at, parse_offload_file_name,
+    parse_temp_file_name,
+};
 use crate::host::{EntryKind, Host};
 use crate::offload::Offloader;
 use crate::time::iso8601;
@@ -68,17 +73,17 @@ impl<H: Host> Offloader<H> {
             }
             let prefix = &self.config.file_prefix;
             if let Some(parsed) = parse_offload_file_name(&entry.name, prefix) {
-                let created = parsed.ulid.timestamp_ms();
-                if is_expired(created, self.config.ttl_seconds, now) {
-                    expired.push((created, entry.name));
+                let created = self.created_at(&dir, &entry.name, parsed.ulid, now);
+                if is_expired_at(created, self.config.ttl_seconds, now) {
+                    expired.push((created.unwrap_or(now), entry.name));
                 } else {
                     report.kept += 1;
                 }
             } else if let Some(parsed) = parse_temp_file_name(&entry.name, prefix) {
                 // Not reported as kept: it is no offload file, only the remains of one.
-                let created = parsed.ulid.timestamp_ms();
-                if is_expired(created, STALE_TEMP_MS / 1000, now) {
-                    temps.push((created, entry.name));
+                let created = self.created_at(&dir, &entry.name, parsed.ulid, now);
+                if is_expired_at(created, STALE_TEMP_MS / 1000, now) {
+                    temps.push((created.unwrap_or(now), entry.name));
                 }
             }
         }
@@ -111,6 +116,25 @@ impl<H: Host> Offloader<H> {
             }
         }
         Ok(report)
+    }
+
+    /// The [`file_time`] of the file `name` in `dir` named with `ulid`: its modification
+    /// time is asked of the host only when the name is dated ahead of the clock (one `stat`
+    /// for such a file, none for the others).
+    pub(crate) fn created_at(
+        &self,
+        dir: &std::path::Path,
+        name: &str,
+        ulid: ulid::Ulid,
+        now: u64,
+    ) -> Option<u64> {
+        let named = ulid.timestamp_ms();
+        let modified = if named > now.saturating_add(FUTURE_SKEW_MS) {
+            self.host.modified_millis(&dir.join(name)).ok().flatten()
+        } else {
+            None
+        };
+        file_time(named, modified, now)
     }
 
     /// Removes the temporary files of writes that never finished. They are no offload

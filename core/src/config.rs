@@ -155,8 +155,10 @@ pub struct OffloadConfig {
     /// (`StdHost`: `<temp dir>/lro-<uid>`, made 0700).
     pub output_dir: String,
     /// Use an output directory other users can write (owned by another user, or group- or
-    /// other-writable without being a sticky directory of this user), which is refused
-    /// otherwise: there, another user could plant or replace the files LRO reads back.
+    /// other-writable without being a sticky directory of this user) or swap (a parent
+    /// directory another user's, or group- or other-writable and not sticky), which is
+    /// refused otherwise: there, another user could plant or replace the files LRO reads
+    /// back, or rename the directory away and have LRO write into theirs.
     pub allow_shared_dir: bool,
     /// File name prefix: `{prefix}-{operation}-{ulid}.jsonl`.
     pub file_prefix: String,

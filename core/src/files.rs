@@ -12,9 +12,8 @@ pub struct OffloadFileName {
 }
 
 /// How far ahead of the clock a file's ULID time may lie (clock skew between replicas that
-/// share a directory) before the file counts as expired: a name with a future time was not
-/// written by this clock's LRO, and must neither sort first among resources nor outlive
-/// every cleanup.
+/// share a directory) and still be the file's time. Past it, the name is not trusted: the file
+/// is judged by its modification time instead ([`file_time`]).
 pub const FUTURE_SKEW_MS: u64 = 60_000;
 
 /// How old (by its ULID time) a temporary file of an unfinished write must be before cleanup
@@ -22,11 +21,41 @@ pub const FUTURE_SKEW_MS: u64 = 60_000;
 /// takes an hour.
 pub const STALE_TEMP_MS: u64 = 3_600_000;
 
-/// Whether a file created at `created_ms` has expired at `now_ms` with `ttl_seconds`: its
-/// time to live has passed, or its time lies more than [`FUTURE_SKEW_MS`] in the future.
+/// The time a file counts as created at, for its time to live and its place in listings:
+/// the time in its name, unless that lies more than [`FUTURE_SKEW_MS`] ahead of `now_ms`.
+/// Then the name was written by a clock far ahead of this one (a replica sharing the
+/// directory) or by hand, and the file is judged by `modified_ms`, its modification time (the
+/// file system's clock, one for every replica), when the host knows it and it is not itself
+/// ahead. `None` when there is no time to trust (no modification time, or one in the future
+/// too): the file counts as expired, so a planted far-future name is never listed first and
+/// never outlives cleanup.
+///
+/// ```
+/// use lro_core::files::file_time;
+/// let now = 1_000_000_000;
+/// assert_eq!(file_time(now - 5, None, now), Some(now - 5));
+/// assert_eq!(file_time(now + 120_000, Some(now - 7), now), Some(now - 7));
+/// assert_eq!(file_time(now + 120_000, None, now), None);
+/// assert_eq!(file_time(now + 120_000, Some(now + 120_000), now), None);
+/// ```
+pub fn file_time(name_ms: u64, modified_ms: Option<u64>, now_ms: u64) -> Option<u64> {
+    let limit = now_ms.saturating_add(FUTURE_SKEW_MS);
+    if name_ms <= limit {
+        return Some(name_ms);
+    }
+    modified_ms.filter(|&modified| modified <= limit)
+}
+
+/// Whether a file of [`file_time`] `created` has expired at `now_ms` with `ttl_seconds`:
+/// its time to live has passed, or it has no time to trust.
+pub fn is_expired_at(created: Option<u64>, ttl_seconds: u64, now_ms: u64) -> bool {
+    created.is_none_or(|created| created.saturating_add(ttl_seconds.saturating_mul(1000)) <= now_ms)
+}
+
+/// Whether a file named with the time `created_ms`, its modification time unknown, has
+/// expired at `now_ms` with `ttl_seconds` (a name more than [`FUTURE_SKEW_MS`] ahead has).
 pub fn is_expired(created_ms: u64, ttl_seconds: u64, now_ms: u64) -> bool {
-    created_ms.saturating_add(ttl_seconds.saturating_mul(1000)) <= now_ms
-        || created_ms > now_ms.saturating_add(FUTURE_SKEW_MS)
+    is_expired_at(file_time(created_ms, None, now_ms), ttl_seconds, now_ms)
 }
 
 /// Parses `name` as an offload file of `prefix`; `None` for anything else (including the

@@ -666,30 +666,35 @@ impl<H: Host> Offloader<H> {
     /// Writes `parts` as the file `name` in `dir`, made if missing; returns the file's path
     /// with symlinks in `dir` resolved, so the descriptor names the real file.
     ///
-    /// The directory is made and resolved once and then reused (two to three system calls
-    /// less per offload); should it disappear, it is made and resolved again.
+    /// The directory is checked before every write, not only when first used: a long-running
+    /// proxy outlives any one look at it, and the check (a `stat` of the directory and of each
+    /// ancestor) costs microseconds against the file written. A directory that fails it
+    /// fails the write, so the offload falls back inline, saying why. The directory is made
+    /// and resolved once and then reused; should it disappear, it is made and resolved again.
     fn write_file(&self, dir: &Path, name: &str, parts: &[&[u8]]) -> std::io::Result<PathBuf> {
         let lock = || {
             self.resolved_dir
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
+        let check = || {
+            self.check_output_dir(dir).map_err(|e| {
+                std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.message().to_owned())
+            })
+        };
         let known = lock()
             .as_ref()
             .filter(|(configured, _)| configured == dir)
             .map(|(_, resolved)| resolved.join(name));
         if let Some(path) = known {
+            check()?;
             match self.host.write_atomic(&path, parts) {
                 Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
                 written => return written.map(|()| path),
             }
         }
         self.host.create_dir_all(dir)?;
-        // A directory other users can write is refused (the offload then falls back inline,
-        // saying why); checked when the directory is first used or made again.
-        self.check_output_dir(dir).map_err(|e| {
-            std::io::Error::new(std::io::ErrorKind::PermissionDenied, e.message().to_owned())
-        })?;
+        check()?;
         let resolved = self
             .host
             .canonicalize(dir)

@@ -244,25 +244,34 @@ pub struct ReadResourceResult {
 struct Candidate {
     name: String,
     parsed: OffloadFileName,
+    /// Its [`crate::files::file_time`]: the time in its name, or its modification time when
+    /// the name is dated ahead of the clock; `None` when expired for want of a time.
+    time: Option<u64>,
 }
 
 impl Candidate {
-    /// Newest first; files of one millisecond (replicas) by name.
-    fn order(&self) -> (Reverse<ulid::Ulid>, &str) {
-        (Reverse(self.parsed.ulid), &self.name)
+    /// Newest first (by [`Candidate::time`], so a name dated ahead is never first for its
+    /// name); files of one millisecond (replicas) by ULID, then name.
+    fn order(&self) -> (Reverse<u64>, Reverse<ulid::Ulid>, &str) {
+        (
+            Reverse(self.time.unwrap_or(0)),
+            Reverse(self.parsed.ulid),
+            &self.name,
+        )
     }
 }
 
 impl<H: Host> Offloader<H> {
-    /// Whether the offload file `parsed` has outlived the time-to-live, or is dated in the
-    /// future (see [`crate::files::is_expired`]): cleanup would remove it, and it is no
-    /// resource any more.
-    fn expired(&self, parsed: &OffloadFileName) -> bool {
-        crate::files::is_expired(
-            parsed.ulid.timestamp_ms(),
-            self.config.ttl_seconds,
-            self.host.now_millis(),
-        )
+    /// The candidate `name` of `dir`, with its time (see [`Offloader::created_at`]).
+    fn candidate(&self, dir: &Path, name: String, parsed: OffloadFileName, now: u64) -> Candidate {
+        let time = self.created_at(dir, &name, parsed.ulid, now);
+        Candidate { name, parsed, time }
+    }
+
+    /// Whether `file` has outlived the time-to-live, or has no time to trust (see
+    /// [`crate::files::file_time`]): cleanup would remove it, and it is no resource any more.
+    fn expired(&self, file: &Candidate, now: u64) -> bool {
+        crate::files::is_expired_at(file.time, self.config.ttl_seconds, now)
     }
 
     /// One page of the offload files as MCP resources, newest first, [`PAGE_SIZE`] at most.
@@ -279,19 +288,24 @@ impl<H: Host> Offloader<H> {
         page_size: usize,
     ) -> Result<ResourcePage> {
         let prefix = &self.config.file_prefix;
+        let dir = self.output_dir();
+        let now = self.host.now_millis();
         let after = match cursor {
             None => None,
-            Some(name) => Some(Candidate {
-                name: name.to_owned(),
-                parsed: parse_offload_file_name(name, prefix).ok_or_else(|| {
+            // A cursor's time is found as the listing found it (a cursor file gone meanwhile
+            // and dated ahead sorts last: the next page is then empty, not a repeat).
+            Some(name) => Some(self.candidate(
+                &dir,
+                name.to_owned(),
+                parse_offload_file_name(name, prefix).ok_or_else(|| {
                     LroError::new(
                         ErrorCode::InvalidArgument,
                         format!("{name:?} is not a cursor of resources/list"),
                     )
                 })?,
-            }),
+                now,
+            )),
         };
-        let dir = self.output_dir();
         self.check_output_dir(&dir)?;
         let entries = match self.host.list_dir(&dir) {
             Ok(entries) => entries,
@@ -308,12 +322,9 @@ impl<H: Host> Offloader<H> {
             .filter(|entry| entry.kind == EntryKind::File)
             .filter_map(|entry| {
                 let parsed = parse_offload_file_name(&entry.name, prefix)?;
-                Some(Candidate {
-                    name: entry.name,
-                    parsed,
-                })
+                Some(self.candidate(&dir, entry.name, parsed, now))
             })
-            .filter(|file| !self.expired(&file.parsed))
+            .filter(|file| !self.expired(file, now))
             .filter(|file| after.as_ref().is_none_or(|a| file.order() > a.order()))
             .collect();
         files.sort_by(|a, b| a.order().cmp(&b.order()));
@@ -387,7 +398,10 @@ impl<H: Host> Offloader<H> {
             &named.to_string_lossy(),
         )?;
         let opened = file.open(&self.host, uri)?;
-        if self.expired(&target.parsed) {
+        let now = self.host.now_millis();
+        let target_file =
+            self.candidate(&dir, target.file_name.clone(), target.parsed.clone(), now);
+        if self.expired(&target_file, now) {
             return Err(LroError::new(
                 ErrorCode::NotFound,
                 format!(

@@ -80,3 +80,39 @@ fn a_missing_output_directory_lists_nothing() {
     let page = lro.list_resources(None).unwrap();
     assert!(page.resources.is_empty() && page.next_cursor.is_none());
 }
+
+/// A host that keeps no modification time (memory, object stores, JS) has nothing to judge
+/// a name dated ahead of its clock by: the file counts as expired, never listed, removed by
+/// cleanup (a planted far-future name neither sorts first nor outlives cleanup); a name a
+/// minute ahead (clock skew) is still the file's time.
+#[test]
+fn without_modification_times_a_name_dated_ahead_is_expired() {
+    use lro_core::MemoryHost;
+    let host = MemoryHost::new();
+    let now = 1_767_225_600_000u64;
+    host.set_now_millis(now);
+    let name = |ms: u64| format!("atlatl-recall-{}.jsonl", ulid::Ulid::from_parts(ms, 1));
+    let header = "{\"type\":\"lro_header\",\"operation\":\"recall\",\"count\":0}\n";
+    let skewed = name(now + 30_000);
+    let ahead = name(now + 120_000);
+    host.insert_file(format!("/out/{skewed}"), header);
+    host.insert_file(format!("/out/{ahead}"), header);
+    let config = OffloadConfig {
+        output_dir: "/out".into(),
+        ttl_seconds: 86_400,
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, host).unwrap();
+    let listed: Vec<String> = lro
+        .list_resources(None)
+        .unwrap()
+        .resources
+        .into_iter()
+        .map(|r| r.name)
+        .collect();
+    assert_eq!(listed, vec![skewed.clone()]);
+    let report = lro.cleanup().unwrap();
+    assert_eq!(report.kept, 1, "{report:?}");
+    assert_eq!(report.removed.len(), 1, "{report:?}");
+    assert!(report.removed[0].file_path.ends_with(&ahead), "{report:?}");
+}

@@ -319,3 +319,72 @@ fn uid() -> u32 {
     let tmp = tempfile::tempfile().unwrap();
     tmp.metadata().unwrap().uid()
 }
+
+#[test]
+fn an_ancestor_others_could_rename_the_directory_in_is_refused() {
+    use lro_core::host::Host;
+    let tmp = tempfile::tempdir().unwrap();
+    let parent = tmp.path().join("a");
+    let dir = parent.join("b").join("out");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mode = |path: &Path, m: u32| {
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(m)).unwrap()
+    };
+    mode(&dir, 0o700);
+    assert_eq!(StdHost.shared_dir(&dir).unwrap(), None);
+    // Two levels up, world-writable and not sticky: refused, naming it.
+    mode(&parent, 0o777);
+    let why = StdHost.shared_dir(&dir).unwrap().expect("refused");
+    assert!(why.contains(parent.to_str().unwrap()), "{why}");
+    // Group-writable only: refused too.
+    mode(&parent, 0o770);
+    assert!(StdHost.shared_dir(&dir).unwrap().is_some());
+    // Sticky, as /tmp: passes.
+    mode(&parent, 0o1777);
+    assert_eq!(StdHost.shared_dir(&dir).unwrap(), None);
+    // Reached through a link that sits in a swappable directory: refused as well.
+    let open = tmp.path().join("open");
+    std::fs::create_dir(&open).unwrap();
+    mode(&open, 0o777);
+    let link = open.join("link");
+    std::os::unix::fs::symlink(&dir, &link).unwrap();
+    assert!(StdHost.shared_dir(&link).unwrap().is_some());
+    // An ancestor owned by another user (chown needs root).
+    mode(&parent, 0o755);
+    if std::os::unix::fs::chown(&parent, Some(4242), Some(4242)).is_ok() {
+        let why = StdHost.shared_dir(&dir).unwrap().expect("refused");
+        assert!(why.contains("owned by another user"), "{why}");
+    }
+}
+
+/// A replica whose clock runs two minutes ahead names its file two minutes ahead: cleanup
+/// with a day's TTL keeps it (judged by its modification time), and removes it once a day
+/// has passed since then.
+#[test]
+fn a_name_dated_ahead_of_the_clock_goes_by_its_modification_time() {
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    let tmp = tempfile::tempdir().unwrap();
+    let config = OffloadConfig {
+        output_dir: tmp.path().to_string_lossy().into_owned(),
+        threshold_tokens: 100,
+        ttl_seconds: 86_400,
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, StdHost::new()).unwrap();
+    let written = std::path::PathBuf::from(offloaded_path(&lro));
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    let ahead = ulid::Ulid::from_parts(now.as_millis() as u64 + 120_000, 7);
+    let renamed = tmp.path().join(format!("atlatl-recall-{ahead}.jsonl"));
+    std::fs::rename(&written, &renamed).unwrap();
+    let report = lro.cleanup().unwrap();
+    assert_eq!((report.removed.len(), report.kept), (0, 1), "{report:?}");
+    assert_eq!(lro.list_resources(None).unwrap().resources.len(), 1);
+
+    let file = std::fs::File::options().write(true).open(&renamed).unwrap();
+    file.set_modified(SystemTime::now() - Duration::from_secs(86_401))
+        .unwrap();
+    let report = lro.cleanup().unwrap();
+    assert_eq!(report.removed.len(), 1, "{report:?}");
+    assert!(report.removed[0].age_seconds >= 86_400, "{report:?}");
+    assert!(!renamed.exists());
+}

@@ -85,6 +85,9 @@ impl Host for NativeHost {
     fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
         self.inner().shared_dir(dir)
     }
+    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
+        self.inner().modified_millis(path)
+    }
     fn now_millis(&self) -> u64 {
         self.inner().now_millis()
     }

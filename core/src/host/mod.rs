@@ -126,11 +126,22 @@ pub trait Host {
 
     /// Why users other than this one (and root) can change the entries of `dir`, `None`
     /// when they cannot: it is owned by another user, or group/other-writable without being
-    /// a sticky directory of this user. Only a host with users has an answer; the default
+    /// a sticky directory of this user; or one of its ancestors is owned by another user
+    /// (not root), or group/other-writable without the sticky bit (they could rename `dir`
+    /// away and put theirs in its place). Only a host with users has an answer; the default
     /// (memory, object stores, JS) is `None`. The core refuses such an output directory
     /// unless `allow_shared_dir` is set.
     fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
         let _ = dir;
+        Ok(None)
+    }
+
+    /// The modification time of the file at `path` (not following a final symbolic link),
+    /// milliseconds since the Unix epoch; `None` when the host keeps none (the default:
+    /// memory, object stores, JS). Asked only for a file whose name is dated ahead of the
+    /// clock ([`crate::files::file_time`]): with `None` such a file counts as expired.
+    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
+        let _ = path;
         Ok(None)
     }
 
@@ -195,6 +206,9 @@ impl<H: Host + ?Sized> Host for &H {
     fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
         (**self).shared_dir(dir)
     }
+    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
+        (**self).modified_millis(path)
+    }
     fn now_millis(&self) -> u64 {
         (**self).now_millis()
     }
@@ -230,6 +244,9 @@ impl<H: Host + ?Sized> Host for Box<H> {
     }
     fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
         (**self).shared_dir(dir)
+    }
+    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
+        (**self).modified_millis(path)
     }
     fn now_millis(&self) -> u64 {
         (**self).now_millis()

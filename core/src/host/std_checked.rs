@@ -63,6 +63,59 @@ pub(super) fn open_file(dir: &Path, name: &str) -> io::Result<OpenFile<'static>>
     })
 }
 
+/// Writes `parts` under the exclusive name `tmp` inside `dir`, then publishes it as `name`
+/// without replacing anything, all relative to one handle on `dir` (`openat`, `linkat`,
+/// `unlinkat`): the temp file and the published name are in the directory that was opened,
+/// even should its path be renamed away and replaced meanwhile (the names are then written
+/// into the renamed directory, never into the one put in its place). A final symbolic link
+/// is never followed. Where the filesystem has no hard links the temp is renamed after
+/// checking the name is free, as [`super::StdHost::publish`] does.
+#[cfg(unix)]
+pub(super) fn write_in_dir(dir: &Path, name: &str, tmp: &str, parts: &[&[u8]]) -> io::Result<()> {
+    use std::io::Write;
+
+    use rustix::fs::{AtFlags, Mode, OFlags, linkat, open, openat, renameat, statat, unlinkat};
+
+    check_name(name)?;
+    check_name(tmp)?;
+    let dir_fd = open(
+        dir,
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?;
+    let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
+    let mut file = fs::File::from(openat(&dir_fd, tmp, flags, Mode::from_raw_mode(0o600))?);
+    let remove_tmp = || {
+        let _ = unlinkat(&dir_fd, tmp, AtFlags::empty());
+    };
+    if let Err(err) = parts.iter().try_for_each(|part| file.write_all(part)) {
+        remove_tmp();
+        return Err(err);
+    }
+    drop(file);
+    let published = match linkat(&dir_fd, tmp, &dir_fd, name, AtFlags::empty()) {
+        Ok(()) => Ok(()),
+        Err(rustix::io::Errno::EXIST) => Err(super::std_host::already_exists()),
+        Err(err) => {
+            let err = io::Error::from(err);
+            if !super::std_host::links_unsupported(&err) {
+                Err(err)
+            } else if statat(&dir_fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok() {
+                Err(super::std_host::already_exists())
+            } else {
+                let renamed = renameat(&dir_fd, tmp, &dir_fd, name).map_err(io::Error::from);
+                if renamed.is_err() {
+                    remove_tmp();
+                }
+                return renamed;
+            }
+        }
+    };
+    // Once linked, the temp name is only a second name of the published file.
+    remove_tmp();
+    published
+}
+
 #[cfg(unix)]
 fn kind_name(kind: rustix::fs::FileType) -> &'static str {
     use rustix::fs::FileType;
@@ -103,8 +156,9 @@ fn check_name(name: &str) -> io::Result<()> {
     Ok(())
 }
 
-/// Why users other than this one and root can change the entries of `dir` (see
-/// [`super::Host::shared_dir`]); `dir` is followed if it is a symbolic link.
+/// Why users other than this one and root can change the entries of `dir`, or swap `dir`
+/// itself through one of its ancestors (see [`super::Host::shared_dir`]); `dir` is followed
+/// if it is a symbolic link.
 #[cfg(unix)]
 pub(super) fn shared_dir(dir: &Path) -> io::Result<Option<String>> {
     let stat = rustix::fs::stat(dir)?;
@@ -125,6 +179,40 @@ pub(super) fn shared_dir(dir: &Path) -> io::Result<Option<String>> {
             "other users can write it (mode {mode:04o}, owner uid {})",
             stat.st_uid
         )));
+    }
+    shared_ancestor(dir)
+}
+
+/// Why users other than this one and root can swap `dir` itself for a directory of theirs:
+/// an ancestor of it (of the path as given, every link in it followed, and of the resolved
+/// path) that is neither this user's nor root's, or that others can write without the sticky
+/// bit (OpenSSH's `StrictModes` rule; `/tmp`, root's and sticky, passes). Whoever can write a
+/// parent can rename the output directory away and make their own under its name, so checking
+/// the directory alone would not keep it private. `None` when no ancestor is open so.
+#[cfg(unix)]
+fn shared_ancestor(dir: &Path) -> io::Result<Option<String>> {
+    let resolved = fs::canonicalize(dir)?;
+    let me = rustix::process::geteuid().as_raw();
+    for ancestor in dir.ancestors().skip(1).chain(resolved.ancestors().skip(1)) {
+        if ancestor.as_os_str().is_empty() {
+            continue;
+        }
+        let stat = rustix::fs::stat(ancestor)?;
+        let mode = stat.st_mode & 0o7777;
+        if stat.st_uid != me && stat.st_uid != 0 {
+            return Ok(Some(format!(
+                "its parent directory {} is owned by another user (uid {}; this user is uid {me})",
+                ancestor.display(),
+                stat.st_uid
+            )));
+        }
+        if mode & 0o022 != 0 && mode & 0o1000 == 0 {
+            return Ok(Some(format!(
+                "other users can write its parent directory {} (mode {mode:04o}, not sticky), so \
+                 they can rename it away and put a directory of theirs in its place",
+                ancestor.display()
+            )));
+        }
     }
     Ok(None)
 }

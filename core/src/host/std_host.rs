@@ -82,14 +82,14 @@ impl StdHost {
 
 /// Errors by which a filesystem says it has no hard links (`EPERM` on FAT, `EOPNOTSUPP`,
 /// `ENOSYS`), as opposed to the name being taken or the directory being unwritable.
-fn links_unsupported(err: &io::Error) -> bool {
+pub(super) fn links_unsupported(err: &io::Error) -> bool {
     matches!(
         err.kind(),
         io::ErrorKind::Unsupported | io::ErrorKind::PermissionDenied
     )
 }
 
-fn already_exists() -> io::Error {
+pub(super) fn already_exists() -> io::Error {
     io::Error::new(io::ErrorKind::AlreadyExists, "offload file already exists")
 }
 
@@ -98,6 +98,15 @@ impl Host for StdHost {
         // Written under a temp name created exclusively (two writers never share it), then
         // published whole under its name, which is never taken from another file.
         let tmp = self.temp_name(path);
+        // On Unix all of it through one handle on the directory (see `write_in_dir`).
+        #[cfg(unix)]
+        if let (Some(dir), Some(name), Some(tmp)) = (
+            path.parent().filter(|d| !d.as_os_str().is_empty()),
+            path.file_name().and_then(|n| n.to_str()),
+            tmp.file_name().and_then(|n| n.to_str()),
+        ) {
+            return std_checked::write_in_dir(dir, name, tmp, parts);
+        }
         let result = create_private(&tmp)
             .and_then(|mut file| parts.iter().try_for_each(|part| file.write_all(part)));
         if let Err(err) = result {
@@ -151,6 +160,16 @@ impl Host for StdHost {
 
     fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
         std_checked::shared_dir(dir)
+    }
+
+    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
+        let modified = fs::symlink_metadata(path)?.modified()?;
+        // Before 1970 (a clock reset): as old as can be.
+        Ok(Some(
+            modified
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_millis() as u64),
+        ))
     }
 
     fn now_millis(&self) -> u64 {
