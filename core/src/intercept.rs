@@ -262,12 +262,21 @@ impl<H: Host> Offloader<H> {
                 outcome => return outcome,
             }
         }
+        // An object's text is read as JSON (crate::shape::read_text), which keeps the last
+        // value of a key named twice: counted, to be reported.
+        let duplicate_keys = if text.trim_start().starts_with('{') {
+            crate::json::dupes::count(text.as_bytes())
+        } else {
+            0
+        };
         if text.len() > min_text {
-            if let Some(outcome) = self.offload_text_layout(text, request, min_text)? {
+            if let Some(outcome) =
+                self.offload_text_layout(text, request, min_text, duplicate_keys)?
+            {
                 return Ok(outcome);
             }
         }
-        self.offload(&Value::String(text.to_owned()), request)
+        self.offload_read(&Value::String(text.to_owned()), request, duplicate_keys)
     }
 
     fn finish(

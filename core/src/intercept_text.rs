@@ -193,9 +193,12 @@ impl<H: Host> Offloader<H> {
         let request = request_for(context);
         let outcome = match envelope.structured {
             Some(structured) if structured != "null" => {
-                match self.offload_json_text(structured, &request, min_text)? {
+                // Read as a `Value` (small parts, or all of it), a key named twice keeps
+                // its last value: counted, to be reported.
+                let duplicate_keys = crate::json::dupes::count(structured.as_bytes());
+                match self.offload_json_text(structured, &request, min_text, duplicate_keys)? {
                     Some(outcome) => outcome,
-                    None => self.offload(&parse(structured)?, &request)?,
+                    None => self.offload_read(&parse(structured)?, &request, duplicate_keys)?,
                 }
             }
             _ if texts.is_empty() => {

@@ -18,11 +18,12 @@ use crate::shape::raw::{TEXT_PART_MIN, TextLayout};
 
 impl<H: Host> Offloader<H> {
     /// [`Offloader::offload`] of the large JSON object `json` holds (the caller's fallback
-    /// for other texts: `None`).
+    /// for other texts: `None`), whose text names `duplicate_keys` keys twice.
     pub(crate) fn offload_object_text(
         &self,
         json: &[u8],
         request: &OffloadRequest,
+        duplicate_keys: usize,
     ) -> Result<Option<Outcome>> {
         let Ok(text) = std::str::from_utf8(json) else {
             return Ok(None);
@@ -30,20 +31,23 @@ impl<H: Host> Offloader<H> {
         if json.len() <= TEXT_PART_MIN || !raw::trim(text).starts_with('{') {
             return Ok(None);
         }
-        self.offload_json_text(text, request, TEXT_PART_MIN)
+        self.offload_json_text(text, request, TEXT_PART_MIN, duplicate_keys)
     }
 
     /// [`Offloader::offload`] of the value the JSON text `json` holds, read by
     /// [`TextLayout::of_json`] with parts up to `min_text` bytes parsed. `None` when the
-    /// layout declines (or LRO is off): the caller takes the `Value` path.
+    /// layout declines (or LRO is off): the caller takes the `Value` path. The text names
+    /// `duplicate_keys` keys twice ([`crate::json::dupes`]), which the outcome reports.
     pub(crate) fn offload_json_text(
         &self,
         json: &str,
         request: &OffloadRequest,
         min_text: usize,
+        duplicate_keys: usize,
     ) -> Result<Option<Outcome>> {
         self.offload_laid_out(
             request,
+            duplicate_keys,
             || TextLayout::of_json(json, min_text),
             // Below the threshold the result is small: its value is returned as it is.
             || serde_json::from_str::<Value>(json).ok(),
@@ -52,15 +56,18 @@ impl<H: Host> Offloader<H> {
 
     /// [`Offloader::offload`] of `Value::String(text)`: the text read as
     /// [`crate::shape::read_text`] reads it, by [`TextLayout::of_text`]. `None` when the
-    /// layout declines (or LRO is off).
+    /// layout declines (or LRO is off). The text, read as JSON, names `duplicate_keys`
+    /// keys twice.
     pub(crate) fn offload_text_layout(
         &self,
         text: &str,
         request: &OffloadRequest,
         min_text: usize,
+        duplicate_keys: usize,
     ) -> Result<Option<Outcome>> {
         self.offload_laid_out(
             request,
+            duplicate_keys,
             || TextLayout::of_text(text, min_text),
             || Some(Value::String(text.to_owned())),
         )
@@ -71,6 +78,7 @@ impl<H: Host> Offloader<H> {
     fn offload_laid_out(
         &self,
         request: &OffloadRequest,
+        duplicate_keys: usize,
         lay_out: impl FnOnce() -> Option<TextLayout>,
         original: impl FnOnce() -> Option<Value>,
     ) -> Result<Option<Outcome>> {
@@ -81,7 +89,8 @@ impl<H: Host> Offloader<H> {
         let Some(layout) = lay_out() else {
             return Ok(None);
         };
-        let prepared = self.prepared_layout(layout, request);
+        let mut prepared = self.prepared_layout(layout, request);
+        prepared.duplicate_keys = duplicate_keys;
         if self.offloads(&prepared, request) {
             return Ok(Some(self.materialize(prepared, request)));
         }
