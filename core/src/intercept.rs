@@ -137,6 +137,18 @@ impl<H: Host> Offloader<H> {
         result: &Value,
         context: &ToolCallContext,
     ) -> Result<Intercepted> {
+        self.intercept_read(result, context, 0)
+    }
+
+    /// [`Offloader::intercept_tool_result`] of a result read from a JSON text whose
+    /// `structuredContent` named `duplicate_keys` keys twice (merged in `result`: an
+    /// offload of it says so).
+    pub(crate) fn intercept_read(
+        &self,
+        result: &Value,
+        context: &ToolCallContext,
+        duplicate_keys: usize,
+    ) -> Result<Intercepted> {
         let Value::Object(fields) = result else {
             return Ok(untouched(result, InterceptAction::Bypassed));
         };
@@ -158,7 +170,9 @@ impl<H: Host> Offloader<H> {
             .collect();
         let request = request_for(context);
         let outcome = match fields.get("structuredContent") {
-            Some(structured) if !structured.is_null() => self.offload(structured, &request)?,
+            Some(structured) if !structured.is_null() => {
+                self.offload_read(structured, &request, duplicate_keys)?
+            }
             _ if texts.is_empty() => return Ok(untouched(result, InterceptAction::Bypassed)),
             _ => self.offload_text_blocks(&texts, &request)?,
         };
@@ -236,7 +250,10 @@ impl<H: Host> Offloader<H> {
                 })
                 .collect();
             if let Some(values) = values {
-                return self.offload(&Value::Array(values), request);
+                // Each block's JSON read as a `Value` keeps the last value of a key named
+                // twice: counted, to be reported.
+                let duplicate_keys = texts.iter().map(|t| crate::json::dupes::in_text(t)).sum();
+                return self.offload_read(&Value::Array(values), request, duplicate_keys);
             }
         }
         self.offload_text(&texts.join("\n"), request)
@@ -262,13 +279,10 @@ impl<H: Host> Offloader<H> {
                 outcome => return outcome,
             }
         }
-        // An object's text is read as JSON (crate::shape::read_text), which keeps the last
-        // value of a key named twice: counted, to be reported.
-        let duplicate_keys = if text.trim_start().starts_with('{') {
-            crate::json::dupes::count(text.as_bytes())
-        } else {
-            0
-        };
+        // JSON in the text (an object, JSON lines, JSON inside a JSON string) is read as a
+        // `Value` (crate::shape::read_text), which keeps the last value of a key named
+        // twice: counted, to be reported.
+        let duplicate_keys = crate::json::dupes::in_text(text);
         if text.len() > min_text {
             if let Some(outcome) =
                 self.offload_text_layout(text, request, min_text, duplicate_keys)?

@@ -106,10 +106,12 @@ impl<H: Host> Offloader<H> {
     /// (compact, serde_json's spelling, as [`crate::jsonl::Body::of_values`] writes them),
     /// when they are offloaded. `None` when they form a tree or stay inline (or LRO is
     /// off): the caller then takes the `Value` path, which needs the records as they were.
+    /// Their texts named `duplicate_keys` keys twice, which the outcome reports.
     pub(crate) fn offload_record_lines(
         &self,
         records: crate::jsonl::Body,
         request: &OffloadRequest,
+        duplicate_keys: usize,
     ) -> Result<Option<Outcome>> {
         if !self.config.enabled {
             return Ok(None);
@@ -118,7 +120,8 @@ impl<H: Host> Offloader<H> {
         let Some(layout) = TextLayout::of_records(records) else {
             return Ok(None);
         };
-        let prepared = self.prepared_layout(layout, request);
+        let mut prepared = self.prepared_layout(layout, request);
+        prepared.duplicate_keys = duplicate_keys;
         Ok(self
             .offloads(&prepared, request)
             .then(|| self.materialize(prepared, request)))

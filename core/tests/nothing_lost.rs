@@ -450,6 +450,87 @@ fn duplicate_keys_keep_their_records_and_are_counted_in_header_and_descriptor() 
     assert!(descriptor.get("warning").is_none());
 }
 
+#[test]
+fn duplicate_keys_in_mcp_results_read_from_their_text_are_counted() {
+    use lro_core::{InterceptedText, ToolCallContext};
+    let records: Vec<String> = (0..3000)
+        .map(|i| match i % 100 {
+            0 => format!(r#"{{"id": {i}, "id": {i}}}"#),
+            _ => format!(r#"{{"id": {i}, "name": "record number {i}"}}"#),
+        })
+        .collect();
+    let array = format!("[{}]", records.join(","));
+    let block = |text: &str| json!({"type": "text", "text": text});
+    let big: String = format!(
+        "[{}]",
+        records
+            .iter()
+            .cycle()
+            .take(30_000)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    for (case, result, expected) in [
+        (
+            "one text block",
+            json!({"content": [block(&array)]}).to_string(),
+            30,
+        ),
+        (
+            "JSON inside a JSON string",
+            json!({"content": [block(&serde_json::to_string(&array).unwrap())]}).to_string(),
+            30,
+        ),
+        (
+            "two text blocks",
+            json!({"content": [block(&array), block(&array)]}).to_string(),
+            60,
+        ),
+        (
+            "structured content",
+            format!(r#"{{"content": [], "structuredContent": {{"items": {array}}}}}"#),
+            30,
+        ),
+        (
+            "structured content over 1 MiB",
+            format!(r#"{{"content": [], "structuredContent": {{"items": {big}}}}}"#),
+            300,
+        ),
+        (
+            "two text blocks over 1 MiB",
+            json!({"content": [block(&big), block(&array)]}).to_string(),
+            330,
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let lro = offloader_in(&dir, "full");
+        let context = ToolCallContext {
+            tool_name: "tool".to_owned(),
+            ..ToolCallContext::default()
+        };
+        let InterceptedText::Rewritten(intercepted) =
+            lro.intercept_tool_result_text(&result, &context).unwrap()
+        else {
+            panic!("{case}: offloaded");
+        };
+        let response = intercepted.response.expect("a descriptor");
+        let text = std::fs::read_to_string(&response.file_path).unwrap();
+        let header = parse_header(text.lines().next().unwrap()).unwrap();
+        assert_eq!(header.duplicate_keys, expected, "{case}");
+        let warning = response.warning.expect("a warning");
+        assert!(
+            warning.starts_with(&format!("{expected} duplicate")),
+            "{case}: {warning}"
+        );
+        // The descriptor the model reads says it too.
+        assert!(
+            intercepted.result.to_string().contains("duplicate key"),
+            "{case}"
+        );
+    }
+}
+
 mod number_properties {
     use super::*;
     use proptest::prelude::*;

@@ -11,6 +11,8 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
+use crate::shape::text::{MAX_UNWRAP, skip_bom};
+
 /// Keys an object holds before they are looked up in a set rather than one by one.
 const LINEAR_KEYS: usize = 16;
 
@@ -86,6 +88,25 @@ pub(crate) fn count(text: &[u8]) -> usize {
     repeated
 }
 
+/// [`count`] of the JSON a tool's text holds as [`crate::shape::read_text`] reads it: the
+/// text itself (a JSON array or object, JSON lines), or the JSON inside the JSON string it
+/// is (up to [`MAX_UNWRAP`] strings deep). 0 for other text.
+pub(crate) fn in_text(text: &str) -> usize {
+    let mut current = Cow::Borrowed(skip_bom(text));
+    for _ in 0..=MAX_UNWRAP {
+        let trimmed = current.trim();
+        match trimmed.as_bytes().first() {
+            Some(b'[' | b'{') => return count(trimmed.as_bytes()),
+            Some(b'"') => match super::raw::decode_str(trimmed) {
+                Some(inner) => current = Cow::Owned(inner.into_owned()),
+                None => return 0,
+            },
+            _ => return 0,
+        }
+    }
+    0
+}
+
 /// Where the string opening at `open` ends (one past its closing quote).
 fn string_end(text: &[u8], open: usize) -> usize {
     let mut at = open + 1;
@@ -129,6 +150,17 @@ mod tests {
         ] {
             assert_eq!(count(text.as_bytes()), expected, "{text}");
         }
+    }
+
+    #[test]
+    fn text_is_read_as_read_text_reads_it() {
+        use super::in_text;
+        assert_eq!(in_text(r#" {"a":1,"a":2} "#), 1);
+        assert_eq!(in_text("{\"a\":1,\"a\":2}\n{\"a\":1}\n"), 1);
+        assert_eq!(in_text(r#""{\"a\":1,\"a\":2}""#), 1);
+        assert_eq!(in_text("\u{feff}[{\"a\":1,\"a\":2}]"), 1);
+        assert_eq!(in_text("a,a\n1,2\n"), 0);
+        assert_eq!(in_text(r#""plain text""#), 0);
     }
 
     #[test]

@@ -31,7 +31,7 @@ use super::{
     Format, Layout, MAX_DEPTH, MAX_SECTIONS, SMALL_FIELD, Section, TreeInfo, is_keyed_collection,
     is_large,
 };
-use crate::json::{canonical, fields, raw, write};
+use crate::json::{canonical, dupes, fields, raw, write};
 use crate::jsonl::Body;
 
 /// Parts of a result whose JSON text is at most this long are parsed into a `Value` and
@@ -355,8 +355,9 @@ impl TextLayout {
 
 /// The compact JSON of the value [`text::read_text`] reads in `text`, when it reads one (a
 /// JSON array or object, maybe inside JSON strings, JSON lines, or a Python literal); `None`
-/// for a table or lines of text.
-pub(crate) fn read_record(text: &str) -> Option<Vec<u8>> {
+/// for a table or lines of text. With it, the keys its JSON named twice in one object
+/// (the value keeps the last of each; 0 when the canonical scan vouched for the text).
+pub(crate) fn read_record(text: &str) -> Option<(Vec<u8>, usize)> {
     let mut current = Cow::Borrowed(text);
     for _ in 0..=MAX_UNWRAP {
         let trimmed = current.trim();
@@ -369,12 +370,15 @@ pub(crate) fn read_record(text: &str) -> Option<Vec<u8>> {
             }
             Some(b'[' | b'{') => {
                 if let Some(record) = canonical::compact_value(trimmed.as_bytes()) {
-                    return Some(record);
+                    return Some((record, 0));
                 }
                 // Valid JSON the scan does not vouch for is read as a `Value`.
                 let value = serde_json::from_str::<Value>(trimmed).ok();
                 match value {
-                    Some(value) => return Some(write::to_string(&value).into_bytes()),
+                    Some(value) => {
+                        let duplicate_keys = dupes::count(trimmed.as_bytes());
+                        return Some((write::to_string(&value).into_bytes(), duplicate_keys));
+                    }
                     None => break,
                 }
             }
@@ -382,9 +386,9 @@ pub(crate) fn read_record(text: &str) -> Option<Vec<u8>> {
         }
     }
     text::json_lines(&current)
-        .map(Value::Array)
-        .or_else(|| super::literal::parse(&current))
-        .map(|value| write::to_string(&value).into_bytes())
+        .map(|lines| (Value::Array(lines), dupes::in_text(&current)))
+        .or_else(|| super::literal::parse(&current).map(|value| (value, 0)))
+        .map(|(value, duplicate_keys)| (write::to_string(&value).into_bytes(), duplicate_keys))
 }
 
 /// Whether a field's JSON text is a non-empty object.
