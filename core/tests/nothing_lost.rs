@@ -471,6 +471,8 @@ fn duplicate_keys_in_mcp_results_read_from_their_text_are_counted() {
             .collect::<Vec<_>>()
             .join(",")
     );
+    // Over TEXT_RESULT_MIN: the result is read from its text, not parsed.
+    assert!(big.len() > 1 << 20);
     for (case, result, expected) in [
         (
             "one text block",
