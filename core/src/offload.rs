@@ -434,7 +434,13 @@ impl<H: Host> Offloader<H> {
     /// Offloads `value` (an array, an object holding an array, text, ...) when its estimated
     /// tokens exceed the threshold; otherwise returns it inline.
     pub fn offload(&self, value: &Value, request: &OffloadRequest) -> Result<Outcome> {
-        self.offload_read(value, request, 0)
+        // A string is read as the text it holds (crate::shape::read_text): JSON in it that
+        // names a key twice keeps the last value, which is counted to be reported.
+        let duplicate_keys = match value {
+            Value::String(text) => crate::json::dupes::in_text(text),
+            _ => 0,
+        };
+        self.offload_read(value, request, duplicate_keys)
     }
 
     /// [`Offloader::offload`] of a value read from a JSON text that named `duplicate_keys`
@@ -500,7 +506,11 @@ impl<H: Host> Offloader<H> {
                     return Ok(self.materialize(prepared, request));
                 }
             } else {
-                duplicate_keys = crate::json::dupes::count(json);
+                // Read as the JSON text it is, or as the text a JSON string holds.
+                duplicate_keys = std::str::from_utf8(json).map_or_else(
+                    |_| crate::json::dupes::count(json),
+                    crate::json::dupes::in_text,
+                );
                 if let Some(outcome) = self.offload_object_text(json, request, duplicate_keys)? {
                     return Ok(outcome);
                 }
