@@ -242,17 +242,22 @@ impl<H: Host> Offloader<H> {
         request: &OffloadRequest,
     ) -> Result<Outcome> {
         if texts.len() > 1 {
+            // Each block's JSON read as a `Value` keeps the last value of a key named twice:
+            // counted, to be reported.
+            let mut duplicate_keys = 0;
             let values: Option<Vec<Value>> = texts
                 .iter()
                 .map(|text| match read_text(text) {
-                    TextRead::Value(value, _) => Some(value),
+                    TextRead::Value(value, format) => {
+                        if format == crate::shape::Format::Json {
+                            duplicate_keys += crate::json::dupes::in_text(text);
+                        }
+                        Some(value)
+                    }
                     _ => None,
                 })
                 .collect();
             if let Some(values) = values {
-                // Each block's JSON read as a `Value` keeps the last value of a key named
-                // twice: counted, to be reported.
-                let duplicate_keys = texts.iter().map(|t| crate::json::dupes::in_text(t)).sum();
                 return self.offload_read(&Value::Array(values), request, duplicate_keys);
             }
         }
@@ -279,18 +284,12 @@ impl<H: Host> Offloader<H> {
                 outcome => return outcome,
             }
         }
-        // JSON in the text (an object, JSON lines, JSON inside a JSON string) is read as a
-        // `Value` (crate::shape::read_text), which keeps the last value of a key named
-        // twice: counted, to be reported.
-        let duplicate_keys = crate::json::dupes::in_text(text);
         if text.len() > min_text {
-            if let Some(outcome) =
-                self.offload_text_layout(text, request, min_text, duplicate_keys)?
-            {
+            if let Some(outcome) = self.offload_text_layout(text, request, min_text)? {
                 return Ok(outcome);
             }
         }
-        self.offload_read(&Value::String(text.to_owned()), request, duplicate_keys)
+        self.offload(&Value::String(text.to_owned()), request)
     }
 
     fn finish(

@@ -193,12 +193,14 @@ impl<H: Host> Offloader<H> {
         let request = request_for(context);
         let outcome = match envelope.structured {
             Some(structured) if structured != "null" => {
-                // Read as a `Value` (small parts, or all of it), a key named twice keeps
-                // its last value: counted, to be reported.
-                let duplicate_keys = crate::json::dupes::count(structured.as_bytes());
-                match self.offload_json_text(structured, &request, min_text, duplicate_keys)? {
+                // The layout counts keys named twice in the parts it parses; read as a
+                // `Value` instead, they are counted here (crate::json::dupes).
+                match self.offload_json_text(structured, &request, min_text)? {
                     Some(outcome) => outcome,
-                    None => self.offload_read(&parse(structured)?, &request, duplicate_keys)?,
+                    None => {
+                        let duplicate_keys = crate::json::dupes::count(structured.as_bytes());
+                        self.offload_read(&parse(structured)?, &request, duplicate_keys)?
+                    }
                 }
             }
             _ if texts.is_empty() => {

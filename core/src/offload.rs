@@ -314,7 +314,11 @@ impl<H: Host> Offloader<H> {
 
     fn prepare<'a>(&self, value: &'a Value, request: &OffloadRequest) -> Result<Prepared<'a>> {
         check_operation(&request.operation)?;
-        let Layout { sections, envelope } = Layout::of(value);
+        let Layout {
+            sections,
+            envelope,
+            duplicate_keys,
+        } = Layout::of(value);
         let single_records = sections.len() == 1
             && sections[0].tree.is_none()
             && !sections[0].entries
@@ -353,7 +357,7 @@ impl<H: Host> Offloader<H> {
                 sections: listed.into_iter().collect(),
                 envelope,
                 records: Some(records),
-                duplicate_keys: 0,
+                duplicate_keys,
             });
         }
         let mut body = Body::default();
@@ -387,7 +391,7 @@ impl<H: Host> Offloader<H> {
             sections: infos,
             envelope,
             records: None,
-            duplicate_keys: 0,
+            duplicate_keys,
         })
     }
 
@@ -434,13 +438,7 @@ impl<H: Host> Offloader<H> {
     /// Offloads `value` (an array, an object holding an array, text, ...) when its estimated
     /// tokens exceed the threshold; otherwise returns it inline.
     pub fn offload(&self, value: &Value, request: &OffloadRequest) -> Result<Outcome> {
-        // A string is read as the text it holds (crate::shape::read_text): JSON in it that
-        // names a key twice keeps the last value, which is counted to be reported.
-        let duplicate_keys = match value {
-            Value::String(text) => crate::json::dupes::in_text(text),
-            _ => 0,
-        };
-        self.offload_read(value, request, duplicate_keys)
+        self.offload_read(value, request, 0)
     }
 
     /// [`Offloader::offload`] of a value read from a JSON text that named `duplicate_keys`
@@ -452,7 +450,7 @@ impl<H: Host> Offloader<H> {
         duplicate_keys: usize,
     ) -> Result<Outcome> {
         let mut prepared = self.prepare(value, request)?;
-        prepared.duplicate_keys = duplicate_keys;
+        prepared.duplicate_keys += duplicate_keys;
         if !self.offloads(&prepared, request) {
             return Ok(Outcome::Inline(self.inline(value, &prepared, request)));
         }
@@ -497,8 +495,9 @@ impl<H: Host> Offloader<H> {
         // a reader ignore it).
         let json = json.strip_prefix("\u{feff}".as_bytes()).unwrap_or(json);
         // The canonical scan declines on a key named twice: when it vouched for the text
-        // there is none. What reads the text otherwise keeps the last value of such a key,
-        // so they are counted, to be reported (crate::json::dupes).
+        // there is none; the object's text layout counts those of the parts it parses. The
+        // `Value` read here keeps the last value of such a key: they are counted (those of
+        // JSON inside strings by the layout), to be reported (crate::json::dupes).
         let mut duplicate_keys = 0;
         if self.config.enabled {
             if let Some(prepared) = self.prepare_json(json, request)? {
@@ -506,14 +505,10 @@ impl<H: Host> Offloader<H> {
                     return Ok(self.materialize(prepared, request));
                 }
             } else {
-                // Read as the JSON text it is, or as the text a JSON string holds.
-                duplicate_keys = std::str::from_utf8(json).map_or_else(
-                    |_| crate::json::dupes::count(json),
-                    crate::json::dupes::in_text,
-                );
-                if let Some(outcome) = self.offload_object_text(json, request, duplicate_keys)? {
+                if let Some(outcome) = self.offload_object_text(json, request)? {
                     return Ok(outcome);
                 }
+                duplicate_keys = crate::json::dupes::count(json);
             }
         }
         // Inline results (small by definition), other shapes and unusual text: the tree.

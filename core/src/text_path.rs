@@ -18,12 +18,11 @@ use crate::shape::raw::{TEXT_PART_MIN, TextLayout};
 
 impl<H: Host> Offloader<H> {
     /// [`Offloader::offload`] of the large JSON object `json` holds (the caller's fallback
-    /// for other texts: `None`), whose text names `duplicate_keys` keys twice.
+    /// for other texts: `None`).
     pub(crate) fn offload_object_text(
         &self,
         json: &[u8],
         request: &OffloadRequest,
-        duplicate_keys: usize,
     ) -> Result<Option<Outcome>> {
         let Ok(text) = std::str::from_utf8(json) else {
             return Ok(None);
@@ -31,23 +30,20 @@ impl<H: Host> Offloader<H> {
         if json.len() <= TEXT_PART_MIN || !raw::trim(text).starts_with('{') {
             return Ok(None);
         }
-        self.offload_json_text(text, request, TEXT_PART_MIN, duplicate_keys)
+        self.offload_json_text(text, request, TEXT_PART_MIN)
     }
 
     /// [`Offloader::offload`] of the value the JSON text `json` holds, read by
     /// [`TextLayout::of_json`] with parts up to `min_text` bytes parsed. `None` when the
-    /// layout declines (or LRO is off): the caller takes the `Value` path. The text names
-    /// `duplicate_keys` keys twice ([`crate::json::dupes`]), which the outcome reports.
+    /// layout declines (or LRO is off): the caller takes the `Value` path.
     pub(crate) fn offload_json_text(
         &self,
         json: &str,
         request: &OffloadRequest,
         min_text: usize,
-        duplicate_keys: usize,
     ) -> Result<Option<Outcome>> {
         self.offload_laid_out(
             request,
-            duplicate_keys,
             || TextLayout::of_json(json, min_text),
             // Below the threshold the result is small: its value is returned as it is.
             || serde_json::from_str::<Value>(json).ok(),
@@ -56,18 +52,15 @@ impl<H: Host> Offloader<H> {
 
     /// [`Offloader::offload`] of `Value::String(text)`: the text read as
     /// [`crate::shape::read_text`] reads it, by [`TextLayout::of_text`]. `None` when the
-    /// layout declines (or LRO is off). The text, read as JSON, names `duplicate_keys`
-    /// keys twice.
+    /// layout declines (or LRO is off).
     pub(crate) fn offload_text_layout(
         &self,
         text: &str,
         request: &OffloadRequest,
         min_text: usize,
-        duplicate_keys: usize,
     ) -> Result<Option<Outcome>> {
         self.offload_laid_out(
             request,
-            duplicate_keys,
             || TextLayout::of_text(text, min_text),
             || Some(Value::String(text.to_owned())),
         )
@@ -78,7 +71,6 @@ impl<H: Host> Offloader<H> {
     fn offload_laid_out(
         &self,
         request: &OffloadRequest,
-        duplicate_keys: usize,
         lay_out: impl FnOnce() -> Option<TextLayout>,
         original: impl FnOnce() -> Option<Value>,
     ) -> Result<Option<Outcome>> {
@@ -89,8 +81,7 @@ impl<H: Host> Offloader<H> {
         let Some(layout) = lay_out() else {
             return Ok(None);
         };
-        let mut prepared = self.prepared_layout(layout, request);
-        prepared.duplicate_keys = duplicate_keys;
+        let prepared = self.prepared_layout(layout, request);
         if self.offloads(&prepared, request) {
             return Ok(Some(self.materialize(prepared, request)));
         }
@@ -121,7 +112,7 @@ impl<H: Host> Offloader<H> {
             return Ok(None);
         };
         let mut prepared = self.prepared_layout(layout, request);
-        prepared.duplicate_keys = duplicate_keys;
+        prepared.duplicate_keys += duplicate_keys;
         Ok(self
             .offloads(&prepared, request)
             .then(|| self.materialize(prepared, request)))
@@ -130,7 +121,8 @@ impl<H: Host> Offloader<H> {
     /// What [`Offloader::offload`]'s preparation makes of the same sections: one plain
     /// section of records is classified (MIF memories are projected), several are listed.
     fn prepared_layout(&self, layout: TextLayout, request: &OffloadRequest) -> Prepared<'static> {
-        let (body, mut written, envelope) = layout.into_parts();
+        // The keys named twice in the parts the layout parsed (crate::json::dupes).
+        let (body, mut written, envelope, duplicate_keys) = layout.into_parts();
         let single_records = matches!(written.as_slice(), [only]
             if only.tree.is_none() && !only.entries && only.format != Format::Text);
         if single_records {
@@ -151,6 +143,7 @@ impl<H: Host> Offloader<H> {
                 }];
             }
             prepared.envelope = envelope;
+            prepared.duplicate_keys = duplicate_keys;
             return prepared;
         }
         let mut first_line = 2;
@@ -181,6 +174,7 @@ impl<H: Host> Offloader<H> {
         prepared.format = format;
         prepared.sections = sections;
         prepared.envelope = envelope;
+        prepared.duplicate_keys = duplicate_keys;
         prepared
     }
 }

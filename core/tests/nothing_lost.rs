@@ -500,6 +500,16 @@ fn duplicate_keys_in_mcp_results_read_from_their_text_are_counted() {
             300,
         ),
         (
+            "JSON in a string of structured content",
+            json!({"content": [], "structuredContent": {"text": array}}).to_string(),
+            30,
+        ),
+        (
+            "JSON in a string of structured content over 1 MiB",
+            json!({"content": [], "structuredContent": {"text": big}}).to_string(),
+            300,
+        ),
+        (
             "two text blocks over 1 MiB",
             json!({"content": [block(&big), block(&array)]}).to_string(),
             330,

@@ -343,7 +343,7 @@ fn conformance_vectors_agree_through_the_text_path() {
                     let pair = pair();
                     let text = render(input, style);
                     let expected = pair.by_value.offload(input, &request).map(|o| o.to_value());
-                    let got = match pair.by_text.offload_json_text(&text, &request, 0, 0) {
+                    let got = match pair.by_text.offload_json_text(&text, &request, 0) {
                         Ok(Some(outcome)) => Ok(outcome.to_value()),
                         Ok(None) => pair.by_text.offload(input, &request).map(|o| o.to_value()),
                         Err(err) => Err(err),
