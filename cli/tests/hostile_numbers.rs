@@ -1,6 +1,7 @@
 //! Issue 26, "nothing lost, or said": numbers keep their digits and one odd value spoils
 //! nothing else, through `lro offload` (`--input json` and `auto`), `lro extract` and the
-//! proxy's `lro_extract`.
+//! proxy's `lro_extract`; keys named twice keep their records and are said (the header's
+//! `duplicate_keys`, the descriptor's warning), through `lro offload` and the proxy.
 
 mod proxy_support;
 
@@ -159,4 +160,83 @@ fn the_proxy_keeps_the_digits_in_the_file_and_through_lro_extract() {
     );
     // Still answering.
     assert_eq!(proxy.call(4, "ping", json!({}))["result"], json!({}));
+}
+
+/// 3,000 records; every 100th names `name` twice (30 keys named twice in all).
+fn records_with_duplicate_keys() -> String {
+    let items: Vec<String> = (0..3000)
+        .map(|i| match i % 100 {
+            0 => format!(r#"{{"id": {i}, "name": "first", "name": "last {i}"}}"#),
+            _ => format!(r#"{{"id": {i}, "name": "record {i}"}}"#),
+        })
+        .collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The header of the offload file at `path`, and its record lines.
+fn header_and_lines(path: &str) -> (Value, Vec<String>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+    (header, lines.map(str::to_owned).collect())
+}
+
+#[test]
+fn keys_named_twice_keep_their_records_and_are_said_through_lro_offload() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path().to_str().unwrap();
+    let input = records_with_duplicate_keys();
+    for mode in ["json", "auto"] {
+        let out = lro(
+            &["offload", "--output-dir", dir, "--input", mode],
+            input.as_bytes(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{mode}");
+        let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
+        let warning = descriptor["warning"].as_str().expect("a warning");
+        assert!(warning.starts_with("30 duplicate key"), "{mode}: {warning}");
+        let (header, lines) = header_and_lines(descriptor["file_path"].as_str().unwrap());
+        assert_eq!(header["duplicate_keys"], 30, "{mode}");
+        assert_eq!(lines.len(), 3000, "{mode}");
+        assert_eq!(lines[200], r#"{"id":200,"name":"last 200"}"#);
+    }
+    // Without keys named twice: no field, no warning.
+    let plain = input.replace(r#""name": "first", "#, "");
+    let out = lro(
+        &["offload", "--output-dir", dir, "--input", "json"],
+        plain.as_bytes(),
+    );
+    let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert!(descriptor.get("warning").is_none(), "{descriptor}");
+    let (header, _) = header_and_lines(descriptor["file_path"].as_str().unwrap());
+    assert!(header.get("duplicate_keys").is_none(), "{header}");
+}
+
+#[test]
+fn the_proxy_says_keys_named_twice_and_answers_on() {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let result = proxy.tool(1, "echo", json!({"text": records_with_duplicate_keys()}));
+    assert_eq!(result["isError"], false, "{result}");
+    let descriptor = &result["structuredContent"];
+    assert_eq!(descriptor["offloaded"], true, "{result}");
+    let warning = descriptor["warning"].as_str().expect("a warning");
+    assert!(warning.starts_with("30 duplicate key"), "{warning}");
+    // The descriptor's text block, which a client without structuredContent reads, too.
+    assert!(proxy_support::text(&result).contains("30 duplicate key"));
+    let file = descriptor["file_path"].as_str().unwrap().to_owned();
+    let (header, lines) = header_and_lines(&file);
+    assert_eq!(header["duplicate_keys"], 30);
+    assert_eq!(lines.len(), 3000);
+    let found = proxy.tool(
+        2,
+        "lro_extract",
+        json!({"file_path": file, "where": {"id": 300}}),
+    );
+    assert_eq!(
+        found["structuredContent"]["results"],
+        json!([{"id": 300, "name": "last 300"}])
+    );
+    // Still answering.
+    assert_eq!(proxy.call(3, "ping", json!({}))["result"], json!({}));
 }

@@ -137,6 +137,18 @@ impl<H: Host> Offloader<H> {
         result: &Value,
         context: &ToolCallContext,
     ) -> Result<Intercepted> {
+        self.intercept_read(result, context, 0)
+    }
+
+    /// [`Offloader::intercept_tool_result`] of a result read from a JSON text whose
+    /// `structuredContent` named `duplicate_keys` keys twice (merged in `result`: an
+    /// offload of it says so).
+    pub(crate) fn intercept_read(
+        &self,
+        result: &Value,
+        context: &ToolCallContext,
+        duplicate_keys: usize,
+    ) -> Result<Intercepted> {
         let Value::Object(fields) = result else {
             return Ok(untouched(result, InterceptAction::Bypassed));
         };
@@ -158,7 +170,9 @@ impl<H: Host> Offloader<H> {
             .collect();
         let request = request_for(context);
         let outcome = match fields.get("structuredContent") {
-            Some(structured) if !structured.is_null() => self.offload(structured, &request)?,
+            Some(structured) if !structured.is_null() => {
+                self.offload_read(structured, &request, duplicate_keys)?
+            }
             _ if texts.is_empty() => return Ok(untouched(result, InterceptAction::Bypassed)),
             _ => self.offload_text_blocks(&texts, &request)?,
         };
@@ -228,15 +242,23 @@ impl<H: Host> Offloader<H> {
         request: &OffloadRequest,
     ) -> Result<Outcome> {
         if texts.len() > 1 {
+            // Each block's JSON read as a `Value` keeps the last value of a key named twice:
+            // counted, to be reported.
+            let mut duplicate_keys = 0;
             let values: Option<Vec<Value>> = texts
                 .iter()
                 .map(|text| match read_text(text) {
-                    TextRead::Value(value, _) => Some(value),
+                    TextRead::Value(value, format) => {
+                        if format == crate::shape::Format::Json {
+                            duplicate_keys += crate::json::dupes::in_text(text);
+                        }
+                        Some(value)
+                    }
                     _ => None,
                 })
                 .collect();
             if let Some(values) = values {
-                return self.offload(&Value::Array(values), request);
+                return self.offload_read(&Value::Array(values), request, duplicate_keys);
             }
         }
         self.offload_text(&texts.join("\n"), request)

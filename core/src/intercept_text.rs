@@ -193,9 +193,14 @@ impl<H: Host> Offloader<H> {
         let request = request_for(context);
         let outcome = match envelope.structured {
             Some(structured) if structured != "null" => {
+                // The layout counts keys named twice in the parts it parses; read as a
+                // `Value` instead, they are counted here (crate::json::dupes).
                 match self.offload_json_text(structured, &request, min_text)? {
                     Some(outcome) => outcome,
-                    None => self.offload(&parse(structured)?, &request)?,
+                    None => {
+                        let duplicate_keys = crate::json::dupes::count(structured.as_bytes());
+                        self.offload_read(&parse(structured)?, &request, duplicate_keys)?
+                    }
                 }
             }
             _ if texts.is_empty() => {
@@ -211,7 +216,16 @@ impl<H: Host> Offloader<H> {
 
     /// The `Value` path, for small results and envelopes read only as a `Value`.
     fn intercept_parsed(&self, result: &str, context: &ToolCallContext) -> Result<InterceptedText> {
-        let intercepted = self.intercept_tool_result(&parse(result)?, context)?;
+        let value = parse(result)?;
+        // Structured content read from this text keeps the last value of a key named twice:
+        // counted (over the whole result, which is small here), to be reported.
+        let structured = value.get("structuredContent").is_some_and(|s| !s.is_null());
+        let duplicate_keys = if structured {
+            crate::json::dupes::count(result.as_bytes())
+        } else {
+            0
+        };
+        let intercepted = self.intercept_read(&value, context, duplicate_keys)?;
         Ok(match intercepted.action {
             InterceptAction::Offloaded | InterceptAction::Truncated => {
                 InterceptedText::Rewritten(Box::new(intercepted))
@@ -231,14 +245,20 @@ impl<H: Host> Offloader<H> {
     ) -> Result<Outcome> {
         if texts.len() > 1 {
             let mut records = Body::default();
+            let mut duplicate_keys = 0;
             let all_values = texts.iter().all(|text| {
                 raw::decode_str(text)
                     .and_then(|content| read_record(&content))
-                    .map(|record| records.push_line_with(|out| out.extend_from_slice(&record)))
+                    .map(|(record, repeated)| {
+                        duplicate_keys += repeated;
+                        records.push_line_with(|out| out.extend_from_slice(&record));
+                    })
                     .is_some()
             });
             if all_values {
-                if let Some(outcome) = self.offload_record_lines(records, request)? {
+                if let Some(outcome) =
+                    self.offload_record_lines(records, request, duplicate_keys)?
+                {
                     return Ok(outcome);
                 }
             }

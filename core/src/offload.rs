@@ -227,6 +227,9 @@ pub(crate) struct Prepared<'a> {
     pub(crate) envelope: Map<String, Value>,
     /// The records the body was written from, when they are one section of `Value`s.
     pub(crate) records: Option<Cow<'a, [Value]>>,
+    /// Keys the result's JSON text named twice in one object (`crate::json::dupes`): the
+    /// records kept the last value of each, the header and the descriptor say so.
+    pub(crate) duplicate_keys: usize,
 }
 
 impl Prepared<'_> {
@@ -312,7 +315,11 @@ impl<H: Host> Offloader<H> {
 
     fn prepare<'a>(&self, value: &'a Value, request: &OffloadRequest) -> Result<Prepared<'a>> {
         check_operation(&request.operation)?;
-        let Layout { sections, envelope } = Layout::of(value);
+        let Layout {
+            sections,
+            envelope,
+            duplicate_keys,
+        } = Layout::of(value);
         let single_records = sections.len() == 1
             && sections[0].tree.is_none()
             && !sections[0].entries
@@ -351,6 +358,7 @@ impl<H: Host> Offloader<H> {
                 sections: listed.into_iter().collect(),
                 envelope,
                 records: Some(records),
+                duplicate_keys,
             });
         }
         let mut body = Body::default();
@@ -384,6 +392,7 @@ impl<H: Host> Offloader<H> {
             sections: infos,
             envelope,
             records: None,
+            duplicate_keys,
         })
     }
 
@@ -423,13 +432,26 @@ impl<H: Host> Offloader<H> {
             sections: Vec::new(),
             envelope: Map::new(),
             records: None,
+            duplicate_keys: 0,
         }
     }
 
     /// Offloads `value` (an array, an object holding an array, text, ...) when its estimated
     /// tokens exceed the threshold; otherwise returns it inline.
     pub fn offload(&self, value: &Value, request: &OffloadRequest) -> Result<Outcome> {
-        let prepared = self.prepare(value, request)?;
+        self.offload_read(value, request, 0)
+    }
+
+    /// [`Offloader::offload`] of a value read from a JSON text that named `duplicate_keys`
+    /// keys twice (merged in `value`: the outcome says so).
+    pub(crate) fn offload_read(
+        &self,
+        value: &Value,
+        request: &OffloadRequest,
+        duplicate_keys: usize,
+    ) -> Result<Outcome> {
+        let mut prepared = self.prepare(value, request)?;
+        prepared.duplicate_keys += duplicate_keys;
         if !self.offloads(&prepared, request) {
             return Ok(Outcome::Inline(self.inline(value, &prepared, request)));
         }
@@ -473,13 +495,21 @@ impl<H: Host> Offloader<H> {
         // A leading byte-order mark is an encoding's signature, not content (RFC 8259 lets
         // a reader ignore it).
         let json = json.strip_prefix("\u{feff}".as_bytes()).unwrap_or(json);
+        // The canonical scan declines on a key named twice: when it vouched for the text
+        // there is none; the object's text layout counts those of the parts it parses. The
+        // `Value` read here keeps the last value of such a key: they are counted (those of
+        // JSON inside strings by the layout), to be reported (crate::json::dupes).
+        let mut duplicate_keys = 0;
         if self.config.enabled {
             if let Some(prepared) = self.prepare_json(json, request)? {
                 if self.offloads(&prepared, request) {
                     return Ok(self.materialize(prepared, request));
                 }
-            } else if let Some(outcome) = self.offload_object_text(json, request)? {
-                return Ok(outcome);
+            } else {
+                if let Some(outcome) = self.offload_object_text(json, request)? {
+                    return Ok(outcome);
+                }
+                duplicate_keys = crate::json::dupes::count(json);
             }
         }
         // Inline results (small by definition), other shapes and unusual text: the tree.
@@ -497,7 +527,7 @@ impl<H: Host> Offloader<H> {
                     )
                 })?,
         };
-        self.offload(&value, request)
+        self.offload_read(&value, request, duplicate_keys)
     }
 
     /// [`Offloader::offload_json`] on a JSON array of MIF memories given in pieces (see
@@ -597,7 +627,7 @@ impl<H: Host> Offloader<H> {
             next_cursor: request.next_cursor.clone(),
             truncated: false,
             total_count: None,
-            warning: None,
+            warning: crate::descriptor::duplicate_keys_warning(prepared.duplicate_keys),
             threshold_tokens: self.reported_threshold(request),
         }
     }
@@ -632,6 +662,7 @@ impl<H: Host> Offloader<H> {
             format: prepared.format,
             sections: prepared.sections.clone(),
             envelope: (!prepared.envelope.is_empty()).then(|| prepared.envelope.clone()),
+            duplicate_keys: prepared.duplicate_keys,
         };
         let header_bytes = jsonl::header_line(&header);
         let written = self.write_file(&dir, &file_name, &[&header_bytes, &prepared.body.bytes]);

@@ -97,10 +97,12 @@ impl<H: Host> Offloader<H> {
     /// (compact, serde_json's spelling, as [`crate::jsonl::Body::of_values`] writes them),
     /// when they are offloaded. `None` when they form a tree or stay inline (or LRO is
     /// off): the caller then takes the `Value` path, which needs the records as they were.
+    /// Their texts named `duplicate_keys` keys twice, which the outcome reports.
     pub(crate) fn offload_record_lines(
         &self,
         records: crate::jsonl::Body,
         request: &OffloadRequest,
+        duplicate_keys: usize,
     ) -> Result<Option<Outcome>> {
         if !self.config.enabled {
             return Ok(None);
@@ -109,7 +111,8 @@ impl<H: Host> Offloader<H> {
         let Some(layout) = TextLayout::of_records(records) else {
             return Ok(None);
         };
-        let prepared = self.prepared_layout(layout, request);
+        let mut prepared = self.prepared_layout(layout, request);
+        prepared.duplicate_keys += duplicate_keys;
         Ok(self
             .offloads(&prepared, request)
             .then(|| self.materialize(prepared, request)))
@@ -118,7 +121,8 @@ impl<H: Host> Offloader<H> {
     /// What [`Offloader::offload`]'s preparation makes of the same sections: one plain
     /// section of records is classified (MIF memories are projected), several are listed.
     fn prepared_layout(&self, layout: TextLayout, request: &OffloadRequest) -> Prepared<'static> {
-        let (body, mut written, envelope) = layout.into_parts();
+        // The keys named twice in the parts the layout parsed (crate::json::dupes).
+        let (body, mut written, envelope, duplicate_keys) = layout.into_parts();
         let single_records = matches!(written.as_slice(), [only]
             if only.tree.is_none() && !only.entries && only.format != Format::Text);
         if single_records {
@@ -139,6 +143,7 @@ impl<H: Host> Offloader<H> {
                 }];
             }
             prepared.envelope = envelope;
+            prepared.duplicate_keys = duplicate_keys;
             return prepared;
         }
         let mut first_line = 2;
@@ -169,6 +174,7 @@ impl<H: Host> Offloader<H> {
         prepared.format = format;
         prepared.sections = sections;
         prepared.envelope = envelope;
+        prepared.duplicate_keys = duplicate_keys;
         prepared
     }
 }

@@ -343,6 +343,206 @@ fn one_odd_value_leaves_the_other_records_records() {
     assert_eq!(lines.len(), 300);
 }
 
+// ---- Duplicate keys are said, not merged silently (issue 26) ----
+
+/// An offloader writing to `dir` with the descriptor `profile`.
+fn offloader_in(dir: &tempfile::TempDir, profile: &str) -> Offloader<StdHost> {
+    let config: OffloadConfig = serde_json::from_value(json!({
+        "output_dir": dir.path().to_string_lossy(),
+        "threshold_tokens": 50,
+        "descriptor": profile,
+    }))
+    .unwrap();
+    Offloader::new(config, StdHost::new()).unwrap()
+}
+
+/// The outcome as JSON, the header and the record lines of its file.
+fn file_of(outcome: &lro_core::Outcome) -> (Value, OffloadHeader, Vec<String>) {
+    let descriptor = outcome.to_value();
+    let path = descriptor["file_path"].as_str().expect("offloaded");
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header = parse_header(lines.next().unwrap()).unwrap();
+    (descriptor, header, lines.map(str::to_owned).collect())
+}
+
+#[test]
+fn duplicate_keys_keep_their_records_and_are_counted_in_header_and_descriptor() {
+    // 3,000 records; every 100th names `name` twice, record 7 names `id` three times.
+    let records: Vec<String> = (0..3000)
+        .map(|i| match i {
+            7 => r#"{"id": 7, "id": 70, "id": 700, "name": "r7"}"#.to_owned(),
+            _ if i % 100 == 0 => format!(r#"{{"id": {i}, "name": "first", "name": "last {i}"}}"#),
+            _ => format!(r#"{{"id": {i}, "name": "r{i}"}}"#),
+        })
+        .collect();
+    let array = format!("[{}]", records.join(", "));
+    let expected = 30 + 2;
+    for profile in ["full", "compact", "pointer"] {
+        let dir = tempfile::tempdir().unwrap();
+        let lro = offloader_in(&dir, profile);
+        let request = OffloadRequest::new("tool");
+        let by_json = lro.offload_json(array.as_bytes(), &request).unwrap();
+        let by_text = lro.offload_text(&array, &request).unwrap();
+        let (descriptor, header, lines) = file_of(&by_json);
+        let (text_descriptor, text_header, text_lines) = file_of(&by_text);
+        assert_eq!(lines.len(), 3000, "{profile}: every record kept");
+        assert_eq!(lines, text_lines, "{profile}: the same file either way");
+        assert_eq!(lines[100], r#"{"id":100,"name":"last 100"}"#);
+        assert_eq!(lines[7], r#"{"id":700,"name":"r7"}"#);
+        assert_eq!(header.duplicate_keys, expected, "{profile}");
+        assert_eq!(text_header.duplicate_keys, expected, "{profile}");
+        let warning = descriptor["warning"].as_str().expect("a warning");
+        assert!(
+            warning.starts_with(&format!("{expected} duplicate key")),
+            "{warning}"
+        );
+        assert!(warning.contains("last value"), "{warning}");
+        assert_eq!(text_descriptor["warning"], descriptor["warning"]);
+        if profile == "full" {
+            // Rebuilt from the file, the descriptor says it again.
+            let request = lro_core::ExtractRequest {
+                describe: Some(true),
+                ..Default::default()
+            };
+            let path = descriptor["file_path"].as_str().unwrap();
+            let rebuilt = lro.extract(path, &request).unwrap().results[0].clone();
+            assert_eq!(rebuilt["warning"], descriptor["warning"]);
+        }
+    }
+    // The same records under a key, with large text (the object's text path), and small.
+    let object = format!(r#"{{"page": 1, "page": 2, "items": {array}}}"#);
+    let dir = tempfile::tempdir().unwrap();
+    let lro = offloader_in(&dir, "full");
+    let (descriptor, header, lines) = file_of(
+        &lro.offload_json(object.as_bytes(), &OffloadRequest::new("tool"))
+            .unwrap(),
+    );
+    assert_eq!(lines.len(), 3000);
+    assert_eq!(header.duplicate_keys, expected + 1);
+    assert_eq!(header.envelope.unwrap()["page"], 2);
+    assert!(
+        descriptor["warning"]
+            .as_str()
+            .unwrap()
+            .starts_with("33 duplicate")
+    );
+    // Inline, the result says it too.
+    let inline = lro
+        .offload_json(br#"{"a": 1, "a": 2}"#, &OffloadRequest::new("tool"))
+        .unwrap()
+        .to_value();
+    assert_eq!(inline["offloaded"], false);
+    assert_eq!(inline["results"], json!({"a": 2}));
+    assert!(
+        inline["warning"]
+            .as_str()
+            .unwrap()
+            .starts_with("1 duplicate key")
+    );
+    // None: no field, no warning (every existing vector stays as it was).
+    let plain = format!("[{}]", records[101..200].join(", "));
+    let (descriptor, header, _) = file_of(
+        &lro.offload_json(plain.as_bytes(), &OffloadRequest::new("tool"))
+            .unwrap(),
+    );
+    assert_eq!(header.duplicate_keys, 0);
+    assert!(descriptor.get("warning").is_none());
+}
+
+#[test]
+fn duplicate_keys_in_mcp_results_read_from_their_text_are_counted() {
+    use lro_core::{InterceptedText, ToolCallContext};
+    let records: Vec<String> = (0..3000)
+        .map(|i| match i % 100 {
+            0 => format!(r#"{{"id": {i}, "id": {i}}}"#),
+            _ => format!(r#"{{"id": {i}, "name": "record number {i}"}}"#),
+        })
+        .collect();
+    let array = format!("[{}]", records.join(","));
+    let block = |text: &str| json!({"type": "text", "text": text});
+    let big: String = format!(
+        "[{}]",
+        records
+            .iter()
+            .cycle()
+            .take(30_000)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(",")
+    );
+    // Over TEXT_RESULT_MIN: the result is read from its text, not parsed.
+    assert!(big.len() > 1 << 20);
+    for (case, result, expected) in [
+        (
+            "one text block",
+            json!({"content": [block(&array)]}).to_string(),
+            30,
+        ),
+        (
+            "JSON inside a JSON string",
+            json!({"content": [block(&serde_json::to_string(&array).unwrap())]}).to_string(),
+            30,
+        ),
+        (
+            "two text blocks",
+            json!({"content": [block(&array), block(&array)]}).to_string(),
+            60,
+        ),
+        (
+            "structured content",
+            format!(r#"{{"content": [], "structuredContent": {{"items": {array}}}}}"#),
+            30,
+        ),
+        (
+            "structured content over 1 MiB",
+            format!(r#"{{"content": [], "structuredContent": {{"items": {big}}}}}"#),
+            300,
+        ),
+        (
+            "JSON in a string of structured content",
+            json!({"content": [], "structuredContent": {"text": array}}).to_string(),
+            30,
+        ),
+        (
+            "JSON in a string of structured content over 1 MiB",
+            json!({"content": [], "structuredContent": {"text": big}}).to_string(),
+            300,
+        ),
+        (
+            "two text blocks over 1 MiB",
+            json!({"content": [block(&big), block(&array)]}).to_string(),
+            330,
+        ),
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let lro = offloader_in(&dir, "full");
+        let context = ToolCallContext {
+            tool_name: "tool".to_owned(),
+            ..ToolCallContext::default()
+        };
+        let InterceptedText::Rewritten(intercepted) =
+            lro.intercept_tool_result_text(&result, &context).unwrap()
+        else {
+            panic!("{case}: offloaded");
+        };
+        let response = intercepted.response.expect("a descriptor");
+        let text = std::fs::read_to_string(&response.file_path).unwrap();
+        let header = parse_header(text.lines().next().unwrap()).unwrap();
+        assert_eq!(header.duplicate_keys, expected, "{case}");
+        let warning = response.warning.expect("a warning");
+        assert!(
+            warning.starts_with(&format!("{expected} duplicate")),
+            "{case}: {warning}"
+        );
+        // The descriptor the model reads says it too.
+        assert!(
+            intercepted.result.to_string().contains("duplicate key"),
+            "{case}"
+        );
+    }
+}
+
 mod number_properties {
     use super::*;
     use proptest::prelude::*;

@@ -240,6 +240,18 @@ vector("intercept-text-blocks-each-json", "several text blocks that each hold a 
        config={"threshold_tokens": 200},
        input={"result": {"content": [{"type": "text", "text": json.dumps(r, indent=2)} for r in rows[:30]]}, "context": {"tool_name": "list_rows"}})
 
+# --- keys named twice (issue 26): kept last, and said -------------------------------------------
+# Only JSON text can name a key twice (a dict or an object cannot), so these inputs are text.
+dup_rows = "[" + ", ".join(f'{{"id": {i}, "state": "open", "state": "closed"}}' if i % 10 == 0 else
+                           (f'{{"id": {i}, "id": {i}, "id": {i * 10}}}' if i == 7 else f'{{"id": {i}, "state": "open"}}')
+                           for i in range(40)) + "]"
+vector("text-duplicate-keys", "a key named twice keeps its last value and its record; the header counts them (duplicate_keys), the descriptor warns",
+       config={"threshold_tokens": 100}, input=dup_rows, request={"operation": "list_rows"})
+vector("text-duplicate-keys-pointer", "the pointer descriptor warns of keys named twice too",
+       config={"threshold_tokens": 100, "descriptor": "pointer"}, input=dup_rows, request={"operation": "list_rows"})
+vector("intercept-duplicate-keys", "a text block whose JSON names keys twice: counted in the header, warned of in the compact descriptor", call="intercept",
+       config={"threshold_tokens": 100, "descriptor": "compact"}, input={"result": text_result(dup_rows), "context": {"tool_name": "list_rows"}})
+
 # --- configuration of the output ---------------------------------------------------------------
 vector("custom-prefix", "file_prefix names the file", config={"file_prefix": "lro"}, input=memories(60), request={"operation": "recall"})
 vector("native-guidance", "guidance = native directs the model to lro_extract", config={"guidance": "native"},

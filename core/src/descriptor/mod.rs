@@ -53,6 +53,25 @@ pub struct OffloadHeader {
     /// file too, so that it holds the whole result whatever the descriptor showed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub envelope: Option<Map<String, Value>>,
+    /// Keys the result's JSON text named again in the same object: each object kept the
+    /// last value of such a key (a record cannot hold two), and this says so.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub duplicate_keys: usize,
+}
+
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if"
+)]
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The descriptor's warning when the result's JSON text named `n` keys twice (`None` for 0).
+pub(crate) fn duplicate_keys_warning(n: usize) -> Option<String> {
+    (n > 0).then(|| {
+        format!("{n} duplicate key(s) in the result's JSON text: the last value of each was kept.")
+    })
 }
 
 /// A group of records on consecutive lines of an offload file: the records of one array (or
@@ -163,6 +182,9 @@ pub struct OffloadResponse {
     /// threshold); absent otherwise.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold_tokens: Option<usize>,
+    /// What the records do not show: keys the result's JSON text named twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
     /// The smaller descriptor the profile chose (`compact`, `pointer`), which is what the
     /// caller receives ([`crate::Outcome`] serializes it); `None` for the full descriptor.
     /// The full descriptor's fields stay available to Rust callers either way.

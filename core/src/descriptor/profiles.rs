@@ -52,6 +52,9 @@ pub struct CompactDescriptor {
     /// The threshold applied, when the call gave `context_remaining_tokens`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold_tokens: Option<usize>,
+    /// What the records do not show: keys the result's JSON text named twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// The pointer descriptor (`descriptor = "pointer"`).
@@ -68,6 +71,9 @@ pub struct PointerDescriptor {
     /// The threshold applied, when the call gave `context_remaining_tokens`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub threshold_tokens: Option<usize>,
+    /// What the records do not show: keys the result's JSON text named twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warning: Option<String>,
 }
 
 /// A descriptor smaller than the full one, as chosen by the profile.
@@ -92,6 +98,7 @@ pub(crate) struct Parts<'a> {
     pub sections: &'a [SectionInfo],
     pub envelope: Option<&'a Map<String, Value>>,
     pub threshold_tokens: Option<usize>,
+    pub warning: Option<&'a str>,
 }
 
 /// The estimated tokens of `value` as compact JSON with `path` reckoned as
@@ -128,6 +135,7 @@ pub(crate) fn compact(parts: &Parts<'_>, estimator: &dyn TokenEstimator) -> Comp
         envelope: parts.envelope.cloned(),
         guidance: compact_guidance(parts),
         threshold_tokens: parts.threshold_tokens,
+        warning: parts.warning.map(str::to_owned),
     };
     let mut describe_width = usize::MAX;
     let over = |d: &CompactDescriptor| {
@@ -185,6 +193,7 @@ pub(crate) fn pointer(parts: &Parts<'_>) -> PointerDescriptor {
         count: parts.summary.count,
         guidance,
         threshold_tokens: parts.threshold_tokens,
+        warning: parts.warning.map(str::to_owned),
     }
 }
 

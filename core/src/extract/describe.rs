@@ -82,6 +82,7 @@ impl<H: Host> Offloader<H> {
             sections: header.sections,
             envelope: header.envelope.unwrap_or_default(),
             records: None,
+            duplicate_keys: header.duplicate_keys,
         };
         let descriptor = self.describe(&prepared, &request, file_path).to_value();
         Ok(ExtractResponse {

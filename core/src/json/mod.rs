@@ -3,6 +3,7 @@
 //! - [`write`]: compact output identical to `serde_json::to_writer`, with faster escaping;
 //! - [`canonical`]: JSON text straight to that same compact output, without a tree;
 //! - [`fields`]: the top-level fields of such a compact line, without a tree;
+//! - [`dupes`]: how many keys a text names twice in one object (a `Value` keeps the last);
 //! - [`raw`]: facts about a JSON text (valid as a `Value`? its compact length, an object's
 //!   fields, a string's content) read with serde_json's deserializer, without a tree.
 //!
@@ -10,6 +11,7 @@
 //! descriptors do not depend on the path a result took.
 
 pub mod canonical;
+pub(crate) mod dupes;
 pub mod fields;
 pub mod raw;
 pub mod write;

@@ -131,6 +131,9 @@ pub struct Layout<'a> {
     pub sections: Vec<Section<'a>>,
     /// Small fields of an object result, kept inline (nested as in the input).
     pub envelope: Map<String, Value>,
+    /// Keys named twice in one object by JSON read from the result's strings (their
+    /// `Value` kept the last of each; [`crate::json::dupes`]).
+    pub duplicate_keys: usize,
 }
 
 impl<'a> Layout<'a> {
@@ -168,7 +171,13 @@ impl<'a> Layout<'a> {
         let name = (!path.is_empty()).then(|| path.join("."));
         let plan = match &*value {
             Value::Array(_) => Plan::Array,
-            Value::String(text) => Plan::Text(read_text(text)),
+            Value::String(text) => {
+                let read = read_text(text);
+                if matches!(read, TextRead::Value(_, Format::Json)) {
+                    self.duplicate_keys += crate::json::dupes::in_text(text);
+                }
+                Plan::Text(read)
+            }
             Value::Object(fields) => {
                 let large = fields.values().filter(|v| is_large(v)).count();
                 let keyed = is_keyed_collection(fields.len(), fields.values().map(is_record));

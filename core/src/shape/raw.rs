@@ -31,7 +31,7 @@ use super::{
     Format, Layout, MAX_DEPTH, MAX_SECTIONS, SMALL_FIELD, Section, TreeInfo, is_keyed_collection,
     is_large,
 };
-use crate::json::{canonical, fields, raw, write};
+use crate::json::{canonical, dupes, fields, raw, write};
 use crate::jsonl::Body;
 
 /// Parts of a result whose JSON text is at most this long are parsed into a `Value` and
@@ -70,6 +70,9 @@ pub(crate) struct TextLayout {
     layout: Layout<'static>,
     body: Body,
     sections: Vec<Written>,
+    /// Keys named twice in one object in the parts read as `Value`s (the canonical scan
+    /// declines on them): each kept its last value, the outcome says so.
+    duplicate_keys: usize,
 }
 
 /// Whether a part was read (`None`: declined, the `Value` path decides).
@@ -80,6 +83,7 @@ struct Mark {
     lines: usize,
     sections: usize,
     envelope: Map<String, Value>,
+    duplicate_keys: (usize, usize),
 }
 
 impl TextLayout {
@@ -110,9 +114,16 @@ impl TextLayout {
         Some(layout)
     }
 
-    /// The lines, the sections they form, and the envelope.
-    pub(crate) fn into_parts(self) -> (Body, Vec<Written>, Map<String, Value>) {
-        (self.body, self.sections, self.layout.envelope)
+    /// The lines, the sections they form, the envelope, and the keys named twice in one
+    /// object in the parts read as `Value`s ([`crate::json::dupes`]).
+    pub(crate) fn into_parts(self) -> (Body, Vec<Written>, Map<String, Value>, usize) {
+        let duplicate_keys = self.duplicate_keys + self.layout.duplicate_keys;
+        (
+            self.body,
+            self.sections,
+            self.layout.envelope,
+            duplicate_keys,
+        )
     }
 
     fn new(min_text: usize) -> Self {
@@ -121,6 +132,7 @@ impl TextLayout {
             layout: Layout::default(),
             body: Body::default(),
             sections: Vec::new(),
+            duplicate_keys: 0,
         }
     }
 
@@ -167,15 +179,36 @@ impl TextLayout {
         nesting: usize,
     ) -> Read {
         if text.len() <= self.min_text {
-            let value = parse(text, nesting)?;
+            let value = self.parse(text, nesting)?;
             return self.value(path, value, format, depth);
         }
         match text.as_bytes().first()? {
             b'[' => self.array(path, text, format, depth, nesting),
             b'{' => self.object(path, text, format, depth, nesting),
             b'"' => self.string(path, raw::decode_str(text)?, depth),
-            _ => self.value(path, parse(text, nesting)?, format, depth),
+            _ => {
+                let value = self.parse(text, nesting)?;
+                self.value(path, value, format, depth)
+            }
         }
+    }
+
+    /// [`parse`] of a part whose `Value` becomes records: the keys its text names twice
+    /// are counted (the `Value` keeps the last of each).
+    fn parse(&mut self, text: &str, nesting: usize) -> Option<Value> {
+        let value = parse(text, nesting)?;
+        self.duplicate_keys += dupes::count(text.as_bytes());
+        Some(value)
+    }
+
+    /// The compact JSON of the value `text` holds: the canonical scan, or its `Value` where
+    /// the scan does not vouch for it (a key given twice, then counted).
+    fn compact(&mut self, text: &str, nesting: usize) -> Option<Vec<u8>> {
+        if let Some(record) = canonical::compact_value(text.as_bytes()) {
+            return Some(record);
+        }
+        let value = self.parse(text, nesting)?;
+        Some(write::to_string(&value).into_bytes())
     }
 
     /// A part read as a `Value`, laid out by [`Layout`].
@@ -199,7 +232,8 @@ impl TextLayout {
         if may_nest_arrays(text) && lines_form_a_tree(&self.body, start) {
             // Flattening a tree takes its nodes: the `Value` path.
             self.body.truncate(start);
-            return self.value(path, parse(text, nesting)?, format, depth);
+            let value = self.parse(text, nesting)?;
+            return self.value(path, value, format, depth);
         }
         self.wrote(path, count, format, false);
         Some(())
@@ -223,7 +257,7 @@ impl TextLayout {
         let count = large.iter().filter(|&&is| is).count();
         let keyed = is_keyed_collection(fields.len(), fields.iter().map(|(_, f)| is_record(f)));
         if (count == 0 && !keyed) || depth >= MAX_DEPTH {
-            let record = compact(text, nesting)?;
+            let record = self.compact(text, nesting)?;
             self.body
                 .push_line_with(|out| out.extend_from_slice(&record));
             self.wrote(path, 1, format, false);
@@ -231,11 +265,12 @@ impl TextLayout {
         }
         if count > 0 && is_tree_root(&fields, self.min_text, nesting + 1)? {
             // Flattening a tree takes its nodes: the `Value` path.
-            return self.value(path, parse(text, nesting)?, format, depth);
+            let value = self.parse(text, nesting)?;
+            return self.value(path, value, format, depth);
         }
         if count > MAX_SECTIONS || keyed {
             for (key, field) in &fields {
-                let value = compact(field, nesting + 1)?;
+                let value = self.compact(field, nesting + 1)?;
                 self.body.push_line_with(|out| {
                     out.extend_from_slice(b"{\"key\":");
                     write::write_str(out, key);
@@ -254,7 +289,8 @@ impl TextLayout {
                 inner.push(key);
                 self.json(&inner, field, format, depth + 1, nesting + 1)?;
             } else {
-                small.insert(key, parse(field, nesting + 1)?);
+                let value = self.parse(field, nesting + 1)?;
+                small.insert(key, value);
             }
         }
         self.layout.put_small(path, small);
@@ -302,6 +338,7 @@ impl TextLayout {
             }
         }
         if let Some(values) = text::json_lines(&current) {
+            self.duplicate_keys += dupes::in_text(&current);
             return self.value(path, Value::Array(values), Format::Json, depth);
         }
         if let Some(value) = super::literal::parse(&current) {
@@ -343,6 +380,7 @@ impl TextLayout {
             lines: self.body.len(),
             sections: self.sections.len(),
             envelope: self.layout.envelope.clone(),
+            duplicate_keys: (self.duplicate_keys, self.layout.duplicate_keys),
         }
     }
 
@@ -350,13 +388,15 @@ impl TextLayout {
         self.body.truncate(mark.lines);
         self.sections.truncate(mark.sections);
         self.layout.envelope = mark.envelope;
+        (self.duplicate_keys, self.layout.duplicate_keys) = mark.duplicate_keys;
     }
 }
 
 /// The compact JSON of the value [`text::read_text`] reads in `text`, when it reads one (a
 /// JSON array or object, maybe inside JSON strings, JSON lines, or a Python literal); `None`
-/// for a table or lines of text.
-pub(crate) fn read_record(text: &str) -> Option<Vec<u8>> {
+/// for a table or lines of text. With it, the keys its JSON named twice in one object
+/// (the value keeps the last of each; 0 when the canonical scan vouched for the text).
+pub(crate) fn read_record(text: &str) -> Option<(Vec<u8>, usize)> {
     let mut current = Cow::Borrowed(text);
     for _ in 0..=MAX_UNWRAP {
         let trimmed = current.trim();
@@ -369,12 +409,15 @@ pub(crate) fn read_record(text: &str) -> Option<Vec<u8>> {
             }
             Some(b'[' | b'{') => {
                 if let Some(record) = canonical::compact_value(trimmed.as_bytes()) {
-                    return Some(record);
+                    return Some((record, 0));
                 }
                 // Valid JSON the scan does not vouch for is read as a `Value`.
                 let value = serde_json::from_str::<Value>(trimmed).ok();
                 match value {
-                    Some(value) => return Some(write::to_string(&value).into_bytes()),
+                    Some(value) => {
+                        let duplicate_keys = dupes::count(trimmed.as_bytes());
+                        return Some((write::to_string(&value).into_bytes(), duplicate_keys));
+                    }
                     None => break,
                 }
             }
@@ -382,9 +425,9 @@ pub(crate) fn read_record(text: &str) -> Option<Vec<u8>> {
         }
     }
     text::json_lines(&current)
-        .map(Value::Array)
-        .or_else(|| super::literal::parse(&current))
-        .map(|value| write::to_string(&value).into_bytes())
+        .map(|lines| (Value::Array(lines), dupes::in_text(&current)))
+        .or_else(|| super::literal::parse(&current).map(|value| (value, 0)))
+        .map(|(value, duplicate_keys)| (write::to_string(&value).into_bytes(), duplicate_keys))
 }
 
 /// Whether a field's JSON text is a non-empty object.
@@ -436,13 +479,6 @@ fn field_is_large(text: &str, nesting: usize) -> Option<bool> {
         _ => Some(false),
     };
     counted.or_else(|| parse(text, nesting).map(|value| is_large(&value)))
-}
-
-/// The compact JSON of the value `text` holds: the canonical scan, or its `Value` where the
-/// scan does not vouch for it (a key given twice).
-fn compact(text: &str, nesting: usize) -> Option<Vec<u8>> {
-    canonical::compact_value(text.as_bytes())
-        .or_else(|| parse(text, nesting).map(|value| write::to_string(&value).into_bytes()))
 }
 
 /// Whether an array's elements may hold arrays: without a second `[` in its text, none does,
