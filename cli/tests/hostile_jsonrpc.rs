@@ -82,7 +82,7 @@ fn lines_that_are_not_json_get_a_parse_error_with_a_null_id() {
     answers_ping(&mut proxy, 2);
     let lines = received(&mut proxy, 3);
     all_valid(&lines);
-    let stderr = proxy.stderr_with(&["answering -32700"]);
+    let stderr = proxy.stderr_containing(&["answering -32700"]);
     assert!(stderr.contains("answering -32700"), "{stderr}");
 }
 
@@ -210,7 +210,7 @@ fn a_server_answering_twice_or_to_no_request_reaches_the_client_once() {
     assert_eq!(answered["id"], 3, "{answered}");
     assert_eq!(text(&answered["result"]), "answered");
     answers_ping(&mut proxy, 4);
-    let stderr = proxy.stderr_with(&[
+    let stderr = proxy.stderr_containing(&[
         "dropping the server's answer to request 1: no request with this id",
         "dropping the server's answer to request \"nobody\"",
     ]);
@@ -276,7 +276,7 @@ fn the_client_answers_only_the_server_requests_and_each_once() {
     let responses: Vec<&Value> = lines.iter().filter(|m| m.get("method").is_none()).collect();
     assert_eq!(responses, vec![&roots], "{lines:?}");
     let note = "dropping a response from the client to no request of the server's (id \"srv-2\")";
-    let stderr = proxy.stderr_with(&[note]);
+    let stderr = proxy.stderr_containing(&[note]);
     assert!(stderr.contains(note), "{stderr}");
 }
 
@@ -346,7 +346,7 @@ fn eof_with_a_server_that_stopped_reading(env: &[(&str, &str)], signal: &str) {
         wait_reaped(pid, Duration::from_secs(5)),
         "server {pid} not reaped"
     );
-    let stderr = proxy.stderr_with(&[signal]);
+    let stderr = proxy.stderr_containing(&[signal]);
     assert!(stderr.contains(signal), "{stderr}");
 }
 
@@ -565,7 +565,7 @@ fn a_server_answer_past_the_bound_fails_its_call_and_the_proxy_goes_on() {
     assert_eq!(text(&after), "after the long line");
     answers_ping(&mut proxy, 4);
     let note = "dropping a message from the MCP server (longer than 1000000 bytes";
-    let stderr = proxy.stderr_with(&[note]);
+    let stderr = proxy.stderr_containing(&[note]);
     assert!(stderr.contains(note), "{stderr}");
 }
 

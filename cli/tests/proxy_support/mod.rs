@@ -261,20 +261,6 @@ impl Proxy {
         self.stderr.wait_for("its end", |_, ended| ended)
     }
 
-    /// The stderr once it holds every one of `notes` (a thread collects it, and may not have
-    /// read what the proxy wrote before its last answer yet), or what it holds after
-    /// [`TIMEOUT`].
-    pub fn stderr_with(&self, notes: &[&str]) -> String {
-        let deadline = std::time::Instant::now() + TIMEOUT;
-        loop {
-            let stderr = self.stderr();
-            if notes.iter().all(|n| stderr.contains(n)) || std::time::Instant::now() > deadline {
-                return stderr;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-    }
-
     pub fn close_stdin(&mut self) {
         self.stdin.take();
     }
