@@ -43,7 +43,9 @@ fn describe_gives_back_the_full_descriptor_of_every_vector_result() {
             };
             request.descriptor = Some(profile.parse().unwrap());
             let brief = lro.offload(&vector["input"], &request).unwrap().to_value();
-            let file = brief["file_path"].as_str().unwrap();
+            let file = brief["file_path"]
+                .as_str()
+                .unwrap_or_else(|| panic!("{name} ({profile}): not offloaded: {brief}"));
             let describe = ExtractRequest {
                 describe: Some(true),
                 ..ExtractRequest::default()
