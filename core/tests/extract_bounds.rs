@@ -258,3 +258,22 @@ fn implode_refuses_what_is_not_a_code_point() {
     let response = run(limits(16 << 20), "first([65, 66, 128512] | implode)").unwrap();
     assert_eq!(response.results[0], json!("AB\u{1F600}"));
 }
+
+#[test]
+fn a_loop_over_a_product_ending_in_empty_meets_the_time_limit() {
+    // No definition is called inside: `empty`, where each step ends, ticks.
+    let response = run(
+        ExtractLimits {
+            timeout_ms: 300,
+            ..limits(64 << 20)
+        },
+        "[range(10000)] | .[] as $a | .[] | empty",
+    )
+    .unwrap();
+    assert!(response.truncated, "{response:?}");
+    assert!(
+        response.limit.as_deref().is_some_and(|l| l.starts_with("timeout_ms")),
+        "{:?}",
+        response.limit
+    );
+}
