@@ -14,7 +14,7 @@ use proxy_support::{Proxy, text};
 use serde_json::{Value, json};
 
 /// The attacks, and the code each must end with.
-const ATTACKS: [(&str, &str); 8] = [
+const ATTACKS: [(&str, &str); 12] = [
     (
         "first(reduce range(100000) as $i (0;[.]))",
         "resource_limit",
@@ -32,6 +32,17 @@ const ATTACKS: [(&str, &str); 8] = [
     ("[1]|until(length>1e10;.+.)", "resource_limit"),
     ("\"x\"|until(length>1e10;.+.)", "resource_limit"),
     ("\"x\" * 1e10 | length", "resource_limit"),
+    // Natives whose result is many times their input, refused before they build it.
+    ("\"a\" * 10000000 | explode | length", "resource_limit"),
+    (
+        "\"a\" * 10000000 | [splits(\"\")] | length",
+        "resource_limit",
+    ),
+    (
+        "\"a\" * 10000000 | [match(\"a\"; \"g\")] | length",
+        "resource_limit",
+    ),
+    ("[range(1000000)] | to_entries | length", "resource_limit"),
 ];
 
 /// A memory bound small enough for the memory attacks to meet it fast in a debug build.
@@ -212,4 +223,54 @@ fn the_proxy_answers_every_call_in_flight_around_an_attack() {
         );
     }
     assert_eq!(answered[&5]["result"], json!({}));
+}
+
+#[test]
+fn halt_error_and_invalid_code_points_are_query_failed_not_silent() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = offload(dir.path());
+    for (filter, shown) in [
+        ("\"stop here\" | halt_error(1)", "stop here"),
+        ("halt_error", "halt_error"),
+        ("halt(2)", "halt(2)"),
+        ("[-65] | implode", "invalid code point -65"),
+    ] {
+        let out = extract(dir.path(), &file, &["--query", filter]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{filter}: {stderr}");
+        assert!(out.stdout.is_empty(), "{filter}");
+        assert!(
+            stderr.starts_with("lro: error[query_failed]: ") && stderr.contains(shown),
+            "{filter}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_large_where_gets_no_jq_equivalent_and_a_small_answer() {
+    let mut proxy = Proxy::start(&[], &[]);
+    let file = offload(proxy.dir.path());
+    proxy.initialize(json!({"name": "hostile"}));
+    let values: Vec<u64> = (0..20_000).collect();
+    let result = proxy.tool(
+        2,
+        "lro_extract",
+        json!({"file_path": file.to_str().unwrap(),
+               "where": {"id": {"$in": values}}, "count": true}),
+    );
+    assert_ne!(result["isError"], true, "{result}");
+    let size = result.to_string().len();
+    assert!(size < 16 * 1024, "answer of {size} bytes");
+    assert!(
+        text(&result).contains("equivalent jq command is left out"),
+        "{result}"
+    );
+    // A small query still gets its equivalent.
+    let small = proxy.tool(
+        3,
+        "lro_extract",
+        json!({"file_path": file.to_str().unwrap(),
+               "where": {"id": {"$in": [1, 2]}}, "count": true}),
+    );
+    assert!(text(&small).contains("jq "), "{small}");
 }

@@ -203,3 +203,77 @@ fn values_that_grow_by_wide_levels_are_met_by_a_walk() {
     .expect_err("wide levels");
     assert_eq!(err.code(), ErrorCode::ResourceLimit, "{err}");
 }
+
+#[test]
+fn natives_that_grow_their_input_are_refused_before_they_build() {
+    for filter in [
+        "\"a\" * 10000000 | explode | length",
+        "\"a\" * 5000000 | [splits(\"\")] | length",
+        "\"a\" * 5000000 | [match(\"a\"; \"g\")] | length",
+        "\"ab\" * 5000000 | gsub(\"a\"; \"bb\") | length",
+        "[range(1000000)] | to_entries | length",
+        "\"a\" * 10000000 | indices(\"a\") | length",
+    ] {
+        let err = run(limits(16 << 20), filter).expect_err(filter);
+        assert_eq!(err.code(), ErrorCode::ResourceLimit, "{filter}: {err}");
+    }
+    // Within the bound they answer as before.
+    for (filter, expected) in [
+        ("\"abc\" | explode | implode", json!("abc")),
+        ("\"a,b\" | [splits(\",\")]", json!(["a", "b"])),
+        ("\"abab\" | gsub(\"a\"; \"c\")", json!("cbcb")),
+        ("[5, 6] | to_entries | length", json!(2)),
+        ("\"ABC\" | ascii_downcase", json!("abc")),
+    ] {
+        let response = run(limits(16 << 20), &format!("first({filter})"))
+            .unwrap_or_else(|e| panic!("{filter}: {e}"));
+        assert_eq!(response.results[0], expected, "{filter}");
+    }
+}
+
+#[test]
+fn halt_and_halt_error_are_query_failed_with_their_message() {
+    for (filter, shown) in [
+        ("\"stop here\" | halt_error(1)", "stop here"),
+        ("{\"a\": 1} | halt_error", "{\"a\":1}"),
+        ("halt(3)", "halt(3)"),
+    ] {
+        let err = run(limits(16 << 20), filter).expect_err(filter);
+        assert_eq!(err.code(), ErrorCode::QueryFailed, "{filter}: {err}");
+        assert!(err.message().contains(shown), "{filter}: {err}");
+    }
+}
+
+#[test]
+fn implode_refuses_what_is_not_a_code_point() {
+    for filter in [
+        "[-65] | implode",
+        "[55296] | implode",
+        "[1114112] | implode",
+        "[65.5] | implode",
+    ] {
+        let err = run(limits(16 << 20), filter).expect_err(filter);
+        assert_eq!(err.code(), ErrorCode::QueryFailed, "{filter}: {err}");
+    }
+    let response = run(limits(16 << 20), "first([65, 66, 128512] | implode)").unwrap();
+    assert_eq!(response.results[0], json!("AB\u{1F600}"));
+}
+
+#[test]
+fn a_loop_over_a_product_ending_in_empty_meets_the_time_limit() {
+    // No definition is called inside: `empty`, where each step ends, ticks.
+    let response = run(
+        ExtractLimits {
+            timeout_ms: 300,
+            ..limits(64 << 20)
+        },
+        "[range(10000)] | .[] as $a | .[] | empty",
+    )
+    .unwrap();
+    assert!(response.truncated, "{response:?}");
+    assert!(
+        response.limit.as_deref().is_some_and(|l| l.starts_with("timeout_ms")),
+        "{:?}",
+        response.limit
+    );
+}

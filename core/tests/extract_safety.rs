@@ -233,6 +233,12 @@ fn arguments_are_checked() {
     assert_eq!(r.results, vec![json!("Memory number 7 about caching")]);
     let r = lro.extract(&file, &req(json!({"query": "halt"}))).unwrap();
     assert_eq!(r.count, 0);
+    // Not silent: the response says the filter stopped it.
+    assert!(
+        r.warnings.iter().any(|w| w.contains("halt")),
+        "{:?}",
+        r.warnings
+    );
 }
 
 #[test]

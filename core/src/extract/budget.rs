@@ -111,6 +111,8 @@ pub(crate) struct Budget<'d> {
     /// Items returned and items in the full result, when a cut left them known: a single
     /// array cut to its leading items, or records counted to the end.
     items: Option<(u64, Option<u64>)>,
+    /// The filter called `halt`: the records after it were not read.
+    halted: bool,
 }
 
 impl<'d> Budget<'d> {
@@ -122,6 +124,7 @@ impl<'d> Budget<'d> {
             output_bytes: 0,
             limit: None,
             timed_out: false,
+            halted: false,
             items: None,
         }
     }
@@ -282,6 +285,12 @@ impl<'d> Budget<'d> {
         self.limit.get_or_insert(limit);
     }
 
+    /// The filter called `halt`: said in the response, so an output stopped there is never
+    /// taken for the whole result.
+    pub(crate) fn halt(&mut self) {
+        self.halted = true;
+    }
+
     /// A limit has cut the result.
     pub(crate) fn is_cut(&self) -> bool {
         self.limit.is_some()
@@ -328,7 +337,11 @@ impl<'d> Budget<'d> {
             bytes_read: lines.bytes_read(),
             records_read: lines.records_read(),
             jq: None,
-            warnings: Vec::new(),
+            warnings: if self.halted {
+                vec!["the filter called halt: the records after it were not read".to_owned()]
+            } else {
+                Vec::new()
+            },
         }
     }
 }

@@ -579,13 +579,19 @@ impl Program {
                 Err(exn) => {
                     return match exn.get_err() {
                         Ok(error) => Err(RunError(error.to_string())),
-                        // `halt` and `halt_error` end the call with an error: an
-                        // extraction cut there must not pass for a complete one.
+                        // `halt` stops the output as jq stops printing (the response
+                        // says so); `halt_error` and `halt(N)` with N > 0 are jq's way to
+                        // fail, so they are the error of the call.
                         Err(exn) => match exn.get_halt() {
-                            Ok(code) => Err(RunError(guard.halt_message().map_or_else(
-                                || format!("the filter called halt (exit code {code})"),
-                                |m| format!("halt_error (exit code {code}): {m}"),
-                            ))),
+                            Ok(code) => match guard.halt_message() {
+                                Some(m) => {
+                                    Err(RunError(format!("halt_error (exit code {code}): {m}")))
+                                }
+                                None if code != 0 => {
+                                    Err(RunError(format!("the filter called halt({code})")))
+                                }
+                                None => Ok(Flow::Stop),
+                            },
                             Err(_) => Err(RunError("internal control flow escaped".to_owned())),
                         },
                     };

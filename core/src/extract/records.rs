@@ -138,7 +138,10 @@ fn merge(budget: &mut Budget<'_>, outcome: Outcome) -> Result<bool> {
     }
     match outcome.end {
         End::Done => Ok(!budget.is_cut()),
-        End::Halt => Ok(false),
+        End::Halt => {
+            budget.halt();
+            Ok(false)
+        }
         End::Time => {
             budget.cut_by_time();
             Ok(false)

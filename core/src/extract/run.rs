@@ -175,8 +175,10 @@ fn execute(
         &mut |v, size| budget.push_sized(v, size),
     );
     records::release(records, slurped.parsed_by);
-    if let Flow::Tripped(_) = flow? {
-        budget.cut_by_time();
+    match flow? {
+        Flow::Tripped(_) => budget.cut_by_time(),
+        Flow::Stop if !budget.is_cut() => budget.halt(),
+        _ => {}
     }
     Ok(())
 }

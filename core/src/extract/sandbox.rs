@@ -644,6 +644,27 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_memory_bound_is_shared_by_the_running_guards() {
+        // A terabyte bound, so claims of other tests running meanwhile do not matter.
+        const BOUND: u64 = 1 << 40;
+        let flag = AtomicBool::new(false);
+        let text = Val::utf8_str(vec![b'x'; 1024]);
+        let first = Guard::new(Clock::Flag(&flag), BOUND);
+        assert_eq!(
+            first.check_grows(&text, (BOUND - (1 << 30)) / 1024, 0),
+            Ok(())
+        );
+        let second = Guard::new(Clock::Flag(&flag), BOUND);
+        assert_eq!(
+            second.check_grows(&text, (2 << 30) / 1024, 0),
+            Err(Trip::Memory)
+        );
+        drop(first);
+        let third = Guard::new(Clock::Flag(&flag), BOUND);
+        assert_eq!(third.check_grows(&text, (2 << 30) / 1024, 0), Ok(()));
+    }
+
+    #[test]
     fn text_limits() {
         assert!(check_text(r#"select((.title // "") | test($keyword; "i"))"#).is_ok());
         assert!(

@@ -66,10 +66,10 @@ fn literal(v: &Val) -> String {
     to_json(v).to_string()
 }
 
-/// Longest jq equivalent given, in bytes. A `$in` of many values becomes a clause per value
+/// Longest jq equivalent given, in bytes, besides the fixed definitions it uses. A `$in` of many values becomes a clause per value
 /// (about 15 times the request); past this an agent is better served by the structured
 /// query itself, and the answer stays small whatever the request.
-pub(crate) const MAX_JQ_COMMAND: usize = 2048;
+pub(crate) const MAX_JQ_COMMAND: usize = 4096;
 
 /// Writes filters and conditions, noting the definitions they use.
 struct Writer {
@@ -254,8 +254,8 @@ impl Writer {
     }
 }
 
-/// The flags and the program of `query`'s jq equivalent; `None` when it would be longer
-/// than [`MAX_JQ_COMMAND`].
+/// The flags and the program of `query`'s jq equivalent; `None` when its body would be
+/// longer than [`MAX_JQ_COMMAND`].
 pub(crate) fn program(query: &Query) -> Option<(&'static str, String)> {
     let mut w = Writer {
         defs: Defs::default(),
@@ -352,8 +352,9 @@ pub(crate) fn program(query: &Query) -> Option<(&'static str, String)> {
             (flags, body)
         }
     };
-    let program = format!("{}{body}", w.defs.text());
-    (!w.over() && program.len() <= MAX_JQ_COMMAND).then_some((flags, program))
+    // The definitions the program uses are a fixed text; the limit is on what the query
+    // expands to.
+    (!w.over() && body.len() <= MAX_JQ_COMMAND).then(|| (flags, format!("{}{body}", w.defs.text())))
 }
 
 /// Records one by one: `select(...) | projection`, with `-n` and `inputs` for skip/limit.
@@ -385,7 +386,7 @@ fn records_stream(
 
 /// The shell command: `tail -n +2 FILE | jq FLAGS 'PROGRAM'`, or `sed -n 'A,Bp' FILE | ...`
 /// for the lines of one section (as recipes of a file of sections read theirs).
-/// `None` when longer than [`MAX_JQ_COMMAND`] (or than that and the file name).
+/// `None` when its body is longer than [`MAX_JQ_COMMAND`].
 pub(crate) fn command(query: &Query, file: &str, window: Option<(u64, u64)>) -> Option<String> {
     let (flags, program) = program(query)?;
     let source = match window {
