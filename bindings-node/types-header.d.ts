@@ -149,6 +149,8 @@ export interface OffloadResponse {
   envelope?: Record<string, unknown>
   /** The threshold applied, when the call gave `contextRemainingTokens`. */
   threshold_tokens?: number
+  /** Keys the result's JSON text named twice in one object (the last value of each kept). */
+  warning?: string
 }
 
 /** The `compact` profile's descriptor: the recipes as one line each, one paragraph of guidance. */
@@ -167,6 +169,8 @@ export interface CompactDescriptor {
   guidance: string
   /** The threshold applied, when the call gave `contextRemainingTokens`. */
   threshold_tokens?: number
+  /** Keys the result's JSON text named twice in one object (the last value of each kept). */
+  warning?: string
 }
 
 /** The `pointer` profile's descriptor: where the records are, and one line of guidance. */
@@ -180,6 +184,8 @@ export interface PointerDescriptor {
   guidance: string
   /** The threshold applied, when the call gave `contextRemainingTokens`. */
   threshold_tokens?: number
+  /** Keys the result's JSON text named twice in one object (the last value of each kept). */
+  warning?: string
 }
 
 /** A result returned inline (below the threshold, LRO disabled, or the write failed). */
@@ -197,7 +203,7 @@ export interface InlineResult {
   truncated?: true
   /** Records in the full result set, when truncated. */
   total_count?: number
-  /** Why the result is truncated. */
+  /** Why the result is truncated, or keys its JSON text named twice (the last value kept). */
   warning?: string
   /** The threshold applied, when the call gave `contextRemainingTokens`. */
   threshold_tokens?: number

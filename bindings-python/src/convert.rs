@@ -112,12 +112,27 @@ pub enum Records {
 
 impl Records {
     /// Reads `records` (see [`records_json`]); lists and tuples become lines directly.
+    ///
+    /// Keys that collide in a dict (`{1: .., "1": ..}`) are merged by JSON: the text as
+    /// written goes to the core then, which merges them as it merges a JSON text's keys
+    /// named twice and says how many (`duplicate_keys`), as for that dict's `json.dumps`.
     pub fn from_py(records: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let unsettled = |records| {
+            crate::tojson::to_json_unsettled(records)
+                .map(Self::Json)
+                .map_err(|e| invalid_input(e.describe("records")))
+        };
         match crate::tojson::to_lines(records) {
-            Some(lines) => lines
-                .map(Self::Lines)
-                .map_err(|e| invalid_input(e.describe("records"))),
-            None => records_json(records, "records").map(Self::Json),
+            Some(Ok((lines, false))) => Ok(Self::Lines(lines)),
+            Some(Ok((_, true))) => unsettled(records),
+            Some(Err(e)) => Err(invalid_input(e.describe("records"))),
+            None if records.cast::<PyString>().is_ok()
+                || records.cast::<PyBytes>().is_ok()
+                || records.cast::<PyByteArray>().is_ok() =>
+            {
+                records_json(records, "records").map(Self::Json)
+            }
+            None => unsettled(records),
         }
     }
 }

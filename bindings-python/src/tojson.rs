@@ -245,15 +245,17 @@ impl Writer {
     }
 
     /// Writes `text` again through a `Value` when it may hold duplicate keys, so they
-    /// resolve exactly as serde_json resolves them (last value, first position).
-    fn settle(&mut self, start: usize) -> Written {
-        if std::mem::take(&mut self.non_str_keys) {
-            let value: Value = serde_json::from_slice(&self.out[start..])
-                .map_err(|e| ConvertError::new(e.to_string()))?;
-            self.out.truncate(start);
-            lro_core::json::write::write_value(&mut self.out, &value);
+    /// resolve exactly as serde_json resolves them (last value, first position). Whether
+    /// it did.
+    fn settle(&mut self, start: usize) -> Result<bool, ConvertError> {
+        if !std::mem::take(&mut self.non_str_keys) {
+            return Ok(false);
         }
-        Ok(())
+        let value: Value = serde_json::from_slice(&self.out[start..])
+            .map_err(|e| ConvertError::new(e.to_string()))?;
+        self.out.truncate(start);
+        lro_core::json::write::write_value(&mut self.out, &value);
+        Ok(true)
     }
 }
 
@@ -274,9 +276,19 @@ pub fn to_json(obj: &Bound<'_, PyAny>) -> Result<Vec<u8>, ConvertError> {
     Ok(writer.out)
 }
 
+/// `obj` as JSON text as written, keys that collide (`{1: .., "1": ..}` is
+/// `{"1":..,"1":..}`) left for the reader: the core merges them as serde_json does and says
+/// how many it merged.
+pub fn to_json_unsettled(obj: &Bound<'_, PyAny>) -> Result<Vec<u8>, ConvertError> {
+    let mut writer = Writer::default();
+    writer.value(obj, 0)?;
+    Ok(writer.out)
+}
+
 /// A list or tuple of records as JSONL lines in the core's form (compact, serde_json's
-/// spelling, unique keys); `None` for other objects.
-pub fn to_lines(obj: &Bound<'_, PyAny>) -> Option<Result<Body, ConvertError>> {
+/// spelling, unique keys), and whether keys collided (then merged); `None` for other
+/// objects.
+pub fn to_lines(obj: &Bound<'_, PyAny>) -> Option<Result<(Body, bool), ConvertError>> {
     let items: Box<dyn Iterator<Item = Bound<'_, PyAny>>> = if let Ok(l) = obj.cast::<PyList>() {
         Box::new(l.iter())
     } else if let Ok(t) = obj.cast::<PyTuple>() {
@@ -286,15 +298,16 @@ pub fn to_lines(obj: &Bound<'_, PyAny>) -> Option<Result<Body, ConvertError>> {
     };
     let mut writer = Writer::default();
     let mut line_ends = Vec::with_capacity(items.size_hint().0);
+    let mut collided = false;
     let lines = items.enumerate().try_for_each(|(i, item)| {
         let start = writer.out.len();
         writer.value(&item, 1).map_err(|e| e.at(format!("[{i}]")))?;
-        writer.settle(start)?;
+        collided |= writer.settle(start)?;
         writer.out.push(b'\n');
         line_ends.push(writer.out.len());
         Ok(())
     });
-    Some(lines.map(|()| Body::new(writer.out, line_ends)))
+    Some(lines.map(|()| (Body::new(writer.out, line_ends), collided)))
 }
 
 /// `obj` as a JSON value (through its text: one walker for both).

@@ -186,6 +186,19 @@ def test_objects_and_their_json_text_agree(records: Any, config: lro.Config) -> 
     assert by_object == by_text
 
 
+def test_keys_that_collide_are_said_not_merged_silently(config: lro.Config) -> None:
+    # JSON text naming a key twice, and dicts whose keys collide as JSON: the last value is
+    # kept, the header counts them and the descriptor warns (issue 26).
+    rows = [{"id": i, 1: "int", "1": f"str {i}"} for i in range(300)]
+    for records in (rows, json.dumps(rows), {"rows": rows}):
+        response = lro.offload(records, "rows", config=config)
+        assert response["offloaded"] and response["warning"].startswith("300 duplicate key"), response
+        with open(response["file_path"], encoding="utf-8") as f:
+            header = json.loads(f.readline())
+            first = json.loads(f.readline())
+        assert header["duplicate_keys"] == 300 and first == {"id": 0, "1": "str 0"}
+
+
 def test_offload_files_are_mcp_resources(config: lro.Config, out_dir: str) -> None:
     response = lro.offload(memories(300), config=config)
     name = Path(response["file_path"]).name

@@ -78,7 +78,6 @@ impl<H: Host> Offloader<H> {
             detail: kind.detail_name().to_owned(),
         };
         let threshold_tokens = self.reported_threshold(request);
-        let warning = descriptor::duplicate_keys_warning(prepared.duplicate_keys);
         let parts = Parts {
             mode: self.config.guidance,
             kind,
@@ -89,7 +88,7 @@ impl<H: Host> Offloader<H> {
             sections: &prepared.sections,
             envelope: (!prepared.envelope.is_empty()).then_some(&prepared.envelope),
             threshold_tokens,
-            warning: warning.as_deref(),
+            duplicate_keys: prepared.duplicate_keys,
         };
         let brief = match request.descriptor.unwrap_or(self.config.descriptor) {
             DescriptorProfile::Full => None,
@@ -118,7 +117,7 @@ impl<H: Host> Offloader<H> {
                 .collect(),
             envelope: (!prepared.envelope.is_empty()).then(|| prepared.envelope.clone()),
             threshold_tokens,
-            warning,
+            warning: descriptor::duplicate_keys_warning(prepared.duplicate_keys),
             brief,
         };
         self.fit(response, kind)

@@ -217,11 +217,9 @@ impl<H: Host> Offloader<H> {
     /// The `Value` path, for small results and envelopes read only as a `Value`.
     fn intercept_parsed(&self, result: &str, context: &ToolCallContext) -> Result<InterceptedText> {
         let value = parse(result)?;
-        // Structured content read from this text keeps the last value of a key named twice:
-        // counted (over the whole result, which is small here), to be reported.
         let structured = value.get("structuredContent").is_some_and(|s| !s.is_null());
         let duplicate_keys = if structured {
-            crate::json::dupes::count(result.as_bytes())
+            structured_duplicates(result)
         } else {
             0
         };
@@ -270,6 +268,18 @@ impl<H: Host> Offloader<H> {
         }
         let joined = raw::decode_str(texts[0]).ok_or_else(not_json)?;
         self.offload_text_parts(&joined, request, min_text)
+    }
+}
+
+/// Keys named twice in one object in the text of the structured content of the
+/// `CallToolResult` `result` (which its `Value` merged), as the text path counts them: the
+/// envelope's own keys are not data.
+pub(crate) fn structured_duplicates(result: &str) -> usize {
+    match read_envelope(raw::trim(result)) {
+        Some(envelope) => envelope
+            .structured
+            .map_or(0, |text| crate::json::dupes::count(text.as_bytes())),
+        None => crate::json::dupes::count(result.as_bytes()),
     }
 }
 

@@ -117,6 +117,16 @@ fn shapes() -> Vec<(&'static str, Value)> {
             json!("2026-11-24 ERROR the cache layer failed to respond in time\n".repeat(400)),
         ),
         (
+            "keys named twice, 100,000 of them",
+            json!(format!(
+                "[{}]",
+                (0..20_000)
+                    .map(|i| format!(r#"{{"id": {i}, "id": {i}, "id": {i}, "a": 1, "a": 2, "b": 1, "b": 2, "c": 3, "c": 4}}"#))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )),
+        ),
+        (
             "a Python literal",
             json!(format!(
                 "[{}]",
@@ -205,7 +215,8 @@ fn check_profile(profile: &str, descriptor: &Value, what: &str) -> usize {
         .keys()
         .map(String::as_str)
         // Reported when the call gave context_remaining_tokens.
-        .filter(|k| *k != "threshold_tokens")
+        // Reported when the result's JSON named keys twice.
+        .filter(|k| *k != "threshold_tokens" && *k != "warning")
         .collect();
     match profile {
         "compact" => {
@@ -268,6 +279,21 @@ fn every_shape_fits_the_compact_and_pointer_budgets() {
                 assert_eq!(out.action, InterceptAction::Offloaded, "{name}");
                 let descriptor = &out.result["structuredContent"];
                 let what = format!("{name} ({guidance}, {profile})");
+                if name.starts_with("keys named twice") {
+                    // The warning is never given up, and fits every budget.
+                    let warning = descriptor["warning"].as_str().unwrap_or_default();
+                    assert!(
+                        warning.starts_with("100000 duplicate"),
+                        "{what}: {descriptor}"
+                    );
+                    // So would the largest count there can be.
+                    let mut largest = descriptor.clone();
+                    largest["warning"] = json!(match profile {
+                        "pointer" => lro_core::descriptor::duplicate_keys_note(usize::MAX),
+                        _ => lro_core::descriptor::duplicate_keys_warning(usize::MAX),
+                    });
+                    check_profile(profile, &largest, &what);
+                }
                 worst.push((check_profile(profile, descriptor, &what), what));
                 // The text block is the same descriptor.
                 let text: Value =

@@ -68,10 +68,14 @@ fn is_zero(n: &usize) -> bool {
 }
 
 /// The descriptor's warning when the result's JSON text named `n` keys twice (`None` for 0).
-pub(crate) fn duplicate_keys_warning(n: usize) -> Option<String> {
-    (n > 0).then(|| {
-        format!("{n} duplicate key(s) in the result's JSON text: the last value of each was kept.")
-    })
+pub fn duplicate_keys_warning(n: usize) -> Option<String> {
+    (n > 0).then(|| format!("{n} duplicate key(s) in the JSON: the last value of each was kept."))
+}
+
+/// [`duplicate_keys_warning`] for the pointer descriptor, whose budget is a few lines: a
+/// count of any size fits it.
+pub fn duplicate_keys_note(n: usize) -> Option<String> {
+    (n > 0).then(|| format!("{n} duplicate key(s): last values kept."))
 }
 
 /// A group of records on consecutive lines of an offload file: the records of one array (or

@@ -98,7 +98,8 @@ pub(crate) struct Parts<'a> {
     pub sections: &'a [SectionInfo],
     pub envelope: Option<&'a Map<String, Value>>,
     pub threshold_tokens: Option<usize>,
-    pub warning: Option<&'a str>,
+    /// Keys the result's JSON text named twice (0: no warning).
+    pub duplicate_keys: usize,
 }
 
 /// The estimated tokens of `value` as compact JSON with `path` reckoned as
@@ -135,7 +136,7 @@ pub(crate) fn compact(parts: &Parts<'_>, estimator: &dyn TokenEstimator) -> Comp
         envelope: parts.envelope.cloned(),
         guidance: compact_guidance(parts),
         threshold_tokens: parts.threshold_tokens,
-        warning: parts.warning.map(str::to_owned),
+        warning: super::duplicate_keys_warning(parts.duplicate_keys),
     };
     let mut describe_width = usize::MAX;
     let over = |d: &CompactDescriptor| {
@@ -193,7 +194,7 @@ pub(crate) fn pointer(parts: &Parts<'_>) -> PointerDescriptor {
         count: parts.summary.count,
         guidance,
         threshold_tokens: parts.threshold_tokens,
-        warning: parts.warning.map(str::to_owned),
+        warning: super::duplicate_keys_note(parts.duplicate_keys),
     }
 }
 
