@@ -474,10 +474,13 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
         }
         Term::BinOp(l, op, r) => {
             tick_term(l);
+            tick_term(r);
             if let BinaryOp::Pipe(Some(p)) = op {
                 tick_pattern(p);
+                // `f as $x | body`: a loop over `f` whose body may call nothing and build
+                // nothing (`.[] as $a | .[] | ...`), so the body is where its time is checked.
+                **r = ticked(std::mem::take(&mut **r));
             }
-            tick_term(r);
         }
         Term::Fold(_, xs, pattern, args) => {
             tick_term(xs);
