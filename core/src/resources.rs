@@ -407,19 +407,28 @@ impl<H: Host> Offloader<H> {
             ));
         }
         let limit = self.config.extract.max_read_bytes;
-        let mut bytes = Vec::new();
+        // Sized once from the size the host learnt (growing by doubling held up to twice the
+        // file at the last step); a file known to be too large is not read at all.
+        let too_large = || {
+            LroError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "{uri:?} is larger than extract.max_read_bytes ({limit}); read parts of it with lro_extract"
+                ),
+            )
+        };
+        let known = opened.size.unwrap_or(0);
+        if known > limit {
+            return Err(too_large());
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(known).unwrap_or(0));
         opened
             .reader
             .take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| LroError::from_io(&e, &format!("cannot read {uri}")))?;
         if bytes.len() as u64 > limit {
-            return Err(LroError::new(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "{uri:?} is larger than extract.max_read_bytes ({limit}); read parts of it with lro_extract"
-                ),
-            ));
+            return Err(too_large());
         }
         let mut text = String::from_utf8(bytes).map_err(|_| {
             LroError::new(

@@ -29,6 +29,14 @@ use super::{ClientAction, Router, parse};
 /// JSON-RPC "invalid params": a cursor the proxy never gave.
 const INVALID_PARAMS: i64 = -32602;
 
+/// A JSON-RPC response to `resources/read`, as `jsonrpc::response` makes it.
+#[derive(Serialize)]
+struct ReadResponse<'r> {
+    jsonrpc: &'static str,
+    id: Value,
+    result: &'r resources::ReadResourceResult,
+}
+
 /// Held by the `resources/read` of an offload file being answered (one at a time).
 static READS: Mutex<()> = Mutex::new(());
 
@@ -121,11 +129,16 @@ impl Router {
                     // file multiplied the proxy's memory at the client's will. Reads are
                     // bound by the disk anyway; the others wait their turn.
                     let _turn = READS.lock().unwrap_or_else(PoisonError::into_inner);
-                    let answer = match router.lro.read_resource(&uri) {
-                        Ok(read) => jsonrpc::response(&id, json!(read)),
-                        Err(err) => error_response(&id, &err),
-                    };
-                    router.out.send(&answer);
+                    match router.lro.read_resource(&uri) {
+                        // Serialized from the result itself: the file's text is not copied
+                        // into a JSON value first.
+                        Ok(read) => router.out.send(&ReadResponse {
+                            jsonrpc: "2.0",
+                            id: id.to_value(),
+                            result: &read,
+                        }),
+                        Err(err) => router.out.send(&error_response(&id, &err)),
+                    }
                 });
                 ClientAction::Done
             }
