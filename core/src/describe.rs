@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::config::DescriptorProfile;
 use crate::descriptor::{
     self, Brief, DESCRIPTOR_BUDGET_TOKENS, JqRecipe, MAX_LISTED_SECTIONS, OffloadResponse,
-    OffloadSummary, Parts, SectionInfo,
+    OffloadSummary, Parts, SectionInfo, labels,
 };
 use crate::host::Host;
 use crate::offload::{OffloadRequest, Offloader, Prepared, score_range};
@@ -51,7 +51,7 @@ impl<H: Host> Offloader<H> {
                 recipes::mif_recipes(detail, &tally.examples),
             ),
             RecordKind::Raw => {
-                let sections = prepared.all_sections();
+                let sections = labels::shown(&prepared.all_sections());
                 let samples = samples(prepared, &sections);
                 (
                     schema::for_sections(&sections, &samples),
@@ -59,11 +59,13 @@ impl<H: Host> Offloader<H> {
                 )
             }
         };
+        // Section names are the data's keys: shown cut when long (the header keeps them).
+        let shown = labels::shown(&prepared.sections);
         let guidance = descriptor::guidance(
             self.config.guidance,
             kind,
             prepared.format,
-            &prepared.sections,
+            &shown,
             count,
             tokens,
             &file_path,
@@ -73,7 +75,7 @@ impl<H: Host> Offloader<H> {
             count,
             estimated_tokens: tokens,
             operation: request.operation.clone(),
-            top_namespaces: tally.top_namespaces,
+            top_namespaces: labels::bounded(&tally.top_namespaces),
             score_range: score_range(request.scores.as_deref()),
             detail: kind.detail_name().to_owned(),
         };
@@ -85,7 +87,7 @@ impl<H: Host> Offloader<H> {
             summary: &summary,
             file_path: &file_path,
             recipes: &recipes,
-            sections: &prepared.sections,
+            sections: &shown,
             envelope: (!prepared.envelope.is_empty()).then_some(&prepared.envelope),
             threshold_tokens,
             duplicate_keys: prepared.duplicate_keys,
@@ -109,12 +111,7 @@ impl<H: Host> Offloader<H> {
             line_schema,
             guidance,
             format: prepared.format,
-            sections: prepared
-                .sections
-                .iter()
-                .take(MAX_LISTED_SECTIONS)
-                .cloned()
-                .collect(),
+            sections: shown.iter().take(MAX_LISTED_SECTIONS).cloned().collect(),
             envelope: (!prepared.envelope.is_empty()).then(|| prepared.envelope.clone()),
             threshold_tokens,
             warning: descriptor::duplicate_keys_warning(prepared.duplicate_keys),

@@ -95,15 +95,25 @@ pub struct OffloadUri {
 
 /// Whether `uri` lies in the space LRO serves (`lro://offloads/...`), whether it then names
 /// an offload file or not: such a URI is answered by LRO, never passed on to another server.
+/// The scheme and the authority are compared without regard to ASCII case (RFC 3986, 3.1 and
+/// 3.2.2: both are case-insensitive, `LRO://Offloads/` is the same space); the file name,
+/// a path, keeps its case.
 pub fn is_offload_uri(uri: &str) -> bool {
-    uri.starts_with(URI_PREFIX)
+    strip_uri_prefix(uri).is_some()
+}
+
+/// What follows `lro://offloads/` in `uri`, matched as [`is_offload_uri`] does.
+fn strip_uri_prefix(uri: &str) -> Option<&str> {
+    let head = uri.get(..URI_PREFIX.len())?;
+    head.eq_ignore_ascii_case(URI_PREFIX)
+        .then(|| &uri[URI_PREFIX.len()..])
 }
 
 /// Parses an offload resource URI for files of `prefix`: `invalid_argument` for a URI
 /// outside `lro://offloads/`, `path_denied` for anything there that is not an offload file
 /// name (a `..`, a slash, an escape, another prefix, a query string).
 pub fn parse_uri(uri: &str, prefix: &str) -> Result<OffloadUri> {
-    let Some(rest) = uri.strip_prefix(URI_PREFIX) else {
+    let Some(rest) = strip_uri_prefix(uri) else {
         return Err(LroError::new(
             ErrorCode::InvalidArgument,
             format!("{uri:?} is not an LRO resource URI ({URI_PREFIX}FILE)"),
@@ -411,19 +421,28 @@ impl<H: Host> Offloader<H> {
             ));
         }
         let limit = self.config.extract.max_read_bytes;
-        let mut bytes = Vec::new();
+        // Sized once from the size the host learnt (growing by doubling held up to twice the
+        // file at the last step); a file known to be too large is not read at all.
+        let too_large = || {
+            LroError::new(
+                ErrorCode::InvalidArgument,
+                format!(
+                    "{uri:?} is larger than extract.max_read_bytes ({limit}); read parts of it with lro_extract"
+                ),
+            )
+        };
+        let known = opened.size.unwrap_or(0);
+        if known > limit {
+            return Err(too_large());
+        }
+        let mut bytes = Vec::with_capacity(usize::try_from(known).unwrap_or(0));
         opened
             .reader
             .take(limit.saturating_add(1))
             .read_to_end(&mut bytes)
             .map_err(|e| LroError::from_io(&e, &format!("cannot read {uri}")))?;
         if bytes.len() as u64 > limit {
-            return Err(LroError::new(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "{uri:?} is larger than extract.max_read_bytes ({limit}); read parts of it with lro_extract"
-                ),
-            ));
+            return Err(too_large());
         }
         let mut text = String::from_utf8(bytes).map_err(|_| {
             LroError::new(
@@ -484,7 +503,7 @@ fn describe_header(header: &OffloadHeader) -> String {
         }
         text.push_str(&format!(", query {quoted:?}"));
     }
-    let sections = header.all_sections();
+    let sections = crate::descriptor::labels::shown(&header.all_sections());
     if sections.len() > 1 {
         let listed: Vec<String> = sections
             .iter()

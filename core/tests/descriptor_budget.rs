@@ -94,6 +94,36 @@ fn shapes() -> Vec<(&'static str, Value)> {
     let cjk: Vec<Value> = (0..100)
         .map(|i| json!({"名前": format!("項目{i}"), "説明": "キャッシュ戦略と保存形式".repeat(5)}))
         .collect();
+    // Section names are the data's keys (the red team's 30 keys of 20 KB made 327 KB).
+    let long_sections: Map<String, Value> = (0..30)
+        .map(|i| {
+            let items: Vec<Value> = (0..50)
+                .map(|j| json!({"a": j, "b": "y".repeat(30)}))
+                .collect();
+            (
+                format!("k{i:02}_{}", "x".repeat(20_000)),
+                Value::Array(items),
+            )
+        })
+        .collect();
+    let unicode_sections: Map<String, Value> = (0..80)
+        .map(|i| {
+            let items: Vec<Value> = (0..10).map(|j| json!({"id": j})).collect();
+            (
+                format!("{i}{}", "名前é\u{1F600}".repeat(300)),
+                Value::Array(items),
+            )
+        })
+        .collect();
+    let nested_sections = json!({"a".repeat(5000): {"b".repeat(5000): (0..300).map(|i| json!({"id": i, "t": "x".repeat(40)})).collect::<Vec<_>>(),
+                                                     "c".repeat(5000): (0..300).map(|i| json!({"id": i, "u": "y".repeat(20)})).collect::<Vec<_>>()}});
+    let long_namespaces: Vec<Value> = (0..300)
+        .map(|i| {
+            let mut m = memory(i);
+            m["namespace"] = json!(format!("{}{}", i % 9, "ns/".repeat(3000)));
+            m
+        })
+        .collect();
     let tree = json!([{"name": "root", "children": (0..300).map(|i| json!({"name": format!("f{i}.ts"), "children": []})).collect::<Vec<_>>()}]);
     vec![
         (
@@ -111,6 +141,16 @@ fn shapes() -> Vec<(&'static str, Value)> {
             Value::Object(wide_envelope),
         ),
         ("CJK", json!(cjk)),
+        (
+            "30 sections named by 20 KB keys",
+            Value::Object(long_sections),
+        ),
+        (
+            "80 sections of long unicode names",
+            Value::Object(unicode_sections),
+        ),
+        ("nested sections of 5 KB keys", nested_sections),
+        ("MIF memories with 9 KB namespaces", json!(long_namespaces)),
         ("a tree", tree),
         (
             "text",

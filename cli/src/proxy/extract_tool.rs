@@ -1,6 +1,8 @@
 //! The `lro_extract` tool (spec 000, "native extraction"): its descriptor in `tools/list`,
 //! and its calls, answered by the proxy with [`Offloader::extract`].
 
+use std::sync::atomic::AtomicBool;
+
 use lro_core::{ErrorCode, ExtractRequest, ExtractResponse, Host, LroError, Offloader};
 use serde_json::{Map, Value, json};
 
@@ -21,9 +23,11 @@ pub fn descriptor() -> Value {
 
 /// Answers one `lro_extract` call with a `CallToolResult`; every failure is a result with
 /// `isError: true` whose text starts with the error code (`error[path_denied]: ...`).
-pub fn call<H: Host>(lro: &Offloader<H>, arguments: Option<&Value>) -> Value {
-    match parse(arguments).and_then(|(file, request)| Ok((lro.extract(&file, &request)?, request)))
-    {
+/// A call whose `cancel` flag is raised stops early (its result is then not wanted).
+pub fn call<H: Host>(lro: &Offloader<H>, arguments: Option<&Value>, cancel: &AtomicBool) -> Value {
+    match parse(arguments).and_then(|(file, request)| {
+        Ok((lro.extract_cancellable(&file, &request, cancel)?, request))
+    }) {
         Ok((response, request)) => success(&response, request.recipe.is_some()),
         Err(err) => json!({
             "content": [{"type": "text", "text": format!("error[{}]: {}", err.code(), err.message())}],
@@ -92,7 +96,7 @@ mod tests {
     fn queries_return_the_matching_records() {
         let (lro, path) = offloaded();
         let args = json!({"file_path": path, "query": "select(.id == $id) | .label", "params": {"id": "e42"}});
-        let result = call(&lro, Some(&args));
+        let result = call(&lro, Some(&args), &AtomicBool::new(false));
         assert_eq!(result["isError"], false);
         assert_eq!(text(&result), "\"entity number 42\"\n");
         assert_eq!(
@@ -106,7 +110,7 @@ mod tests {
         let (lro, path) = offloaded();
         let args = json!({"file_path": path, "where": {"kind": "person", "label": {"$regex": "number 4[0-9]$"}},
                           "fields": ["id"], "sort": {"id": -1}, "limit": 2});
-        let result = call(&lro, Some(&args));
+        let result = call(&lro, Some(&args), &AtomicBool::new(false));
         assert_eq!(result["isError"], false, "{result}");
         assert_eq!(
             result["structuredContent"]["results"],
@@ -119,11 +123,13 @@ mod tests {
         let counted = call(
             &lro,
             Some(&json!({"file_path": path, "count": true, "where": "{\"kind\": \"place\"}"})),
+            &AtomicBool::new(false),
         );
         assert_eq!(counted["structuredContent"]["results"], json!([200]));
         let warned = call(
             &lro,
             Some(&json!({"file_path": path, "where": {"knd": "person"}})),
+            &AtomicBool::new(false),
         );
         assert!(
             text(&warned).contains(
@@ -138,7 +144,7 @@ mod tests {
     fn null_optionals_are_ignored() {
         let (lro, path) = offloaded();
         let args = json!({"file_path": path, "recipe": null, "query": null, "lines": {"start": 0, "end": 2}, "search": null});
-        let result = call(&lro, Some(&args));
+        let result = call(&lro, Some(&args), &AtomicBool::new(false));
         assert_eq!(result["structuredContent"]["count"], 2, "{result}");
     }
 
@@ -162,7 +168,7 @@ mod tests {
                 "path_denied",
             ),
         ] {
-            let result = call(&lro, Some(&args));
+            let result = call(&lro, Some(&args), &AtomicBool::new(false));
             assert_eq!(result["isError"], true, "{args}");
             assert!(
                 text(&result).starts_with(&format!("error[{code}]")),

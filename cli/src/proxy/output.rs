@@ -3,8 +3,6 @@
 use std::io::{self, BufWriter, Write};
 use std::sync::Mutex;
 
-use serde_json::Value;
-
 /// Where messages to the client go.
 pub struct ClientOut {
     sink: Mutex<Box<dyn Write + Send>>,
@@ -37,8 +35,8 @@ impl ClientOut {
     }
 
     /// Serializes one message straight to the client (no intermediate string for large
-    /// results).
-    pub fn send(&self, message: &Value) {
+    /// results; any serializable message, so a large one need not be copied into a `Value`).
+    pub fn send<M: serde::Serialize + ?Sized>(&self, message: &M) {
         let mut sink = self
             .sink
             .lock()

@@ -17,7 +17,9 @@
 //!   large result is never parsed into a `Value` tree, and one it leaves alone is forwarded
 //!   as the bytes received, whatever its size.
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use lro_core::intercept_text::TEXT_RESULT_MIN;
@@ -53,6 +55,8 @@ pub struct Router {
     state: State,
     request_timeout: Option<Duration>,
     limits: MessageLimits,
+    /// `lro_extract` calls in progress, each with the flag that cancels it.
+    extracts: Mutex<HashMap<IdKey, Arc<AtomicBool>>>,
 }
 
 impl Router {
@@ -67,6 +71,7 @@ impl Router {
                 client: usize::MAX,
                 server: usize::MAX,
             },
+            extracts: Mutex::default(),
         }
     }
 
@@ -264,9 +269,15 @@ impl Router {
             Kind::Notification("notifications/cancelled") => {
                 let cancelled = parse(line).and_then(|m| m.pointer("/params/requestId").cloned());
                 if let Some(request_id) = cancelled {
+                    let id = IdKey::of(&request_id);
+                    // An `lro_extract` call is the proxy's own: it stops, is not answered
+                    // (MCP), and the server, which never saw it, is not told.
+                    if self.cancel_extract(&id) {
+                        return ClientAction::Done;
+                    }
                     // The client wants no answer any more (MCP): the server's, should it
                     // come, is dropped.
-                    self.state.cancel(&IdKey::of(&request_id));
+                    self.state.cancel(&id);
                 }
                 forward(None)
             }
@@ -299,20 +310,48 @@ impl Router {
         // bound is an `isError` result on this call, never the end of the proxy.
         let router = Arc::clone(self);
         let answer = (Arc::clone(self), id.clone());
+        let cancel = Arc::new(AtomicBool::new(false));
+        self.lock_extracts().insert(id.clone(), Arc::clone(&cancel));
         let spawned = std::thread::Builder::new()
             .name("lro-extract".to_owned())
             .stack_size(lro_core::EXTRACT_STACK_BYTES)
             .spawn(move || {
-                let result = extract_tool::call(&router.lro, arguments.as_ref());
-                router.out.send(&jsonrpc::response(&id, result));
+                let result = extract_tool::call(&router.lro, arguments.as_ref(), &cancel);
+                router.finish_extract(&id, &cancel);
+                if !cancel.load(Ordering::SeqCst) {
+                    router.out.send(&jsonrpc::response(&id, result));
+                }
             });
         if let Err(e) = spawned {
             let (router, id) = answer;
+            router.lock_extracts().remove(&id);
             let result = serde_json::json!({
                 "content": [{"type": "text", "text": format!("error[resource_limit]: cannot start a thread for the extraction: {e}")}],
                 "isError": true
             });
             router.out.send(&jsonrpc::response(&id, result));
+        }
+    }
+
+    fn lock_extracts(&self) -> std::sync::MutexGuard<'_, HashMap<IdKey, Arc<AtomicBool>>> {
+        self.extracts.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Cancels the `lro_extract` call `id` if one is in progress.
+    fn cancel_extract(&self, id: &IdKey) -> bool {
+        let extracts = self.lock_extracts();
+        extracts
+            .get(id)
+            .inspect(|flag| flag.store(true, Ordering::SeqCst))
+            .is_some()
+    }
+
+    /// Forgets the call `id` (unless the id was reused meanwhile by a newer call). Under the
+    /// lock, so a cancellation either lands before (no answer) or finds no call.
+    fn finish_extract(&self, id: &IdKey, cancel: &Arc<AtomicBool>) {
+        let mut extracts = self.lock_extracts();
+        if extracts.get(id).is_some_and(|c| Arc::ptr_eq(c, cancel)) {
+            extracts.remove(id);
         }
     }
 

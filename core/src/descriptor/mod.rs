@@ -3,6 +3,7 @@
 //! formats, the envelope), and the guidance templates ([`guidance`]).
 
 mod guidance;
+pub(crate) mod labels;
 mod profiles;
 
 use serde::{Deserialize, Serialize};

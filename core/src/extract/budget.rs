@@ -4,6 +4,7 @@
 //! limit, and the first limit hit is the one reported (`truncated` + `limit`).
 
 use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 
@@ -12,11 +13,13 @@ use super::reader::LineReader;
 use crate::config::ExtractLimits;
 use crate::host::Host;
 
-/// The wall-clock deadline, read through the host (the core never reads the system clock).
+/// The wall-clock deadline, read through the host (the core never reads the system clock),
+/// and the caller's cancellation, which ends the extraction as the deadline does.
 pub(crate) struct Deadline<'h> {
     now: Box<dyn Fn() -> u64 + 'h>,
     at: u64,
     timeout_ms: u64,
+    cancel: Option<&'h AtomicBool>,
 }
 
 impl<'h> Deadline<'h> {
@@ -26,12 +29,19 @@ impl<'h> Deadline<'h> {
             now: Box::new(move || host.now_millis()),
             at: start.saturating_add(timeout_ms),
             timeout_ms,
+            cancel: None,
         }
     }
 
-    /// The time is up.
+    /// The same deadline, also passed once `cancel` is set (by another thread).
+    pub(crate) fn cancelled_by(mut self, cancel: &'h AtomicBool) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// The time is up (or the caller cancelled).
     pub(crate) fn passed(&self) -> bool {
-        (self.now)() >= self.at
+        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) || (self.now)() >= self.at
     }
 
     /// How the limit is named in responses.

@@ -190,17 +190,23 @@ fn formats() -> impl Iterator<Item = Fun<Data>> {
 
 /// `empty` as a native. jaq defines it in jq (`{}[] as $x | .`), which costs a definition
 /// call on every record a `select` drops, a good part of a filtering recipe's time. It
-/// cannot loop itself, but ends the steps of loops that call nothing else. No outputs, no paths, and an update through it leaves
-/// the input as it is (`(empty) |= 1` is `.`, as in jq).
+/// cannot loop itself, but it ticks: a loop that drops every value (`.[] | empty`) calls
+/// no definition and builds nothing, so this is where its time is checked. No outputs, no
+/// paths, and an update through it leaves the input as it is (`(empty) |= 1` is `.`, as in
+/// jq).
 fn empty_native() -> Fun<Data> {
-    // Ticked: `.[] as $a | .[] | empty` loops over a product with no definition call in
-    // it, and `empty` is where each step of such a loop ends.
     let native = Native::<Data>::new(|cv| match cv.0.data().guard.tick() {
         Ok(()) => Box::new(core::iter::empty()),
         Err(trip) => bome(Err(trip_error(trip))),
     })
-    .with_paths(|_| Box::new(core::iter::empty()))
-    .with_update(|cv, _| box_once(Ok(cv.1)));
+    .with_paths(|cv| match cv.0.data().guard.tick() {
+        Ok(()) => Box::new(core::iter::empty()),
+        Err(trip) => box_once(Err(Exn::from(trip_error(trip)))),
+    })
+    .with_update(|cv, _| match cv.0.data().guard.tick() {
+        Ok(()) => box_once(Ok(cv.1)),
+        Err(trip) => bome(Err(trip_error(trip))),
+    });
     ("empty", v(0), native)
 }
 

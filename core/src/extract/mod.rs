@@ -64,6 +64,8 @@ mod tabular;
 mod time_zones;
 pub mod tool;
 
+use std::sync::atomic::AtomicBool;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -217,12 +219,12 @@ fn section_named(header: Option<&str>, name: &str) -> Result<crate::descriptor::
         .and_then(crate::jsonl::parse_header)
         .ok_or_else(|| LroError::new(ErrorCode::InvalidInput, "the file has no LRO header line"))?;
     let sections = header.all_sections();
-    sections
-        .iter()
-        .find(|s| s.label() == name)
+    crate::descriptor::labels::find(&sections, name)
         .cloned()
         .ok_or_else(|| {
-            let names: Vec<&str> = sections.iter().map(|s| s.label()).collect();
+            // The labels a descriptor shows: the full names may be any length.
+            let shown = crate::descriptor::labels::shown(&sections);
+            let names: Vec<&str> = shown.iter().map(|s| s.label()).collect();
             LroError::new(
                 ErrorCode::InvalidArgument,
                 format!(
@@ -315,6 +317,19 @@ impl<H: Host> Offloader<H> {
     /// record), `path_denied` (outside the output directory, a symbolic link out of it, not
     /// an offload file), `not_found`, `invalid_input` (a record line is not JSON), `io_error`.
     pub fn extract(&self, file_path: &str, request: &ExtractRequest) -> Result<ExtractResponse> {
+        self.extract_cancellable(file_path, request, &AtomicBool::new(false))
+    }
+
+    /// [`Self::extract`], stopped early once `cancel` is set (by another thread: a client
+    /// that cancelled the call). The extraction ends as at its time limit, within the same
+    /// granularity; the caller, which wants no answer any more, drops the (truncated)
+    /// response.
+    pub fn extract_cancellable(
+        &self,
+        file_path: &str,
+        request: &ExtractRequest,
+        cancel: &AtomicBool,
+    ) -> Result<ExtractResponse> {
         let verb = request.verb()?;
         let structured = match verb {
             Verb::Structured => Some(query::Query::compile(request)?),
@@ -329,7 +344,8 @@ impl<H: Host> Offloader<H> {
             file_path,
         )?;
         let path = file.path();
-        let deadline = budget::Deadline::new(&self.host, self.config.extract.timeout_ms);
+        let deadline =
+            budget::Deadline::new(&self.host, self.config.extract.timeout_ms).cancelled_by(cancel);
         let mut budget = budget::Budget::new(&self.config.extract, &deadline);
         let reader = file.open(&self.host, file_path)?.reader;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);

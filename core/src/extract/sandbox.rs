@@ -6,7 +6,8 @@
 //!   filter of a million `(` must be refused before it is parsed, not crash the host;
 //! - **a tick** (`_lro_tick`, [`Guard::tick`]) at the start of every definition's body, the
 //!   user's and the standard library's alike (`map`, `select`, `repeat`, `recurse`, ...),
-//!   and on every value of `range`: it checks the deadline (every [`TICK_CLOCK_EVERY`]
+//!   on every value of `range` and of an iteration `.[]`, in every body of `f as $x | body`
+//!   and in `empty` (loops that call nothing and build nothing tick there): it checks the deadline (every [`TICK_CLOCK_EVERY`]
 //!   ticks) and the depth of the native stack, so endless loops end at the time limit and
 //!   endless recursion ends with an error instead of a stack overflow;
 //! - **no ambient authority**: `env`/`$ENV`, `now`, `localtime`, `strflocaltime`, `input`,
@@ -569,10 +570,13 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
         }
         Term::BinOp(l, op, r) => {
             tick_term(l);
+            tick_term(r);
             if let BinaryOp::Pipe(Some(p)) = op {
                 tick_pattern(p);
+                // `f as $x | body`: a loop over `f` whose body may call nothing and build
+                // nothing (`.[] as $a | .[] | ...`), so the body is where its time is checked.
+                **r = ticked(std::mem::take(&mut **r));
             }
-            tick_term(r);
         }
         Term::Fold(_, xs, pattern, args) => {
             tick_term(xs);
@@ -614,15 +618,32 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
                     }
                 }
             }
+            tick_iterations(t, path);
         }
         _ => {}
     }
     match term {
+        // What `tick_iterations` left of a path that ended with `[]`: no parts.
+        Term::Path(t, path) if path.0.is_empty() => *term = std::mem::take(&mut **t),
         Term::Arr(Some(_)) => then(term, CLOSE),
         Term::Obj(_) => then(term, NEW),
         Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Mul), _) => checked_mul(term),
         Term::BinOp(_, op, _) if builds(op) => then(term, NEW),
         _ => {}
+    }
+}
+
+/// `t.a[].b[]` becomes `((t.a[] | _lro_tick).b[] | _lro_tick)`: every value an iteration
+/// yields ticks, since a loop over `.[]` may call nothing and build nothing
+/// (`.[] as $a | .[] | .[]?`). The parts after an iteration still read their indices from
+/// the path's input (jaq evaluates them there), which the rewrite leaves as it was.
+fn tick_iterations<'s>(t: &mut Box<Term<&'s str>>, path: &mut jaq_core::path::Path<Term<&'s str>>) {
+    let is_iteration = |part: &Part<Term<&str>>| matches!(part, Part::Range(None, None));
+    while let Some(i) = path.0.iter().position(|(part, _)| is_iteration(part)) {
+        let rest = path.0.split_off(i + 1);
+        let head = std::mem::replace(&mut path.0, rest);
+        let iterated = Term::Path(std::mem::take(t), jaq_core::path::Path(head));
+        **t = pipe(iterated, call(TICK));
     }
 }
 

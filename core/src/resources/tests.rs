@@ -34,7 +34,11 @@ fn uris_name_offload_files_only() {
     for (uri, code) in [
         ("file:///tmp/x.jsonl", ErrorCode::InvalidArgument),
         ("lro://other/x", ErrorCode::InvalidArgument),
-        ("LRO://offloads/x", ErrorCode::InvalidArgument),
+        ("LRO://offloads/x", ErrorCode::PathDenied),
+        (
+            "lro://offloads/ATLATL-recall-01JH5X3Q7Y0000000000000000.jsonl",
+            ErrorCode::PathDenied,
+        ),
         ("lro://offloads/", ErrorCode::PathDenied),
         ("lro://offloads/../../etc/passwd", ErrorCode::PathDenied),
         (
@@ -66,6 +70,17 @@ fn uris_name_offload_files_only() {
     }
     assert!(is_offload_uri("lro://offloads/anything"));
     assert!(!is_offload_uri("lro://elsewhere/x"));
+    // Scheme and authority are case-insensitive (RFC 3986): the proxy's, never the server's.
+    for uri in ["LRO://offloads/x", "lro://OFFLOADS/x", "Lro://OffLoads/x"] {
+        assert!(is_offload_uri(uri), "{uri}");
+    }
+    assert!(!is_offload_uri("lro://offloadsx/x"));
+    assert!(!is_offload_uri("lro://offload\u{e9}/x"));
+    let upper = parse_uri(&format!("LRO://OFFLOADS/{file}/records"), "atlatl").unwrap();
+    assert_eq!(
+        (upper.file_name.as_str(), upper.view),
+        (file, View::Records)
+    );
 }
 
 #[test]

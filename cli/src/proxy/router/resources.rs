@@ -15,7 +15,7 @@
 //!   removed files, once the client has asked for the list or subscribed to a resource (a
 //!   client that never did has no list to refresh).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use lro_core::resources::{self, jsonrpc_error_code};
 use lro_core::{Host, LroError, Offloader};
@@ -28,6 +28,17 @@ use super::{ClientAction, Router, parse};
 
 /// JSON-RPC "invalid params": a cursor the proxy never gave.
 const INVALID_PARAMS: i64 = -32602;
+
+/// A JSON-RPC response to `resources/read`, as `jsonrpc::response` makes it.
+#[derive(Serialize)]
+struct ReadResponse<'r> {
+    jsonrpc: &'static str,
+    id: Value,
+    result: &'r resources::ReadResourceResult,
+}
+
+/// Held by the `resources/read` of an offload file being answered (one at a time).
+static READS: Mutex<()> = Mutex::new(());
 
 /// JSON-RPC "method not found".
 const METHOD_NOT_FOUND: i64 = -32601;
@@ -113,11 +124,21 @@ impl Router {
                 let (id, uri) = (id.clone(), uri.unwrap_or_default());
                 // A file may be large (up to extract.max_read_bytes): not on the reader thread.
                 std::thread::spawn(move || {
-                    let answer = match router.lro.read_resource(&uri) {
-                        Ok(read) => jsonrpc::response(&id, json!(read)),
-                        Err(err) => error_response(&id, &err),
-                    };
-                    router.out.send(&answer);
+                    // One read at a time: an answer holds its file about three times (the
+                    // text, the JSON value, the message), so concurrent reads of a large
+                    // file multiplied the proxy's memory at the client's will. Reads are
+                    // bound by the disk anyway; the others wait their turn.
+                    let _turn = READS.lock().unwrap_or_else(PoisonError::into_inner);
+                    match router.lro.read_resource(&uri) {
+                        // Serialized from the result itself: the file's text is not copied
+                        // into a JSON value first.
+                        Ok(read) => router.out.send(&ReadResponse {
+                            jsonrpc: "2.0",
+                            id: id.to_value(),
+                            result: &read,
+                        }),
+                        Err(err) => router.out.send(&error_response(&id, &err)),
+                    }
                 });
                 ClientAction::Done
             }

@@ -1,0 +1,215 @@
+//! Issue 26, the red team's extra findings: filters that loop without building or calling
+//! anything stop at the time limit (CLI and proxy), a cancelled `lro_extract` stops and is
+//! not answered, `LRO://OFFLOADS/...` is the proxy's resource (scheme and authority are
+//! case-insensitive), and concurrent reads of offload files are all answered.
+
+mod proxy_support;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use proxy_support::Proxy;
+use serde_json::{Value, json};
+
+/// The time limit the loop tests set (ms): short, so a debug build meets it fast.
+const TIMEOUT_MS: &str = "1500";
+
+/// Loops that neither call a definition nor build a value.
+const LOOPS: [&str; 3] = [
+    "[range(1e6)] | .[] as $a | .[] | empty",
+    "[range(1e6)] | .[] as $a | .[] as $b | 1",
+    "[range(3000)] | .[] as $a | .[] as $b | .[] | empty",
+];
+
+fn offload(dir: &Path) -> PathBuf {
+    let records: Vec<Value> = (0..50)
+        .map(|i| json!({"id": i, "title": format!("t{i}")}))
+        .collect();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
+        .args(["offload", "--threshold", "10", "--output-dir"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(Value::Array(records).to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
+    PathBuf::from(descriptor["file_path"].as_str().unwrap())
+}
+
+#[test]
+fn loops_that_build_nothing_stop_at_the_time_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = offload(dir.path());
+    for filter in LOOPS {
+        let query = format!("select(.id == 1) | {filter}");
+        let started = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_lro"))
+            .args(["extract", "--output-dir"])
+            .arg(dir.path())
+            .arg(&file)
+            .args(["--query", &query])
+            .env("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", TIMEOUT_MS)
+            .output()
+            .unwrap();
+        let took = started.elapsed();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        // Before: still running after minutes. Generous for a debug build on a loaded machine.
+        assert!(took < Duration::from_secs(60), "{filter}: {took:?}");
+        assert!(
+            stderr.contains("timeout_ms")
+                || String::from_utf8_lossy(&out.stdout).contains("timeout_ms"),
+            "{filter}: {:?} {stderr}",
+            out.status
+        );
+    }
+}
+
+#[test]
+fn the_proxy_answers_a_loop_at_the_time_limit() {
+    let mut proxy = Proxy::start(
+        &[],
+        &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", TIMEOUT_MS)],
+    );
+    let file = offload(proxy.dir.path());
+    proxy.initialize(json!({"name": "t", "version": "1"}));
+    let query = format!("select(.id == 1) | {}", LOOPS[0]);
+    let result = proxy.tool(1, "lro_extract", json!({"file_path": file, "query": query}));
+    assert_eq!(result["structuredContent"]["truncated"], true, "{result}");
+    assert!(
+        result["structuredContent"]["limit"]
+            .as_str()
+            .is_some_and(|l| l.contains("timeout_ms")),
+        "{result}"
+    );
+    assert_eq!(proxy.call(2, "ping", json!({}))["result"], json!({}));
+}
+
+/// The proxy's threads that run an `lro_extract` call.
+fn extract_threads(pid: u32) -> usize {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return 0;
+    };
+    tasks
+        .filter_map(Result::ok)
+        .filter(|t| {
+            std::fs::read_to_string(t.path().join("comm")).is_ok_and(|c| c.trim() == "lro-extract")
+        })
+        .count()
+}
+
+#[test]
+fn a_cancelled_extract_stops_and_is_not_answered() {
+    // A time limit far beyond the test: only the cancellation can stop the filter.
+    let mut proxy = Proxy::start(
+        &[],
+        &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", "600000")],
+    );
+    let file = offload(proxy.dir.path());
+    proxy.initialize(json!({"name": "t", "version": "1"}));
+    let pid = proxy.child.id();
+    proxy.request(
+        json!(7),
+        "tools/call",
+        json!({"name": "lro_extract", "arguments": {"file_path": file, "query": "last(range(0;1;0))"}}),
+    );
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while extract_threads(pid) == 0 {
+        assert!(Instant::now() < deadline, "the extraction never started");
+        std::thread::yield_now();
+    }
+    proxy.send(
+        &json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                       "params": {"requestId": 7, "reason": "user stopped"}}),
+    );
+    // The thread ends (before: it ran to the time limit, then answered).
+    while extract_threads(pid) != 0 {
+        assert!(
+            Instant::now() < deadline,
+            "the cancelled extraction still runs"
+        );
+        std::thread::yield_now();
+    }
+    // Still answering, and the cancelled call never was: the thread sends before it ends.
+    assert_eq!(proxy.call(8, "ping", json!({}))["result"], json!({}));
+    let done = proxy.tool(9, "lro_extract", json!({"file_path": file, "query": ".id"}));
+    assert_eq!(done["isError"], false, "{done}");
+    proxy.close_stdin();
+    while let Some(line) = proxy.next_line() {
+        let message: Value = serde_json::from_str(&line).unwrap();
+        assert_ne!(message.get("id"), Some(&json!(7)), "{line}");
+    }
+}
+
+#[test]
+fn offload_uris_are_the_proxys_whatever_their_case() {
+    let mut proxy = Proxy::start(&[], &[]);
+    let file = offload(proxy.dir.path());
+    proxy.initialize(json!({"name": "t", "version": "1"}));
+    let name = file.file_name().unwrap().to_str().unwrap();
+    for (id, uri) in [
+        (1, format!("LRO://offloads/{name}")),
+        (2, format!("lro://OFFLOADS/{name}")),
+        (3, format!("Lro://Offloads/{name}/records")),
+    ] {
+        let read = proxy.call(id, "resources/read", json!({"uri": uri}));
+        let contents = &read["result"]["contents"][0];
+        assert!(
+            contents["text"]
+                .as_str()
+                .is_some_and(|t| t.contains("\"title\":\"t49\"")),
+            "{uri}: {read}"
+        );
+    }
+    // The file name keeps its case: another name is no offload file (and not the server's).
+    let upper = proxy.call(
+        4,
+        "resources/read",
+        json!({"uri": format!("lro://offloads/{}", name.to_uppercase())}),
+    );
+    assert!(
+        upper["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("path_denied")),
+        "{upper}"
+    );
+}
+
+#[test]
+fn concurrent_reads_of_an_offload_file_are_all_answered() {
+    let mut proxy = Proxy::start(&[], &[]);
+    let file = offload(proxy.dir.path());
+    proxy.initialize(json!({"name": "t", "version": "1"}));
+    let name = file.file_name().unwrap().to_str().unwrap();
+    for id in 10..18 {
+        proxy.request(
+            json!(id),
+            "resources/read",
+            json!({"uri": format!("lro://offloads/{name}")}),
+        );
+    }
+    let mut answered = Vec::new();
+    while answered.len() < 8 {
+        let message = proxy.next();
+        if let Some(id) = message.get("id").and_then(Value::as_i64) {
+            assert!(
+                message["result"]["contents"][0]["text"]
+                    .as_str()
+                    .is_some_and(|t| t.contains("t49")),
+                "{message}"
+            );
+            answered.push(id);
+        }
+    }
+    answered.sort_unstable();
+    assert_eq!(answered, (10..18).collect::<Vec<_>>());
+}
