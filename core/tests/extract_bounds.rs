@@ -272,7 +272,10 @@ fn a_loop_over_a_product_ending_in_empty_meets_the_time_limit() {
     .unwrap();
     assert!(response.truncated, "{response:?}");
     assert!(
-        response.limit.as_deref().is_some_and(|l| l.starts_with("timeout_ms")),
+        response
+            .limit
+            .as_deref()
+            .is_some_and(|l| l.starts_with("timeout_ms")),
         "{:?}",
         response.limit
     );
