@@ -93,7 +93,7 @@ const EXTRACT_EXIT_CODES: &str = "Exit codes:
       or a file that is not this user's plain file
   78  bad configuration (invalid_config), e.g. an output directory other users can write
   1   any other error
-A relative FILE is relative to the current directory.";
+A relative FILE with a directory part (out/NAME, ./NAME) is relative to the current directory;\na bare NAME is a file of the output directory.";
 
 /// Exit code of a capped `lro extract`: what fits was printed, but not everything.
 const EXIT_CAPPED: u8 = 3;

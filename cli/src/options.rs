@@ -238,13 +238,19 @@ impl ExtractArgs {
         Ok(config)
     }
 
-    /// The offload file as the core takes it: a relative path given on the command line is
-    /// relative to the current directory, as for any command-line tool, so it is made
-    /// absolute here (the core reads a relative path as relative to the output directory,
-    /// which is what an MCP client's `file_path` means); a URI passes as it is.
+    /// The offload file as the core takes it: a relative path with a directory part given
+    /// on the command line is relative to the current directory, as for any command-line
+    /// tool, so it is made absolute here; a bare file name stays the core's, a name in the
+    /// output directory (which is what an MCP client's `file_path` means, and the only way to
+    /// name an object of an `s3://` output directory by its name); a URI passes as it is.
     pub fn file_path(&self) -> Result<String, LroError> {
         let file = Path::new(&self.file);
-        if file.is_absolute() || lro_core::host::is_uri(file) {
+        let bare_name = file.components().count() == 1
+            && matches!(
+                file.components().next(),
+                Some(std::path::Component::Normal(_))
+            );
+        if file.is_absolute() || lro_core::host::is_uri(file) || bare_name {
             return Ok(self.file.clone());
         }
         let cwd = std::env::current_dir()

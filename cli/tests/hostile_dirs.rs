@@ -202,13 +202,13 @@ fn a_relative_path_is_relative_to_the_current_directory_and_exit_codes_tell_erro
         let out = lro_in(&dir, &["extract", "--output-dir", d, &path, "--count"]);
         assert!(out.status.success(), "{path}: {}", stderr(&out));
     }
-    // Relative to the current directory, so NAME from the parent is no such file (it is not
-    // taken as relative to the output directory), and out/../x is outside it.
+    // A bare NAME is a name in the output directory, wherever the command runs (the way to
+    // name an object of an s3:// output directory); out/../x is outside it.
     let out = lro_in(
         root.path(),
         &["extract", "--output-dir", d, name, "--count"],
     );
-    assert!(stderr(&out).contains("not_found") || stderr(&out).contains("path_denied"));
+    assert!(out.status.success(), "{}", stderr(&out));
 
     let missing = format!("out/{}", name.replace("tool", "gone"));
     let codes: [(&[&str], i32, &str); 5] = [

@@ -384,12 +384,15 @@ pub fn platform_environment(config: &mut OffloadConfig) -> Result<(), LroError> 
 pub fn read_platform_file(path: &str) -> Result<String, LroError> {
     let host = platform_host();
     lro_core::config_file::read_config_file_from_host(&host, Path::new(path), |resolved| {
-        let resolved = resolved.to_string_lossy();
         match &host {
-            BindingHost::Js(js) => js.0.read_file(&resolved).map(|b| b.to_vec()).map_err(io_error),
+            BindingHost::Js(js) => js
+                .0
+                .read_file(&resolved.to_string_lossy())
+                .map(|b| b.to_vec())
+                .map_err(io_error),
             BindingHost::Memory(memory) => memory
                 .store
-                .file(&resolved)
+                .file(resolved)
                 .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file")),
         }
     })
