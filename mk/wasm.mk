@@ -43,8 +43,10 @@ TEST_TARGETS += test-wasm
 # and the JS module by 64 KiB more for the Node addon's whole API (issue 22: MCP resources,
 # extractTool, the configuration story, typed options), and by 64 KiB more for numbers that
 # keep their digits (issue 26: serde_json's arbitrary_precision, exact decimal order, odd
-# array elements alone). bindings-wasm/README.md lists where the bytes go.
-WASM_JS_BUDGET := 1966080
+# array elements alone), and by 64 KiB more for the rest of issue 26 (the sandbox's depth,
+# memory and time bounds, guarded natives, labels of long names). bindings-wasm/README.md
+# lists where the bytes go.
+WASM_JS_BUDGET := 2031616
 WASM_COMPONENT_BUDGET := 2359296
 
 # `npm install`, not `npm ci`: jco's and rolldown's optional per-platform packages that this

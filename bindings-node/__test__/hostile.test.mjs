@@ -5,7 +5,7 @@ import assert from 'node:assert/strict'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
-import { lro } from './build.mjs'
+import { lro, wasm } from './build.mjs'
 import { makeMemories } from './fixtures/memories.mjs'
 
 const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-hostile-')))
@@ -13,7 +13,8 @@ const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-hos
 const DEEP = [
   'first(reduce range(100000) as $i (0;[.]))',
   'reduce range(100000) as $i (0;[.]) | tojson | length',
-  '("<a>"*20000)|fromxml',
+  // The wasm builds carry the tabular formats only (no XML reader: a size budget).
+  ...(wasm ? [] : ['("<a>"*20000)|fromxml']),
 ]
 const MEMORY = ['[1]|until(length>1e10;.+.)', '"x"|until(length>1e10;.+.)', '"x" * 1e10 | length']
 
