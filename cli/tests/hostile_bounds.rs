@@ -6,9 +6,8 @@
 
 mod proxy_support;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 
 use proxy_support::{Proxy, text};
 use serde_json::{Value, json};
@@ -52,23 +51,7 @@ fn offload(dir: &Path) -> PathBuf {
     let records: Vec<Value> = (0..50)
         .map(|i| json!({"id": format!("m{i}"), "title": format!("t{i}"), "namespace": "ns"}))
         .collect();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(["offload", "--threshold", "10", "--output-dir"])
-        .arg(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(Value::Array(records).to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
-    PathBuf::from(descriptor["file_path"].as_str().unwrap())
+    proxy_support::offload_records(dir, records)
 }
 
 fn extract(dir: &Path, file: &Path, args: &[&str]) -> Output {

@@ -5,9 +5,8 @@
 
 mod proxy_support;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use proxy_support::Proxy;
@@ -27,23 +26,7 @@ fn offload(dir: &Path) -> PathBuf {
     let records: Vec<Value> = (0..50)
         .map(|i| json!({"id": i, "title": format!("t{i}")}))
         .collect();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(["offload", "--threshold", "10", "--output-dir"])
-        .arg(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(Value::Array(records).to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
-    PathBuf::from(descriptor["file_path"].as_str().unwrap())
+    proxy_support::offload_records(dir, records)
 }
 
 #[test]

@@ -342,3 +342,25 @@ pub fn text(result: &Value) -> &str {
         .as_str()
         .unwrap_or_else(|| panic!("no text: {result}"))
 }
+
+/// Offloads `records` with `lro offload --threshold 10 --output-dir DIR` and returns the
+/// offload file's path (the hostile suites extract from it).
+pub fn offload_records(dir: &Path, records: Vec<Value>) -> PathBuf {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
+        .args(["offload", "--threshold", "10", "--output-dir"])
+        .arg(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(Value::Array(records).to_string().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
+    PathBuf::from(descriptor["file_path"].as_str().unwrap())
+}
