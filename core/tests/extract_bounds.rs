@@ -38,8 +38,18 @@ fn limits(max_memory_bytes: u64) -> ExtractLimits {
     }
 }
 
-/// Runs `filter` on a thread with a 2 MiB stack.
+/// Held by each extraction of these tests. `extract.max_memory_bytes` bounds the memory of
+/// all extractions running at once in the process, and the tests of this file run on
+/// parallel threads of one process: without it, a filter that fills the budget in one test
+/// would make a small filter under a small bound in another fail with `resource_limit`
+/// (as it should, in a host).
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+/// Runs `filter` on a thread with a 2 MiB stack, alone among the extractions of this file.
 fn run(limits: ExtractLimits, filter: &str) -> Result<lro_core::ExtractResponse, LroError> {
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
     let filter = filter.to_owned();
     std::thread::Builder::new()
         .stack_size(2 * 1024 * 1024)
@@ -188,7 +198,13 @@ fn a_header_whose_sections_run_past_the_records_is_invalid_input() {
             describe: Some(true),
             ..ExtractRequest::default()
         };
-        let err = lro.extract(&file, &request).expect_err("a lying header");
+        let err = {
+            let _alone = ONE_AT_A_TIME
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            lro.extract(&file, &request)
+        }
+        .expect_err("a lying header");
         assert_eq!(err.code(), ErrorCode::InvalidInput, "{sections}: {err}");
     }
 }
