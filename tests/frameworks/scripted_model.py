@@ -80,6 +80,25 @@ def content_text(content):
     return part_text(content)
 
 
+def _texts_within(text):
+    """The text, then the strings a JSON text holds: a framework may send a tool result as the
+    JSON of its content parts (the AI SDK on Chat Completions: `[{"type": "text", "text":
+    "{\\"file_path\\": ...}"}]`), where the descriptor's quotes are escaped."""
+    yield text
+    try:
+        stack = [json.loads(text)]
+    except ValueError:
+        return
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, list):
+            stack.extend(reversed(value))
+        elif isinstance(value, dict):
+            stack.extend(reversed(list(value.values())))
+
+
 class Conversation:
     """What a request holds: the assistant turns so far, the tool results, the tools offered."""
 
@@ -160,7 +179,7 @@ class Conversation:
         return [r["text"] for r in reversed(self.tool_results)] + list(reversed(self.observations))
 
     def field(self, name):
-        for text in self._latest():
+        for text in (inner for latest in self._latest() for inner in _texts_within(latest)):
             for pattern in _FIELD_PATTERNS[name]:
                 match = pattern.search(text)
                 if match:
