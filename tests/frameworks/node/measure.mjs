@@ -43,7 +43,7 @@ try {
     const direct = await seen(run, 'direct', readSteps, chars)
     const proxy = await seen(run, 'proxy', readSteps, chars)
     const helper = await seen(run, 'helper', readSteps, chars)
-    const count = await seen(run, 'proxy', countSteps, (results) => '`' + JSON.stringify(results[1].text).slice(0, 80) + '`')
+    const count = await seen(run, 'proxy', countSteps, ([, { text }]) => `${text.length} chars: \`${JSON.stringify(text).slice(0, 60)}\``)
     console.log(`| ${name} | ${direct} | ${proxy} | ${helper} | ${count} |`)
   }
 } finally {

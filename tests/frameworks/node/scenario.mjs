@@ -56,6 +56,14 @@ export function twoServerSteps() {
   ]
 }
 
+function parsedOrFail(text, what) {
+  try {
+    return JSON.parse(text)
+  } catch (error) {
+    assert.fail(`${what}: ${error.message}; it ends with ${JSON.stringify(text.slice(-400))}`)
+  }
+}
+
 /** The checks of a single-server run through LRO. `finalText` is the framework's final
  * answer; returns what the model saw, for the report. */
 export function checkSingleServerRun({ requests, finalText, warnings, graph }) {
@@ -67,6 +75,16 @@ export function checkSingleServerRun({ requests, finalText, warnings, graph }) {
   assert.ok(
     graphResult.text.length < DESCRIPTOR_MAX_CHARS,
     `the offloaded read_graph reached the model in ${graphResult.text.length} chars (limit ${DESCRIPTOR_MAX_CHARS})`,
+  )
+
+  // Decisions 1 and 2: the descriptor carries the file's URI, and names the extract tool as the
+  // server lists it (the framework may show it with a prefix, as Mastra does).
+  const descriptor = parsedOrFail(unwrapText(graphResult.text), 'the model saw the descriptor alone, as one JSON text')
+  assert.match(String(descriptor.resource_uri), /^lro:\/\/offloads\//, 'the descriptor carries resource_uri')
+  const offered = requests.at(-1).tools
+  assert.ok(
+    offered.some((name) => name === descriptor.extract_tool || name.endsWith(`_${descriptor.extract_tool}`)),
+    `the descriptor names the extract tool the agent was offered (${descriptor.extract_tool}; offered ${offered})`,
   )
 
   const matches = expectedMatches(graph)
