@@ -28,7 +28,7 @@ export async function runAiSdk({ api, servers, steps }) {
         model: api === 'chat' ? openai.chat('scripted-model') : openai('scripted-model'),
         tools,
         stopWhen: stepCountIs(steps.length + 1),
-        prompt: 'Read the knowledge graph and tell me how many matching people it holds.',
+        prompt: 'Read the knowledge graph and tell me how many teams it holds.',
       })
       for (const step of result.steps) aiWarnings.push(...(step.warnings ?? []).map((w) => JSON.stringify(w)))
       return result.text

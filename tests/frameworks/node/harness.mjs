@@ -37,15 +37,17 @@ export function tempDir(prefix) {
 export const ENTITIES = 400
 export const RELATIONS = 300
 
-/** Writes the knowledge graph (ENTITIES entities, RELATIONS relations, from the generator the
- * Python tests use) to `file` in server-memory's JSONL format; returns { entities, relations },
- * the source of truth the expectations are computed from. */
+/** Writes the knowledge graph (ENTITIES entities, RELATIONS relations, the generator every
+ * suite uses) to `file` in server-memory's JSONL format; returns { entities, relations }, the
+ * source of truth the expectations are computed from. The shared tests/frameworks/data.py
+ * writes it; without it (a branch that lacks it), the proxy e2e tests' generator. */
 export function writeMemoryFile(file) {
   const shared = path.join(FRAMEWORKS, 'data.py')
-  const program = existsSync(shared)
-    ? `import sys, json; sys.path.insert(0, ${JSON.stringify(FRAMEWORKS)}); import data
-entities, relations = data.graph(${ENTITIES}, ${RELATIONS}); print(json.dumps([entities, relations]))`
-    : `import sys, json; sys.path.insert(0, ${JSON.stringify(path.join(ROOT, 'cli/tests/e2e'))}); import source_data
+  if (existsSync(shared)) {
+    execFileSync('python3', [shared, 'memory-file', file])
+    return JSON.parse(execFileSync('python3', [shared, 'graph'], { encoding: 'utf8', maxBuffer: 64 << 20 }))
+  }
+  const program = `import sys, json; sys.path.insert(0, ${JSON.stringify(path.join(ROOT, 'cli/tests/e2e'))}); import source_data
 entities, relations = source_data.graph(${ENTITIES}, ${RELATIONS}); print(json.dumps([entities, relations]))`
   const [entities, relations] = JSON.parse(execFileSync('python3', ['-c', program], { encoding: 'utf8' }))
   const lines = [

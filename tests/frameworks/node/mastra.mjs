@@ -24,7 +24,7 @@ export async function runMastra({ servers, steps }) {
         model: { providerId: 'scripted', modelId: 'scripted-model', url: model.url, apiKey: 'scripted', api: 'chat' },
         tools: await mcp.listTools(),
       })
-      const result = await agent.generate('Read the knowledge graph and tell me how many matching people it holds.', {
+      const result = await agent.generate('Read the knowledge graph and tell me how many teams it holds.', {
         maxSteps: steps.length + 1,
       })
       if (result.error) throw result.error
