@@ -140,7 +140,8 @@ export function toolResultsSeen(requests) {
 
 /** The text of a tool result as the framework handed it to the model, without the framework's
  * wrapping of an MCP text result: a JSON list of content parts, a CallToolResult
- * ({content: [...]}) or a JSON string, reduced to the text of its text parts. */
+ * ({content: [...]}) or a JSON string, reduced to its parts' text, one part a line (a part
+ * that is not text stays as its JSON, so nothing the model saw is dropped). */
 export function unwrapText(text) {
   let value
   try {
@@ -152,7 +153,7 @@ export function unwrapText(text) {
   const parts = Array.isArray(value) ? value : Array.isArray(value?.content) ? value.content : null
   if (!parts) return text
   return parts
-    .map((part) => (part?.type === 'text' ? part.text : typeof part === 'string' ? part : ''))
+    .map((part) => (part?.type === 'text' ? part.text : typeof part === 'string' ? part : JSON.stringify(part)))
     .join('\n')
 }
 

@@ -17,7 +17,8 @@ const FRAMEWORKS = {
 const tmp = tempDir('lro-fw-measure-')
 const memoryFile = path.join(tmp.dir, 'memory.jsonl')
 writeMemoryFile(memoryFile)
-const server = (kind) => serverConfig(kind, { memoryFile, outputDir: path.join(tmp.dir, 'offloads') })
+// The servers' own start-up lines (stderr) would break the table: both frameworks take `stderr`.
+const server = (kind) => ({ ...serverConfig(kind, { memoryFile, outputDir: path.join(tmp.dir, 'offloads') }), stderr: 'ignore' })
 const readSteps = [{ call: [{ tool: '*read_graph', args: {} }] }, { answer: 'done' }]
 const countSteps = [
   ...readSteps.slice(0, 1),
