@@ -93,6 +93,14 @@ pub struct ExtractLimits {
     /// Most memory the values a jq filter builds may take, estimated (default 512 MiB);
     /// past it the extraction fails with `resource_limit`.
     pub max_memory_bytes: u64,
+    /// Most tokens (estimated as offloading estimates them) of one answer of the extract
+    /// tool through MCP (default 4,000): a longer answer is cut at a record boundary, or
+    /// inside one huge value at a character boundary, and names the next call. The core's
+    /// `extract` API is bounded by the limits above only.
+    pub answer_max_tokens: u64,
+    /// Most bytes of one answer of the extract tool through MCP (default 16,384); see
+    /// `answer_max_tokens`.
+    pub answer_max_bytes: u64,
 }
 
 impl Default for ExtractLimits {
@@ -103,9 +111,18 @@ impl Default for ExtractLimits {
             max_output_bytes: 1 << 20,
             timeout_ms: 10_000,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
+            answer_max_tokens: DEFAULT_ANSWER_MAX_TOKENS,
+            answer_max_bytes: DEFAULT_ANSWER_MAX_BYTES,
         }
     }
 }
+
+/// The default of [`ExtractLimits::answer_max_tokens`]: a tenth of the smaller context
+/// windows, about 16 KB of text.
+pub const DEFAULT_ANSWER_MAX_TOKENS: u64 = 4_000;
+
+/// The default of [`ExtractLimits::answer_max_bytes`].
+pub const DEFAULT_ANSWER_MAX_BYTES: u64 = 16_384;
 
 /// The default of [`ExtractLimits::max_memory_bytes`]: far above what a filter over a
 /// result needs, far below what takes a host down.
@@ -477,6 +494,12 @@ impl OffloadConfig {
             "extract.timeout_ms" => self.extract.timeout_ms = as_u64(key, value, MAX_SETTING)?,
             "extract.max_memory_bytes" => {
                 self.extract.max_memory_bytes = as_u64(key, value, MAX_SETTING)?
+            }
+            "extract.answer_max_tokens" => {
+                self.extract.answer_max_tokens = as_u64(key, value, MAX_SETTING)?
+            }
+            "extract.answer_max_bytes" => {
+                self.extract.answer_max_bytes = as_u64(key, value, MAX_SETTING)?
             }
             "store.timeout_ms" => {
                 // Zero would time every request out before it starts.

@@ -31,6 +31,9 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "extract.max_output_records",
     "extract.max_output_bytes",
     "extract.timeout_ms",
+    "extract.max_memory_bytes",
+    "extract.answer_max_tokens",
+    "extract.answer_max_bytes",
     "store.timeout_ms",
     "store.retries",
 ];

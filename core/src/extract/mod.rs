@@ -392,6 +392,31 @@ impl<H: Host> Offloader<H> {
         Ok(response)
     }
 
+    /// Where record `index` (from 0, in `section` when given) starts, in the characters
+    /// that `lines` with unit `chars` counts: the extract tool's next character range
+    /// for a record too large for one answer.
+    pub(crate) fn record_char_offset(
+        &self,
+        file_path: &str,
+        section: Option<&str>,
+        index: u64,
+    ) -> Result<u64> {
+        let output_dir = self.output_dir();
+        let file = safety::resolve_offload_file(
+            &self.host,
+            &output_dir,
+            &self.config.file_prefix,
+            file_path,
+        )?;
+        let reader = file.open(&self.host, file_path)?.reader;
+        let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        if let Some(name) = section {
+            let section = section_named(lines.header()?.as_deref(), name)?;
+            lines.window(section.first_line as u64, section.last_line() as u64)?;
+        }
+        lines::chars_before(&mut lines, index)
+    }
+
     /// The first records of an offload file (for the names of its fields); none when it
     /// cannot be read again.
     fn first_records(&self, file: &safety::OffloadFile) -> Vec<Value> {
