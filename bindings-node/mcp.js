@@ -17,7 +17,7 @@
 
 const {
   interceptToolResultAsync,
-  extractAsync,
+  extractToolCallAsync,
   extractTool,
   withEnv,
   listResourcesAsync,
@@ -174,53 +174,36 @@ function registerLroExtract(server, config) {
   // module never fails for users of the core functions alone.
   const { z } = require('zod')
   const lroConfig = helperConfig(config)
-  const described = (name, type) => type.describe(EXTRACT_TOOL.inputSchema.properties[name].description)
-  const count = () => z.number().int().min(0)
-  const inputSchema = {
-    file_path: described('file_path', z.string()),
-    where: described('where', z.record(z.string(), z.any()).nullish()),
-    fields: described('fields', z.array(z.string()).nullish()),
-    sort: described('sort', z.record(z.string(), z.union([z.literal(1), z.literal(-1)])).nullish()),
-    skip: described('skip', count().nullish()),
-    limit: described('limit', count().nullish()),
-    count: described('count', z.boolean().nullish()),
-    group_by: described('group_by', z.string().nullish()),
-    distinct: described('distinct', z.string().nullish()),
-    stats: described('stats', z.string().nullish()),
-    recipe: described('recipe', z.number().int().min(1).max(10).nullish()),
-    query: described('query', z.string().nullish()),
-    params: described('params', z.record(z.string(), z.any()).nullish()),
-    lines: described(
-      'lines',
-      z.object({ start: count(), end: count().nullish(), unit: z.enum(['records', 'chars']).nullish() }).nullish(),
-    ),
-    search: described(
-      'search',
-      z
-        .object({ pattern: z.string(), ignore_case: z.boolean().nullish(), max_results: z.number().int().min(1).nullish() })
-        .nullish(),
-    ),
-    section: described('section', z.string().nullish()),
-    describe: described('describe', z.boolean().nullish()),
+  // The core's schema, property by property: flat, nullable primitives (strict-mode
+  // friendly). An object or array a client sends where text is published (the forms older
+  // clients used: `where: {...}`, `lines: {start, end}`) is passed on as its JSON text, which
+  // the core reads.
+  const asText = (value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : value)
+  const zodOf = (name, property) => {
+    const kind = [].concat(property.type).find((type) => type !== 'null')
+    let type
+    if (kind === 'integer') {
+      type = z.number().int()
+      if (property.minimum !== undefined) type = type.min(property.minimum)
+      if (property.maximum !== undefined) type = type.max(property.maximum)
+    } else if (kind === 'boolean') {
+      type = z.boolean()
+    } else {
+      type = z.string()
+    }
+    if (name !== 'file_path') type = type.nullish()
+    if (kind === 'string') type = z.preprocess(asText, type)
+    return type.describe(property.description)
   }
+  const inputSchema = Object.fromEntries(
+    Object.entries(EXTRACT_TOOL.inputSchema.properties).map(([name, property]) => [name, zodOf(name, property)]),
+  )
   return server.registerTool(
     EXTRACT_TOOL.name,
     { title: 'Extract from an offloaded result', description: EXTRACT_DESCRIPTION, inputSchema },
-    async ({ file_path, ...given }) => {
-      // Clients often send every optional argument as null. The tool's names are the core's
-      // snake_case ones, which `extract` reads too.
-      const request = Object.fromEntries(Object.entries(given).filter(([, value]) => value != null))
-      try {
-        const response = await extractAsync(file_path, request, lroConfig)
-        // As `lro proxy` and the Python helpers answer: the response as structuredContent
-        // and as JSON text, for clients that read only one of them.
-        return { content: [{ type: 'text', text: JSON.stringify(response) }], structuredContent: response }
-      } catch (err) {
-        // A bad filter or path is the model's mistake to correct, not a protocol error.
-        const code = err && err.code ? err.code : 'error'
-        return { content: [{ type: 'text', text: `lro_extract failed [${code}]: ${err && err.message}` }], isError: true }
-      }
-    },
+    // The core answers, as the `lro proxy` and the Python helpers answer: the answer alone as
+    // text, bounded, with errors as `isError` results naming their code.
+    async (args) => extractToolCallAsync(args, lroConfig),
   )
 }
 

@@ -283,6 +283,24 @@ export interface ExtractResponse {
   warnings?: string[]
 }
 
+/** The arguments of one extract tool call, as the client sent them (`extractToolCall`):
+ * `file_path` and the tool's other arguments, `null` for absent ones. */
+export interface ToolArguments {
+  file_path?: string
+  [key: string]: unknown
+}
+
+/** What `extractToolCall` returns: the MCP `CallToolResult` every LRO surface answers an
+ * extract tool call with. */
+export interface ExtractToolResult {
+  /** One text block: the answer alone (a count is the number), warnings, and a
+   * `[truncated]` line naming the next call when the answer was cut; for an error,
+   * `error[code]: message`. */
+  content: Array<{ type: 'text'; text: string }>
+  /** The call failed (a bad argument, a path outside the output directory, ...). */
+  isError: boolean
+}
+
 /** The `lro_extract` tool as every LRO surface describes it (`extractTool()`). */
 export interface ExtractTool {
   name: string

@@ -110,6 +110,14 @@ pub struct ExtractLimits {
     /// past 1024 levels of nesting, the extraction fails with `resource_limit`.
     #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
     pub max_memory_bytes: Option<u64>,
+    /// Most tokens of one answer of the extract tool through MCP, estimated (default 4,000):
+    /// a longer answer is cut at a record, or inside one huge value at a character, and names
+    /// the next call. `extract` itself is bounded by the limits above only.
+    #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
+    pub answer_max_tokens: Option<u64>,
+    /// Most bytes of one answer of the extract tool through MCP (default 16,384).
+    #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
+    pub answer_max_bytes: Option<u64>,
 }
 
 /// Bounds on requests to an object store: a store that is down or slow delays a call by a
@@ -188,6 +196,8 @@ impl Config {
             set(&mut e.max_output_bytes, limits.max_output_bytes);
             set(&mut e.timeout_ms, limits.timeout_ms);
             set(&mut e.max_memory_bytes, limits.max_memory_bytes);
+            set(&mut e.answer_max_tokens, limits.answer_max_tokens);
+            set(&mut e.answer_max_bytes, limits.answer_max_bytes);
         }
         if let Some(limits) = self.store {
             set(&mut config.store.timeout_ms, limits.timeout_ms);
@@ -214,6 +224,8 @@ impl From<&OffloadConfig> for Config {
             max_output_bytes,
             timeout_ms,
             max_memory_bytes,
+            answer_max_tokens,
+            answer_max_bytes,
         } = config.extract;
         let CoreStoreLimits {
             timeout_ms: store_timeout_ms,
@@ -235,6 +247,8 @@ impl From<&OffloadConfig> for Config {
                 max_output_bytes: Some(max_output_bytes),
                 timeout_ms: Some(timeout_ms),
                 max_memory_bytes: Some(max_memory_bytes),
+                answer_max_tokens: Some(answer_max_tokens),
+                answer_max_bytes: Some(answer_max_bytes),
             }),
             store: Some(StoreLimits {
                 timeout_ms: Some(store_timeout_ms),

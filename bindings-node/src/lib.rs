@@ -33,8 +33,8 @@ use serde_json::Value;
 
 use crate::config::Resolved;
 use crate::task::{
-    CleanupTask, ExtractTask, InterceptTask, Job, ListResourcesTask, LroTask, OutcomeTask,
-    ReadResourceTask, Records, settle,
+    CleanupTask, ExtractTask, ExtractToolCallTask, InterceptTask, Job, ListResourcesTask, LroTask,
+    OutcomeTask, ReadResourceTask, Records, settle,
 };
 
 /// A call's resolved configuration and work; argument errors become a rejected job, so an
@@ -336,6 +336,37 @@ pub fn extract_async(
     config: Option<arg::Config>,
 ) -> AsyncTask<ExtractTask> {
     spawn(call(config, || extract_job(file_path, request)))
+}
+
+/// Answers one call of the extract tool as every LRO surface answers it (the `lro proxy`,
+/// the Python helpers): `arguments` as the client sent them (`null` values are absent;
+/// `where`, `params`, `sort` and `fields` as JSON text or objects; `lines` and `chars` as
+/// `"START:END"`). Returns an MCP `CallToolResult`: one text block holding the answer alone
+/// (a count is the number), bounded by `config.extract.answerMaxBytes` and
+/// `answerMaxTokens`, with a `[truncated]` line naming the next call when cut; a bad call is
+/// `isError: true` with text `error[code]: message` (it does not throw).
+#[napi]
+pub fn extract_tool_call(
+    env: Env,
+    arguments: arg::ToolArguments,
+    config: Option<arg::Config>,
+) -> napi::Result<out::ExtractToolResult> {
+    run(&env, call(config, || extract_tool_call_job(arguments)))
+}
+
+/// `extractToolCall`, as a Promise (on the libuv thread pool).
+#[napi]
+pub fn extract_tool_call_async(
+    arguments: arg::ToolArguments,
+    config: Option<arg::Config>,
+) -> AsyncTask<ExtractToolCallTask> {
+    spawn(call(config, || extract_tool_call_job(arguments)))
+}
+
+fn extract_tool_call_job(arguments: arg::ToolArguments) -> Result<Job, LroError> {
+    Ok(Job::ExtractToolCall {
+        arguments: arguments.0?,
+    })
 }
 
 /// Deletes offload files in the output directory whose time-to-live has passed (emitting

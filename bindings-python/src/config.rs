@@ -272,7 +272,7 @@ impl PyConfig {
     fn __repr__(&self) -> String {
         let e = &self.inner.extract;
         format!(
-            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, allow_shared_dir={}, file_prefix={:?}, guidance={:?}, descriptor={:?}, adaptive_ratio={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}, 'max_memory_bytes': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
+            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, allow_shared_dir={}, file_prefix={:?}, guidance={:?}, descriptor={:?}, adaptive_ratio={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}, 'max_memory_bytes': {}, 'answer_max_tokens': {}, 'answer_max_bytes': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
             if self.inner.enabled { "True" } else { "False" },
             self.inner.threshold_tokens,
             self.inner.ttl_seconds,
@@ -291,6 +291,8 @@ impl PyConfig {
             e.max_output_bytes,
             e.timeout_ms,
             e.max_memory_bytes,
+            e.answer_max_tokens,
+            e.answer_max_bytes,
             self.inner.store.timeout_ms,
             self.inner.store.retries,
         )

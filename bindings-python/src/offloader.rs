@@ -371,6 +371,26 @@ impl PyOffloader {
         to_py(py, &response.map_err(CoreError)?)
     }
 
+    /// Answers one call of the extract tool as every LRO surface answers it (the core's
+    /// `call_result`): `arguments` are the tool call's arguments as the client sent them (a
+    /// dict; `None` values are absent). Returns a `CallToolResult` as a dict: one text block
+    /// holding the answer alone, bounded by `extract.answer_max_bytes` and
+    /// `extract.answer_max_tokens`, and `isError` (an error's text starts with
+    /// `error[code]: `). Never raises for a bad call: the model reads the error.
+    #[pyo3(signature = (arguments=None))]
+    fn extract_tool_call<'py>(
+        &self,
+        py: Python<'py>,
+        arguments: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arguments = to_value_opt(arguments.as_ref(), "arguments")?;
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let result = py.detach(|| {
+            lro_core::extract::tool::call_result(&self.inner, arguments.as_ref(), &cancel)
+        });
+        to_py(py, &result)
+    }
+
     /// Deletes expired offload files in the output directory; returns the report
     /// (`{"removed": [...], "kept": N, "errors": [...]}`).
     fn cleanup<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

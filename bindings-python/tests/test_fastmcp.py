@@ -52,9 +52,10 @@ def test_middleware_offloads_and_injects_extract(out_dir: str) -> None:
     assert descriptor["summary"]["detail"] == "medium"
     assert "lro_extract" in descriptor["guidance"]
     assert json.loads(seen["recall"].content[0].text) == descriptor
-    counts = seen["extracted"].structured_content["results"][0]
+    # The answers are text alone, as every LRO surface gives them: a count is the number.
+    counts = json.loads(seen["extracted"].content[0].text)
     assert sum(row["count"] for row in counts) == 500
-    assert seen["counted"].structured_content["results"] == [167]
+    assert seen["counted"].content[0].text == "167\n" and seen["counted"].structured_content is None
     schema = seen["tools"]["lro_extract"].input_schema["properties"]
     assert {"where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats"} <= set(schema)
     assert seen["small"].structured_content == {"ok": True}
@@ -77,7 +78,7 @@ def test_middleware_with_the_pointer_profile_and_describe(out_dir: str) -> None:
     pointer = seen["recall"].structured_content
     assert set(pointer) == {"offloaded", "file_path", "count", "guidance"} and pointer["count"] == 500
     assert json.loads(seen["recall"].content[0].text) == pointer
-    full = seen["described"].structured_content["results"][0]
+    full = json.loads(seen["described"].content[0].text)
     assert full["file_path"] == pointer["file_path"] and len(full["jq_recipes"]) == 10
     assert full["summary"]["count"] == 500 and "lro_extract" in full["guidance"]
 
@@ -109,7 +110,7 @@ def test_offloads_are_resources_through_the_official_client(out_dir: str) -> Non
     assert seen["records"].contents[0].text == text.split("\n", 1)[1]
     assert seen["readme"].contents[0].text == "500 memories about caching"
     assert seen["note"].contents[0].text == "note 7"
-    assert sum(row["count"] for row in seen["by_uri"].structured_content["results"][0]) == 500
+    assert sum(row["count"] for row in json.loads(seen["by_uri"].content[0].text)) == 500
     assert seen["errors"] == {"traversal": -32602, "not an offload": -32602, "missing": -32002}
     # fastmcp pages the merged list (list_page_size=40): 151 offload files and the readme.
     pages = seen["pages"]

@@ -74,15 +74,14 @@ def test_offload_then_extract_over_stdio(out_dir: str) -> None:
     tools = seen["tools"]
     assert {"recall_memories", "lro_extract", "small_lookup"} <= set(tools)
     extract_params = tools["lro_extract"].input_schema["properties"]
-    assert set(extract_params) == {
-        "file_path", "recipe", "query", "params", "lines", "search",
-        "where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats",
-        "section", "describe",
-    }
-    assert extract_params["where"]["description"] == lro.EXTRACT_QUERY_PARAMETERS["where"]
-    # Every argument is described as the core describes it (the `lro proxy` publishes the same).
     core_params = lro.EXTRACT_TOOL_INPUT_SCHEMA["properties"]
-    assert {k: v["description"] for k, v in extract_params.items()} == {k: core_params[k]["description"] for k in extract_params}
+    assert set(extract_params) == set(core_params)
+    assert extract_params["where"]["description"] == lro.EXTRACT_QUERY_PARAMETERS["where"]
+    # Every argument is published as the core publishes it (the `lro proxy` does the same):
+    # its type (flat and nullable) and description; the SDK adds a title and the default.
+    for name, published in extract_params.items():
+        assert {k: published[k] for k in core_params[name]} == core_params[name], name
+    assert tools["lro_extract"].input_schema["required"] == ["file_path"]
     assert tools["lro_extract"].description == lro.EXTRACT_TOOL_DESCRIPTION
     assert tools["recall_memories"].output_schema is None
 
@@ -98,23 +97,26 @@ def test_offload_then_extract_over_stdio(out_dir: str) -> None:
     lines = Path(descriptor["file_path"]).read_text(encoding="utf-8").splitlines()
     assert len(lines) == 501 and json.loads(lines[0])["type"] == "lro_header"
 
+    # The answers are text alone, as every LRO surface gives them (no structuredContent).
     ids = seen["ids"]
     assert not ids.is_error, ids
-    results = ids.structured_content["results"]
-    assert len(results) == 500
-    assert results[0] == {"id": "mem-00000", "title": "Decision 0 about caching and storage layout", "namespace": "_semantic/decisions"}
+    assert ids.structured_content is None
+    lines = ids.content[0].text.splitlines()
+    # 500 records are more than one answer holds: cut at a record, with the next call named.
+    assert lines[-1].startswith("[truncated] returned ") and " of 500 results" in lines[-1], lines[-1]
+    assert len(ids.content[0].text.encode()) <= 16384
+    assert json.loads(lines[0]) == {"id": "mem-00000", "title": "Decision 0 about caching and storage layout", "namespace": "_semantic/decisions"}
 
     described = seen["described"]
     assert not described.is_error, described
-    assert described.structured_content["results"] == [descriptor]
+    assert json.loads(described.content[0].text) == descriptor
 
-    filtered = seen["filtered"].structured_content
-    assert filtered["results"] == [f"mem-{i:05d}" for i in range(4, 500, 5)]
+    filtered = seen["filtered"].content[0].text.splitlines()
+    assert [json.loads(line) for line in filtered] == [f"mem-{i:05d}" for i in range(4, 500, 5)]
 
-    where = seen["where"].structured_content
-    assert where["results"] == [{"id": f"mem-{i:05d}"} for i in (479, 444)]
-    assert where["jq"].startswith("tail -n +2 ")
-    grouped = seen["grouped"].structured_content["results"][0]
+    where = seen["where"].content[0].text
+    assert where == "".join(json.dumps({"id": f"mem-{i:05d}"}, separators=(",", ":")) + "\n" for i in (479, 444))
+    grouped = json.loads(seen["grouped"].content[0].text)
     assert sorted((g["namespace"], g["count"]) for g in grouped) == [(ns, 100) for ns in sorted(NAMESPACES)]
     assert seen["bad_where"].is_error and "invalid_query" in seen["bad_where"].content[0].text
 
@@ -234,7 +236,7 @@ def test_offloads_are_resources_over_stdio(out_dir: str) -> None:
     assert seen["records"].contents[0].text == text.split("\n", 1)[1]
     assert seen["readme"].contents[0].text == "500 memories about caching"
     assert seen["note"].contents[0].text == "note 7"
-    grouped = seen["by_uri"].structured_content["results"][0]
+    grouped = json.loads(seen["by_uri"].content[0].text)
     assert sum(row["count"] for row in grouped) == 500
     assert seen["errors"] == {"traversal": -32602, "not an offload": -32602, "missing": -32002}
 

@@ -72,7 +72,8 @@ class Config:
         """The defaults with the given keyword arguments applied (``None`` keeps a default).
 
         ``extract`` takes any of ``max_read_bytes``, ``max_output_records``,
-        ``max_output_bytes``, ``timeout_ms``, ``max_memory_bytes``; ``store`` any of ``timeout_ms``, ``retries``.
+        ``max_output_bytes``, ``timeout_ms``, ``max_memory_bytes``, ``answer_max_tokens``,
+        ``answer_max_bytes``; ``store`` any of ``timeout_ms``, ``retries``.
         ``output_dir="s3://bucket/prefix"`` writes to an S3-compatible store. An output directory
         other users can write is refused (``invalid_config``, or the inline fallback when
         offloading) unless ``allow_shared_dir=True``. A value of the
@@ -143,7 +144,9 @@ class Config:
     def extract(self) -> Dict[str, int]:
         """Limits on native extraction: ``max_read_bytes``, ``max_output_records``,
         ``max_output_bytes``, ``timeout_ms``, ``max_memory_bytes`` (estimated memory of a jq
-        filter's values; past it, or past 1024 levels of nesting, ``resource_limit``)."""
+        filter's values; past it, or past 1024 levels of nesting, ``resource_limit``),
+        ``answer_max_tokens`` and ``answer_max_bytes`` (the bound on each answer of the
+        extract tool through MCP: 4000 tokens, 16384 bytes)."""
     @property
     def store(self) -> Dict[str, int]:
         """Bounds on requests to an object store: ``timeout_ms``, ``retries``."""
@@ -290,6 +293,17 @@ class Offloader:
         :class:`PathError`
         (``path_denied``, ``not_found``), :class:`InputError` (``invalid_input``: a file that
         is not a valid offload file) or :class:`StorageError` (``io_error``).
+        """
+    def extract_tool_call(self, arguments: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Answers one call of the extract tool as every LRO surface answers it.
+
+        ``arguments`` are the call's arguments as the client sent them (``None`` values are
+        absent; ``where``, ``params``, ``sort`` and ``fields`` as JSON text or as objects;
+        ``lines`` and ``chars`` as ``"START:END"``). Returns a ``CallToolResult`` as a dict:
+        ``{"content": [{"type": "text", "text": ...}], "isError": bool}``, the text being the
+        answer alone (a count is the number), bounded by ``extract.answer_max_bytes`` and
+        ``extract.answer_max_tokens`` with a ``[truncated]`` line naming the next call; an
+        error's text starts with ``error[code]: ``. Never raises for a bad call.
         """
     def cleanup(self) -> Dict[str, Any]:
         """Deletes offload files whose time-to-live has passed.

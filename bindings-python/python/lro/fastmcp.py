@@ -101,16 +101,19 @@ class LroMiddleware(ToolInjectionMiddleware):
         self.resources = OffloadResources(self.offloader)
         offloader = self.offloader
 
-        def answer(file_path: str, request: Dict[str, Any]) -> Dict[str, Any]:
-            try:
-                return offloader.extract(file_path, request=request)
-            except LroError as err:
+        def answer(arguments: Dict[str, Any]) -> ToolResult:
+            # The core answers (the answer alone, bounded), as every LRO surface answers.
+            result = offloader.extract_tool_call(arguments)
+            if result["isError"]:
                 from fastmcp.exceptions import ToolError
 
-                raise ToolError(f"{err.code}: {err}") from err
+                raise ToolError(result["content"][0]["text"])
+            from mcp.types import TextContent
+
+            return ToolResult(content=[TextContent.model_validate(block) for block in result["content"]])
 
         lro_extract = extract_tool_function(answer)
-        lro_extract.__annotations__["return"] = Dict[str, Any]
+        lro_extract.__annotations__["return"] = ToolResult
         tool = Tool.from_function(
             lro_extract, name=extract_tool_name, description=EXTRACT_TOOL_DESCRIPTION, output_schema=None
         )

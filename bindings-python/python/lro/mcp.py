@@ -139,17 +139,13 @@ class LroTools:
 
         offloader = self.offloader
 
-        def answer(file_path: str, request: Dict[str, Any]) -> Any:
-            try:
-                response = offloader.extract(file_path, request=request)
-            except LroError as err:
-                # The code first: the model (and a person reading logs) can act on it.
-                raise _tool_error(f"{err.code}: {err}") from err
-            return _call_tool_result(response)
+        def answer(arguments: Dict[str, Any]) -> Any:
+            # The core answers (the answer alone, bounded; errors as isError results naming
+            # their code), as the `lro proxy` and the Node helper answer.
+            return CallToolResult.model_validate(offloader.extract_tool_call(arguments))
 
         lro_extract = extract_tool_function(answer)
-        # A CallToolResult return: the SDK passes it through (structuredContent is the
-        # extraction response itself, not wrapped in {"result": ...}).
+        # A CallToolResult return: the SDK passes it through as it is.
         lro_extract.__annotations__["return"] = CallToolResult
         return lro_extract
 

@@ -85,9 +85,12 @@ fn describe(name: &str) -> &'static str {
         .map_or("", |(_, d)| d)
 }
 
-/// A nullable property of `kind` (`"string"`, `"integer"`, `"boolean"`).
+/// A nullable property of `kind` (`"string"`, `"integer"`, `"boolean"`): `null` in its
+/// types for JSON Schema readers (OpenAI's strict mode sends every property, `null` when
+/// unused), and `nullable: true` for those that read the OpenAPI keyword instead (smolagents
+/// treats an input without it as required, whatever `required` says).
 fn nullable(kind: &str, description: &str) -> Value {
-    json!({"type": [kind, "null"], "description": description})
+    json!({"type": [kind, "null"], "nullable": true, "description": description})
 }
 
 /// The tool's input schema (JSON Schema): `file_path` (the only one required), the
