@@ -153,8 +153,19 @@ fn one_huge_record_never_comes_back_whole() {
     let echo = long_echo();
     assert!(echo.len() > 60_000);
     let file = offload_text(&lro, &echo);
+    // The descriptor's suggestions are bounded themselves: each line cut, with a note.
+    for recipe in 1..=10 {
+        let answer = text(&call(&lro, json!({"file_path": file, "recipe": recipe}))).to_owned();
+        assert!(
+            answer.len() <= 5000,
+            "recipe {recipe}: {} bytes",
+            answer.len()
+        );
+    }
+    let first = text(&call(&lro, json!({"file_path": file, "recipe": 1}))).to_owned();
+    assert!(first.starts_with("1: Echo: word0 word1 "), "{first}");
+    assert!(first.trim_end().ends_with(" [cut]"), "{first}");
     for arguments in [
-        json!({"file_path": file, "recipe": 1}),
         json!({"file_path": file, "lines": {"start": 0, "end": 1}}),
         json!({"file_path": file, "lines": "0:1"}),
         json!({"file_path": file, "search": "word7999"}),
