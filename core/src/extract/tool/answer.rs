@@ -15,6 +15,9 @@ use crate::extract::{ExtractResponse, LineUnit, Verb};
 use crate::host::Host;
 use crate::offload::Offloader;
 
+/// How the core's warning that the equivalent jq command was left out begins.
+const JQ_LEFT_OUT: &str = "the equivalent jq command is left out";
+
 /// Room kept for the `[truncated]` line after the results that fit.
 const TRUNCATION_ROOM: u64 = 600;
 
@@ -114,9 +117,11 @@ struct Answer<'a, H: Host> {
 impl<H: Host> Answer<'_, H> {
     fn text(&self) -> String {
         let response = self.response;
+        // The jq equivalent is news only to a call that asked for it (`explain`).
         let mut tail: Vec<String> = response
             .warnings
             .iter()
+            .filter(|w| !w.starts_with(JQ_LEFT_OUT))
             .map(|w| format!("warning: {w}"))
             .collect();
         if self.call.explain {
@@ -168,9 +173,15 @@ impl<H: Host> Answer<'_, H> {
     fn explained(&self) -> String {
         match &self.response.jq {
             Some(jq) => format!("equivalent jq: {jq}"),
-            None if matches!(self.verb, Some(Verb::Structured)) => {
-                "equivalent jq: left out (longer than the bound on jq commands)".to_owned()
-            }
+            None if matches!(self.verb, Some(Verb::Structured)) => self
+                .response
+                .warnings
+                .iter()
+                .find_map(|w| w.strip_prefix(JQ_LEFT_OUT))
+                .map_or_else(
+                    || "equivalent jq: left out".to_owned(),
+                    |why| format!("equivalent jq: left out{why}"),
+                ),
             None => "equivalent jq: given for where queries only; each recipe's command is in \
                      the result's jq_recipes (describe: true)"
                 .to_owned(),
