@@ -26,7 +26,8 @@ async function rejects(fn, code) {
 /** The public API: the same names in both builds (index.d.ts declares them). */
 const API = [
   'offload', 'offloadAsync', 'offloadJson', 'offloadJsonAsync', 'offloadInject', 'offloadInjectAsync',
-  'interceptToolResult', 'interceptToolResultAsync', 'extract', 'extractAsync', 'cleanup', 'cleanupAsync',
+  'interceptToolResult', 'interceptToolResultAsync', 'extract', 'extractAsync', 'extractToolCall',
+  'extractToolCallAsync', 'cleanup', 'cleanupAsync',
   'listResources', 'listResourcesAsync', 'readResource', 'readResourceAsync', 'resourceScheme', 'resourceLink',
   'resourceErrorCode', 'extractTool', 'configFromToml', 'configFromTomlString', 'configFromEnv', 'withEnv',
   'errorCodes', 'estimateTokens',

@@ -89,7 +89,7 @@ test('offload files are resources beside the server\'s own, and the client hears
   assert.equal(readme.contents[0].text, '500 memories about caching')
 
   const counted = await client.callTool({ name: 'lro_extract', arguments: { file_path: link.uri, count: true } })
-  assert.deepEqual(JSON.parse(counted.content[0].text).results, [500])
+  assert.equal(counted.content[0].text, '500\n')
 
   assert.equal(await errorCode(client.readResource({ uri: 'lro://offloads/notes.txt' })), -32602)
   assert.equal(await errorCode(client.readResource({ uri: 'lro://offloads/atlatl-recall-01KAMZ4T3C6Y1B3X8N2V0W5QRT.jsonl' })), -32002)

@@ -35,10 +35,11 @@ after(async () => {
 
 const extract = async (args) => {
   const result = await client.callTool({ name: 'lro_extract', arguments: args })
-  const body = result.isError ? null : JSON.parse(result.content[0].text)
-  // The same response as structuredContent, as every LRO surface answers.
-  if (body) assert.deepEqual(result.structuredContent, body)
-  return { result, body }
+  // The answer alone, as text, as every LRO surface answers (the core's `extractToolCall`):
+  // one result per line, no structuredContent.
+  assert.equal(result.structuredContent, undefined)
+  const lines = result.isError ? [] : result.content[0].text.trimEnd().split('\n')
+  return { result, lines, results: lines.filter((l) => !l.startsWith('[truncated]')).map((l) => JSON.parse(l)) }
 }
 
 test('the server lists lro_extract with the parameters of every LRO surface', async () => {
@@ -48,7 +49,12 @@ test('the server lists lro_extract with the parameters of every LRO surface', as
   const core = extractTool()
   assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), Object.keys(core.inputSchema.properties).sort())
   for (const [name, property] of Object.entries(core.inputSchema.properties)) {
-    assert.equal(tool.inputSchema.properties[name].description, property.description, name)
+    const published = tool.inputSchema.properties[name]
+    assert.equal(published.description, property.description, name)
+    // Flat primitives; every optional one may be null (strict-mode converters send null).
+    const types = [].concat(published.type ?? (published.anyOf ?? []).map((t) => t.type))
+    assert.ok(types.includes([].concat(property.type)[0]), `${name}: ${JSON.stringify(published)}`)
+    if (name !== 'file_path') assert.ok(types.includes('null'), `${name}: ${JSON.stringify(published)}`)
   }
   assert.equal(tool.description, core.description)
   assert.deepEqual(tool.inputSchema.required, ['file_path'])
@@ -72,20 +78,28 @@ test('500 memories come back as a descriptor, then lro_extract reads the file', 
 
   // describe: the full descriptor again, rebuilt from the file.
   const described = await extract({ file_path: descriptor.file_path, describe: true })
-  assert.deepEqual(described.body.results, [descriptor])
+  assert.deepEqual(described.results, [descriptor])
 
   const counts = await extract({ file_path: descriptor.file_path, recipe: 6 })
-  assert.equal(counts.result.isError, undefined)
-  const perNamespace = counts.body.results[0]
+  assert.equal(counts.result.isError, false)
+  const perNamespace = counts.results[0]
   assert.equal(perNamespace.reduce((sum, row) => sum + row.count, 0), 500)
   assert.equal(perNamespace.length, 5)
 
   const filtered = await extract({ file_path: descriptor.file_path, recipe: 2, params: { namespace: '_semantic/people' } })
-  assert.equal(filtered.body.count, 100)
-  assert.ok(filtered.body.results.every((m) => m.namespace === '_semantic/people'))
+  assert.equal(filtered.results.length, 100)
+  assert.ok(filtered.results.every((m) => m.namespace === '_semantic/people'))
+  // params as JSON text, as the published schema has it: the same answer.
+  const asText = await extract({ file_path: descriptor.file_path, recipe: 2, params: '{"namespace": "_semantic/people"}' })
+  assert.deepEqual(asText.lines, filtered.lines)
 
   const custom = await extract({ file_path: descriptor.file_path, query: 'select(.id == "mem-000042") | .title' })
-  assert.deepEqual(custom.body.results, ['Decision 42 about caching and storage layout'])
+  assert.deepEqual(custom.results, ['Decision 42 about caching and storage layout'])
+
+  // 500 records are more than one answer holds: cut at a record, the next call named.
+  const all = await extract({ file_path: descriptor.file_path, lines: '0:500' })
+  assert.ok(Buffer.byteLength(all.result.content[0].text) <= 16384)
+  assert.match(all.lines.at(-1), /^\[truncated\] returned \d+ of 500 results .*next: the same call with \{"lines":"\d+:\d+"\}$/)
 
   // A structured query, as a model fills it: a MongoDB filter document, shaped.
   const where = await extract({
@@ -96,17 +110,23 @@ test('500 memories come back as a descriptor, then lro_extract reads the file', 
     limit: 2,
     group_by: null,
   })
-  assert.equal(where.result.isError, undefined, where.result.content[0].text)
+  assert.equal(where.result.isError, false, where.result.content[0].text)
   const want = Array.from({ length: 500 }, (_, i) => i)
     .filter((i) => [0, 1, 4].includes(i % 5) && (i % 6 === 3 || (i + 2) % 6 === 3))
     .reverse()
     .slice(0, 2)
     .map((i) => ({ id: `mem-${String(i).padStart(6, '0')}` }))
-  assert.deepEqual(where.body.results, want)
-  assert.match(where.body.jq, /^tail -n \+2 .* \| jq -sc '/)
+  assert.deepEqual(where.results, want)
+  const explained = await client.callTool({
+    name: 'lro_extract',
+    arguments: { file_path: descriptor.file_path, where: '{"tags": "api"}', count: true, explain: true },
+  })
+  const [count, jq] = explained.content[0].text.trimEnd().split('\n')
+  assert.match(count, /^\d+$/, 'a count is the bare number')
+  assert.match(jq, /^equivalent jq: tail -n \+2 .* \| jq -sc '/)
   const grouped = await extract({ file_path: descriptor.file_path, group_by: 'memory_type' })
   // Largest first, ties in value order.
-  assert.deepEqual(grouped.body.results, [
+  assert.deepEqual(grouped.results, [
     [
       { memory_type: 'episodic', count: 167 },
       { memory_type: 'semantic', count: 167 },

@@ -175,6 +175,31 @@ pub fn extract_async(
     promise(extract(file_path, request, config))
 }
 
+/// Answers one call of the extract tool as every LRO surface answers it: the MCP
+/// `CallToolResult` (the answer alone as text, bounded; `isError` with `error[code]: ...`).
+#[wasm_bindgen(js_name = extractToolCall)]
+pub fn extract_tool_call(arguments: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| {
+        let arguments: Value = serde_json::from_str(
+            &stringify(&arguments, ErrorCode::InvalidArgument, "arguments")?
+                .unwrap_or_else(|| "null".into()),
+        )
+        .map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("invalid arguments: {e}")))?;
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        lro_js::to_value(&lro_core::extract::tool::call_result(
+            lro,
+            Some(&arguments),
+            &cancel,
+        ))
+    })
+}
+
+/// `extractToolCall`, as a Promise.
+#[wasm_bindgen(js_name = extractToolCallAsync)]
+pub fn extract_tool_call_async(arguments: JsValue, config: JsValue) -> Promise {
+    promise(extract_tool_call(arguments, config))
+}
+
 /// Deletes expired offload files in the output directory; returns the report.
 #[wasm_bindgen]
 pub fn cleanup(config: JsValue) -> Result<JsValue, JsValue> {
