@@ -131,7 +131,8 @@ impl<H: Host> Answer<'_, H> {
         for line in &tail {
             room.keep(line.len() as u64 + 1);
         }
-        room.keep(TRUNCATION_ROOM);
+        // A bound set below the room for the note still shows some of the answer.
+        room.keep(TRUNCATION_ROOM.min(self.limits.answer_max_bytes / 2));
         let mut body = Vec::new();
         let mut cut = None;
         for (index, value) in response.results.iter().enumerate() {
@@ -285,9 +286,9 @@ impl<H: Host> Answer<'_, H> {
         let note = match self.verb {
             Some(Verb::Lines(range)) if range.unit == LineUnit::Chars => {
                 let start = range.start + shown_chars;
-                let stop = range
-                    .end
-                    .map_or(start + shown_chars, |e| e.min(start + shown_chars));
+                let stop = range.end.map_or(start + piece(shown_chars), |e| {
+                    e.min(start + piece(shown_chars))
+                });
                 format!(
                     "[truncated] returned characters {}-{} of a range of {total} (answer bound: {}); next: the same call with {}",
                     range.start,
@@ -320,7 +321,7 @@ impl<H: Host> Answer<'_, H> {
                 let start = offset + shown;
                 format!(
                     "next: a call with {} (the record's next characters; same file_path and section)",
-                    json!({"chars": format!("{start}:{}", start + shown)})
+                    json!({"chars": format!("{start}:{}", start + piece(shown))})
                 )
             }
             Err(_) => "read it in pieces with chars".to_owned(),
@@ -331,6 +332,12 @@ impl<H: Host> Answer<'_, H> {
             self.bound()
         )
     }
+}
+
+/// The width of the next character range: what one answer showed (a default when a tiny
+/// bound showed nothing, so the next call still moves on).
+fn piece(shown: u64) -> u64 {
+    if shown == 0 { 1000 } else { shown }
 }
 
 /// `next: the same call with {...}`.
