@@ -283,6 +283,24 @@ export interface ExtractResponse {
   warnings?: string[]
 }
 
+/** The arguments of one extract tool call, as the client sent them (`extractToolCall`):
+ * `file_path` and the tool's other arguments, `null` for absent ones. */
+export interface ToolArguments {
+  file_path?: string
+  [key: string]: unknown
+}
+
+/** What `extractToolCall` returns: the MCP `CallToolResult` every LRO surface answers an
+ * extract tool call with. */
+export interface ExtractToolResult {
+  /** One text block: the answer alone (a count is the number), warnings, and a
+   * `[truncated]` line naming the next call when the answer was cut; for an error,
+   * `error[code]: message`. */
+  content: Array<{ type: 'text'; text: string }>
+  /** The call failed (a bad argument, a path outside the output directory, ...). */
+  isError: boolean
+}
+
 /** The `lro_extract` tool as every LRO surface describes it (`extractTool()`). */
 export interface ExtractTool {
   name: string
@@ -426,6 +444,14 @@ export interface ExtractLimits {
    * past 1024 levels of nesting, the extraction fails with `resource_limit`.
    */
   maxMemoryBytes?: number
+  /**
+   * Most tokens of one answer of the extract tool through MCP, estimated (default 4,000):
+   * a longer answer is cut at a record, or inside one huge value at a character, and names
+   * the next call. `extract` itself is bounded by the limits above only.
+   */
+  answerMaxTokens?: number
+  /** Most bytes of one answer of the extract tool through MCP (default 16,384). */
+  answerMaxBytes?: number
 }
 
 /**
@@ -640,6 +666,20 @@ export declare function extractAsync(filePath: string, request: ExtractOptions, 
  * register the tool themselves (`mcp.js` does).
  */
 export declare function extractTool(): ExtractTool
+
+/**
+ * Answers one call of the extract tool as every LRO surface answers it (the `lro proxy`,
+ * the Python helpers): `arguments` as the client sent them (`null` values are absent;
+ * `where`, `params`, `sort` and `fields` as JSON text or objects; `lines` and `chars` as
+ * `"START:END"`). Returns an MCP `CallToolResult`: one text block holding the answer alone
+ * (a count is the number), bounded by `config.extract.answerMaxBytes` and
+ * `answerMaxTokens`, with a `[truncated]` line naming the next call when cut; a bad call is
+ * `isError: true` with text `error[code]: message` (it does not throw).
+ */
+export declare function extractToolCall(arguments: ToolArguments, config?: Config | undefined | null): ExtractToolResult
+
+/** `extractToolCall`, as a Promise (on the libuv thread pool). */
+export declare function extractToolCallAsync(arguments: ToolArguments, config?: Config | undefined | null): Promise<ExtractToolResult>
 
 /**
  * Decides on an MCP `tools/call` result (a `CallToolResult`) and returns the result to send
