@@ -27,12 +27,17 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "adaptive_ratio",
     "extract",
     "store",
+    "mcp",
     "extract.max_read_bytes",
     "extract.max_output_records",
     "extract.max_output_bytes",
     "extract.timeout_ms",
     "store.timeout_ms",
     "store.retries",
+    "mcp.resource_link",
+    "mcp.structured_content",
+    "mcp.extract_tool_name",
+    "mcp.never_offload",
 ];
 
 /// Edit distance (insertions, deletions, substitutions) between two short ASCII-folded names,

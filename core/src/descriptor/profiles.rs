@@ -8,7 +8,7 @@
 //!   bare pointer, C4); at most [`POINTER_BUDGET_TOKENS`].
 //!
 //! Nothing is lost by choosing less: the file is the same whatever profile described it,
-//! and `lro_extract(file_path, describe=true)` rebuilds the full descriptor from it.
+//! and the extract tool's `describe=true` rebuilds the full descriptor from it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -38,6 +38,11 @@ pub struct CompactDescriptor {
     pub summary: OffloadSummary,
     /// Where the records are.
     pub file_path: String,
+    /// The file as an MCP resource (`lro://offloads/{file name}`).
+    pub resource_uri: String,
+    /// The extract tool's name as listed, with the native guidance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extract_tool: Option<String>,
     /// The ten recipes, one line each: `6. Count by namespace: jq -s '...'` (the jq part
     /// only in the shell guidance mode, and only while it fits).
     pub recipes: Vec<String>,
@@ -64,6 +69,8 @@ pub struct PointerDescriptor {
     pub offloaded: bool,
     /// Where the records are.
     pub file_path: String,
+    /// The file as an MCP resource (`lro://offloads/{file name}`).
+    pub resource_uri: String,
     /// Records in the file.
     pub count: usize,
     /// One line: how to read the file.
@@ -94,6 +101,9 @@ pub(crate) struct Parts<'a> {
     pub format: Format,
     pub summary: &'a OffloadSummary,
     pub file_path: &'a str,
+    pub resource_uri: &'a str,
+    /// The extract tool's name, which the native guidance names.
+    pub extract_tool: &'a str,
     pub recipes: &'a [Recipe],
     pub sections: &'a [SectionInfo],
     pub envelope: Option<&'a Map<String, Value>>,
@@ -126,6 +136,8 @@ pub(crate) fn compact(parts: &Parts<'_>, estimator: &dyn TokenEstimator) -> Comp
         offloaded: true,
         summary: parts.summary.clone(),
         file_path: parts.file_path.to_owned(),
+        resource_uri: parts.resource_uri.to_owned(),
+        extract_tool: (parts.mode == GuidanceMode::Native).then(|| parts.extract_tool.to_owned()),
         recipes: Vec::new(),
         sections: parts
             .sections
@@ -184,13 +196,16 @@ pub(crate) fn pointer(parts: &Parts<'_>) -> PointerDescriptor {
                 }
             )
         }
-        GuidanceMode::Native => "Query with lro_extract(file_path, where={...} or recipe=1-10); \
-             describe=true gives the schema and recipes."
-            .to_owned(),
+        GuidanceMode::Native => format!(
+            "Query with {}(file_path, where={{...}} or recipe=1-10); describe=true gives the \
+             schema and recipes.",
+            parts.extract_tool
+        ),
     };
     PointerDescriptor {
         offloaded: true,
         file_path: parts.file_path.to_owned(),
+        resource_uri: parts.resource_uri.to_owned(),
         count: parts.summary.count,
         guidance,
         threshold_tokens: parts.threshold_tokens,
@@ -255,9 +270,11 @@ fn compact_guidance(parts: &Parts<'_>) -> String {
             )
         }
         GuidanceMode::Native => format!(
-            "{opening} Query with lro_extract(file_path=..., recipe=N), a MongoDB filter \
-             where={{...}} or a jq query; describe=true returns the line schema and each \
-             recipe's command."
+            "{opening} Query with the {tool} tool{note}: {tool}(file_path=..., recipe=N), a \
+             MongoDB filter where={{...}} or a jq query; describe=true returns the line schema \
+             and each recipe's command.",
+            tool = parts.extract_tool,
+            note = super::guidance::PREFIX_NOTE,
         ),
     }
 }
