@@ -160,13 +160,17 @@ impl<H: Host> Offloader<H> {
                 }
             },
         ];
-        // An offloaded MCP result carries the descriptor twice and a resource link once:
+        // An offloaded MCP result carries the descriptor once, twice with
+        // `mcp.structured_content`, and with `mcp.resource_link` a resource link too: then
         // half the link's cost (reckoned for a file name of NOMINAL_PATH_BYTES) is set
         // aside, so the whole result stays within twice DESCRIPTOR_BUDGET_TOKENS.
-        let budget = DESCRIPTOR_BUDGET_TOKENS.saturating_sub(
+        let link = if self.config.mcp.resource_link {
             self.estimate(&crate::resources::nominal_link_text())
-                .div_ceil(2),
-        );
+                .div_ceil(2)
+        } else {
+            0
+        };
+        let budget = DESCRIPTOR_BUDGET_TOKENS.saturating_sub(link);
         for step in steps {
             if self.budget_tokens(&response) <= budget {
                 break;

@@ -4,7 +4,7 @@
 //! - **compact**: the summary, the file path, the recipes as one short line each, the
 //!   sections and small fields when there are some, and one paragraph of guidance; at most
 //!   [`COMPACT_BUDGET_TOKENS`].
-//! - **pointer**: `offloaded`, `file_path`, `count` and one line of guidance (the paper's
+//! - **pointer**: `offloaded`, `file_path`, `resource_uri`, `count` and one line of guidance (the paper's
 //!   bare pointer, C4); at most [`POINTER_BUDGET_TOKENS`].
 //!
 //! Nothing is lost by choosing less: the file is the same whatever profile described it,
@@ -23,8 +23,9 @@ use crate::shape::Format;
 /// Most estimated tokens of a compact descriptor, as compact JSON, its file path reckoned as
 /// [`NOMINAL_PATH_BYTES`] long.
 pub const COMPACT_BUDGET_TOKENS: usize = 350;
-/// Most estimated tokens of a pointer descriptor, reckoned the same way.
-pub const POINTER_BUDGET_TOKENS: usize = 80;
+/// Most estimated tokens of a pointer descriptor, reckoned the same way: the bare pointer's
+/// 80, and 20 for its `resource_uri` (issue 32: the link travels in the descriptor).
+pub const POINTER_BUDGET_TOKENS: usize = 100;
 
 /// Sections a compact descriptor lists at first (the header lists every one).
 const COMPACT_SECTIONS: usize = 4;
