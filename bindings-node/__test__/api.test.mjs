@@ -28,7 +28,7 @@ const API = [
   'offload', 'offloadAsync', 'offloadJson', 'offloadJsonAsync', 'offloadInject', 'offloadInjectAsync',
   'interceptToolResult', 'interceptToolResultAsync', 'extract', 'extractAsync', 'cleanup', 'cleanupAsync',
   'listResources', 'listResourcesAsync', 'readResource', 'readResourceAsync', 'resourceScheme', 'resourceLink',
-  'resourceErrorCode', 'extractTool', 'configFromToml', 'configFromTomlString', 'configFromEnv', 'withEnv',
+  'resourceErrorCode', 'extractTool', 'extractToolForServer', 'configFromToml', 'configFromTomlString', 'configFromEnv', 'withEnv',
   'errorCodes', 'estimateTokens',
 ]
 
