@@ -196,7 +196,11 @@ function registerLroExtract(server, config) {
   // zod comes with the SDK (a dependency and peer of it); loaded here so that requiring this
   // module never fails for users of the core functions alone.
   const { z } = require('zod')
-  const lroConfig = helperConfig(config)
+  const helper = helperConfig(config)
+  const name = extractToolName(server, helper)
+  extractNames.set(config ?? NO_CONFIG, name)
+  // In the configuration too, so that `describe: true` rebuilds descriptors naming it.
+  const lroConfig = { ...helper, mcp: { ...(helper.mcp ?? {}), extractToolName: name } }
   const described = (name, type) => type.describe(EXTRACT_TOOL.inputSchema.properties[name].description)
   const count = () => z.number().int().min(0)
   const inputSchema = {
@@ -226,8 +230,6 @@ function registerLroExtract(server, config) {
     section: described('section', z.string().nullish()),
     describe: described('describe', z.boolean().nullish()),
   }
-  const name = extractToolName(server, lroConfig)
-  extractNames.set(config ?? NO_CONFIG, name)
   return server.registerTool(
     name,
     { title: 'Extract from an offloaded result', description: EXTRACT_DESCRIPTION, inputSchema },

@@ -139,7 +139,18 @@ test('interceptToolResult rewrites a large CallToolResult', async () => {
   const result = { content: [{ type: 'text', text: JSON.stringify(memories) }], isError: false }
   const out = await lro.interceptToolResultAsync(result, { toolName: 'recall_memories', arguments: { detail: 'light' } }, { outputDir })
   assert.equal(out.action, 'offloaded')
-  assert.equal(out.result.structuredContent.summary.count, 200)
+  assert.equal(out.result.structuredContent, undefined)
+  assert.equal(JSON.parse(out.result.content[0].text).summary.count, 200)
+  // The mcp options: structuredContent and the link; the descriptor names the tool given.
+  const both = await lro.interceptToolResultAsync(
+    result,
+    { toolName: 'recall_memories', extractTool: 'lro_extract_mem' },
+    { outputDir, guidance: 'native', mcp: { structuredContent: true, resourceLink: true } },
+  )
+  assert.equal(both.result.structuredContent.extract_tool, 'lro_extract_mem')
+  assert.deepEqual(both.result.content.map((block) => block.type), ['text', 'resource_link'])
+  const never = lro.interceptToolResult(result, { toolName: 'recall_memories' }, { outputDir, mcp: { neverOffload: ['recall_memories'] } })
+  assert.equal(never.action, 'bypassed')
   assert.equal(out.result.isError, false)
   const proxied = lro.interceptToolResult(result, { toolName: 'recall_memories', clientIsProxy: true }, { outputDir })
   assert.equal(proxied.action, 'bypassed')

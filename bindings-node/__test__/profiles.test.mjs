@@ -10,7 +10,7 @@ import { makeMemories } from './fixtures/memories.mjs'
 
 const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-profiles-')))
 const memories = makeMemories(200)
-const POINTER_KEYS = ['count', 'file_path', 'guidance', 'offloaded']
+const POINTER_KEYS = ['count', 'file_path', 'guidance', 'offloaded', 'resource_uri']
 
 async function rejects(fn, code) {
   await assert.rejects(async () => fn(), (err) => {
@@ -58,7 +58,7 @@ test('config.descriptor is the default profile; a call overrides it', () => {
   // The MCP interceptor describes with the configured profile.
   const result = { content: [{ type: 'text', text: JSON.stringify(memories) }] }
   const intercepted = lro.interceptToolResult(result, { toolName: 'recall_memories' }, { ...config, descriptor: 'pointer' })
-  assert.deepEqual(Object.keys(intercepted.result.structuredContent).sort(), POINTER_KEYS)
+  assert.deepEqual(Object.keys(JSON.parse(intercepted.result.content[0].text)).sort(), POINTER_KEYS)
 })
 
 test('contextRemainingTokens lowers the threshold to adaptiveRatio of it, and the outcome says so', async () => {

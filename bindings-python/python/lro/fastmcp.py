@@ -103,13 +103,16 @@ class LroMiddleware(ToolInjectionMiddleware):
         extract_tool_name: Optional[str] = None,
         server_name: Optional[str] = None,
     ) -> None:
-        self.offloader = Offloader(_native_config(config), on_event=on_event)
+        resolved = _native_config(config)
 
         class _Named:
             name = server_name
 
         #: The extract tool's name, as injected and as descriptors name it.
-        self.extract_tool_name = extract_tool_name_for(_Named, self.offloader, extract_tool_name)
+        self.extract_tool_name = extract_tool_name_for(_Named, Offloader(resolved), extract_tool_name)
+        # In the configuration too, so that `describe=true` rebuilds descriptors naming it.
+        resolved = resolved.replace(mcp={**resolved.mcp, "extract_tool_name": self.extract_tool_name})
+        self.offloader = Offloader(resolved, on_event=on_event)
         self._never_offload = frozenset(self.offloader.config.mcp.get("never_offload") or ())
         extract_tool_name = self.extract_tool_name
         #: The offload files as MCP resources (see the module's docs).

@@ -135,9 +135,12 @@ class LroTools:
         extract_tool_name: Optional[str] = None,
     ) -> None:
         self.server = server
-        self.offloader = Offloader(_native_config(config), on_event=on_event)
+        resolved = _native_config(config)
         #: The extract tool's name, as registered and as descriptors name it.
-        self.extract_tool_name = extract_tool_name_for(server, self.offloader, extract_tool_name)
+        self.extract_tool_name = extract_tool_name_for(server, Offloader(resolved), extract_tool_name)
+        # In the configuration too, so that `describe=true` rebuilds descriptors naming it.
+        resolved = resolved.replace(mcp={**resolved.mcp, "extract_tool_name": self.extract_tool_name})
+        self.offloader = Offloader(resolved, on_event=on_event)
         self._never_offload = frozenset(self.offloader.config.mcp.get("never_offload") or ())
         #: The offload files as MCP resources (see the module's docs).
         self.resources = OffloadResources(self.offloader)
