@@ -6,6 +6,7 @@ import json
 
 import anyio
 import pytest
+from mcp.shared.exceptions import McpError
 
 import source_data
 from conftest import extract, npm_server, proxied
@@ -35,7 +36,11 @@ def test_two_proxied_servers_give_two_extract_tools(tmp_path):
             descriptor = json.loads(seen["graph"].content[0].text)
             # The other server's proxy answers for this file too.
             seen["counted"] = await extract(everything, file_path=descriptor["file_path"], section="entities", count=True)
-            seen["plain"] = await everything.call_tool("lro_extract", {"file_path": descriptor["file_path"], "count": True})
+            try:
+                plain = await everything.call_tool("lro_extract", {"file_path": descriptor["file_path"], "count": True})
+                seen["plain"] = "error result" if plain.isError else plain
+            except McpError as err:  # the SDK answers an unknown tool with a protocol error
+                seen["plain"] = f"protocol error: {err}"
 
     anyio.run(run)
     memory_extract = [name for name in seen["memory_tools"] if name.startswith("lro_extract")]
@@ -50,7 +55,7 @@ def test_two_proxied_servers_give_two_extract_tools(tmp_path):
     assert descriptor["resource_uri"].startswith("lro://offloads/atlatl-read_graph-")
     assert seen["counted"] == [len(entities)]
     # The plain name is not the proxy's: it goes to server-everything, which has no such tool.
-    assert seen["plain"].isError
+    assert seen["plain"] == "error result" or "lro_extract" in seen["plain"], seen["plain"]
 
 
 def test_a_never_offloaded_tool_keeps_its_output_schema(tmp_path):
