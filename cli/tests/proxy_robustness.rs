@@ -96,7 +96,7 @@ fn a_thousand_concurrent_calls_are_each_answered_with_their_own_id() {
         let result = &message["result"];
         match i % 10 {
             0 => assert_eq!(
-                proxy_support::descriptor(&result)["summary"]["count"],
+                proxy_support::descriptor(result)["summary"]["count"],
                 500,
                 "{i}"
             ),
