@@ -109,11 +109,11 @@ class LroMiddleware(ToolInjectionMiddleware):
             name = server_name
 
         #: The extract tool's name, as injected and as descriptors name it.
-        self.extract_tool_name = extract_tool_name_for(_Named, Offloader(resolved), extract_tool_name)
+        self.extract_tool_name = extract_tool_name_for(_Named, resolved, extract_tool_name)
         # In the configuration too, so that `describe=true` rebuilds descriptors naming it.
         resolved = resolved.replace(mcp={**resolved.mcp, "extract_tool_name": self.extract_tool_name})
         self.offloader = Offloader(resolved, on_event=on_event)
-        self._never_offload = frozenset(self.offloader.config.mcp.get("never_offload") or ())
+        self._never_offload = frozenset(resolved.mcp.get("never_offload") or ())
         extract_tool_name = self.extract_tool_name
         #: The offload files as MCP resources (see the module's docs).
         self.resources = OffloadResources(self.offloader)

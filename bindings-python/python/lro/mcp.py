@@ -74,13 +74,13 @@ def _call_tool_result(payload: Dict[str, Any]) -> Any:
     return CallToolResult.model_validate({"content": content, "structuredContent": payload})
 
 
-def extract_tool_name_for(server: Any, offloader: Offloader, given: Optional[str]) -> str:
+def extract_tool_name_for(server: Any, config: Config, given: Optional[str]) -> str:
     """The extract tool's name: ``given``, else the configuration's
     ``mcp.extract_tool_name``, else ``lro_extract_<server name>`` (``lro_extract`` for a
     server without a name)."""
     if given is not None:
         return given
-    configured = offloader.config.mcp.get("extract_tool_name")
+    configured = config.mcp.get("extract_tool_name")
     if configured:
         return str(configured)
     name = getattr(server, "name", None)
@@ -137,7 +137,7 @@ class LroTools:
         self.server = server
         resolved = _native_config(config)
         #: The extract tool's name, as registered and as descriptors name it.
-        self.extract_tool_name = extract_tool_name_for(server, Offloader(resolved), extract_tool_name)
+        self.extract_tool_name = extract_tool_name_for(server, resolved, extract_tool_name)
         # In the configuration too, so that `describe=true` rebuilds descriptors naming it.
         resolved = resolved.replace(mcp={**resolved.mcp, "extract_tool_name": self.extract_tool_name})
         self.offloader = Offloader(resolved, on_event=on_event)
