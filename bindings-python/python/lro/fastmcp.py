@@ -32,6 +32,7 @@ removed files. ``lro_extract`` takes the URI for ``file_path``.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Union
 
 from fastmcp.resources.base import Resource, ResourceContent, ResourceResult
@@ -104,12 +105,8 @@ class LroMiddleware(ToolInjectionMiddleware):
         server_name: Optional[str] = None,
     ) -> None:
         resolved = _native_config(config)
-
-        class _Named:
-            name = server_name
-
         #: The extract tool's name, as injected and as descriptors name it.
-        self.extract_tool_name = extract_tool_name_for(_Named, resolved, extract_tool_name)
+        self.extract_tool_name = extract_tool_name_for(SimpleNamespace(name=server_name), resolved, extract_tool_name)
         # In the configuration too, so that `describe=true` rebuilds descriptors naming it.
         resolved = resolved.replace(mcp={**resolved.mcp, "extract_tool_name": self.extract_tool_name})
         self.offloader = Offloader(resolved, on_event=on_event)
