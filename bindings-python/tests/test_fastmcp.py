@@ -129,7 +129,7 @@ def test_offloads_are_resources_through_the_official_client(out_dir: str) -> Non
 
 def test_never_offloaded_tools_keep_their_output_schema_and_results(out_dir: str) -> None:
     async def run() -> Dict[str, Any]:
-        server = make_server(out_dir, [], mcp={"never_offload": ["recall_memories"]}, threshold_tokens=5)
+        server = make_server(out_dir, [], mcp={"never_offload": ["recall_memories"]}, threshold_tokens=1)
         async with Client(server) as client:
             tools = {t.name: t for t in await client.list_tools()}
             return {"tools": tools, "recall": await client.call_tool("recall_memories", {}), "small": await client.call_tool("small", {})}
