@@ -13,7 +13,7 @@ import pytest
 from conftest import npm_server, proxied
 from real_servers import MemoryGraph
 
-BUDGETS = {"compact": 350, "pointer": 80}
+BUDGETS = {"compact": 350, "pointer": 100}
 NOMINAL_PATH = "p" * 64  # the path length the core's budgets are reckoned with
 
 
