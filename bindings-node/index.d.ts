@@ -396,6 +396,11 @@ export interface Config {
   /** Bounds on requests to an object store (`outputDir: 's3://bucket/prefix'`). */
   store?: StoreLimits
   /**
+   * The MCP helpers' options: the offloaded result's shape, the extract tool's name, the
+   * tools never offloaded.
+   */
+  mcp?: McpOptions
+  /**
    * Called once per event (`OffloadCreated`, `OffloadWriteFailed`, `OffloadFileExpired`),
    * on the JS thread, after the work is done and before the call returns or its Promise
    * settles. An exception it throws propagates to the caller. (A function has no JSON
@@ -501,6 +506,27 @@ export interface LineRange {
   unit?: 'records' | 'chars'
 }
 
+/** The MCP helpers' options (`[prompt.offload.mcp]`). */
+export interface McpOptions {
+  /**
+   * Add a `resource_link` block to the offload file after the descriptor (default
+   * `false`: the descriptor's `resource_uri` names the file).
+   */
+  resourceLink?: boolean
+  /**
+   * Give an offloaded result `structuredContent`, the descriptor (default `false`: the
+   * descriptor is the result's text).
+   */
+  structuredContent?: boolean
+  /**
+   * The extract tool's name (default `lro_extract_<server name>`); a letter or `_`, then
+   * up to 63 letters, digits or `_`.
+   */
+  extractToolName?: string
+  /** Tools whose results are never offloaded (they keep their `outputSchema`). */
+  neverOffload?: Array<string>
+}
+
 /** What `offload`, `offloadJson` and `offloadInject` are asked to do. */
 export interface OffloadOptions {
   /**
@@ -575,6 +601,12 @@ export interface ToolContext {
   clientIsProxy?: boolean
   /** The tool declared an `outputSchema`, which a descriptor would violate: pass through. */
   outputSchemaDeclared?: boolean
+  /**
+   * The extract tool's name as the server lists it (`lro_extract_memory`), which the
+   * descriptor and its guidance name; by default `config.mcp.extractToolName`, else
+   * `lro_extract`.
+   */
+  extractTool?: string
 }
 
 /**
@@ -640,6 +672,13 @@ export declare function extractAsync(filePath: string, request: ExtractOptions, 
  * register the tool themselves (`mcp.js` does).
  */
 export declare function extractTool(): ExtractTool
+
+/**
+ * The extract tool's name for a server named `serverName`: `lro_extract_<server>`
+ * (lowercased, each run of other characters one `_`, at most 64 characters), or
+ * `lro_extract` without a name.
+ */
+export declare function extractToolForServer(serverName?: string | undefined | null): string
 
 /**
  * Decides on an MCP `tools/call` result (a `CallToolResult`) and returns the result to send

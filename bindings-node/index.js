@@ -845,6 +845,7 @@ module.exports.estimateTokens = nativeBinding.estimateTokens
 module.exports.extract = nativeBinding.extract
 module.exports.extractAsync = nativeBinding.extractAsync
 module.exports.extractTool = nativeBinding.extractTool
+module.exports.extractToolForServer = nativeBinding.extractToolForServer
 module.exports.interceptToolResult = nativeBinding.interceptToolResult
 module.exports.interceptToolResultAsync = nativeBinding.interceptToolResultAsync
 module.exports.listResources = nativeBinding.listResources
