@@ -135,6 +135,10 @@ export interface OffloadResponse {
   summary: OffloadSummary
   /** Absolute path of the JSONL file: a header line, then one record per line. */
   file_path: string
+  /** The file as an MCP resource, `lro://offloads/{file name}`. */
+  resource_uri: string
+  /** The extract tool's name as listed (`lro_extract_memory`), with the native guidance. */
+  extract_tool?: string
   /** JSON Schema of each record line. */
   line_schema: Record<string, unknown>
   /** Exactly ten jq recipes. */
@@ -159,6 +163,10 @@ export interface CompactDescriptor {
   summary: OffloadSummary
   /** Absolute path of the JSONL file: a header line, then one record per line. */
   file_path: string
+  /** The file as an MCP resource, `lro://offloads/{file name}`. */
+  resource_uri: string
+  /** The extract tool's name as listed (`lro_extract_memory`), with the native guidance. */
+  extract_tool?: string
   /** The ten recipes, one line each (`6. Count by namespace: jq -s '...'`). */
   recipes: string[]
   /** Where each group of records sits, when the result was more than one plain array. */
@@ -178,6 +186,8 @@ export interface PointerDescriptor {
   offloaded: true
   /** Absolute path of the JSONL file: a header line, then one record per line. */
   file_path: string
+  /** The file as an MCP resource, `lro://offloads/{file name}`. */
+  resource_uri: string
   /** Records in the file. */
   count: number
   /** One line: how to read the file. */
@@ -414,6 +424,11 @@ export interface Config {
   /** Bounds on requests to an object store (`outputDir: 's3://bucket/prefix'`). */
   store?: StoreLimits
   /**
+   * The MCP helpers' options: the offloaded result's shape, the extract tool's name, the
+   * tools never offloaded.
+   */
+  mcp?: McpOptions
+  /**
    * Called once per event (`OffloadCreated`, `OffloadWriteFailed`, `OffloadFileExpired`),
    * on the JS thread, after the work is done and before the call returns or its Promise
    * settles. An exception it throws propagates to the caller. (A function has no JSON
@@ -527,6 +542,27 @@ export interface LineRange {
   unit?: 'records' | 'chars'
 }
 
+/** The MCP helpers' options (`[prompt.offload.mcp]`). */
+export interface McpOptions {
+  /**
+   * Add a `resource_link` block to the offload file after the descriptor (default
+   * `false`: the descriptor's `resource_uri` names the file).
+   */
+  resourceLink?: boolean
+  /**
+   * Give an offloaded result `structuredContent`, the descriptor (default `false`: the
+   * descriptor is the result's text).
+   */
+  structuredContent?: boolean
+  /**
+   * The extract tool's name (default `lro_extract_<server name>`); a letter or `_`, then
+   * up to 63 letters, digits or `_`.
+   */
+  extractToolName?: string
+  /** Tools whose results are never offloaded (they keep their `outputSchema`). */
+  neverOffload?: Array<string>
+}
+
 /** What `offload`, `offloadJson` and `offloadInject` are asked to do. */
 export interface OffloadOptions {
   /**
@@ -601,6 +637,12 @@ export interface ToolContext {
   clientIsProxy?: boolean
   /** The tool declared an `outputSchema`, which a descriptor would violate: pass through. */
   outputSchemaDeclared?: boolean
+  /**
+   * The extract tool's name as the server lists it (`lro_extract_memory`), which the
+   * descriptor and its guidance name; by default `config.mcp.extractToolName`, else
+   * `lro_extract`.
+   */
+  extractTool?: string
 }
 
 /**
@@ -680,6 +722,13 @@ export declare function extractToolCall(arguments: ToolArguments, config?: Confi
 
 /** `extractToolCall`, as a Promise (on the libuv thread pool). */
 export declare function extractToolCallAsync(arguments: ToolArguments, config?: Config | undefined | null): Promise<ExtractToolResult>
+
+/**
+ * The extract tool's name for a server named `serverName`: `lro_extract_<server>`
+ * (lowercased, each run of other characters one `_`, at most 64 characters), or
+ * `lro_extract` without a name.
+ */
+export declare function extractToolForServer(serverName?: string | undefined | null): string
 
 /**
  * Decides on an MCP `tools/call` result (a `CallToolResult`) and returns the result to send

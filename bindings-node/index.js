@@ -847,6 +847,7 @@ module.exports.extractAsync = nativeBinding.extractAsync
 module.exports.extractTool = nativeBinding.extractTool
 module.exports.extractToolCall = nativeBinding.extractToolCall
 module.exports.extractToolCallAsync = nativeBinding.extractToolCallAsync
+module.exports.extractToolForServer = nativeBinding.extractToolForServer
 module.exports.interceptToolResult = nativeBinding.interceptToolResult
 module.exports.interceptToolResultAsync = nativeBinding.interceptToolResultAsync
 module.exports.listResources = nativeBinding.listResources

@@ -52,6 +52,7 @@ exports.resourceScheme = native.resourceScheme
 exports.resourceLink = native.resourceLink
 exports.resourceErrorCode = native.resourceErrorCode
 exports.extractTool = native.extractTool
+exports.extractToolForServer = native.extractToolForServer
 exports.configFromToml = native.configFromToml
 exports.configFromTomlString = native.configFromTomlString
 exports.configFromEnv = native.configFromEnv

@@ -12,6 +12,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import lro from './build.mjs'
 
 const { extractTool } = lro
+/** The extract tool, named after the fixture's McpServer ('memory-test-server'). */
+const EXTRACT = 'lro_extract_memory_test_server'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-mcp-')))
@@ -34,7 +36,7 @@ after(async () => {
 })
 
 const extract = async (args) => {
-  const result = await client.callTool({ name: 'lro_extract', arguments: args })
+  const result = await client.callTool({ name: EXTRACT, arguments: args })
   // The answer alone, as text, as every LRO surface answers (the core's `extractToolCall`):
   // one result per line, no structuredContent.
   assert.equal(result.structuredContent, undefined)
@@ -44,8 +46,11 @@ const extract = async (args) => {
 
 test('the server lists lro_extract with the parameters of every LRO surface', async () => {
   const { tools } = await client.listTools()
-  const tool = tools.find((t) => t.name === 'lro_extract')
-  assert.ok(tool, 'lro_extract is registered')
+  const tool = tools.find((t) => t.name === EXTRACT)
+  assert.ok(tool, `${EXTRACT} is registered`)
+  assert.equal(tools.find((t) => t.name === 'lro_extract'), undefined)
+  assert.equal(lro.extractToolForServer('memory-test-server'), EXTRACT)
+  assert.equal(lro.extractToolForServer(null), 'lro_extract')
   const core = extractTool()
   assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), Object.keys(core.inputSchema.properties).sort())
   for (const [name, property] of Object.entries(core.inputSchema.properties)) {
@@ -62,15 +67,19 @@ test('the server lists lro_extract with the parameters of every LRO surface', as
 
 test('500 memories come back as a descriptor, then lro_extract reads the file', async () => {
   const result = await client.callTool({ name: 'recall_memories', arguments: { query: 'caching' } })
-  const descriptor = result.structuredContent
+  // One text block, the descriptor: no structuredContent, no link, by default.
+  assert.equal(result.structuredContent, undefined)
+  assert.deepEqual(result.content.map((block) => block.type), ['text'])
+  const descriptor = JSON.parse(result.content[0].text)
   assert.equal(descriptor.offloaded, true)
+  assert.equal(descriptor.extract_tool, EXTRACT)
+  assert.equal(descriptor.resource_uri, `lro://offloads/${path.basename(descriptor.file_path)}`)
   assert.equal(descriptor.summary.count, 500)
   assert.equal(descriptor.summary.operation, 'recall')
   assert.equal(descriptor.summary.detail, 'light')
   assert.equal(descriptor.jq_recipes.length, 10)
   assert.ok(descriptor.file_path.startsWith(dir + path.sep), descriptor.file_path)
-  assert.match(descriptor.guidance, /lro_extract/)
-  assert.deepEqual(JSON.parse(result.content[0].text), descriptor, 'content holds the descriptor as text')
+  assert.ok(descriptor.guidance.includes(`${EXTRACT}(file_path=`), descriptor.guidance)
   // The file: a header, then 500 Light records.
   const lines = fs.readFileSync(descriptor.file_path, 'utf8').trim().split('\n')
   assert.equal(lines.length, 501)
@@ -120,7 +129,7 @@ test('500 memories come back as a descriptor, then lro_extract reads the file', 
     .map((i) => ({ id: `mem-${String(i).padStart(6, '0')}` }))
   assert.deepEqual(where.results, want)
   const explained = await client.callTool({
-    name: 'lro_extract',
+    name: EXTRACT,
     arguments: { file_path: descriptor.file_path, where: '{"tags": "api"}', count: true, explain: true },
   })
   const [count, jq] = explained.content[0].text.trimEnd().split('\n')

@@ -459,6 +459,14 @@ pub fn resource_error_code(code: arg::String) -> i64 {
     lro_js::resource_error_code(code.read().as_deref().unwrap_or_default())
 }
 
+/// The extract tool's name for a server named `serverName`: `lro_extract_<server>`
+/// (lowercased, each run of other characters one `_`, at most 64 characters), or
+/// `lro_extract` without a name.
+#[napi]
+pub fn extract_tool_for_server(server_name: Option<String>) -> String {
+    lro_core::mcp::extract_tool_for_server(server_name.as_deref())
+}
+
 /// The `lro_extract` tool as every LRO surface describes it: `{ name, description,
 /// inputSchema }` from the core (the `lro proxy` publishes the same), for MCP servers that
 /// register the tool themselves (`mcp.js` does).

@@ -87,7 +87,7 @@ impl PyConfig {
 #[pymethods]
 impl PyConfig {
     #[new]
-    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, allow_shared_dir=None, file_prefix=None, guidance=None, descriptor=None, adaptive_ratio=None, extract=None, store=None))]
+    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, allow_shared_dir=None, file_prefix=None, guidance=None, descriptor=None, adaptive_ratio=None, extract=None, store=None, mcp=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -102,6 +102,7 @@ impl PyConfig {
         adaptive_ratio: Option<Bound<'_, PyAny>>,
         extract: Option<Bound<'_, PyAny>>,
         store: Option<Bound<'_, PyAny>>,
+        mcp: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let changes = PyDict::new(py);
         let given = [
@@ -116,6 +117,7 @@ impl PyConfig {
             ("adaptive_ratio", adaptive_ratio),
             ("extract", extract),
             ("store", store),
+            ("mcp", mcp),
         ];
         for (key, value) in given {
             if let Some(value) = value {
@@ -267,6 +269,13 @@ impl PyConfig {
     #[getter]
     fn store<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         to_py(py, &self.inner.store)
+    }
+
+    /// The MCP helpers' options (`resource_link`, `structured_content`,
+    /// `extract_tool_name`, `never_offload`), as a dict.
+    #[getter]
+    fn mcp<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.mcp)
     }
 
     fn __repr__(&self) -> String {

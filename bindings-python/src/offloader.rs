@@ -264,7 +264,9 @@ impl PyOffloader {
     /// `{"result": CallToolResult, "action": "offloaded"|"inline"|"bypassed"|"truncated",
     /// "response": descriptor?}`. `context` instead takes the whole `ToolCallContext` in
     /// JSON form (`{"tool_name": ..., "arguments": ...}`), checked by the core.
-    #[pyo3(signature = (result, tool_name=String::new(), *, arguments=None, client_is_proxy=false, output_schema_declared=false, context=None))]
+    /// `extract_tool` is the extract tool's name as the server lists it, which the
+    /// descriptor names.
+    #[pyo3(signature = (result, tool_name=String::new(), *, arguments=None, client_is_proxy=false, output_schema_declared=false, context=None, extract_tool=None))]
     #[allow(clippy::too_many_arguments)]
     fn intercept_tool_result<'py>(
         &self,
@@ -275,6 +277,7 @@ impl PyOffloader {
         client_is_proxy: bool,
         output_schema_declared: bool,
         context: Option<Bound<'py, PyAny>>,
+        extract_tool: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let result = to_value(&result, "result")?;
         let context = match to_value_opt(context.as_ref(), "context")? {
@@ -284,6 +287,7 @@ impl PyOffloader {
                 arguments: to_value_opt(arguments.as_ref(), "arguments")?,
                 client_is_proxy,
                 output_schema_declared,
+                extract_tool,
             },
         };
         let intercepted = py.detach(|| self.inner.intercept_tool_result(&result, &context));

@@ -50,6 +50,7 @@ exports.resourceScheme = wasm.resourceScheme
 exports.resourceLink = wasm.resourceLink
 exports.resourceErrorCode = wasm.resourceErrorCode
 exports.extractTool = wasm.extractTool
+exports.extractToolForServer = wasm.extractToolForServer
 exports.configFromToml = wasm.configFromToml
 exports.configFromTomlString = wasm.configFromTomlString
 exports.configFromEnv = wasm.configFromEnv

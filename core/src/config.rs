@@ -190,6 +190,8 @@ pub struct OffloadConfig {
     pub extract: ExtractLimits,
     /// Bounds on requests to an object store.
     pub store: StoreLimits,
+    /// The MCP surfaces' options: result shape, extract tool name, tools never offloaded.
+    pub mcp: crate::mcp::McpConfig,
 }
 
 impl Default for OffloadConfig {
@@ -206,6 +208,7 @@ impl Default for OffloadConfig {
             adaptive_ratio: DEFAULT_ADAPTIVE_RATIO,
             extract: ExtractLimits::default(),
             store: StoreLimits::default(),
+            mcp: crate::mcp::McpConfig::default(),
         }
     }
 }
@@ -285,8 +288,37 @@ fn as_string<'a>(key: &str, value: &'a RawValue<'a>) -> Result<&'a str> {
     }
 }
 
+/// A list of names: a TOML or JSON array of strings, or comma-separated text (the
+/// environment's form, also taken from TOML and JSON).
+fn as_names(key: &str, value: &RawValue<'_>) -> Result<Vec<String>> {
+    let split = |text: &str| -> Vec<String> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let expected = "a list of tool names";
+    match value {
+        RawValue::Text(s) => Ok(split(s)),
+        RawValue::Toml(toml::Value::String(s)) => Ok(split(s)),
+        RawValue::Json(serde_json::Value::String(s)) => Ok(split(s)),
+        RawValue::Toml(toml::Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(|| invalid(key, value, expected)),
+        RawValue::Json(serde_json::Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(|| invalid(key, value, expected)),
+        RawValue::Toml(_) | RawValue::Json(_) => Err(invalid(key, value, expected)),
+    }
+}
+
 /// The sections under `[prompt.offload]` whose keys are set as `section.key`.
-const SECTIONS: [&str; 2] = ["extract", "store"];
+const SECTIONS: [&str; 3] = ["extract", "store", "mcp"];
 
 /// A file prefix goes into file names and the cleanup pattern: keep it to a safe alphabet.
 pub(crate) fn is_safe_name(name: &str) -> bool {
@@ -510,6 +542,13 @@ impl OffloadConfig {
                 self.store.timeout_ms = ms;
             }
             "store.retries" => self.store.retries = as_u64(key, value, MAX_STORE_RETRIES)? as u32,
+            "mcp.resource_link" => self.mcp.resource_link = as_bool(key, value)?,
+            "mcp.structured_content" => self.mcp.structured_content = as_bool(key, value)?,
+            "mcp.extract_tool_name" => {
+                let name = as_string(key, value)?;
+                self.mcp.extract_tool_name = Some(crate::mcp::check_tool_name(name)?.to_owned());
+            }
+            "mcp.never_offload" => self.mcp.never_offload = as_names(key, value)?,
             _ => {
                 let hint = crate::config_file::nearest_key(key)
                     .map(|known| format!("; did you mean prompt.offload.{known}?"))
@@ -564,6 +603,9 @@ impl OffloadConfig {
                 &RawValue::Text(&self.file_prefix),
                 "1-64 characters from A-Z a-z 0-9 _ - .",
             ));
+        }
+        if let Some(name) = &self.mcp.extract_tool_name {
+            crate::mcp::check_tool_name(name)?;
         }
         let ratio = self.adaptive_ratio;
         if !(ratio.is_finite() && ratio > 0.0 && ratio <= 1.0) {

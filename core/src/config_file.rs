@@ -27,6 +27,7 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "adaptive_ratio",
     "extract",
     "store",
+    "mcp",
     "extract.max_read_bytes",
     "extract.max_output_records",
     "extract.max_output_bytes",
@@ -36,6 +37,10 @@ pub(crate) const KNOWN_KEYS: &[&str] = &[
     "extract.answer_max_bytes",
     "store.timeout_ms",
     "store.retries",
+    "mcp.resource_link",
+    "mcp.structured_content",
+    "mcp.extract_tool_name",
+    "mcp.never_offload",
 ];
 
 /// Edit distance (insertions, deletions, substitutions) between two short ASCII-folded names,

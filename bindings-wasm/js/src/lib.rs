@@ -263,6 +263,13 @@ pub fn resource_error_code(code: JsValue) -> f64 {
     lro_js::resource_error_code(&code.as_string().unwrap_or_default()) as f64
 }
 
+/// The extract tool's name for a server named `serverName`: `lro_extract_<server>`, or
+/// `lro_extract` without a name.
+#[wasm_bindgen(js_name = extractToolForServer)]
+pub fn extract_tool_for_server(server_name: Option<String>) -> String {
+    lro_core::mcp::extract_tool_for_server(server_name.as_deref())
+}
+
 /// The `lro_extract` tool: `{ name, description, inputSchema }`.
 #[wasm_bindgen(js_name = extractTool)]
 pub fn extract_tool() -> Result<JsValue, JsValue> {
