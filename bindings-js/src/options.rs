@@ -230,6 +230,7 @@ impl From<ExtractOptions> for ExtractRequest {
             stats: options.stats,
             section: options.section,
             describe: options.describe,
+            extract_tool: None,
         }
     }
 }

@@ -331,6 +331,7 @@ impl ExtractArgs {
             stats: self.stats.clone(),
             section: self.section.clone(),
             describe: self.describe.then_some(true),
+            extract_tool: None,
         })
     }
 }

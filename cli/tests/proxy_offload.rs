@@ -34,6 +34,16 @@ fn large_results_are_offloaded_and_lro_extract_reads_them() {
     );
     let descriptor_text: Value = serde_json::from_str(text(&result)).unwrap();
     assert_eq!(&descriptor_text, descriptor);
+    // The full descriptor rebuilt from the file names the tool as the proxy lists it too.
+    let described = proxy.extract(9, json!({"file_path": file, "describe": true}));
+    let full: Value = serde_json::from_str(text(&described).trim_end()).unwrap();
+    assert_eq!(full["extract_tool"], "lro_extract_mock", "{described}");
+    assert!(
+        full["guidance"]
+            .as_str()
+            .is_some_and(|g| g.contains("lro_extract_mock(file_path=")),
+        "{full}"
+    );
 
     let found = proxy.extract(
         2,

@@ -144,8 +144,7 @@ fn a_50_mb_result_is_offloaded_with_bounded_memory() {
     // text path, and 860 MB when the whole message was parsed into a `Value`).
     assert!(peak < 1200 << 20, "peak RSS {} MB", peak >> 20);
     let count = descriptor["summary"]["count"].as_u64().unwrap();
-    let last = proxy.extract(2, json!({"file_path": file, "lines": {"start": count - 1}}),
-    );
+    let last = proxy.extract(2, json!({"file_path": file, "lines": {"start": count - 1}}));
     let record: Value = serde_json::from_str(text(&last).trim_end()).unwrap();
     assert_eq!(record["id"], format!("r{}", count - 1));
 }

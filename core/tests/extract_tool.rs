@@ -18,6 +18,7 @@ fn offload_text(lro: &Offloader<MemoryHost>, text: &str) -> String {
         arguments: None,
         client_is_proxy: false,
         output_schema_declared: false,
+        extract_tool: None,
     };
     let outcome = lro
         .intercept_tool_result(

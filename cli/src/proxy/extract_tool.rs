@@ -25,8 +25,14 @@ pub fn descriptor() -> Value {
 /// surface ([`lro_core::extract::tool::call_result`]); every failure is a result with
 /// `isError: true` whose text starts with the error code (`error[path_denied]: ...`).
 /// A call whose `cancel` flag is raised stops early (its result is then not wanted).
-pub fn call<H: Host>(lro: &Offloader<H>, arguments: Option<&Value>, cancel: &AtomicBool) -> Value {
-    lro_core::extract::tool::call_result(lro, arguments, cancel)
+/// `listed_as` is the name the proxy lists the tool under, which `describe: true` names.
+pub fn call<H: Host>(
+    lro: &Offloader<H>,
+    arguments: Option<&Value>,
+    cancel: &AtomicBool,
+    listed_as: &str,
+) -> Value {
+    lro_core::extract::tool::call_result_as(lro, arguments, cancel, Some(listed_as))
 }
 
 #[cfg(test)]
@@ -58,7 +64,7 @@ mod tests {
     fn queries_return_the_matching_records() {
         let (lro, path) = offloaded();
         let args = json!({"file_path": path, "query": "select(.id == $id) | .label", "params": {"id": "e42"}});
-        let result = call(&lro, Some(&args), &AtomicBool::new(false));
+        let result = call(&lro, Some(&args), &AtomicBool::new(false), NAME);
         assert_eq!(result["isError"], false);
         assert_eq!(text(&result), "\"entity number 42\"\n");
         assert!(result.get("structuredContent").is_none(), "{result}");
@@ -69,12 +75,12 @@ mod tests {
         let (lro, path) = offloaded();
         let args = json!({"file_path": path, "where": {"kind": "person", "label": {"$regex": "number 4[0-9]$"}},
                           "fields": ["id"], "sort": {"id": -1}, "limit": 2});
-        let result = call(&lro, Some(&args), &AtomicBool::new(false));
+        let result = call(&lro, Some(&args), &AtomicBool::new(false), NAME);
         assert_eq!(result["isError"], false, "{result}");
         assert_eq!(text(&result), "{\"id\":\"e48\"}\n{\"id\":\"e45\"}\n");
         let mut explained = args.clone();
         explained["explain"] = json!(true);
-        let result = call(&lro, Some(&explained), &AtomicBool::new(false));
+        let result = call(&lro, Some(&explained), &AtomicBool::new(false), NAME);
         assert!(
             text(&result)
                 .starts_with("{\"id\":\"e48\"}\n{\"id\":\"e45\"}\nequivalent jq: tail -n +2 ")
@@ -83,12 +89,14 @@ mod tests {
             &lro,
             Some(&json!({"file_path": path, "count": true, "where": "{\"kind\": \"place\"}"})),
             &AtomicBool::new(false),
+            NAME,
         );
         assert_eq!(text(&counted), "200\n");
         let warned = call(
             &lro,
             Some(&json!({"file_path": path, "where": {"knd": "person"}})),
             &AtomicBool::new(false),
+            NAME,
         );
         assert!(
             text(&warned).contains(
@@ -103,7 +111,7 @@ mod tests {
     fn null_optionals_are_ignored() {
         let (lro, path) = offloaded();
         let args = json!({"file_path": path, "recipe": null, "query": null, "lines": {"start": 0, "end": 2}, "search": null});
-        let result = call(&lro, Some(&args), &AtomicBool::new(false));
+        let result = call(&lro, Some(&args), &AtomicBool::new(false), NAME);
         assert_eq!(text(&result).lines().count(), 2, "{result}");
     }
 
@@ -127,7 +135,7 @@ mod tests {
                 "path_denied",
             ),
         ] {
-            let result = call(&lro, Some(&args), &AtomicBool::new(false));
+            let result = call(&lro, Some(&args), &AtomicBool::new(false), NAME);
             assert_eq!(result["isError"], true, "{args}");
             assert!(
                 text(&result).starts_with(&format!("error[{code}]")),

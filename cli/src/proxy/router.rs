@@ -313,6 +313,7 @@ impl Router {
         // Its own thread, with the stack the core's bounds are sized for: a filter past a
         // bound is an `isError` result on this call, never the end of the proxy.
         let router = Arc::clone(self);
+        let listed_as = self.extract_tool_name();
         let answer = (Arc::clone(self), id.clone());
         let cancel = Arc::new(AtomicBool::new(false));
         self.lock_extracts().insert(id.clone(), Arc::clone(&cancel));
@@ -320,7 +321,8 @@ impl Router {
             .name("lro-extract".to_owned())
             .stack_size(lro_core::EXTRACT_STACK_BYTES)
             .spawn(move || {
-                let result = extract_tool::call(&router.lro, arguments.as_ref(), &cancel);
+                let result =
+                    extract_tool::call(&router.lro, arguments.as_ref(), &cancel, &listed_as);
                 router.finish_extract(&id, &cancel);
                 if !cancel.load(Ordering::SeqCst) {
                     router.out.send(&jsonrpc::response(&id, result));

@@ -138,6 +138,11 @@ pub struct ExtractRequest {
     /// or `pointer` profile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub describe: Option<bool>,
+    /// The extract tool's name that a `describe` descriptor's guidance gives, when it is not
+    /// the configured one: set by the MCP surface that lists the tool (`lro proxy` names it
+    /// after its server once the server has said its name), never read from a request's JSON.
+    #[serde(skip)]
+    pub extract_tool: Option<String>,
 }
 
 /// What a [`LineRange`] counts.
@@ -350,7 +355,12 @@ impl<H: Host> Offloader<H> {
         let reader = file.open(&self.host, file_path)?.reader;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         if let Verb::Describe = verb {
-            return self.describe_file(&mut lines, path.to_string_lossy().into_owned(), &deadline);
+            return self.describe_file(
+                &mut lines,
+                path.to_string_lossy().into_owned(),
+                request.extract_tool.as_deref(),
+                &deadline,
+            );
         }
         let mut missing = Vec::new();
         // The file lines a section spans, for the jq equivalent too.

@@ -202,7 +202,20 @@ pub fn call_result<H: Host>(
     arguments: Option<&Value>,
     cancel: &AtomicBool,
 ) -> Value {
-    let answered = arguments::parse(arguments).and_then(|call| {
+    call_result_as(lro, arguments, cancel, None)
+}
+
+/// [`call_result`] for a tool listed as `extract_tool` when that is not the configured name
+/// (`lro proxy` names it after its server): `describe: true` rebuilds a descriptor whose
+/// guidance names the tool as the client sees it.
+pub fn call_result_as<H: Host>(
+    lro: &Offloader<H>,
+    arguments: Option<&Value>,
+    cancel: &AtomicBool,
+    extract_tool: Option<&str>,
+) -> Value {
+    let answered = arguments::parse(arguments).and_then(|mut call| {
+        call.request.extract_tool = extract_tool.map(str::to_owned);
         let response = lro.extract_cancellable(&call.file_path, &call.request, cancel)?;
         Ok(answer::text(lro, &call, &response))
     });
