@@ -23,9 +23,14 @@ ENTITIES, RELATIONS = 400, 300
 ENTITY_TYPE = "team"
 
 
-def graph() -> dict:
-    """read_graph's answer: {"entities": [...], "relations": [...]}, in the server's key order."""
-    entities, relations = source_data.graph(ENTITIES, RELATIONS)
+def graph(entities: int = ENTITIES, relations: int = RELATIONS) -> tuple:
+    """(entities, relations): the lists server-memory holds, in its key order."""
+    return source_data.graph(entities, relations)
+
+
+def read_graph_result() -> dict:
+    """What server-memory's read_graph answers: {"entities": [...], "relations": [...]}."""
+    entities, relations = graph()
     return {"entities": entities, "relations": relations}
 
 
@@ -34,16 +39,16 @@ def write_memory_file(path) -> Path:
     starts the server with MEMORY_FILE_PATH=path instead of 700 create calls."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    g = graph()
-    lines = [json.dumps({"type": "entity", **e}, ensure_ascii=False) for e in g["entities"]]
-    lines += [json.dumps({"type": "relation", **r}, ensure_ascii=False) for r in g["relations"]]
+    entities, relations = graph()
+    lines = [json.dumps({"type": "entity", **e}, ensure_ascii=False) for e in entities]
+    lines += [json.dumps({"type": "relation", **r}, ensure_ascii=False) for r in relations]
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
 def expected() -> dict:
     """The figures the scenario's answers must hold."""
-    names = [e["name"] for e in graph()["entities"] if e["entityType"] == ENTITY_TYPE]
+    names = [e["name"] for e in graph()[0] if e["entityType"] == ENTITY_TYPE]
     return {"entity_type": ENTITY_TYPE, "count": len(names), "names": names}
 
 
@@ -51,7 +56,7 @@ def main(argv):
     if len(argv) == 2 and argv[0] == "memory-file":
         print(write_memory_file(argv[1]))
     elif argv == ["graph"]:
-        print(json.dumps(graph(), ensure_ascii=False))
+        print(json.dumps(read_graph_result(), ensure_ascii=False))
     elif argv == ["expected"]:
         print(json.dumps(expected(), ensure_ascii=False))
     else:

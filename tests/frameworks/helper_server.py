@@ -27,7 +27,7 @@ lro_tools = LroTools(server, {"output_dir": os.environ["LRO_TEST_OUTPUT_DIR"]})
 @lro_tools.tool()
 def read_graph() -> Dict[str, Any]:
     """Read the entire knowledge graph."""
-    return data.graph()
+    return data.read_graph_result()
 
 
 if __name__ == "__main__":
