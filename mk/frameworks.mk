@@ -9,6 +9,9 @@ FW_VENV := $(FW_DIR)/.venv
 FW_LLAMA_VENV := $(FW_DIR)/.venv-llama-index
 # Every transitive version pinned (pip freeze of a working install): pip resolves nothing.
 FW_PIP := --quiet --disable-pip-version-check
+# The npm MCP servers of the proxy e2e tests (mk/proxy.mk installs them; named here in full,
+# since prerequisites expand when read, before proxy.mk is).
+FW_NPM_SERVERS := cli/tests/e2e/node_modules/.installed
 
 $(FW_VENV)/.installed: $(FW_DIR)/requirements.txt $(FW_DIR)/constraints.txt
 	test -x $(FW_VENV)/bin/python || python3 -m venv $(FW_VENV)
@@ -20,7 +23,7 @@ $(FW_LLAMA_VENV)/.installed: $(FW_DIR)/requirements-llama-index.txt $(FW_DIR)/co
 	$(FW_LLAMA_VENV)/bin/pip install $(FW_PIP) -r $(FW_DIR)/requirements-llama-index.txt -c $(FW_DIR)/constraints-llama-index.txt
 	touch $@
 
-setup-frameworks: $(FW_VENV)/.installed $(FW_LLAMA_VENV)/.installed $(PROXY_E2E)/node_modules/.installed ## Install the Python agent frameworks (two venvs in tests/frameworks) and the npm MCP servers, once
+setup-frameworks: $(FW_VENV)/.installed $(FW_LLAMA_VENV)/.installed $(FW_NPM_SERVERS) ## Install the Python agent frameworks (two venvs in tests/frameworks) and the npm MCP servers, once
 
 # The wheel `make build-python` built, into both venvs (the Python helper's server runs there).
 install-frameworks-wheel: setup-frameworks build-python
@@ -39,7 +42,7 @@ test-frameworks: install-frameworks-wheel build-proxy ## Python agent frameworks
 
 measure-frameworks: install-frameworks-wheel build-proxy ## What the model receives for server-memory's read_graph (400 entities) in each Python framework, direct and through LRO (the README's frameworks table)
 	cd $(FW_DIR) && LRO_BIN=$(PROXY_LRO) .venv/bin/python measure.py $(FW_TESTS)
-	cd $(FW_DIR) && LRO_BIN=$(PROXY_LRO) .venv-llama-index/bin/python measure.py $(FW_LLAMA_TESTS)
+	cd $(FW_DIR) && LRO_BIN=$(PROXY_LRO) .venv-llama-index/bin/python measure.py --rows-only $(FW_LLAMA_TESTS)
 
 TEST_TARGETS += test-frameworks
 

@@ -5,7 +5,7 @@ received for that one tool result, through the framework's own MCP client and mo
 
     LRO_BIN=... .venv/bin/python measure.py test_langchain.py test_openai_agents.py ...
 
-(`make measure-frameworks` runs it in both venvs.) A run that fails prints its error instead."""
+(`make measure-frameworks` runs it in both venvs, the second with --rows-only.) A run that fails prints its error instead."""
 
 import importlib
 import sys
@@ -36,9 +36,11 @@ def measure(suite, kind):
             return f"error: {type(err).__name__}: {str(err).splitlines()[0][:80]}"
 
 
-def main(files):
-    print("| framework | direct | through `lro proxy` | through the Python helper |")
-    print("|---|---|---|---|")
+def main(args):
+    files = [a for a in args if a != "--rows-only"]
+    if "--rows-only" not in args:  # a second venv's rows continue the first one's table
+        print("| framework | direct | through `lro proxy` | through the Python helper |")
+        print("|---|---|---|---|")
     for suite in suites(files):
         figures = [measure(suite, kind) for kind in KINDS]
         print(f"| {suite.framework} | " + " | ".join(figures) + " |", flush=True)
