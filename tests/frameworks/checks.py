@@ -55,8 +55,6 @@ class FrameworkSuite:
     adapter on `base_url`, returning the final answer as text."""
 
     framework = ""
-    # Noise some framework logs on every run, unrelated to tool results (each entry says why).
-    ignored_log_messages: tuple = ()
 
     def run(self, servers, base_url):
         raise NotImplementedError
@@ -85,8 +83,7 @@ class FrameworkSuite:
     def run_agent(self, tmp: Path, servers, script) -> RunRecord:
         with ScriptedModel(tmp, script) as model, captured() as (records, caught):
             answer = self.run(servers, model.base_url)
-        logged = [f"{r.name}: {r.getMessage()}" for r in records
-                  if not any(s in r.getMessage() for s in self.ignored_log_messages)]
+        logged = [f"{r.name}: {r.getMessage()}" for r in records]
         warned = [f"{w.category.__name__}: {w.message}" for w in caught
                   if not issubclass(w.category, (DeprecationWarning, PendingDeprecationWarning))]
         return RunRecord(str(answer), Received(model.requests()), logged, warned, self.framework_errors())
@@ -134,6 +131,13 @@ class FrameworkSuite:
                 problems.append(f"the offloaded result is not a descriptor: {brief([text])}")
             if stripped[end:].strip():
                 problems.append(f"besides the descriptor, the model received: {brief([stripped[end:].strip()])}")
+            # Decisions 1 and 2: the descriptor carries the file's URI and names the extract
+            # tool as this agent was offered it.
+            if not str(descriptor.get("resource_uri", "")).startswith("lro://offloads/"):
+                problems.append(f"the descriptor has no resource_uri: {descriptor.get('resource_uri')!r}")
+            if descriptor.get("extract_tool") not in received.tools_offered():
+                problems.append(f"the descriptor names the extract tool {descriptor.get('extract_tool')!r}, "
+                                f"not one the agent was offered: {received.tools_offered()}")
 
     def check_count(self, text: str, problems: list):
         expected = str(data.expected()["count"])
