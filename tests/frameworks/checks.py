@@ -129,6 +129,7 @@ class FrameworkSuite:
         else:
             if not isinstance(descriptor, dict) or descriptor.get("offloaded") is not True:
                 problems.append(f"the offloaded result is not a descriptor: {brief([text])}")
+                return
             if stripped[end:].strip():
                 problems.append(f"besides the descriptor, the model received: {brief([stripped[end:].strip()])}")
             # Decisions 1 and 2: the descriptor carries the file's URI and names the extract
