@@ -135,6 +135,10 @@ export interface OffloadResponse {
   summary: OffloadSummary
   /** Absolute path of the JSONL file: a header line, then one record per line. */
   file_path: string
+  /** The file as an MCP resource, `lro://offloads/{file name}`. */
+  resource_uri: string
+  /** The extract tool's name as listed (`lro_extract_memory`), with the native guidance. */
+  extract_tool?: string
   /** JSON Schema of each record line. */
   line_schema: Record<string, unknown>
   /** Exactly ten jq recipes. */
@@ -159,6 +163,10 @@ export interface CompactDescriptor {
   summary: OffloadSummary
   /** Absolute path of the JSONL file: a header line, then one record per line. */
   file_path: string
+  /** The file as an MCP resource, `lro://offloads/{file name}`. */
+  resource_uri: string
+  /** The extract tool's name as listed (`lro_extract_memory`), with the native guidance. */
+  extract_tool?: string
   /** The ten recipes, one line each (`6. Count by namespace: jq -s '...'`). */
   recipes: string[]
   /** Where each group of records sits, when the result was more than one plain array. */
@@ -178,6 +186,8 @@ export interface PointerDescriptor {
   offloaded: true
   /** Absolute path of the JSONL file: a header line, then one record per line. */
   file_path: string
+  /** The file as an MCP resource, `lro://offloads/{file name}`. */
+  resource_uri: string
   /** Records in the file. */
   count: number
   /** One line: how to read the file. */
@@ -281,6 +291,24 @@ export interface ExtractResponse {
   jq?: string
   /** Structured queries: a field no record has, with the closest field names. */
   warnings?: string[]
+}
+
+/** The arguments of one extract tool call, as the client sent them (`extractToolCall`):
+ * `file_path` and the tool's other arguments, `null` for absent ones. */
+export interface ToolArguments {
+  file_path?: string
+  [key: string]: unknown
+}
+
+/** What `extractToolCall` returns: the MCP `CallToolResult` every LRO surface answers an
+ * extract tool call with. */
+export interface ExtractToolResult {
+  /** One text block: the answer alone (a count is the number), warnings, and a
+   * `[truncated]` line naming the next call when the answer was cut; for an error,
+   * `error[code]: message`. */
+  content: Array<{ type: 'text'; text: string }>
+  /** The call failed (a bad argument, a path outside the output directory, ...). */
+  isError: boolean
 }
 
 /** The `lro_extract` tool as every LRO surface describes it (`extractTool()`). */
@@ -396,6 +424,11 @@ export interface Config {
   /** Bounds on requests to an object store (`outputDir: 's3://bucket/prefix'`). */
   store?: StoreLimits
   /**
+   * The MCP helpers' options: the offloaded result's shape, the extract tool's name, the
+   * tools never offloaded.
+   */
+  mcp?: McpOptions
+  /**
    * Called once per event (`OffloadCreated`, `OffloadWriteFailed`, `OffloadFileExpired`),
    * on the JS thread, after the work is done and before the call returns or its Promise
    * settles. An exception it throws propagates to the caller. (A function has no JSON
@@ -426,6 +459,14 @@ export interface ExtractLimits {
    * past 1024 levels of nesting, the extraction fails with `resource_limit`.
    */
   maxMemoryBytes?: number
+  /**
+   * Most tokens of one answer of the extract tool through MCP, estimated (default 4,000):
+   * a longer answer is cut at a record, or inside one huge value at a character, and names
+   * the next call. `extract` itself is bounded by the limits above only.
+   */
+  answerMaxTokens?: number
+  /** Most bytes of one answer of the extract tool through MCP (default 16,384). */
+  answerMaxBytes?: number
 }
 
 /**
@@ -499,6 +540,27 @@ export interface LineRange {
   end?: number
   /** Records (default) or characters. */
   unit?: 'records' | 'chars'
+}
+
+/** The MCP helpers' options (`[prompt.offload.mcp]`). */
+export interface McpOptions {
+  /**
+   * Add a `resource_link` block to the offload file after the descriptor (default
+   * `false`: the descriptor's `resource_uri` names the file).
+   */
+  resourceLink?: boolean
+  /**
+   * Give an offloaded result `structuredContent`, the descriptor (default `false`: the
+   * descriptor is the result's text).
+   */
+  structuredContent?: boolean
+  /**
+   * The extract tool's name (default `lro_extract_<server name>`); a letter or `_`, then
+   * up to 63 letters, digits or `_`.
+   */
+  extractToolName?: string
+  /** Tools whose results are never offloaded (they keep their `outputSchema`). */
+  neverOffload?: Array<string>
 }
 
 /** What `offload`, `offloadJson` and `offloadInject` are asked to do. */
@@ -575,6 +637,12 @@ export interface ToolContext {
   clientIsProxy?: boolean
   /** The tool declared an `outputSchema`, which a descriptor would violate: pass through. */
   outputSchemaDeclared?: boolean
+  /**
+   * The extract tool's name as the server lists it (`lro_extract_memory`), which the
+   * descriptor and its guidance name; by default `config.mcp.extractToolName`, else
+   * `lro_extract`.
+   */
+  extractTool?: string
 }
 
 /**
@@ -640,6 +708,27 @@ export declare function extractAsync(filePath: string, request: ExtractOptions, 
  * register the tool themselves (`mcp.js` does).
  */
 export declare function extractTool(): ExtractTool
+
+/**
+ * Answers one call of the extract tool as every LRO surface answers it (the `lro proxy`,
+ * the Python helpers): `arguments` as the client sent them (`null` values are absent;
+ * `where`, `params`, `sort` and `fields` as JSON text or objects; `lines` and `chars` as
+ * `"START:END"`). Returns an MCP `CallToolResult`: one text block holding the answer alone
+ * (a count is the number), bounded by `config.extract.answerMaxBytes` and
+ * `answerMaxTokens`, with a `[truncated]` line naming the next call when cut; a bad call is
+ * `isError: true` with text `error[code]: message` (it does not throw).
+ */
+export declare function extractToolCall(arguments: ToolArguments, config?: Config | undefined | null): ExtractToolResult
+
+/** `extractToolCall`, as a Promise (on the libuv thread pool). */
+export declare function extractToolCallAsync(arguments: ToolArguments, config?: Config | undefined | null): Promise<ExtractToolResult>
+
+/**
+ * The extract tool's name for a server named `serverName`: `lro_extract_<server>`
+ * (lowercased, each run of other characters one `_`, at most 64 characters), or
+ * `lro_extract` without a name.
+ */
+export declare function extractToolForServer(serverName?: string | undefined | null): string
 
 /**
  * Decides on an MCP `tools/call` result (a `CallToolResult`) and returns the result to send

@@ -25,6 +25,10 @@ export declare function withLro<H extends (...args: any[]) => any>(toolName: str
 export declare function registerLroExtract(server: { registerTool: (...args: any[]) => any }, config?: Config): unknown
 
 /** The `lro_extract` tool's description. */
+/** The extract tool's name for `server`: `config.mcp.extractToolName`, else
+ * `lro_extract_<server name>` (the McpServer's name), else `lro_extract`. */
+export declare function extractToolName(server: { server?: any }, config?: Config): string
+
 export declare const EXTRACT_DESCRIPTION: string
 
 /** What `registerLroResources` returns. */

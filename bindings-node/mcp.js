@@ -4,21 +4,26 @@
 //   const { withLro, registerLroExtract } = require('lro/mcp')
 //   const lro = { outputDir: '/tmp/lro' }
 //   server.registerTool('recall_memories', { inputSchema }, withLro('recall_memories', recall, lro))
-//   registerLroExtract(server, lro)
+//   registerLroExtract(server, lro)     // `lro_extract_<server name>`
 //   registerLroResources(server, lro)   // the offload files as MCP resources
 //
 // The wrapped handler's result goes through the core's interceptor (interceptToolResultAsync,
 // off the main thread): below the threshold it is returned untouched; above it, the data is
-// written to a JSONL file and the client gets the descriptor and a `resource_link` to the
-// file. `lro_extract` lets an agent without a shell read that file through the server, and
+// written to a JSONL file and the client gets the descriptor as one JSON text block (its
+// `resource_uri` names the file as an MCP resource; `mcp: { structuredContent: true,
+// resourceLink: true }` in the config add the descriptor as structuredContent and a
+// `resource_link` block). The extract tool, named `lro_extract_<server name>` so that two
+// servers in one agent offer two tools (`mcp.extractToolName` names it), lets an agent without
+// a shell read that file through the server, and
 // `registerLroResources` serves it as the resource `lro://offloads/{file}` to clients that
 // cannot open it at all. All decisions stay in the Rust core.
 'use strict'
 
 const {
   interceptToolResultAsync,
-  extractAsync,
+  extractToolCallAsync,
   extractTool,
+  extractToolForServer,
   withEnv,
   listResourcesAsync,
   readResourceAsync,
@@ -35,6 +40,10 @@ const RESOURCE_SCHEME = resourceScheme()
  * offload adds a file. */
 const servedBy = new WeakMap()
 const NO_CONFIG = {}
+
+/** The extract tool's name registered for a config object (or `NO_CONFIG`), by
+ * `registerLroExtract`: `withLro` given the same object names it in its descriptors. */
+const extractNames = new WeakMap()
 
 /** Tells every server serving `config`'s files, whose client listed resources, that the
  * list changed. */
@@ -79,6 +88,10 @@ function withLro(toolName, handler, config) {
     // The SDK passes (args, extra) to tools with an input schema and (extra) to the others.
     const args = params.length > 1 ? params[0] : undefined
     const context = { toolName, arguments: args, outputSchemaDeclared: Boolean(outputSchemaDeclared) }
+    // The name registerLroExtract gave the tool (given the same config object), read at
+    // each call: the tools may be wrapped before the extract tool is registered.
+    const extractTool = extractNames.get(config ?? NO_CONFIG)
+    if (extractTool !== undefined) context.extractTool = extractTool
     const intercepted = await interceptToolResultAsync(result, context, lroConfig)
     if (intercepted.action === 'offloaded') resourcesChanged(config)
     return intercepted.result
@@ -157,8 +170,18 @@ const EXTRACT_TOOL = extractTool()
 /** The `lro_extract` tool's description, for the model. */
 const EXTRACT_DESCRIPTION = EXTRACT_TOOL.description
 
+/** The extract tool's name for `server`: `config.mcp.extractToolName`, else
+ * `lro_extract_<server name>` (the McpServer's `name`), else `lro_extract`. */
+function extractToolName(server, lroConfig) {
+  const configured = lroConfig?.mcp?.extractToolName
+  if (typeof configured === 'string' && configured !== '') return configured
+  const name = server?.server?._serverInfo?.name
+  return extractToolForServer(typeof name === 'string' ? name : null)
+}
+
 /**
- * Registers the `lro_extract` tool on an SDK `McpServer`: `file_path` and a structured query
+ * Registers the extract tool on an SDK `McpServer`, named `lro_extract_<server name>` (or
+ * `config.mcp.extractToolName`): `file_path` and a structured query
  * (`where`, `fields`, `sort`, `skip`, `limit`, `count`, `group_by`, `distinct`, `stats`), or
  * `recipe` with `params`, `query`, `lines`, `search`; `section` scopes it to one section;
  * `describe: true` returns the full descriptor of a result a compact or pointer one described.
@@ -173,55 +196,42 @@ function registerLroExtract(server, config) {
   // zod comes with the SDK (a dependency and peer of it); loaded here so that requiring this
   // module never fails for users of the core functions alone.
   const { z } = require('zod')
-  const lroConfig = helperConfig(config)
-  const described = (name, type) => type.describe(EXTRACT_TOOL.inputSchema.properties[name].description)
-  const count = () => z.number().int().min(0)
-  const inputSchema = {
-    file_path: described('file_path', z.string()),
-    where: described('where', z.record(z.string(), z.any()).nullish()),
-    fields: described('fields', z.array(z.string()).nullish()),
-    sort: described('sort', z.record(z.string(), z.union([z.literal(1), z.literal(-1)])).nullish()),
-    skip: described('skip', count().nullish()),
-    limit: described('limit', count().nullish()),
-    count: described('count', z.boolean().nullish()),
-    group_by: described('group_by', z.string().nullish()),
-    distinct: described('distinct', z.string().nullish()),
-    stats: described('stats', z.string().nullish()),
-    recipe: described('recipe', z.number().int().min(1).max(10).nullish()),
-    query: described('query', z.string().nullish()),
-    params: described('params', z.record(z.string(), z.any()).nullish()),
-    lines: described(
-      'lines',
-      z.object({ start: count(), end: count().nullish(), unit: z.enum(['records', 'chars']).nullish() }).nullish(),
-    ),
-    search: described(
-      'search',
-      z
-        .object({ pattern: z.string(), ignore_case: z.boolean().nullish(), max_results: z.number().int().min(1).nullish() })
-        .nullish(),
-    ),
-    section: described('section', z.string().nullish()),
-    describe: described('describe', z.boolean().nullish()),
+  const helper = helperConfig(config)
+  const name = extractToolName(server, helper)
+  extractNames.set(config ?? NO_CONFIG, name)
+  // In the configuration too, so that `describe: true` rebuilds descriptors naming it.
+  const lroConfig = { ...helper, mcp: { ...(helper.mcp ?? {}), extractToolName: name } }
+  // The core's schema, property by property: flat, nullable primitives (strict-mode
+  // friendly). An object or array a client sends where text is published (the forms older
+  // clients used: `where: {...}`, `lines: {start, end}`) is passed on as its JSON text, which
+  // the core reads.
+  const asText = (value) => (value !== null && typeof value === 'object' ? JSON.stringify(value) : value)
+  const zodOf = (key, property) => {
+    const kind = [].concat(property.type).find((type) => type !== 'null')
+    let type
+    if (kind === 'integer') {
+      type = z.number().int()
+      if (property.minimum !== undefined) type = type.min(property.minimum)
+      if (property.maximum !== undefined) type = type.max(property.maximum)
+    } else if (kind === 'boolean') {
+      type = z.boolean()
+    } else {
+      type = z.string()
+    }
+    if (key !== 'file_path') type = type.nullish()
+    if (kind === 'string') type = z.preprocess(asText, type)
+    return type.describe(property.description)
   }
+  const inputSchema = Object.fromEntries(
+    Object.entries(EXTRACT_TOOL.inputSchema.properties).map(([key, property]) => [key, zodOf(key, property)]),
+  )
   return server.registerTool(
-    EXTRACT_TOOL.name,
+    name,
     { title: 'Extract from an offloaded result', description: EXTRACT_DESCRIPTION, inputSchema },
-    async ({ file_path, ...given }) => {
-      // Clients often send every optional argument as null. The tool's names are the core's
-      // snake_case ones, which `extract` reads too.
-      const request = Object.fromEntries(Object.entries(given).filter(([, value]) => value != null))
-      try {
-        const response = await extractAsync(file_path, request, lroConfig)
-        // As `lro proxy` and the Python helpers answer: the response as structuredContent
-        // and as JSON text, for clients that read only one of them.
-        return { content: [{ type: 'text', text: JSON.stringify(response) }], structuredContent: response }
-      } catch (err) {
-        // A bad filter or path is the model's mistake to correct, not a protocol error.
-        const code = err && err.code ? err.code : 'error'
-        return { content: [{ type: 'text', text: `lro_extract failed [${code}]: ${err && err.message}` }], isError: true }
-      }
-    },
+    // The core answers, as the `lro proxy` and the Python helpers answer: the answer alone as
+    // text, bounded, with errors as `isError` results naming their code.
+    async (args) => extractToolCallAsync(args, lroConfig),
   )
 }
 
-module.exports = { withLro, registerLroExtract, registerLroResources, EXTRACT_DESCRIPTION, RESOURCE_SCHEME }
+module.exports = { withLro, registerLroExtract, registerLroResources, extractToolName, EXTRACT_DESCRIPTION, RESOURCE_SCHEME }

@@ -135,6 +135,10 @@ export interface OffloadResponse {
   summary: OffloadSummary
   /** Absolute path of the JSONL file: a header line, then one record per line. */
   file_path: string
+  /** The file as an MCP resource, `lro://offloads/{file name}`. */
+  resource_uri: string
+  /** The extract tool's name as listed (`lro_extract_memory`), with the native guidance. */
+  extract_tool?: string
   /** JSON Schema of each record line. */
   line_schema: Record<string, unknown>
   /** Exactly ten jq recipes. */
@@ -159,6 +163,10 @@ export interface CompactDescriptor {
   summary: OffloadSummary
   /** Absolute path of the JSONL file: a header line, then one record per line. */
   file_path: string
+  /** The file as an MCP resource, `lro://offloads/{file name}`. */
+  resource_uri: string
+  /** The extract tool's name as listed (`lro_extract_memory`), with the native guidance. */
+  extract_tool?: string
   /** The ten recipes, one line each (`6. Count by namespace: jq -s '...'`). */
   recipes: string[]
   /** Where each group of records sits, when the result was more than one plain array. */
@@ -178,6 +186,8 @@ export interface PointerDescriptor {
   offloaded: true
   /** Absolute path of the JSONL file: a header line, then one record per line. */
   file_path: string
+  /** The file as an MCP resource, `lro://offloads/{file name}`. */
+  resource_uri: string
   /** Records in the file. */
   count: number
   /** One line: how to read the file. */
@@ -281,6 +291,24 @@ export interface ExtractResponse {
   jq?: string
   /** Structured queries: a field no record has, with the closest field names. */
   warnings?: string[]
+}
+
+/** The arguments of one extract tool call, as the client sent them (`extractToolCall`):
+ * `file_path` and the tool's other arguments, `null` for absent ones. */
+export interface ToolArguments {
+  file_path?: string
+  [key: string]: unknown
+}
+
+/** What `extractToolCall` returns: the MCP `CallToolResult` every LRO surface answers an
+ * extract tool call with. */
+export interface ExtractToolResult {
+  /** One text block: the answer alone (a count is the number), warnings, and a
+   * `[truncated]` line naming the next call when the answer was cut; for an error,
+   * `error[code]: message`. */
+  content: Array<{ type: 'text'; text: string }>
+  /** The call failed (a bad argument, a path outside the output directory, ...). */
+  isError: boolean
 }
 
 /** The `lro_extract` tool as every LRO surface describes it (`extractTool()`). */

@@ -8,6 +8,7 @@
 //! where the JS host has one (Node, Deno, Bun) and none in a browser.
 
 use lro_core::config::{ExtractLimits as CoreExtractLimits, StoreLimits as CoreStoreLimits};
+use lro_core::mcp::McpConfig;
 use lro_core::{DescriptorProfile, ErrorCode, GuidanceMode, LroError, OffloadConfig};
 #[cfg(feature = "napi")]
 use napi_derive::napi;
@@ -62,6 +63,9 @@ pub struct Config {
     pub extract: Option<ExtractLimits>,
     /// Bounds on requests to an object store (`outputDir: 's3://bucket/prefix'`).
     pub store: Option<StoreLimits>,
+    /// The MCP helpers' options: the offloaded result's shape, the extract tool's name, the
+    /// tools never offloaded.
+    pub mcp: Option<McpOptions>,
     /// Called once per event (`OffloadCreated`, `OffloadWriteFailed`, `OffloadFileExpired`),
     /// on the JS thread, after the work is done and before the call returns or its Promise
     /// settles. An exception it throws propagates to the caller. (A function has no JSON
@@ -110,6 +114,14 @@ pub struct ExtractLimits {
     /// past 1024 levels of nesting, the extraction fails with `resource_limit`.
     #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
     pub max_memory_bytes: Option<u64>,
+    /// Most tokens of one answer of the extract tool through MCP, estimated (default 4,000):
+    /// a longer answer is cut at a record, or inside one huge value at a character, and names
+    /// the next call. `extract` itself is bounded by the limits above only.
+    #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
+    pub answer_max_tokens: Option<u64>,
+    /// Most bytes of one answer of the extract tool through MCP (default 16,384).
+    #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
+    pub answer_max_bytes: Option<u64>,
 }
 
 /// Bounds on requests to an object store: a store that is down or slow delays a call by a
@@ -130,6 +142,27 @@ pub struct StoreLimits {
     pub retries: Option<u32>,
 }
 
+/// The MCP helpers' options (`[prompt.offload.mcp]`).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[cfg_attr(
+    feature = "napi",
+    napi(object, object_from_js = false, object_to_js = false)
+)]
+pub struct McpOptions {
+    /// Add a `resource_link` block to the offload file after the descriptor (default
+    /// `false`: the descriptor's `resource_uri` names the file).
+    pub resource_link: Option<bool>,
+    /// Give an offloaded result `structuredContent`, the descriptor (default `false`: the
+    /// descriptor is the result's text).
+    pub structured_content: Option<bool>,
+    /// The extract tool's name (default `lro_extract_<server name>`); a letter or `_`, then
+    /// up to 63 letters, digits or `_`.
+    pub extract_tool_name: Option<String>,
+    /// Tools whose results are never offloaded (they keep their `outputSchema`).
+    pub never_offload: Option<Vec<String>>,
+}
+
 impl Config {
     /// Whether the object holds a configuration value (a key other than `onEvent` and
     /// `host` that is not `null`), which makes it the whole configuration of a call.
@@ -146,6 +179,7 @@ impl Config {
             adaptive_ratio,
             extract,
             store,
+            mcp,
             on_event: _,
             host: _,
         } = self;
@@ -160,6 +194,7 @@ impl Config {
             || adaptive_ratio.is_some()
             || extract.is_some()
             || store.is_some()
+            || mcp.is_some()
     }
 
     /// Sets the object's values over `config`, then checks the result as the core checks
@@ -188,10 +223,21 @@ impl Config {
             set(&mut e.max_output_bytes, limits.max_output_bytes);
             set(&mut e.timeout_ms, limits.timeout_ms);
             set(&mut e.max_memory_bytes, limits.max_memory_bytes);
+            set(&mut e.answer_max_tokens, limits.answer_max_tokens);
+            set(&mut e.answer_max_bytes, limits.answer_max_bytes);
         }
         if let Some(limits) = self.store {
             set(&mut config.store.timeout_ms, limits.timeout_ms);
             set(&mut config.store.retries, limits.retries);
+        }
+        if let Some(mcp) = self.mcp {
+            let m = &mut config.mcp;
+            set(&mut m.resource_link, mcp.resource_link);
+            set(&mut m.structured_content, mcp.structured_content);
+            if mcp.extract_tool_name.is_some() {
+                m.extract_tool_name = mcp.extract_tool_name;
+            }
+            set(&mut m.never_offload, mcp.never_offload);
         }
         config.validate()
     }
@@ -214,6 +260,8 @@ impl From<&OffloadConfig> for Config {
             max_output_bytes,
             timeout_ms,
             max_memory_bytes,
+            answer_max_tokens,
+            answer_max_bytes,
         } = config.extract;
         let CoreStoreLimits {
             timeout_ms: store_timeout_ms,
@@ -235,13 +283,27 @@ impl From<&OffloadConfig> for Config {
                 max_output_bytes: Some(max_output_bytes),
                 timeout_ms: Some(timeout_ms),
                 max_memory_bytes: Some(max_memory_bytes),
+                answer_max_tokens: Some(answer_max_tokens),
+                answer_max_bytes: Some(answer_max_bytes),
             }),
             store: Some(StoreLimits {
                 timeout_ms: Some(store_timeout_ms),
                 retries: Some(retries),
             }),
+            mcp: Some(McpOptions::from(&config.mcp)),
             on_event: None,
             host: None,
+        }
+    }
+}
+
+impl From<&McpConfig> for McpOptions {
+    fn from(mcp: &McpConfig) -> Self {
+        Self {
+            resource_link: Some(mcp.resource_link),
+            structured_content: Some(mcp.structured_content),
+            extract_tool_name: mcp.extract_tool_name.clone(),
+            never_offload: Some(mcp.never_offload.clone()),
         }
     }
 }

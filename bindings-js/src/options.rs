@@ -83,6 +83,7 @@ impl OffloadOptions {
                 .map(str::parse::<DescriptorProfile>)
                 .transpose()?,
             context_remaining_tokens: self.context_remaining_tokens,
+            extract_tool: None,
         })
     }
 }
@@ -104,6 +105,10 @@ pub struct ToolContext {
     pub client_is_proxy: Option<bool>,
     /// The tool declared an `outputSchema`, which a descriptor would violate: pass through.
     pub output_schema_declared: Option<bool>,
+    /// The extract tool's name as the server lists it (`lro_extract_memory`), which the
+    /// descriptor and its guidance name; by default `config.mcp.extractToolName`, else
+    /// `lro_extract`.
+    pub extract_tool: Option<String>,
 }
 
 impl Argument for ToolContext {
@@ -121,6 +126,7 @@ impl From<ToolContext> for ToolCallContext {
             arguments: context.arguments,
             client_is_proxy: context.client_is_proxy.unwrap_or(false),
             output_schema_declared: context.output_schema_declared.unwrap_or(false),
+            extract_tool: context.extract_tool,
         }
     }
 }
@@ -224,6 +230,7 @@ impl From<ExtractOptions> for ExtractRequest {
             stats: options.stats,
             section: options.section,
             describe: options.describe,
+            extract_tool: None,
         }
     }
 }

@@ -26,9 +26,10 @@ async function rejects(fn, code) {
 /** The public API: the same names in both builds (index.d.ts declares them). */
 const API = [
   'offload', 'offloadAsync', 'offloadJson', 'offloadJsonAsync', 'offloadInject', 'offloadInjectAsync',
-  'interceptToolResult', 'interceptToolResultAsync', 'extract', 'extractAsync', 'cleanup', 'cleanupAsync',
+  'interceptToolResult', 'interceptToolResultAsync', 'extract', 'extractAsync', 'extractToolCall',
+  'extractToolCallAsync', 'cleanup', 'cleanupAsync',
   'listResources', 'listResourcesAsync', 'readResource', 'readResourceAsync', 'resourceScheme', 'resourceLink',
-  'resourceErrorCode', 'extractTool', 'configFromToml', 'configFromTomlString', 'configFromEnv', 'withEnv',
+  'resourceErrorCode', 'extractTool', 'extractToolForServer', 'configFromToml', 'configFromTomlString', 'configFromEnv', 'withEnv',
   'errorCodes', 'estimateTokens',
 ]
 
@@ -139,7 +140,18 @@ test('interceptToolResult rewrites a large CallToolResult', async () => {
   const result = { content: [{ type: 'text', text: JSON.stringify(memories) }], isError: false }
   const out = await lro.interceptToolResultAsync(result, { toolName: 'recall_memories', arguments: { detail: 'light' } }, { outputDir })
   assert.equal(out.action, 'offloaded')
-  assert.equal(out.result.structuredContent.summary.count, 200)
+  assert.equal(out.result.structuredContent, undefined)
+  assert.equal(JSON.parse(out.result.content[0].text).summary.count, 200)
+  // The mcp options: structuredContent and the link; the descriptor names the tool given.
+  const both = await lro.interceptToolResultAsync(
+    result,
+    { toolName: 'recall_memories', extractTool: 'lro_extract_mem' },
+    { outputDir, guidance: 'native', mcp: { structuredContent: true, resourceLink: true } },
+  )
+  assert.equal(both.result.structuredContent.extract_tool, 'lro_extract_mem')
+  assert.deepEqual(both.result.content.map((block) => block.type), ['text', 'resource_link'])
+  const never = lro.interceptToolResult(result, { toolName: 'recall_memories' }, { outputDir, mcp: { neverOffload: ['recall_memories'] } })
+  assert.equal(never.action, 'bypassed')
   assert.equal(out.result.isError, false)
   const proxied = lro.interceptToolResult(result, { toolName: 'recall_memories', clientIsProxy: true }, { outputDir })
   assert.equal(proxied.action, 'bypassed')
@@ -280,7 +292,9 @@ test('JS objects and their JSON text give the same file and result at every deta
       const options = { operation: 'recall', detail }
       const fromText = lro.offloadJson(JSON.stringify(records), options, { outputDir })
       const file = (r) => (r.offloaded ? fs.readFileSync(r.file_path, 'utf8').split('\n').slice(1) : null)
-      const normal = (r) => JSON.parse(JSON.stringify(r).replaceAll(r.file_path ?? '\u0000', 'F'))
+      // The file's path, and its name in resource_uri, are the file's own.
+      const normal = (r) =>
+        JSON.parse(JSON.stringify(r).replaceAll(r.file_path ?? '\u0000', 'F').replaceAll(path.basename(r.file_path ?? '\u0000'), 'N'))
       for (const fromObjects of [lro.offload(records, options, { outputDir }), await lro.offloadAsync(records, options, { outputDir })]) {
         assert.deepEqual(file(fromObjects), file(fromText), `${name} ${detail}`)
         assert.deepEqual(normal(fromObjects), normal(fromText), `${name} ${detail}`)

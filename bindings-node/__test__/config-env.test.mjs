@@ -170,15 +170,16 @@ test('withLro given no configuration reads the environment when called; its guid
     const events = []
     for (const config of [undefined, { onEvent: (e) => events.push(e.event) }, { outputSchemaDeclared: false }]) {
       const result = await withLro('lookup', lookup, config)({ key: 'k' }, {})
-      assert.equal(path.dirname(result.structuredContent.file_path), dir)
-      assert.match(result.structuredContent.guidance, /lro_extract/)
+      const descriptor = JSON.parse(result.content[0].text)
+      assert.equal(path.dirname(descriptor.file_path), dir)
+      assert.match(descriptor.guidance, /lro_extract/)
     }
     assert.deepEqual(events, ['OffloadCreated'])
     const explicit = await withLro('lookup', lookup, { thresholdTokens: 900 })({ key: 'k' }, {})
-    assert.equal(explicit.structuredContent, undefined, 'inline under an explicit threshold')
+    assert.equal(JSON.parse(explicit.content[0].text).offloaded, undefined, 'inline under an explicit threshold')
     await withVars({ GUIDANCE: 'shell' }, async () => {
       const shell = await withLro('lookup', lookup)({ key: 'k' }, {})
-      assert.doesNotMatch(shell.structuredContent.guidance, /lro_extract/)
+      assert.doesNotMatch(JSON.parse(shell.content[0].text).guidance, /lro_extract/)
     })
   })
   fs.rmSync(dir, { recursive: true })
@@ -193,13 +194,13 @@ test('an MCP server whose helpers get no configuration follows the environment e
   try {
     // Three memories: inline at the default threshold, above the environment's 100 tokens.
     const result = await client.callTool({ name: 'recall_memories', arguments: { query: 'few' } })
-    const descriptor = result.structuredContent
+    const descriptor = JSON.parse(result.content[0].text)
     assert.equal(descriptor.offloaded, true)
     assert.equal(path.dirname(descriptor.file_path), dir)
     // lro_extract confines reads to the same directory, from the same environment.
-    const counted = await client.callTool({ name: 'lro_extract', arguments: { file_path: descriptor.file_path, count: true } })
-    assert.equal(counted.isError, undefined, counted.content[0].text)
-    assert.deepEqual(JSON.parse(counted.content[0].text).results, [3])
+    const counted = await client.callTool({ name: 'lro_extract_memory_test_server', arguments: { file_path: descriptor.file_path, count: true } })
+    assert.equal(counted.isError, false, counted.content[0].text)
+    assert.equal(counted.content[0].text, '3\n')
   } finally {
     await client.close()
     fs.rmSync(dir, { recursive: true, force: true })

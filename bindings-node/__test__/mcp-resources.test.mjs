@@ -30,7 +30,7 @@ before(async () => {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [path.join(here, 'fixtures/memory-server.mjs')],
-    env: { ...process.env, LRO_TEST_DIR: dir, LRO_TEST_TTL: String(TTL_SECONDS) },
+    env: { ...process.env, LRO_TEST_DIR: dir, LRO_TEST_TTL: String(TTL_SECONDS), LRO_TEST_LINK: '1' },
     stderr: 'inherit',
   })
   await client.connect(transport)
@@ -68,6 +68,7 @@ test('offload files are resources beside the server\'s own, and the client hears
   const name = path.basename(descriptor.file_path)
   const link = result.content.at(-1)
   assert.deepEqual(link, { type: 'resource_link', uri: `lro://offloads/${name}`, name, mimeType: 'application/jsonl' })
+  assert.equal(descriptor.resource_uri, link.uri)
   // Read now: the short time-to-live removes the file later in this test.
   const text = fs.readFileSync(descriptor.file_path, 'utf8')
   await waitFor(1)
@@ -88,8 +89,8 @@ test('offload files are resources beside the server\'s own, and the client hears
   const readme = await client.readResource({ uri: 'memo://readme' })
   assert.equal(readme.contents[0].text, '500 memories about caching')
 
-  const counted = await client.callTool({ name: 'lro_extract', arguments: { file_path: link.uri, count: true } })
-  assert.deepEqual(JSON.parse(counted.content[0].text).results, [500])
+  const counted = await client.callTool({ name: 'lro_extract_memory_test_server', arguments: { file_path: link.uri, count: true } })
+  assert.equal(counted.content[0].text, '500\n')
 
   assert.equal(await errorCode(client.readResource({ uri: 'lro://offloads/notes.txt' })), -32602)
   assert.equal(await errorCode(client.readResource({ uri: 'lro://offloads/atlatl-recall-01KAMZ4T3C6Y1B3X8N2V0W5QRT.jsonl' })), -32002)

@@ -12,6 +12,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import lro from './build.mjs'
 
 const { extractTool } = lro
+/** The extract tool, named after the fixture's McpServer ('memory-test-server'). */
+const EXTRACT = 'lro_extract_memory_test_server'
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-mcp-')))
@@ -34,21 +36,30 @@ after(async () => {
 })
 
 const extract = async (args) => {
-  const result = await client.callTool({ name: 'lro_extract', arguments: args })
-  const body = result.isError ? null : JSON.parse(result.content[0].text)
-  // The same response as structuredContent, as every LRO surface answers.
-  if (body) assert.deepEqual(result.structuredContent, body)
-  return { result, body }
+  const result = await client.callTool({ name: EXTRACT, arguments: args })
+  // The answer alone, as text, as every LRO surface answers (the core's `extractToolCall`):
+  // one result per line, no structuredContent.
+  assert.equal(result.structuredContent, undefined)
+  const lines = result.isError ? [] : result.content[0].text.trimEnd().split('\n')
+  return { result, lines, results: lines.filter((l) => !l.startsWith('[truncated]')).map((l) => JSON.parse(l)) }
 }
 
 test('the server lists lro_extract with the parameters of every LRO surface', async () => {
   const { tools } = await client.listTools()
-  const tool = tools.find((t) => t.name === 'lro_extract')
-  assert.ok(tool, 'lro_extract is registered')
+  const tool = tools.find((t) => t.name === EXTRACT)
+  assert.ok(tool, `${EXTRACT} is registered`)
+  assert.equal(tools.find((t) => t.name === 'lro_extract'), undefined)
+  assert.equal(lro.extractToolForServer('memory-test-server'), EXTRACT)
+  assert.equal(lro.extractToolForServer(null), 'lro_extract')
   const core = extractTool()
   assert.deepEqual(Object.keys(tool.inputSchema.properties).sort(), Object.keys(core.inputSchema.properties).sort())
   for (const [name, property] of Object.entries(core.inputSchema.properties)) {
-    assert.equal(tool.inputSchema.properties[name].description, property.description, name)
+    const published = tool.inputSchema.properties[name]
+    assert.equal(published.description, property.description, name)
+    // Flat primitives; every optional one may be null (strict-mode converters send null).
+    const types = [].concat(published.type ?? (published.anyOf ?? []).map((t) => t.type))
+    assert.ok(types.includes([].concat(property.type)[0]), `${name}: ${JSON.stringify(published)}`)
+    if (name !== 'file_path') assert.ok(types.includes('null'), `${name}: ${JSON.stringify(published)}`)
   }
   assert.equal(tool.description, core.description)
   assert.deepEqual(tool.inputSchema.required, ['file_path'])
@@ -56,15 +67,19 @@ test('the server lists lro_extract with the parameters of every LRO surface', as
 
 test('500 memories come back as a descriptor, then lro_extract reads the file', async () => {
   const result = await client.callTool({ name: 'recall_memories', arguments: { query: 'caching' } })
-  const descriptor = result.structuredContent
+  // One text block, the descriptor: no structuredContent, no link, by default.
+  assert.equal(result.structuredContent, undefined)
+  assert.deepEqual(result.content.map((block) => block.type), ['text'])
+  const descriptor = JSON.parse(result.content[0].text)
   assert.equal(descriptor.offloaded, true)
+  assert.equal(descriptor.extract_tool, EXTRACT)
+  assert.equal(descriptor.resource_uri, `lro://offloads/${path.basename(descriptor.file_path)}`)
   assert.equal(descriptor.summary.count, 500)
   assert.equal(descriptor.summary.operation, 'recall')
   assert.equal(descriptor.summary.detail, 'light')
   assert.equal(descriptor.jq_recipes.length, 10)
   assert.ok(descriptor.file_path.startsWith(dir + path.sep), descriptor.file_path)
-  assert.match(descriptor.guidance, /lro_extract/)
-  assert.deepEqual(JSON.parse(result.content[0].text), descriptor, 'content holds the descriptor as text')
+  assert.ok(descriptor.guidance.includes(`${EXTRACT}(file_path=`), descriptor.guidance)
   // The file: a header, then 500 Light records.
   const lines = fs.readFileSync(descriptor.file_path, 'utf8').trim().split('\n')
   assert.equal(lines.length, 501)
@@ -72,20 +87,30 @@ test('500 memories come back as a descriptor, then lro_extract reads the file', 
 
   // describe: the full descriptor again, rebuilt from the file.
   const described = await extract({ file_path: descriptor.file_path, describe: true })
-  assert.deepEqual(described.body.results, [descriptor])
+  assert.deepEqual(described.results, [descriptor])
 
   const counts = await extract({ file_path: descriptor.file_path, recipe: 6 })
-  assert.equal(counts.result.isError, undefined)
-  const perNamespace = counts.body.results[0]
+  assert.equal(counts.result.isError, false)
+  const perNamespace = counts.results[0]
   assert.equal(perNamespace.reduce((sum, row) => sum + row.count, 0), 500)
   assert.equal(perNamespace.length, 5)
 
   const filtered = await extract({ file_path: descriptor.file_path, recipe: 2, params: { namespace: '_semantic/people' } })
-  assert.equal(filtered.body.count, 100)
-  assert.ok(filtered.body.results.every((m) => m.namespace === '_semantic/people'))
+  // 100 memories are more than one answer holds: those that fit, then the count of all.
+  assert.match(filtered.lines.at(-1), /^\[truncated\] returned \d+ of 100 results /)
+  assert.ok(filtered.results.length > 10)
+  assert.ok(filtered.results.every((m) => m.namespace === '_semantic/people'))
+  // params as JSON text, as the published schema has it: the same answer.
+  const asText = await extract({ file_path: descriptor.file_path, recipe: 2, params: '{"namespace": "_semantic/people"}' })
+  assert.deepEqual(asText.lines, filtered.lines)
 
   const custom = await extract({ file_path: descriptor.file_path, query: 'select(.id == "mem-000042") | .title' })
-  assert.deepEqual(custom.body.results, ['Decision 42 about caching and storage layout'])
+  assert.deepEqual(custom.results, ['Decision 42 about caching and storage layout'])
+
+  // 500 records are more than one answer holds: cut at a record, the next call named.
+  const all = await extract({ file_path: descriptor.file_path, lines: '0:500' })
+  assert.ok(Buffer.byteLength(all.result.content[0].text) <= 16384)
+  assert.match(all.lines.at(-1), /^\[truncated\] returned \d+ of 500 results .*next: the same call with \{"lines":"\d+:\d+"\}$/)
 
   // A structured query, as a model fills it: a MongoDB filter document, shaped.
   const where = await extract({
@@ -96,17 +121,23 @@ test('500 memories come back as a descriptor, then lro_extract reads the file', 
     limit: 2,
     group_by: null,
   })
-  assert.equal(where.result.isError, undefined, where.result.content[0].text)
+  assert.equal(where.result.isError, false, where.result.content[0].text)
   const want = Array.from({ length: 500 }, (_, i) => i)
     .filter((i) => [0, 1, 4].includes(i % 5) && (i % 6 === 3 || (i + 2) % 6 === 3))
     .reverse()
     .slice(0, 2)
     .map((i) => ({ id: `mem-${String(i).padStart(6, '0')}` }))
-  assert.deepEqual(where.body.results, want)
-  assert.match(where.body.jq, /^tail -n \+2 .* \| jq -sc '/)
+  assert.deepEqual(where.results, want)
+  const explained = await client.callTool({
+    name: EXTRACT,
+    arguments: { file_path: descriptor.file_path, where: '{"tags": "api"}', count: true, explain: true },
+  })
+  const [count, jq] = explained.content[0].text.trimEnd().split('\n')
+  assert.match(count, /^\d+$/, 'a count is the bare number')
+  assert.match(jq, /^equivalent jq: tail -n \+2 .* \| jq -s/)
   const grouped = await extract({ file_path: descriptor.file_path, group_by: 'memory_type' })
   // Largest first, ties in value order.
-  assert.deepEqual(grouped.body.results, [
+  assert.deepEqual(grouped.results, [
     [
       { memory_type: 'episodic', count: 167 },
       { memory_type: 'semantic', count: 167 },

@@ -10,7 +10,7 @@ import { makeMemories } from './fixtures/memories.mjs'
 
 const tmp = () => fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-profiles-')))
 const memories = makeMemories(200)
-const POINTER_KEYS = ['count', 'file_path', 'guidance', 'offloaded']
+const POINTER_KEYS = ['count', 'file_path', 'guidance', 'offloaded', 'resource_uri']
 
 async function rejects(fn, code) {
   await assert.rejects(async () => fn(), (err) => {
@@ -19,7 +19,7 @@ async function rejects(fn, code) {
   })
 }
 
-test('a per-call pointer is exactly { offloaded, file_path, count, guidance }, and describe gives the full descriptor', async () => {
+test('a per-call pointer is exactly { offloaded, file_path, resource_uri, count, guidance }, and describe gives the full descriptor', async () => {
   const config = { outputDir: tmp() }
   const json = JSON.stringify(memories)
   const pointers = [
@@ -44,7 +44,8 @@ test('a per-call pointer is exactly { offloaded, file_path, count, guidance }, a
   assert.deepEqual((await lro.extractAsync(first.file_path, { describe: true }, config)).results, [full])
   // The full profile at offload time gives the same descriptor, but for the file's name.
   const direct = lro.offload(memories, { descriptor: 'full' }, config)
-  assert.deepEqual(JSON.parse(JSON.stringify(direct).split(direct.file_path).join(first.file_path)), full)
+  const name = (file) => file.slice(file.lastIndexOf('/') + 1)
+  assert.deepEqual(JSON.parse(JSON.stringify(direct).split(name(direct.file_path)).join(name(first.file_path))), full)
 })
 
 test('config.descriptor is the default profile; a call overrides it', () => {
@@ -58,7 +59,7 @@ test('config.descriptor is the default profile; a call overrides it', () => {
   // The MCP interceptor describes with the configured profile.
   const result = { content: [{ type: 'text', text: JSON.stringify(memories) }] }
   const intercepted = lro.interceptToolResult(result, { toolName: 'recall_memories' }, { ...config, descriptor: 'pointer' })
-  assert.deepEqual(Object.keys(intercepted.result.structuredContent).sort(), POINTER_KEYS)
+  assert.deepEqual(Object.keys(JSON.parse(intercepted.result.content[0].text)).sort(), POINTER_KEYS)
 })
 
 test('contextRemainingTokens lowers the threshold to adaptiveRatio of it, and the outcome says so', async () => {

@@ -67,6 +67,8 @@ arguments! {
     JsonText(Records): Unknown = read_json_text;
     /// An MCP `CallToolResult` to intercept, as its JSON.
     CallToolResult(Value): Object = read_call_tool_result;
+    /// The arguments of an extract tool call, as the client sent them (read by the core).
+    ToolArguments(Value): Object = read_tool_arguments;
     /// Environment variables (`configFromEnv`, `withEnv`): an object of names to values, as
     /// `process.env`.
     Environment(Vec<(std::string::String, std::string::String)>): Object = read_environment;
@@ -186,6 +188,10 @@ fn read_json_text(env: &Env, value: Unknown<'_>) -> Result<Records, LroError> {
 
 fn read_call_tool_result(env: &Env, value: Unknown<'_>) -> Result<Value, LroError> {
     js::from_js(env, value, ErrorCode::InvalidInput, "result")
+}
+
+fn read_tool_arguments(env: &Env, value: Unknown<'_>) -> Result<Value, LroError> {
+    js::from_js(env, value, ErrorCode::InvalidArgument, "arguments")
 }
 
 fn read_environment(

@@ -33,8 +33,8 @@ use serde_json::Value;
 
 use crate::config::Resolved;
 use crate::task::{
-    CleanupTask, ExtractTask, InterceptTask, Job, ListResourcesTask, LroTask, OutcomeTask,
-    ReadResourceTask, Records, settle,
+    CleanupTask, ExtractTask, ExtractToolCallTask, InterceptTask, Job, ListResourcesTask, LroTask,
+    OutcomeTask, ReadResourceTask, Records, settle,
 };
 
 /// A call's resolved configuration and work; argument errors become a rejected job, so an
@@ -338,6 +338,37 @@ pub fn extract_async(
     spawn(call(config, || extract_job(file_path, request)))
 }
 
+/// Answers one call of the extract tool as every LRO surface answers it (the `lro proxy`,
+/// the Python helpers): `arguments` as the client sent them (`null` values are absent;
+/// `where`, `params`, `sort` and `fields` as JSON text or objects; `lines` and `chars` as
+/// `"START:END"`). Returns an MCP `CallToolResult`: one text block holding the answer alone
+/// (a count is the number), bounded by `config.extract.answerMaxBytes` and
+/// `answerMaxTokens`, with a `[truncated]` line naming the next call when cut; a bad call is
+/// `isError: true` with text `error[code]: message` (it does not throw).
+#[napi]
+pub fn extract_tool_call(
+    env: Env,
+    arguments: arg::ToolArguments,
+    config: Option<arg::Config>,
+) -> napi::Result<out::ExtractToolResult> {
+    run(&env, call(config, || extract_tool_call_job(arguments)))
+}
+
+/// `extractToolCall`, as a Promise (on the libuv thread pool).
+#[napi]
+pub fn extract_tool_call_async(
+    arguments: arg::ToolArguments,
+    config: Option<arg::Config>,
+) -> AsyncTask<ExtractToolCallTask> {
+    spawn(call(config, || extract_tool_call_job(arguments)))
+}
+
+fn extract_tool_call_job(arguments: arg::ToolArguments) -> Result<Job, LroError> {
+    Ok(Job::ExtractToolCall {
+        arguments: arguments.0?,
+    })
+}
+
 /// Deletes offload files in the output directory whose time-to-live has passed (emitting
 /// `OffloadFileExpired` for each). A missing directory is an empty report.
 #[napi]
@@ -426,6 +457,14 @@ pub fn resource_link(env: Env, file_path: arg::String) -> napi::Result<out::Reso
 #[napi]
 pub fn resource_error_code(code: arg::String) -> i64 {
     lro_js::resource_error_code(code.read().as_deref().unwrap_or_default())
+}
+
+/// The extract tool's name for a server named `serverName`: `lro_extract_<server>`
+/// (lowercased, each run of other characters one `_`, at most 64 characters), or
+/// `lro_extract` without a name.
+#[napi]
+pub fn extract_tool_for_server(server_name: Option<String>) -> String {
+    lro_core::mcp::extract_tool_for_server(server_name.as_deref())
 }
 
 /// The `lro_extract` tool as every LRO surface describes it: `{ name, description,

@@ -52,6 +52,8 @@ results! {
     Intercepted;
     /// What `extract` returns.
     ExtractResponse;
+    /// What `extractToolCall` returns: an MCP `CallToolResult` (text content, `isError`).
+    ExtractToolResult;
     /// What `cleanup` returns.
     CleanupReport;
     /// A page of `listResources`.

@@ -55,6 +55,11 @@ pub enum Job {
         /// Boxed: the request is the largest payload by far and jobs are moved around.
         request: Box<ExtractRequest>,
     },
+    /// `extractToolCall`: one call of the extract tool, answered as every surface answers.
+    ExtractToolCall {
+        /// The call's arguments, as the client sent them.
+        arguments: Value,
+    },
     /// `cleanup`.
     Cleanup,
     /// `listResources`: one page of offload files as MCP resources.
@@ -178,6 +183,11 @@ impl Job {
                 } => inject_impl(&lro, &formatted, pre_budget, &request),
                 Job::Intercept { result, context } => intercept_impl(&lro, &result, &context),
                 Job::Extract { file_path, request } => extract_impl(&lro, &file_path, &request),
+                Job::ExtractToolCall { arguments } => Ok(lro_core::extract::tool::call_result(
+                    &lro,
+                    Some(&arguments),
+                    &std::sync::atomic::AtomicBool::new(false),
+                )),
                 Job::Cleanup => cleanup_impl(&lro),
                 Job::ListResources { cursor } => to_value(&lro.list_resources(cursor.as_deref())?),
                 Job::ReadResource { uri } => to_value(&lro.read_resource(&uri)?),
@@ -265,6 +275,8 @@ tasks! {
     InterceptTask => out::Intercepted;
     /// `extractAsync`.
     ExtractTask => out::ExtractResponse;
+    /// `extractToolCallAsync`.
+    ExtractToolCallTask => out::ExtractToolResult;
     /// `cleanupAsync`.
     CleanupTask => out::CleanupReport;
     /// `listResourcesAsync`.

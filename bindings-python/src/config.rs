@@ -87,7 +87,7 @@ impl PyConfig {
 #[pymethods]
 impl PyConfig {
     #[new]
-    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, allow_shared_dir=None, file_prefix=None, guidance=None, descriptor=None, adaptive_ratio=None, extract=None, store=None))]
+    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, allow_shared_dir=None, file_prefix=None, guidance=None, descriptor=None, adaptive_ratio=None, extract=None, store=None, mcp=None))]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
@@ -102,6 +102,7 @@ impl PyConfig {
         adaptive_ratio: Option<Bound<'_, PyAny>>,
         extract: Option<Bound<'_, PyAny>>,
         store: Option<Bound<'_, PyAny>>,
+        mcp: Option<Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let changes = PyDict::new(py);
         let given = [
@@ -116,6 +117,7 @@ impl PyConfig {
             ("adaptive_ratio", adaptive_ratio),
             ("extract", extract),
             ("store", store),
+            ("mcp", mcp),
         ];
         for (key, value) in given {
             if let Some(value) = value {
@@ -269,10 +271,17 @@ impl PyConfig {
         to_py(py, &self.inner.store)
     }
 
+    /// The MCP helpers' options (`resource_link`, `structured_content`,
+    /// `extract_tool_name`, `never_offload`), as a dict.
+    #[getter]
+    fn mcp<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.mcp)
+    }
+
     fn __repr__(&self) -> String {
         let e = &self.inner.extract;
         format!(
-            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, allow_shared_dir={}, file_prefix={:?}, guidance={:?}, descriptor={:?}, adaptive_ratio={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}, 'max_memory_bytes': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
+            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, allow_shared_dir={}, file_prefix={:?}, guidance={:?}, descriptor={:?}, adaptive_ratio={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}, 'max_memory_bytes': {}, 'answer_max_tokens': {}, 'answer_max_bytes': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
             if self.inner.enabled { "True" } else { "False" },
             self.inner.threshold_tokens,
             self.inner.ttl_seconds,
@@ -291,6 +300,8 @@ impl PyConfig {
             e.max_output_bytes,
             e.timeout_ms,
             e.max_memory_bytes,
+            e.answer_max_tokens,
+            e.answer_max_bytes,
             self.inner.store.timeout_ms,
             self.inner.store.retries,
         )

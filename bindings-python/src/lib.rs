@@ -40,6 +40,15 @@ mod _lro {
         intercept::operation_for_tool(tool_name)
     }
 
+    /// The extract tool's name for a server named `server_name`: `lro_extract_<server>`
+    /// (lowercased, each run of other characters one `_`, at most 64 characters), or
+    /// `lro_extract` without a name.
+    #[pyfunction]
+    #[pyo3(signature = (server_name=None))]
+    fn extract_tool_for_server(server_name: Option<&str>) -> String {
+        lro_core::mcp::extract_tool_for_server(server_name)
+    }
+
     /// Estimated tokens of `text` with the built-in heuristic (characters / 4 for Latin
     /// script, one per character for wide scripts).
     #[pyfunction]

@@ -264,7 +264,9 @@ impl PyOffloader {
     /// `{"result": CallToolResult, "action": "offloaded"|"inline"|"bypassed"|"truncated",
     /// "response": descriptor?}`. `context` instead takes the whole `ToolCallContext` in
     /// JSON form (`{"tool_name": ..., "arguments": ...}`), checked by the core.
-    #[pyo3(signature = (result, tool_name=String::new(), *, arguments=None, client_is_proxy=false, output_schema_declared=false, context=None))]
+    /// `extract_tool` is the extract tool's name as the server lists it, which the
+    /// descriptor names.
+    #[pyo3(signature = (result, tool_name=String::new(), *, arguments=None, client_is_proxy=false, output_schema_declared=false, context=None, extract_tool=None))]
     #[allow(clippy::too_many_arguments)]
     fn intercept_tool_result<'py>(
         &self,
@@ -275,6 +277,7 @@ impl PyOffloader {
         client_is_proxy: bool,
         output_schema_declared: bool,
         context: Option<Bound<'py, PyAny>>,
+        extract_tool: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let result = to_value(&result, "result")?;
         let context = match to_value_opt(context.as_ref(), "context")? {
@@ -284,6 +287,7 @@ impl PyOffloader {
                 arguments: to_value_opt(arguments.as_ref(), "arguments")?,
                 client_is_proxy,
                 output_schema_declared,
+                extract_tool,
             },
         };
         let intercepted = py.detach(|| self.inner.intercept_tool_result(&result, &context));
@@ -369,6 +373,26 @@ impl PyOffloader {
         let file_path = file_path.to_string_lossy().into_owned();
         let response = py.detach(|| self.inner.extract(&file_path, &request));
         to_py(py, &response.map_err(CoreError)?)
+    }
+
+    /// Answers one call of the extract tool as every LRO surface answers it (the core's
+    /// `call_result`): `arguments` are the tool call's arguments as the client sent them (a
+    /// dict; `None` values are absent). Returns a `CallToolResult` as a dict: one text block
+    /// holding the answer alone, bounded by `extract.answer_max_bytes` and
+    /// `extract.answer_max_tokens`, and `isError` (an error's text starts with
+    /// `error[code]: `). Never raises for a bad call: the model reads the error.
+    #[pyo3(signature = (arguments=None))]
+    fn extract_tool_call<'py>(
+        &self,
+        py: Python<'py>,
+        arguments: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let arguments = to_value_opt(arguments.as_ref(), "arguments")?;
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let result = py.detach(|| {
+            lro_core::extract::tool::call_result(&self.inner, arguments.as_ref(), &cancel)
+        });
+        to_py(py, &result)
     }
 
     /// Deletes expired offload files in the output directory; returns the report

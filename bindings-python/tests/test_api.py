@@ -132,7 +132,22 @@ def test_intercept_tool_result(config: lro.Config) -> None:
     result = {"content": [{"type": "text", "text": json.dumps(memories(100))}], "isError": False}
     out = lro.intercept_tool_result(result, "recall_memories", arguments={"detail": "medium"}, config=config)
     assert out["action"] == "offloaded" and out["response"]["summary"]["detail"] == "medium"
-    assert out["result"]["structuredContent"] == out["response"] and out["result"]["isError"] is False
+    # One text block, the descriptor; no structuredContent unless mcp.structured_content.
+    assert "structuredContent" not in out["result"] and out["result"]["isError"] is False
+    assert json.loads(out["result"]["content"][0]["text"]) == out["response"]
+    both = lro.intercept_tool_result(
+        result, "recall_memories", extract_tool="lro_extract_mem",
+        config=config.replace(guidance="native", mcp={"structured_content": True, "resource_link": True}),
+    )
+    assert both["result"]["structuredContent"]["extract_tool"] == "lro_extract_mem"
+    assert [b["type"] for b in both["result"]["content"]] == ["text", "resource_link"]
+    never = config.replace(mcp={"never_offload": ["recall_memories"]})
+    assert lro.intercept_tool_result(result, "recall_memories", config=never)["action"] == "bypassed"
+    assert lro.extract_tool_for_server("Memory Server") == "lro_extract_memory_server"
+    assert lro.extract_tool_for_server(None) == "lro_extract"
+    assert config.replace(mcp={"never_offload": "a, b"}).mcp["never_offload"] == ["a", "b"]
+    with pytest.raises(lro.ConfigError, match="extract_tool_name"):
+        lro.Config(mcp={"extract_tool_name": "lro-extract"})
     assert lro.intercept_tool_result(result, "x", client_is_proxy=True, config=config)["action"] == "bypassed"
 
 

@@ -148,7 +148,9 @@ def test_the_official_sdk_helper_reads_the_environment(env_dir: str, monkeypatch
     monkeypatch.setenv(PREFIX + "THRESHOLD_TOKENS", "5")
     server = MCPServer("env")
     tools = LroTools(server)
-    assert tools.offloader.config == lro.Config(guidance="native").with_env()
+    # The extract tool's name, after the server, is written into the configuration.
+    assert tools.extract_tool_name == "lro_extract_env"
+    assert tools.offloader.config == lro.Config(guidance="native").with_env().replace(mcp={"extract_tool_name": "lro_extract_env"})
 
     @tools.tool()
     def lookup(key: str) -> Dict[str, Any]:
@@ -156,9 +158,9 @@ def test_the_official_sdk_helper_reads_the_environment(env_dir: str, monkeypatch
         return {"key": key, "value": "forty-two, as always"}
 
     result = asyncio.run(server.call_tool("lookup", {"key": "k"}))
-    descriptor = result.structured_content
+    descriptor = json.loads(result.content[0].text)
     assert descriptor["offloaded"] and os.path.dirname(descriptor["file_path"]) == env_dir
-    assert "lro_extract" in descriptor["guidance"]
+    assert "lro_extract_env(file_path=" in descriptor["guidance"]
     # The environment's guidance wins over the helpers' native default, as in `lro proxy`.
     monkeypatch.setenv(PREFIX + "GUIDANCE", "shell")
     assert LroTools(MCPServer("shell")).offloader.config.guidance == "shell"
@@ -188,9 +190,9 @@ def test_the_fastmcp_middleware_reads_the_environment(env_dir: str, monkeypatch:
         async with Client(server) as client:
             return await client.call_tool("lookup", {"key": "k"})
 
-    descriptor = asyncio.run(call()).structured_content
+    descriptor = json.loads(asyncio.run(call()).content[0].text)
     assert descriptor["offloaded"] and os.path.dirname(descriptor["file_path"]) == env_dir
-    assert "lro_extract" in descriptor["guidance"]
+    assert "lro_extract(file_path=" in descriptor["guidance"]
     assert [e["event"] for e in events] == ["OffloadCreated"]
     assert LroMiddleware({"threshold_tokens": 900}).offloader.config.output_dir == ""
     monkeypatch.setenv(PREFIX + "ENABLED", "maybe")

@@ -12,9 +12,13 @@ from mif import memories
 
 from lro.fastmcp import LroMiddleware
 
+#: The extract tool, named after the server ("memories").
+EXTRACT = "lro_extract_memories"
+
 
 def make_server(out_dir: str, events: List[Dict[str, Any]], **config: Any) -> FastMCP:
-    server = FastMCP("memories", middleware=[LroMiddleware({"output_dir": out_dir, **config}, on_event=events.append)])
+    middleware = LroMiddleware({"output_dir": out_dir, **config}, on_event=events.append, server_name="memories")
+    server = FastMCP("memories", middleware=[middleware])
 
     @server.tool
     def recall_memories(query: str = "", detail: str = "medium") -> List[Dict[str, Any]]:
@@ -33,10 +37,10 @@ async def scenario(out_dir: str, events: List[Dict[str, Any]]) -> Dict[str, Any]
     async with Client(make_server(out_dir, events)) as client:
         tools = {t.name: t for t in await client.list_tools()}
         recall = await client.call_tool("recall_memories", {"query": "cache", "detail": "medium"})
-        descriptor = recall.structured_content
-        extracted = await client.call_tool("lro_extract", {"file_path": descriptor["file_path"], "recipe": 6})
+        descriptor = json.loads(recall.content[0].text)
+        extracted = await client.call_tool(EXTRACT, {"file_path": descriptor["file_path"], "recipe": 6})
         counted = await client.call_tool(
-            "lro_extract", {"file_path": descriptor["file_path"], "where": {"memory_type": "episodic"}, "count": True}
+            EXTRACT, {"file_path": descriptor["file_path"], "where": {"memory_type": "episodic"}, "count": True}
         )
         small = await client.call_tool("small", {})
         return {"tools": tools, "recall": recall, "extracted": extracted, "counted": counted, "small": small}
@@ -45,17 +49,19 @@ async def scenario(out_dir: str, events: List[Dict[str, Any]]) -> Dict[str, Any]
 def test_middleware_offloads_and_injects_extract(out_dir: str) -> None:
     events: List[Dict[str, Any]] = []
     seen = asyncio.run(scenario(out_dir, events))
-    assert "lro_extract" in seen["tools"]
+    assert EXTRACT in seen["tools"] and "lro_extract" not in seen["tools"]
     assert seen["tools"]["recall_memories"].output_schema is None
-    descriptor = seen["recall"].structured_content
+    # One text block, the descriptor: no structuredContent by default.
+    assert seen["recall"].structured_content is None and len(seen["recall"].content) == 1
+    descriptor = json.loads(seen["recall"].content[0].text)
     assert descriptor["offloaded"] and descriptor["summary"]["count"] == 500
     assert descriptor["summary"]["detail"] == "medium"
-    assert "lro_extract" in descriptor["guidance"]
-    assert json.loads(seen["recall"].content[0].text) == descriptor
-    counts = seen["extracted"].structured_content["results"][0]
+    assert f"{EXTRACT}(file_path=" in descriptor["guidance"] and descriptor["extract_tool"] == EXTRACT
+    # The answers are text alone, as every LRO surface gives them: a count is the number.
+    counts = json.loads(seen["extracted"].content[0].text)
     assert sum(row["count"] for row in counts) == 500
-    assert seen["counted"].structured_content["results"] == [167]
-    schema = seen["tools"]["lro_extract"].input_schema["properties"]
+    assert seen["counted"].content[0].text == "167\n" and seen["counted"].structured_content is None
+    schema = seen["tools"][EXTRACT].input_schema["properties"]
     assert {"where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats"} <= set(schema)
     assert seen["small"].structured_content == {"ok": True}
     assert [e["event"] for e in events] == ["OffloadCreated"]
@@ -66,20 +72,19 @@ async def pointer_scenario(out_dir: str) -> Dict[str, Any]:
         tools = {t.name: t for t in await client.list_tools()}
         recall = await client.call_tool("recall_memories", {"query": "cache"})
         described = await client.call_tool(
-            "lro_extract", {"file_path": recall.structured_content["file_path"], "describe": True}
+            EXTRACT, {"file_path": json.loads(recall.content[0].text)["file_path"], "describe": True}
         )
         return {"tools": tools, "recall": recall, "described": described}
 
 
 def test_middleware_with_the_pointer_profile_and_describe(out_dir: str) -> None:
     seen = asyncio.run(pointer_scenario(out_dir))
-    assert {"section", "describe"} <= set(seen["tools"]["lro_extract"].input_schema["properties"])
-    pointer = seen["recall"].structured_content
-    assert set(pointer) == {"offloaded", "file_path", "count", "guidance"} and pointer["count"] == 500
-    assert json.loads(seen["recall"].content[0].text) == pointer
-    full = seen["described"].structured_content["results"][0]
+    assert {"section", "describe"} <= set(seen["tools"][EXTRACT].input_schema["properties"])
+    pointer = json.loads(seen["recall"].content[0].text)
+    assert set(pointer) == {"offloaded", "file_path", "resource_uri", "count", "guidance"} and pointer["count"] == 500
+    full = json.loads(seen["described"].content[0].text)
     assert full["file_path"] == pointer["file_path"] and len(full["jq_recipes"]) == 10
-    assert full["summary"]["count"] == 500 and "lro_extract" in full["guidance"]
+    assert full["summary"]["count"] == 500 and f"{EXTRACT}(file_path=" in full["guidance"]
 
 
 def test_offloads_are_resources_through_the_official_client(out_dir: str) -> None:
@@ -109,7 +114,7 @@ def test_offloads_are_resources_through_the_official_client(out_dir: str) -> Non
     assert seen["records"].contents[0].text == text.split("\n", 1)[1]
     assert seen["readme"].contents[0].text == "500 memories about caching"
     assert seen["note"].contents[0].text == "note 7"
-    assert sum(row["count"] for row in seen["by_uri"].structured_content["results"][0]) == 500
+    assert sum(row["count"] for row in json.loads(seen["by_uri"].content[0].text)) == 500
     assert seen["errors"] == {"traversal": -32602, "not an offload": -32602, "missing": -32002}
     # fastmcp pages the merged list (list_page_size=40): 151 offload files and the readme.
     pages = seen["pages"]
@@ -121,3 +126,17 @@ def test_offloads_are_resources_through_the_official_client(out_dir: str) -> Non
     assert json.loads(seen["cleanup"].content[0].text) == {"removed": 151}
     assert seen["notes"].methods.count(LIST_CHANGED) == 2
     assert [str(r.uri) for r in seen["after_cleanup"].resources] == ["memo://readme"]
+
+
+def test_never_offloaded_tools_keep_their_output_schema_and_results(out_dir: str) -> None:
+    async def run() -> Dict[str, Any]:
+        server = make_server(out_dir, [], mcp={"never_offload": ["recall_memories"]}, threshold_tokens=1)
+        async with Client(server) as client:
+            tools = {t.name: t for t in await client.list_tools()}
+            return {"tools": tools, "recall": await client.call_tool("recall_memories", {}), "small": await client.call_tool("small", {})}
+
+    seen = asyncio.run(run())
+    assert seen["tools"]["recall_memories"].output_schema is not None
+    assert seen["tools"]["small"].output_schema is None
+    assert len(json.loads(seen["recall"].content[0].text)) == 500
+    assert json.loads(seen["small"].content[0].text)["offloaded"] is True

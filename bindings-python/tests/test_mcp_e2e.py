@@ -17,6 +17,14 @@ from mcp.client.stdio import stdio_client
 from mif import NAMESPACES
 
 SERVER = Path(__file__).parent / "servers" / "mcp_memory_server.py"
+#: The extract tool, named after the server ("lro-test-memories").
+EXTRACT = "lro_extract_lro_test_memories"
+
+
+def descriptor_of(result: Any) -> Dict[str, Any]:
+    """The descriptor an offloaded result holds: its one text block (no structuredContent)."""
+    assert result.structured_content is None, result
+    return json.loads(result.content[0].text)  # type: ignore[no-any-return]
 
 
 async def session_run(out_dir: str) -> Dict[str, Any]:
@@ -33,13 +41,13 @@ async def session_run(out_dir: str) -> Dict[str, Any]:
             seen["tools"] = tools
             recall = await session.call_tool("recall_memories", {"query": "cache", "detail": "light"})
             seen["recall"] = recall
-            descriptor = recall.structured_content
+            descriptor = descriptor_of(recall)
             assert descriptor is not None and descriptor["offloaded"], recall
             seen["ids"] = await session.call_tool(
-                "lro_extract", {"file_path": descriptor["file_path"], "recipe": 4}
+                EXTRACT, {"file_path": descriptor["file_path"], "recipe": 4}
             )
             seen["filtered"] = await session.call_tool(
-                "lro_extract",
+                EXTRACT,
                 {
                     "file_path": descriptor["file_path"],
                     "query": "select(.namespace == $ns) | .id",
@@ -47,7 +55,7 @@ async def session_run(out_dir: str) -> Dict[str, Any]:
                 },
             )
             seen["where"] = await session.call_tool(
-                "lro_extract",
+                EXTRACT,
                 {
                     "file_path": descriptor["file_path"],
                     "where": {"namespace": "_semantic/facts", "tags": "tag3"},
@@ -57,13 +65,13 @@ async def session_run(out_dir: str) -> Dict[str, Any]:
                 },
             )
             seen["described"] = await session.call_tool(
-                "lro_extract", {"file_path": descriptor["file_path"], "describe": True}
+                EXTRACT, {"file_path": descriptor["file_path"], "describe": True}
             )
-            seen["grouped"] = await session.call_tool("lro_extract", {"file_path": descriptor["file_path"], "group_by": "namespace"})
+            seen["grouped"] = await session.call_tool(EXTRACT, {"file_path": descriptor["file_path"], "group_by": "namespace"})
             seen["bad_where"] = await session.call_tool(
-                "lro_extract", {"file_path": descriptor["file_path"], "where": {"tags": {"$has": "x"}}}
+                EXTRACT, {"file_path": descriptor["file_path"], "where": {"tags": {"$has": "x"}}}
             )
-            seen["bad"] = await session.call_tool("lro_extract", {"file_path": "/etc/passwd", "recipe": 1})
+            seen["bad"] = await session.call_tool(EXTRACT, {"file_path": "/etc/passwd", "recipe": 1})
             seen["small"] = await session.call_tool("small_lookup", {"key": "k"})
     return seen
 
@@ -72,49 +80,54 @@ def test_offload_then_extract_over_stdio(out_dir: str) -> None:
     seen = asyncio.run(asyncio.wait_for(session_run(out_dir), timeout=120))
 
     tools = seen["tools"]
-    assert {"recall_memories", "lro_extract", "small_lookup"} <= set(tools)
-    extract_params = tools["lro_extract"].input_schema["properties"]
-    assert set(extract_params) == {
-        "file_path", "recipe", "query", "params", "lines", "search",
-        "where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats",
-        "section", "describe",
-    }
-    assert extract_params["where"]["description"] == lro.EXTRACT_QUERY_PARAMETERS["where"]
-    # Every argument is described as the core describes it (the `lro proxy` publishes the same).
+    assert {"recall_memories", EXTRACT, "small_lookup"} <= set(tools)
+    assert "lro_extract" not in tools
+    extract_params = tools[EXTRACT].input_schema["properties"]
     core_params = lro.EXTRACT_TOOL_INPUT_SCHEMA["properties"]
-    assert {k: v["description"] for k, v in extract_params.items()} == {k: core_params[k]["description"] for k in extract_params}
-    assert tools["lro_extract"].description == lro.EXTRACT_TOOL_DESCRIPTION
+    assert set(extract_params) == set(core_params)
+    assert extract_params["where"]["description"] == lro.EXTRACT_QUERY_PARAMETERS["where"]
+    # Every argument is published as the core publishes it (the `lro proxy` does the same):
+    # its type (flat and nullable) and description; the SDK adds a title and the default.
+    for name, published in extract_params.items():
+        assert {k: published[k] for k in core_params[name]} == core_params[name], name
+    assert tools[EXTRACT].input_schema["required"] == ["file_path"]
+    assert tools[EXTRACT].description == lro.EXTRACT_TOOL_DESCRIPTION
     assert tools["recall_memories"].output_schema is None
 
     recall = seen["recall"]
-    descriptor = recall.structured_content
+    descriptor = descriptor_of(recall)
+    assert [block.type for block in recall.content] == ["text"]
     assert not recall.is_error
     assert descriptor["summary"]["count"] == 500
     assert descriptor["summary"]["detail"] == "light"
     assert descriptor["file_path"].startswith(out_dir + os.sep)
     assert len(descriptor["jq_recipes"]) == 10
-    assert "lro_extract" in descriptor["guidance"]
+    assert f"{EXTRACT}(file_path=" in descriptor["guidance"] and descriptor["extract_tool"] == EXTRACT
+    assert descriptor["resource_uri"] == "lro://offloads/" + Path(descriptor["file_path"]).name
     assert json.loads(recall.content[0].text) == descriptor
     lines = Path(descriptor["file_path"]).read_text(encoding="utf-8").splitlines()
     assert len(lines) == 501 and json.loads(lines[0])["type"] == "lro_header"
 
+    # The answers are text alone, as every LRO surface gives them (no structuredContent).
     ids = seen["ids"]
     assert not ids.is_error, ids
-    results = ids.structured_content["results"]
-    assert len(results) == 500
-    assert results[0] == {"id": "mem-00000", "title": "Decision 0 about caching and storage layout", "namespace": "_semantic/decisions"}
+    assert ids.structured_content is None
+    lines = ids.content[0].text.splitlines()
+    # 500 records are more than one answer holds: cut at a record, with the next call named.
+    assert lines[-1].startswith("[truncated] returned ") and " of 500 results" in lines[-1], lines[-1]
+    assert len(ids.content[0].text.encode()) <= 16384
+    assert json.loads(lines[0]) == {"id": "mem-00000", "title": "Decision 0 about caching and storage layout", "namespace": "_semantic/decisions"}
 
     described = seen["described"]
     assert not described.is_error, described
-    assert described.structured_content["results"] == [descriptor]
+    assert json.loads(described.content[0].text) == descriptor
 
-    filtered = seen["filtered"].structured_content
-    assert filtered["results"] == [f"mem-{i:05d}" for i in range(4, 500, 5)]
+    filtered = seen["filtered"].content[0].text.splitlines()
+    assert [json.loads(line) for line in filtered] == [f"mem-{i:05d}" for i in range(4, 500, 5)]
 
-    where = seen["where"].structured_content
-    assert where["results"] == [{"id": f"mem-{i:05d}"} for i in (479, 444)]
-    assert where["jq"].startswith("tail -n +2 ")
-    grouped = seen["grouped"].structured_content["results"][0]
+    where = seen["where"].content[0].text
+    assert where == "".join(json.dumps({"id": f"mem-{i:05d}"}, separators=(",", ":")) + "\n" for i in (479, 444))
+    grouped = json.loads(seen["grouped"].content[0].text)
     assert sorted((g["namespace"], g["count"]) for g in grouped) == [(ns, 100) for ns in sorted(NAMESPACES)]
     assert seen["bad_where"].is_error and "invalid_query" in seen["bad_where"].content[0].text
 
@@ -153,7 +166,7 @@ async def resources_run(out_dir: str, ttl: int = 3600, server: Path = SERVER, py
     params = StdioServerParameters(
         command=python,
         args=[str(server)],
-        env={**os.environ, "LRO_TEST_OUTPUT_DIR": out_dir, "LRO_TEST_TTL": str(ttl)},
+        env={**os.environ, "LRO_TEST_OUTPUT_DIR": out_dir, "LRO_TEST_TTL": str(ttl), "LRO_TEST_LINK": "1"},
     )
     notes = Notifications()
     seen: Dict[str, Any] = {"notes": notes}
@@ -175,7 +188,8 @@ async def resources_run(out_dir: str, ttl: int = 3600, server: Path = SERVER, py
             seen["records"] = await session.read_resource(f"{link.uri}/records")
             seen["readme"] = await session.read_resource("memo://readme")
             seen["note"] = await session.read_resource("memo://notes/7")
-            seen["by_uri"] = await session.call_tool("lro_extract", {"file_path": link.uri, "group_by": "namespace"})
+            extract = next(t.name for t in (await session.list_tools()).tools if t.name.startswith("lro_extract_"))
+            seen["by_uri"] = await session.call_tool(extract, {"file_path": link.uri, "group_by": "namespace"})
             errors = {}
             for name, uri in [("traversal", "lro://offloads/../../etc/passwd"),
                               ("not an offload", "lro://offloads/notes.txt"),
@@ -234,7 +248,7 @@ def test_offloads_are_resources_over_stdio(out_dir: str) -> None:
     assert seen["records"].contents[0].text == text.split("\n", 1)[1]
     assert seen["readme"].contents[0].text == "500 memories about caching"
     assert seen["note"].contents[0].text == "note 7"
-    grouped = seen["by_uri"].structured_content["results"][0]
+    grouped = json.loads(seen["by_uri"].content[0].text)
     assert sum(row["count"] for row in grouped) == 500
     assert seen["errors"] == {"traversal": -32602, "not an offload": -32602, "missing": -32002}
 

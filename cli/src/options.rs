@@ -38,7 +38,7 @@ pub struct ConfigArgs {
     pub guidance: Option<String>,
     /// How much of the descriptor an offloaded result returns: full (default), compact
     /// (summary, path, one line per recipe; at most 350 tokens) or pointer (path, count and
-    /// one line; at most 80 tokens).
+    /// one line; at most 100 tokens).
     #[arg(long, value_name = "PROFILE")]
     pub descriptor: Option<String>,
     /// Print events (OffloadCreated, OffloadWriteFailed, OffloadFileExpired) as JSON lines on stderr.
@@ -331,6 +331,7 @@ impl ExtractArgs {
             stats: self.stats.clone(),
             section: self.section.clone(),
             describe: self.describe.then_some(true),
+            extract_tool: None,
         })
     }
 }

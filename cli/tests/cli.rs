@@ -340,7 +340,16 @@ fn descriptor_profiles_from_the_flag_and_the_environment_and_describe_gives_the_
         &[],
     ));
     let keys: Vec<&String> = pointer.as_object().unwrap().keys().collect();
-    assert_eq!(keys, ["offloaded", "file_path", "count", "guidance"]);
+    assert_eq!(
+        keys,
+        [
+            "offloaded",
+            "file_path",
+            "resource_uri",
+            "count",
+            "guidance"
+        ]
+    );
     assert_eq!(pointer["count"], 200);
 
     let compact = stdout_json(&lro(

@@ -133,11 +133,7 @@ fn the_proxy_answers_an_attack_with_is_error_and_goes_on() {
     let mut id = 10;
     for (filter, code) in ATTACKS {
         id += 1;
-        let result = proxy.tool(
-            id,
-            "lro_extract",
-            json!({"file_path": file, "query": filter}),
-        );
+        let result = proxy.extract(id, json!({"file_path": file, "query": filter}));
         assert_eq!(result["isError"], true, "{filter}: {result}");
         assert!(
             text(&result).starts_with(&format!("error[{code}]: ")),
@@ -147,9 +143,8 @@ fn the_proxy_answers_an_attack_with_is_error_and_goes_on() {
         let pong = proxy.call(id + 1000, "ping", json!({}));
         assert_eq!(pong["result"], json!({}), "{pong}");
     }
-    let ok = proxy.tool(
+    let ok = proxy.extract(
         2000,
-        "lro_extract",
         json!({"file_path": file, "query": ".id", "params": null}),
     );
     assert_ne!(ok["isError"], true, "{ok}");
@@ -176,7 +171,7 @@ fn the_proxy_answers_every_call_in_flight_around_an_attack() {
         proxy.request(
             json!(id),
             "tools/call",
-            json!({"name": "lro_extract", "arguments": arguments}),
+            json!({"name": proxy.extract_tool, "arguments": arguments}),
         );
     }
     proxy.request(json!(5), "ping", json!({}));
@@ -235,25 +230,26 @@ fn a_large_where_gets_no_jq_equivalent_and_a_small_answer() {
     let file = offload(proxy.dir.path());
     proxy.initialize(json!({"name": "hostile"}));
     let values: Vec<u64> = (0..20_000).collect();
-    let result = proxy.tool(
+    let result = proxy.extract(
         2,
-        "lro_extract",
         json!({"file_path": file.to_str().unwrap(),
-               "where": {"id": {"$in": values}}, "count": true}),
+               "where": {"id": {"$in": values}}, "count": true, "explain": true}),
     );
     assert_ne!(result["isError"], true, "{result}");
     let size = result.to_string().len();
     assert!(size < 16 * 1024, "answer of {size} bytes");
     assert!(
-        text(&result).contains("equivalent jq command is left out"),
+        text(&result).contains("equivalent jq: left out: it would be longer than"),
         "{result}"
     );
     // A small query still gets its equivalent.
-    let small = proxy.tool(
+    let small = proxy.extract(
         3,
-        "lro_extract",
         json!({"file_path": file.to_str().unwrap(),
-               "where": {"id": {"$in": [1, 2]}}, "count": true}),
+               "where": {"id": {"$in": [1, 2]}}, "count": true, "explain": true}),
     );
-    assert!(text(&small).contains("jq "), "{small}");
+    assert!(
+        text(&small).contains("equivalent jq: tail -n +2 "),
+        "{small}"
+    );
 }

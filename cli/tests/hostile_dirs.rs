@@ -71,8 +71,10 @@ fn write_failed_because(proxy: &Proxy, why: &str) {
 /// result when it came back inline.
 fn big_call(proxy: &mut Proxy, id: i64) -> Result<PathBuf, Value> {
     let result = proxy.tool(id, "records", json!({"count": 2000}));
-    match result["structuredContent"]["file_path"].as_str() {
-        Some(path) if result["structuredContent"]["offloaded"] == true => Ok(PathBuf::from(path)),
+    match proxy_support::descriptor(&result)["file_path"].as_str() {
+        Some(path) if proxy_support::descriptor(&result)["offloaded"] == true => {
+            Ok(PathBuf::from(path))
+        }
         _ => Err(result),
     }
 }

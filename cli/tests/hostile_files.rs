@@ -225,9 +225,8 @@ fn a_symlink_swapped_in_never_serves_a_file_from_outside() {
         } else {
             refused += 1;
         }
-        let extracted = proxy.tool(
+        let extracted = proxy.extract(
             1000 + i,
-            "lro_extract",
             json!({"file_path": file.to_str().unwrap(), "query": ".id"}),
         );
         assert!(!extracted.to_string().contains("OUTSIDE"), "{extracted}");
@@ -317,9 +316,8 @@ fn a_fifo_swapped_in_is_refused_at_once_and_the_proxy_keeps_answering() {
     let out = extract(&dir, fifo.to_str().unwrap(), &["--query", "."]);
     assert_eq!(out.status.code(), Some(EXIT_DENIED));
     assert!(stderr(&out).contains("path_denied"), "{}", stderr(&out));
-    let result = proxy.tool(
+    let result = proxy.extract(
         2,
-        "lro_extract",
         json!({"file_path": fifo.to_str().unwrap(), "query": "."}),
     );
     assert_eq!(result["isError"], true, "{result}");
@@ -376,9 +374,8 @@ fn hard_links_and_other_users_files_are_never_served() {
         );
         let listed = proxy.call(3, "resources/list", json!({}));
         assert!(!listed.to_string().contains("planted"), "{listed}");
-        let result = proxy.tool(
+        let result = proxy.extract(
             4,
-            "lro_extract",
             json!({"file_path": foreign.to_str().unwrap(), "count": true}),
         );
         assert_eq!(result["isError"], true, "{result}");

@@ -126,7 +126,7 @@ fn the_proxy_keeps_the_digits_in_the_file_and_through_lro_extract() {
     let text = records("1e400");
     let result = proxy.tool(1, "echo", json!({"text": text}));
     assert_eq!(result["isError"], false, "{result}");
-    let descriptor = &result["structuredContent"];
+    let descriptor = &proxy_support::descriptor(&result);
     assert_eq!(descriptor["offloaded"], true, "{result}");
     let file = descriptor["file_path"].as_str().unwrap().to_owned();
     let body = std::fs::read_to_string(&file).unwrap();
@@ -137,27 +137,18 @@ fn the_proxy_keeps_the_digits_in_the_file_and_through_lro_extract() {
         "{}",
         &body[..body.len().min(600)]
     );
-    let found = proxy.tool(
-        2,
-        "lro_extract",
-        json!({"file_path": file, "where": {"id": 5}}),
-    );
+    let found = proxy.extract(2, json!({"file_path": file, "where": {"id": 5}}));
     assert_eq!(found["isError"], false, "{found}");
-    // The response's JSON text holds the digits (the harness reads numbers as their text).
-    let results = serde_json::to_string(&found["structuredContent"]["results"]).unwrap();
+    // The answer's text holds the digits.
     assert_eq!(
-        results,
-        format!(r#"[{{"id":5,"big":{BIG},"neg":{NEG},"dec":{DEC}}}]"#)
+        found["content"][0]["text"].as_str().unwrap(),
+        format!("{{\"id\":5,\"big\":{BIG},\"neg\":{NEG},\"dec\":{DEC}}}\n")
     );
-    let odd = proxy.tool(
+    let odd = proxy.extract(
         3,
-        "lro_extract",
         json!({"file_path": file, "query": "select(.id == 2999) | .x"}),
     );
-    assert_eq!(
-        serde_json::to_string(&odd["structuredContent"]["results"]).unwrap(),
-        "[1e+400]"
-    );
+    assert_eq!(odd["content"][0]["text"].as_str().unwrap(), "1e+400\n");
     // Still answering.
     assert_eq!(proxy.call(4, "ping", json!({}))["result"], json!({}));
 }
@@ -218,7 +209,7 @@ fn the_proxy_says_keys_named_twice_and_answers_on() {
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "echo", json!({"text": records_with_duplicate_keys()}));
     assert_eq!(result["isError"], false, "{result}");
-    let descriptor = &result["structuredContent"];
+    let descriptor = &proxy_support::descriptor(&result);
     assert_eq!(descriptor["offloaded"], true, "{result}");
     let warning = descriptor["warning"].as_str().expect("a warning");
     assert!(warning.starts_with("30 duplicate key"), "{warning}");
@@ -228,14 +219,10 @@ fn the_proxy_says_keys_named_twice_and_answers_on() {
     let (header, lines) = header_and_lines(&file);
     assert_eq!(header["duplicate_keys"], 30);
     assert_eq!(lines.len(), 3000);
-    let found = proxy.tool(
-        2,
-        "lro_extract",
-        json!({"file_path": file, "where": {"id": 300}}),
-    );
+    let found = proxy.extract(2, json!({"file_path": file, "where": {"id": 300}}));
     assert_eq!(
-        found["structuredContent"]["results"],
-        json!([{"id": 300, "name": "last 300"}])
+        found["content"][0]["text"].as_str().unwrap(),
+        "{\"id\":300,\"name\":\"last 300\"}\n"
     );
     // Still answering.
     assert_eq!(proxy.call(3, "ping", json!({}))["result"], json!({}));

@@ -100,10 +100,14 @@ fn a_directory_removed_mid_run_is_made_again_and_one_replaced_by_a_file_falls_ba
     let mut proxy = Proxy::start_with(&[], Some(&dir), &["--events"], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let first = proxy.tool(1, "records", json!({"count": 2000}));
-    assert_eq!(first["structuredContent"]["offloaded"], true);
+    assert_eq!(proxy_support::descriptor(&first)["offloaded"], true);
     std::fs::remove_dir_all(&dir).unwrap();
     let second = proxy.tool(2, "records", json!({"count": 2000}));
-    assert_eq!(second["structuredContent"]["offloaded"], true, "{second}");
+    assert_eq!(
+        proxy_support::descriptor(&second)["offloaded"],
+        true,
+        "{second}"
+    );
     assert_eq!(only_whole_offload_files(&dir), 1);
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::write(&dir, b"now a file").unwrap();
@@ -119,12 +123,12 @@ fn extracting_from_a_file_that_vanished_is_an_error_result() {
     let mut proxy = Proxy::start(&[], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let offloaded = proxy.tool(1, "records", json!({"count": 2000}));
-    let file = offloaded["structuredContent"]["file_path"]
+    let file = proxy_support::descriptor(&offloaded)["file_path"]
         .as_str()
         .unwrap()
         .to_owned();
     std::fs::remove_file(&file).unwrap();
-    let result = proxy.tool(2, "lro_extract", json!({"file_path": file, "recipe": 1}));
+    let result = proxy.extract(2, json!({"file_path": file, "recipe": 1}));
     assert_eq!(result["isError"], true, "{result}");
     assert!(text(&result).starts_with("error[not_found]"), "{result}");
 }

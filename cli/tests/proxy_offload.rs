@@ -11,16 +11,21 @@ fn large_results_are_offloaded_and_lro_extract_reads_them() {
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "records", json!({"count": 2000}));
     assert_eq!(result["isError"], false);
-    let descriptor = &result["structuredContent"];
+    let descriptor = &proxy_support::descriptor(&result);
     assert_eq!(descriptor["offloaded"], true, "{result}");
     assert_eq!(descriptor["summary"]["count"], 2000);
     assert_eq!(descriptor["summary"]["operation"], "records");
     assert_eq!(descriptor["jq_recipes"].as_array().unwrap().len(), 10);
     let guidance = descriptor["guidance"].as_str().unwrap();
+    // The tool as the proxy lists it, after the server's name ("mock").
     assert!(
-        guidance.contains("lro_extract(file_path="),
+        guidance.contains("lro_extract_mock(file_path="),
         "native guidance by default: {guidance}"
     );
+    assert_eq!(descriptor["extract_tool"], "lro_extract_mock");
+    // One text block: no structuredContent, no link, by default.
+    assert_eq!(result["content"].as_array().unwrap().len(), 1, "{result}");
+    assert!(result.get("structuredContent").is_none(), "{result}");
     assert!(!guidance.contains("tail -n +2"), "{guidance}");
     let file = descriptor["file_path"].as_str().unwrap().to_owned();
     assert!(
@@ -29,35 +34,52 @@ fn large_results_are_offloaded_and_lro_extract_reads_them() {
     );
     let descriptor_text: Value = serde_json::from_str(text(&result)).unwrap();
     assert_eq!(&descriptor_text, descriptor);
+    // The full descriptor rebuilt from the file names the tool as the proxy lists it too.
+    let described = proxy.extract(9, json!({"file_path": file, "describe": true}));
+    let full: Value = serde_json::from_str(text(&described).trim_end()).unwrap();
+    assert_eq!(full["extract_tool"], "lro_extract_mock", "{described}");
+    assert!(
+        full["guidance"]
+            .as_str()
+            .is_some_and(|g| g.contains("lro_extract_mock(file_path=")),
+        "{full}"
+    );
 
-    let found = proxy.tool(
+    let found = proxy.extract(
         2,
-        "lro_extract",
         json!({"file_path": file, "query": "select(.id == $id)", "params": {"id": "r1234"}}),
     );
     assert_eq!(found["isError"], false, "{found}");
     assert_eq!(
-        found["structuredContent"]["results"],
-        json!([{"id": "r1234", "kind": "beta", "label": "record number 1234", "score": 1234 % 97}])
+        serde_json::from_str::<Value>(text(&found)).unwrap(),
+        json!({"id": "r1234", "kind": "beta", "label": "record number 1234", "score": 1234 % 97})
     );
+    assert!(found.get("structuredContent").is_none(), "{found}");
 
-    let counted = proxy.tool(
+    let counted = proxy.extract(
         3,
-        "lro_extract",
         json!({"file_path": file, "search": {"pattern": "\"kind\":\"gamma\""}, "params": null}),
     );
-    assert_eq!(counted["structuredContent"]["count"], 666, "{counted}");
+    // 666 hits are more than one answer holds: cut at a hit, saying how many there are.
+    let note = text(&counted).lines().last().unwrap();
+    assert!(note.contains(" of 666 results"), "{note}");
 
-    let lines = proxy.tool(
+    let lines = proxy.extract(
         4,
-        "lro_extract",
         json!({"file_path": file, "lines": {"start": 10, "end": 12}}),
     );
-    assert_eq!(lines["structuredContent"]["results"][1]["id"], "r11");
+    let second: Value = serde_json::from_str(text(&lines).lines().nth(1).unwrap()).unwrap();
+    assert_eq!(second["id"], "r11");
 
-    let recipe = proxy.tool(5, "lro_extract", json!({"file_path": file, "recipe": 1}));
+    let recipe = proxy.extract(5, json!({"file_path": file, "recipe": 1}));
+    // 3000 lines do not fit one answer: bounded, cut at a line, the rest named.
+    assert!(text(&recipe).len() <= 16 * 1024, "{}", text(&recipe).len());
     assert!(
-        text(&recipe).lines().count() >= 2000,
+        text(&recipe)
+            .lines()
+            .last()
+            .unwrap()
+            .starts_with("[truncated] returned "),
         "{}",
         &text(&recipe)[..200]
     );
@@ -70,13 +92,13 @@ fn memories_keep_the_requested_detail_level() {
     let mut proxy = Proxy::start(&[], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "memories", json!({"count": 200, "detail": "medium"}));
-    let descriptor = &result["structuredContent"];
+    let descriptor = &proxy_support::descriptor(&result);
     assert_eq!(descriptor["summary"]["detail"], "medium", "{result}");
     assert_eq!(descriptor["summary"]["count"], 200);
     let file = descriptor["file_path"].as_str().unwrap();
-    let top = proxy.tool(2, "lro_extract", json!({"file_path": file, "recipe": 6}));
+    let top = proxy.extract(2, json!({"file_path": file, "recipe": 6}));
     assert_eq!(top["isError"], false, "{top}");
-    let counts = &top["structuredContent"]["results"][0];
+    let counts: Value = serde_json::from_str(text(&top).trim_end()).unwrap();
     assert_eq!(counts.as_array().unwrap().len(), 3, "{counts}");
 }
 
@@ -84,20 +106,12 @@ fn memories_keep_the_requested_detail_level() {
 fn lro_extract_errors_are_tool_errors_with_their_code() {
     let mut proxy = Proxy::start(&[], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
-    let denied = proxy.tool(
-        1,
-        "lro_extract",
-        json!({"file_path": "/etc/passwd", "recipe": 1}),
-    );
+    let denied = proxy.extract(1, json!({"file_path": "/etc/passwd", "recipe": 1}));
     assert_eq!(denied["isError"], true);
     assert!(text(&denied).starts_with("error[path_denied]"), "{denied}");
-    let both = proxy.tool(
-        2,
-        "lro_extract",
-        json!({"file_path": "x", "recipe": 1, "query": "."}),
-    );
+    let both = proxy.extract(2, json!({"file_path": "x", "recipe": 1, "query": "."}));
     assert!(text(&both).starts_with("error[invalid_argument]"), "{both}");
-    let missing = proxy.tool(3, "lro_extract", json!({"recipe": 1}));
+    let missing = proxy.extract(3, json!({"recipe": 1}));
     assert!(
         text(&missing).starts_with("error[invalid_argument]"),
         "{missing}"
@@ -117,7 +131,8 @@ fn shell_guidance_and_threshold_are_options() {
     let mut proxy = Proxy::start(&["--guidance", "shell"], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "records", json!({"count": 2000}));
-    let guidance = result["structuredContent"]["guidance"].as_str().unwrap();
+    let descriptor = proxy_support::descriptor(&result);
+    let guidance = descriptor["guidance"].as_str().unwrap();
     assert!(guidance.contains("jq recipes"), "{guidance}");
 }
 
@@ -127,5 +142,9 @@ fn tools_with_an_output_schema_are_offloaded_too() {
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let long = "word ".repeat(4000);
     let result = proxy.tool(1, "echo", json!({"text": long}));
-    assert_eq!(result["structuredContent"]["offloaded"], true, "{result}");
+    assert_eq!(
+        proxy_support::descriptor(&result)["offloaded"],
+        true,
+        "{result}"
+    );
 }

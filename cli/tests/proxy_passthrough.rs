@@ -19,7 +19,7 @@ fn initialize_announces_the_proxy_and_tools_list_gains_lro_extract() {
     let list = proxy.call(2, "tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names.last(), Some(&"lro_extract"));
+    assert_eq!(names.last(), Some(&"lro_extract_mock"));
     assert!(names.contains(&"echo"));
     assert!(
         tools.iter().all(|t| t.get("outputSchema").is_none()),
@@ -35,7 +35,65 @@ fn initialize_announces_the_proxy_and_tools_list_gains_lro_extract() {
             .as_array()
             .unwrap()
             .iter()
-            .all(|t| t["name"] != "lro_extract")
+            .all(|t| t["name"] != "lro_extract_mock")
+    );
+}
+
+/// The extract tool listed by a proxy started with `env` and `extra` flags.
+fn extract_tool_of(extra: &[&str], env: &[(&str, &str)]) -> String {
+    let mut proxy = Proxy::start(extra, env);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let list = proxy.call(1, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    tools.last().unwrap()["name"].as_str().unwrap().to_owned()
+}
+
+#[test]
+fn each_server_gets_its_own_extract_tool_name() {
+    let memory = extract_tool_of(&[], &[("MOCK_SERVER_NAME", "memory-server")]);
+    let everything = extract_tool_of(&[], &[("MOCK_SERVER_NAME", "mcp-servers/everything")]);
+    assert_eq!(memory, "lro_extract_memory_server");
+    assert_eq!(everything, "lro_extract_mcp_servers_everything");
+    // No serverInfo.name: the plain name.
+    assert_eq!(
+        extract_tool_of(&[], &[("MOCK_SERVER_NAME", "")]),
+        "lro_extract"
+    );
+    // Chosen: the flag, then the environment.
+    assert_eq!(
+        extract_tool_of(&["--extract-tool-name", "mem_x"], &[]),
+        "mem_x"
+    );
+    assert_eq!(
+        extract_tool_of(
+            &[],
+            &[("ATLATL_PROMPT__OFFLOAD__MCP__EXTRACT_TOOL_NAME", "env_x")]
+        ),
+        "env_x"
+    );
+    // A name no converter takes is refused at start, naming the rule.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lro"))
+        .args(["proxy", "--extract-tool-name", "lro-extract", "--", "true"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("extract_tool_name"), "{stderr}");
+}
+
+#[test]
+fn a_never_offloaded_tool_keeps_its_output_schema() {
+    let mut proxy = Proxy::start(&["--never-offload", "echo"], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let list = proxy.call(1, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let echo = tools.iter().find(|t| t["name"] == "echo").unwrap();
+    assert_eq!(echo["outputSchema"]["required"], json!(["text"]), "{echo}");
+    assert!(
+        tools
+            .iter()
+            .filter(|t| t["name"] != "echo")
+            .all(|t| t.get("outputSchema").is_none())
     );
 }
 
@@ -138,6 +196,6 @@ fn a_server_without_tools_still_offers_lro_extract() {
     let init = proxy.initialize(json!({"name": "c", "version": "1"}));
     assert_eq!(init["result"]["capabilities"]["tools"], json!({}), "{init}");
     let list = proxy.call(1, "tools/list", json!({}));
-    assert_eq!(list["result"]["tools"][0]["name"], "lro_extract");
+    assert_eq!(list["result"]["tools"][0]["name"], "lro_extract_mock");
     assert_eq!(list["result"]["tools"].as_array().unwrap().len(), 1);
 }

@@ -11,8 +11,20 @@ use serde_json::json;
 
 #[test]
 fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
-    // A cleanup every second and files that live four: the list changes on its own.
-    let mut proxy = Proxy::start(&["--ttl-seconds", "4", "--cleanup-interval", "1"], &[]);
+    // A cleanup every second and files that live four: the list changes on its own. With
+    // --resource-link and --structured-content, the result links its file and carries the
+    // descriptor twice.
+    let mut proxy = Proxy::start(
+        &[
+            "--ttl-seconds",
+            "4",
+            "--cleanup-interval",
+            "1",
+            "--resource-link",
+            "--structured-content",
+        ],
+        &[],
+    );
     let init = proxy.initialize(json!({"name": "c", "version": "1"}));
     assert_eq!(
         init["result"]["capabilities"]["resources"],
@@ -44,7 +56,10 @@ fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
     assert_eq!(resources[1], theirs);
     assert_eq!(resources[0]["title"], "records: 2000 records");
 
-    let file = result["structuredContent"]["file_path"].as_str().unwrap();
+    let descriptor = proxy_support::descriptor(result);
+    assert_eq!(descriptor["resource_uri"], uri.as_str());
+    assert_eq!(result["structuredContent"], descriptor);
+    let file = descriptor["file_path"].as_str().unwrap();
     let read = proxy.call(4, "resources/read", json!({"uri": uri}));
     let text = read["result"]["contents"][0]["text"].as_str().unwrap();
     assert_eq!(text, std::fs::read_to_string(file).unwrap());
@@ -62,16 +77,11 @@ fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
         2000
     );
 
-    let counted = proxy.tool(
+    let counted = proxy.extract(
         6,
-        "lro_extract",
         json!({"file_path": uri, "where": {"kind": "gamma"}, "count": true}),
     );
-    assert_eq!(
-        counted["structuredContent"]["results"],
-        json!([666]),
-        "{counted}"
-    );
+    assert_eq!(counted["content"][0]["text"], "666\n", "{counted}");
 
     let denied = proxy.call(
         7,

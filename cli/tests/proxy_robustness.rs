@@ -5,7 +5,7 @@ mod proxy_support;
 use std::time::Duration;
 
 use proxy_support::{Proxy, text};
-use serde_json::json;
+use serde_json::{Value, json};
 
 #[test]
 fn a_server_dying_mid_call_gives_errors_and_a_clean_exit() {
@@ -95,7 +95,11 @@ fn a_thousand_concurrent_calls_are_each_answered_with_their_own_id() {
         assert!(answered.insert(i), "answered twice: {}", message["id"]);
         let result = &message["result"];
         match i % 10 {
-            0 => assert_eq!(result["structuredContent"]["summary"]["count"], 500, "{i}"),
+            0 => assert_eq!(
+                proxy_support::descriptor(result)["summary"]["count"],
+                500,
+                "{i}"
+            ),
             1 => assert_eq!(text(result), format!("echo {i}")),
             _ => assert_eq!(text(result), format!("slow {i}")),
         }
@@ -124,7 +128,7 @@ fn a_50_mb_result_is_offloaded_with_bounded_memory() {
     let mut proxy = Proxy::start(&[], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "big", json!({"mb": 50}));
-    let descriptor = &result["structuredContent"];
+    let descriptor = &proxy_support::descriptor(&result);
     assert_eq!(descriptor["offloaded"], true);
     let file = std::path::PathBuf::from(descriptor["file_path"].as_str().unwrap());
     let size = std::fs::metadata(&file).unwrap().len();
@@ -140,13 +144,7 @@ fn a_50_mb_result_is_offloaded_with_bounded_memory() {
     // text path, and 860 MB when the whole message was parsed into a `Value`).
     assert!(peak < 1200 << 20, "peak RSS {} MB", peak >> 20);
     let count = descriptor["summary"]["count"].as_u64().unwrap();
-    let last = proxy.tool(
-        2,
-        "lro_extract",
-        json!({"file_path": file, "lines": {"start": count - 1}}),
-    );
-    assert_eq!(
-        last["structuredContent"]["results"][0]["id"],
-        format!("r{}", count - 1)
-    );
+    let last = proxy.extract(2, json!({"file_path": file, "lines": {"start": count - 1}}));
+    let record: Value = serde_json::from_str(text(&last).trim_end()).unwrap();
+    assert_eq!(record["id"], format!("r{}", count - 1));
 }

@@ -93,6 +93,14 @@ pub struct ExtractLimits {
     /// Most memory the values a jq filter builds may take, estimated (default 512 MiB);
     /// past it the extraction fails with `resource_limit`.
     pub max_memory_bytes: u64,
+    /// Most tokens (estimated as offloading estimates them) of one answer of the extract
+    /// tool through MCP (default 4,000): a longer answer is cut at a record boundary, or
+    /// inside one huge value at a character boundary, and names the next call. The core's
+    /// `extract` API is bounded by the limits above only.
+    pub answer_max_tokens: u64,
+    /// Most bytes of one answer of the extract tool through MCP (default 16,384); see
+    /// `answer_max_tokens`.
+    pub answer_max_bytes: u64,
 }
 
 impl Default for ExtractLimits {
@@ -103,9 +111,18 @@ impl Default for ExtractLimits {
             max_output_bytes: 1 << 20,
             timeout_ms: 10_000,
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
+            answer_max_tokens: DEFAULT_ANSWER_MAX_TOKENS,
+            answer_max_bytes: DEFAULT_ANSWER_MAX_BYTES,
         }
     }
 }
+
+/// The default of [`ExtractLimits::answer_max_tokens`]: a tenth of the smaller context
+/// windows, about 16 KB of text.
+pub const DEFAULT_ANSWER_MAX_TOKENS: u64 = 4_000;
+
+/// The default of [`ExtractLimits::answer_max_bytes`].
+pub const DEFAULT_ANSWER_MAX_BYTES: u64 = 16_384;
 
 /// The default of [`ExtractLimits::max_memory_bytes`]: far above what a filter over a
 /// result needs, far below what takes a host down.
@@ -173,6 +190,8 @@ pub struct OffloadConfig {
     pub extract: ExtractLimits,
     /// Bounds on requests to an object store.
     pub store: StoreLimits,
+    /// The MCP surfaces' options: result shape, extract tool name, tools never offloaded.
+    pub mcp: crate::mcp::McpConfig,
 }
 
 impl Default for OffloadConfig {
@@ -189,6 +208,7 @@ impl Default for OffloadConfig {
             adaptive_ratio: DEFAULT_ADAPTIVE_RATIO,
             extract: ExtractLimits::default(),
             store: StoreLimits::default(),
+            mcp: crate::mcp::McpConfig::default(),
         }
     }
 }
@@ -268,8 +288,37 @@ fn as_string<'a>(key: &str, value: &'a RawValue<'a>) -> Result<&'a str> {
     }
 }
 
+/// A list of names: a TOML or JSON array of strings, or comma-separated text (the
+/// environment's form, also taken from TOML and JSON).
+fn as_names(key: &str, value: &RawValue<'_>) -> Result<Vec<String>> {
+    let split = |text: &str| -> Vec<String> {
+        text.split(',')
+            .map(str::trim)
+            .filter(|name| !name.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    let expected = "a list of tool names";
+    match value {
+        RawValue::Text(s) => Ok(split(s)),
+        RawValue::Toml(toml::Value::String(s)) => Ok(split(s)),
+        RawValue::Json(serde_json::Value::String(s)) => Ok(split(s)),
+        RawValue::Toml(toml::Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(|| invalid(key, value, expected)),
+        RawValue::Json(serde_json::Value::Array(items)) => items
+            .iter()
+            .map(|item| item.as_str().map(str::to_owned))
+            .collect::<Option<_>>()
+            .ok_or_else(|| invalid(key, value, expected)),
+        RawValue::Toml(_) | RawValue::Json(_) => Err(invalid(key, value, expected)),
+    }
+}
+
 /// The sections under `[prompt.offload]` whose keys are set as `section.key`.
-const SECTIONS: [&str; 2] = ["extract", "store"];
+const SECTIONS: [&str; 3] = ["extract", "store", "mcp"];
 
 /// A file prefix goes into file names and the cleanup pattern: keep it to a safe alphabet.
 pub(crate) fn is_safe_name(name: &str) -> bool {
@@ -478,6 +527,12 @@ impl OffloadConfig {
             "extract.max_memory_bytes" => {
                 self.extract.max_memory_bytes = as_u64(key, value, MAX_SETTING)?
             }
+            "extract.answer_max_tokens" => {
+                self.extract.answer_max_tokens = as_u64(key, value, MAX_SETTING)?
+            }
+            "extract.answer_max_bytes" => {
+                self.extract.answer_max_bytes = as_u64(key, value, MAX_SETTING)?
+            }
             "store.timeout_ms" => {
                 // Zero would time every request out before it starts.
                 let ms = as_u64(key, value, MAX_SETTING)?;
@@ -487,6 +542,13 @@ impl OffloadConfig {
                 self.store.timeout_ms = ms;
             }
             "store.retries" => self.store.retries = as_u64(key, value, MAX_STORE_RETRIES)? as u32,
+            "mcp.resource_link" => self.mcp.resource_link = as_bool(key, value)?,
+            "mcp.structured_content" => self.mcp.structured_content = as_bool(key, value)?,
+            "mcp.extract_tool_name" => {
+                let name = as_string(key, value)?;
+                self.mcp.extract_tool_name = Some(crate::mcp::check_tool_name(name)?.to_owned());
+            }
+            "mcp.never_offload" => self.mcp.never_offload = as_names(key, value)?,
             _ => {
                 let hint = crate::config_file::nearest_key(key)
                     .map(|known| format!("; did you mean prompt.offload.{known}?"))
@@ -541,6 +603,9 @@ impl OffloadConfig {
                 &RawValue::Text(&self.file_prefix),
                 "1-64 characters from A-Z a-z 0-9 _ - .",
             ));
+        }
+        if let Some(name) = &self.mcp.extract_tool_name {
+            crate::mcp::check_tool_name(name)?;
         }
         let ratio = self.adaptive_ratio;
         if !(ratio.is_finite() && ratio > 0.0 && ratio <= 1.0) {

@@ -61,6 +61,12 @@ impl<H: Host> Offloader<H> {
         };
         // Section names are the data's keys: shown cut when long (the header keeps them).
         let shown = labels::shown(&prepared.sections);
+        let extract_tool = request
+            .extract_tool
+            .clone()
+            .or_else(|| self.config.mcp.extract_tool_name.clone())
+            .unwrap_or_else(|| crate::mcp::DEFAULT_EXTRACT_TOOL.to_owned());
+        let resource_uri = crate::resources::uri_for_path(&file_path);
         let guidance = descriptor::guidance(
             self.config.guidance,
             kind,
@@ -70,6 +76,7 @@ impl<H: Host> Offloader<H> {
             tokens,
             &file_path,
             &recipes,
+            &extract_tool,
         );
         let summary = OffloadSummary {
             count,
@@ -86,6 +93,8 @@ impl<H: Host> Offloader<H> {
             format: prepared.format,
             summary: &summary,
             file_path: &file_path,
+            resource_uri: &resource_uri,
+            extract_tool: &extract_tool,
             recipes: &recipes,
             sections: &shown,
             envelope: (!prepared.envelope.is_empty()).then_some(&prepared.envelope),
@@ -108,6 +117,9 @@ impl<H: Host> Offloader<H> {
                 .map(|r| to_jq_recipe(r, &file_path))
                 .collect(),
             file_path,
+            resource_uri,
+            extract_tool: (self.config.guidance == crate::config::GuidanceMode::Native)
+                .then_some(extract_tool),
             line_schema,
             guidance,
             format: prepared.format,
@@ -133,6 +145,9 @@ impl<H: Host> Offloader<H> {
                     r.summary.count,
                     r.summary.estimated_tokens,
                     &r.file_path,
+                    r.extract_tool
+                        .as_deref()
+                        .unwrap_or(crate::mcp::DEFAULT_EXTRACT_TOOL),
                 );
             },
             &|r| schema::shrink(&mut r.line_schema, Shrink::TitleOnly),
@@ -145,13 +160,17 @@ impl<H: Host> Offloader<H> {
                 }
             },
         ];
-        // An offloaded MCP result carries the descriptor twice and a resource link once:
+        // An offloaded MCP result carries the descriptor once, twice with
+        // `mcp.structured_content`, and with `mcp.resource_link` a resource link too: then
         // half the link's cost (reckoned for a file name of NOMINAL_PATH_BYTES) is set
         // aside, so the whole result stays within twice DESCRIPTOR_BUDGET_TOKENS.
-        let budget = DESCRIPTOR_BUDGET_TOKENS.saturating_sub(
+        let link = if self.config.mcp.resource_link {
             self.estimate(&crate::resources::nominal_link_text())
-                .div_ceil(2),
-        );
+                .div_ceil(2)
+        } else {
+            0
+        };
+        let budget = DESCRIPTOR_BUDGET_TOKENS.saturating_sub(link);
         for step in steps {
             if self.budget_tokens(&response) <= budget {
                 break;

@@ -6,16 +6,18 @@
 //!   table, or lines of text); several text blocks that each hold data (a list returned one
 //!   item per block) are one record each;
 //! - above the threshold the data is offloaded and the result becomes a valid
-//!   `CallToolResult` whose `content` holds the descriptor as compact JSON text and
-//!   `structuredContent` the descriptor object; `isError`, `_meta` and non-text content are
-//!   kept;
+//!   `CallToolResult` whose `content` holds one text block, the descriptor as compact JSON
+//!   (its `resource_uri` names the file as an MCP resource, [`crate::resources`]), then the
+//!   tool's own non-text blocks; `isError` and `_meta` are kept. No `structuredContent` and
+//!   no `resource_link` block by default: with `mcp.structured_content` the descriptor is
+//!   also `structuredContent`, with `mcp.resource_link` a `resource_link` block to the file
+//!   ends the content (frameworks choke on or duplicate both: LangChain's Chat Completions
+//!   adapter aborts on the link, LlamaIndex shows the descriptor twice);
 //! - a client that announced `clientInfo.proxy: true` gets the result untouched (its own
-//!   proxy offloads locally), and so does a tool that declared an `outputSchema` (the
+//!   proxy offloads locally), and so do a tool that declared an `outputSchema` (the
 //!   descriptor would violate it; the `lro proxy` removes `outputSchema` from `tools/list`
-//!   on purpose so that it may offload those tools too);
-//! - an offloaded result ends with a `resource_link` content block to its file
-//!   (`lro://offloads/{file name}`, [`crate::resources`]), for clients that cannot open
-//!   `file_path`;
+//!   on purpose so that it may offload those tools too) and a tool `mcp.never_offload`
+//!   names (which keeps its `outputSchema`);
 //! - a failed write gives the inline truncated result plus a warning text item.
 
 use serde::{Deserialize, Serialize};
@@ -40,6 +42,9 @@ pub struct ToolCallContext {
     pub client_is_proxy: bool,
     /// The tool declared an `outputSchema`.
     pub output_schema_declared: bool,
+    /// The extract tool's name as the surface lists it (`lro_extract_memory`): the
+    /// descriptor and its guidance name it. `None`: the configured name, else `lro_extract`.
+    pub extract_tool: Option<String>,
 }
 
 impl ToolCallContext {
@@ -114,6 +119,7 @@ pub(crate) fn request_for(context: &ToolCallContext) -> OffloadRequest {
         query: args
             .and_then(|a| a.get("query")?.as_str())
             .map(str::to_owned),
+        extract_tool: context.extract_tool.clone(),
         ..OffloadRequest::default()
     }
 }
@@ -131,6 +137,14 @@ fn text_item(text: String) -> Value {
 }
 
 impl<H: Host> Offloader<H> {
+    /// Whether results of this call pass untouched whatever their size: the client
+    /// offloads itself, the tool declared an `outputSchema`, or `mcp.never_offload` names it.
+    pub fn bypasses(&self, context: &ToolCallContext) -> bool {
+        context.client_is_proxy
+            || context.output_schema_declared
+            || self.config.mcp.never_offloads(&context.tool_name)
+    }
+
     /// Decides on a `tools/call` result and returns the result to send on.
     pub fn intercept_tool_result(
         &self,
@@ -152,7 +166,7 @@ impl<H: Host> Offloader<H> {
         let Value::Object(fields) = result else {
             return Ok(untouched(result, InterceptAction::Bypassed));
         };
-        if context.client_is_proxy || context.output_schema_declared {
+        if self.bypasses(context) {
             return Ok(untouched(result, InterceptAction::Bypassed));
         }
         if !self.config.enabled {
@@ -216,13 +230,20 @@ impl<H: Host> Offloader<H> {
             }
             Outcome::Offloaded(response) => {
                 let descriptor = response.to_value();
-                // Compact: the model reads it twice (text and structured), so every byte of
-                // indentation would count twice against the descriptor's budget.
+                // Compact: every byte of indentation would count against the descriptor's
+                // budget (twice with `mcp.structured_content`).
                 let text = descriptor.to_string();
                 let mut items = vec![text_item(text)];
                 items.extend(others);
+                if self.config.mcp.resource_link {
+                    // After the descriptor's text and the tool's other blocks: the file as
+                    // an MCP resource, for a client that attaches or reads resources.
+                    items.push(crate::resources::resource_link(&response.file_path));
+                }
                 rewritten.insert("content".into(), Value::Array(items));
-                rewritten.insert("structuredContent".into(), descriptor);
+                if self.config.mcp.structured_content {
+                    rewritten.insert("structuredContent".into(), descriptor);
+                }
                 Some(self.finish(
                     fields,
                     rewritten,
@@ -303,13 +324,6 @@ impl<H: Host> Offloader<H> {
             if let Some(v) = original.get(key) {
                 rewritten.insert(key.into(), v.clone());
             }
-        }
-        if let (Some(response), Some(Value::Array(content))) =
-            (&response, rewritten.get_mut("content"))
-        {
-            // After the descriptor's text and the tool's other blocks: the file as an MCP
-            // resource, for a client that cannot open file_path (crate::resources).
-            content.push(crate::resources::resource_link(&response.file_path));
         }
         Intercepted {
             result: Value::Object(rewritten),

@@ -167,7 +167,7 @@ impl<H: Host> Offloader<H> {
         let Some(envelope) = read_envelope(result) else {
             return self.intercept_parsed(result, context);
         };
-        if context.client_is_proxy || context.output_schema_declared {
+        if self.bypasses(context) {
             return Ok(InterceptedText::Unchanged(InterceptAction::Bypassed));
         }
         if !self.config.enabled {

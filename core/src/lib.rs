@@ -44,6 +44,7 @@ pub mod intercept;
 pub mod intercept_text;
 pub mod json;
 pub mod jsonl;
+pub mod mcp;
 pub mod offload;
 mod output_dir;
 pub mod payload;

@@ -65,6 +65,10 @@ pub struct OffloadRequest {
     /// `min(threshold_tokens, adaptive_ratio x context_remaining_tokens)` and the outcome
     /// reports it as `threshold_tokens`.
     pub context_remaining_tokens: Option<u64>,
+    /// The extract tool's name as listed to the client, which the native guidance and the
+    /// descriptor's `extract_tool` name; `None` takes `mcp.extract_tool_name`, else
+    /// `lro_extract`.
+    pub extract_tool: Option<String>,
 }
 
 impl Default for OffloadRequest {
@@ -77,6 +81,7 @@ impl Default for OffloadRequest {
             next_cursor: None,
             descriptor: None,
             context_remaining_tokens: None,
+            extract_tool: None,
         }
     }
 }

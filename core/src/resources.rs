@@ -143,6 +143,12 @@ pub fn uri_for(file_name: &str) -> String {
     format!("{URI_PREFIX}{file_name}")
 }
 
+/// The resource URI of the offload file at `file_path` (a path or an `s3://` object URI):
+/// its file name under `lro://offloads/`, as the descriptor's `resource_uri` gives it.
+pub fn uri_for_path(file_path: &str) -> String {
+    uri_for(file_name_of(file_path))
+}
+
 /// The file name a path or object URI ends with.
 fn file_name_of(file_path: &str) -> &str {
     file_path.rsplit(['/', '\\']).next().unwrap_or(file_path)

@@ -53,7 +53,12 @@ fn describe_gives_back_the_full_descriptor_of_every_vector_result() {
             let described = lro.extract(file, &describe).unwrap();
             assert_eq!(described.count, 1, "{name}");
             // The same descriptor, but for the file it names.
-            let expected = full.to_value().to_string().replace(&full.file_path, file);
+            // (Its file name: the path, and the resource URI, which ends with the name.)
+            let name_of = |path: &str| path.rsplit('/').next().unwrap_or(path).to_owned();
+            let expected = full
+                .to_value()
+                .to_string()
+                .replace(&name_of(&full.file_path), &name_of(file));
             assert_eq!(
                 described.results[0].to_string(),
                 expected,

@@ -182,10 +182,13 @@ fn shapes() -> Vec<(&'static str, Value)> {
 #[test]
 fn every_shape_fits_the_budget_as_structured_content_and_as_text() {
     let dir = tempfile::tempdir().unwrap();
-    let config = OffloadConfig {
+    let mut config = OffloadConfig {
         output_dir: dir.path().to_string_lossy().into_owned(),
         ..OffloadConfig::default()
     };
+    // The largest result: the descriptor as text and as structuredContent, and the link.
+    config.mcp.structured_content = true;
+    config.mcp.resource_link = true;
     // The budget holds for paths up to NOMINAL_PATH_BYTES: /tmp/.tmpXXXXXX/ and a file name.
     assert!(config.output_dir.len() < 20);
     let mut worst = Vec::new();
@@ -282,7 +285,13 @@ fn check_profile(profile: &str, descriptor: &Value, what: &str) -> usize {
             );
             assert_eq!(
                 keys,
-                ["offloaded", "file_path", "count", "guidance"],
+                [
+                    "offloaded",
+                    "file_path",
+                    "resource_uri",
+                    "count",
+                    "guidance"
+                ],
                 "{what}"
             );
             assert!(!descriptor["guidance"].as_str().unwrap().contains('\n'));
@@ -317,7 +326,9 @@ fn every_shape_fits_the_compact_and_pointer_budgets() {
                 };
                 let out = lro.intercept_tool_result(&result, &context).unwrap();
                 assert_eq!(out.action, InterceptAction::Offloaded, "{name}");
-                let descriptor = &out.result["structuredContent"];
+                let descriptor: &Value =
+                    &serde_json::from_str(out.result["content"][0]["text"].as_str().unwrap())
+                        .unwrap();
                 let what = format!("{name} ({guidance}, {profile})");
                 if name.starts_with("keys named twice") {
                     // The warning is never given up, and fits every budget.

@@ -54,6 +54,7 @@ from ._lro import (
     __version__,
     error_for_code,
     estimate_tokens,
+    extract_tool_for_server,
     operation_for_tool,
     resource_error_code,
     resource_link,
@@ -75,6 +76,7 @@ __all__ = [
     "RESOURCE_URI_PREFIX",
     "RESOURCE_MIME_TYPE",
     "operation_for_tool",
+    "extract_tool_for_server",
     "estimate_tokens",
     "error_for_code",
     "LroError",
@@ -281,6 +283,7 @@ def intercept_tool_result(
     config: ConfigLike = None,
     on_event: Optional[EventCallback] = None,
     context: Optional[Mapping[str, Any]] = None,
+    extract_tool: Optional[str] = None,
 ) -> Dict[str, Any]:
     """Apply LRO to a serialized MCP ``CallToolResult`` (a dict in wire form).
 
@@ -288,6 +291,9 @@ def intercept_tool_result(
     "truncated", "response": descriptor (when offloaded)}``. ``detail`` and ``query`` are
     read from ``arguments``; a proxy client or a declared ``outputSchema`` bypasses LRO.
     ``context`` takes the whole ``ToolCallContext`` as JSON instead of the keyword arguments.
+    An offloaded result is one text block, the descriptor (``mcp.structured_content`` and
+    ``mcp.resource_link`` add ``structuredContent`` and a ``resource_link``); ``extract_tool``
+    is the extract tool's name as the server lists it, which the descriptor names.
     """
     offloader = _offloader(config, on_event)
     if context is not None:
@@ -298,6 +304,7 @@ def intercept_tool_result(
         arguments=None if arguments is None else dict(arguments),
         client_is_proxy=client_is_proxy,
         output_schema_declared=output_schema_declared,
+        extract_tool=extract_tool,
     )
 
 

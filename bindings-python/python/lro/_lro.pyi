@@ -7,6 +7,7 @@ __all__ = [
     "Config",
     "Offloader",
     "operation_for_tool",
+    "extract_tool_for_server",
     "estimate_tokens",
     "error_for_code",
     "__version__",
@@ -68,11 +69,15 @@ class Config:
         adaptive_ratio: Optional[float] = None,
         extract: Optional[Mapping[str, int]] = None,
         store: Optional[Mapping[str, int]] = None,
+        mcp: Optional[Mapping[str, Any]] = None,
     ) -> "Config":
         """The defaults with the given keyword arguments applied (``None`` keeps a default).
 
         ``extract`` takes any of ``max_read_bytes``, ``max_output_records``,
-        ``max_output_bytes``, ``timeout_ms``, ``max_memory_bytes``; ``store`` any of ``timeout_ms``, ``retries``.
+        ``max_output_bytes``, ``timeout_ms``, ``max_memory_bytes``, ``answer_max_tokens``,
+        ``answer_max_bytes``; ``store`` any of ``timeout_ms``, ``retries``;
+        ``mcp`` any of ``resource_link``, ``structured_content`` (bools, default ``False``),
+        ``extract_tool_name`` (default ``lro_extract_<server>``), ``never_offload`` (tool names).
         ``output_dir="s3://bucket/prefix"`` writes to an S3-compatible store. An output directory
         other users can write is refused (``invalid_config``, or the inline fallback when
         offloading) unless ``allow_shared_dir=True``. A value of the
@@ -143,10 +148,16 @@ class Config:
     def extract(self) -> Dict[str, int]:
         """Limits on native extraction: ``max_read_bytes``, ``max_output_records``,
         ``max_output_bytes``, ``timeout_ms``, ``max_memory_bytes`` (estimated memory of a jq
-        filter's values; past it, or past 1024 levels of nesting, ``resource_limit``)."""
+        filter's values; past it, or past 1024 levels of nesting, ``resource_limit``),
+        ``answer_max_tokens`` and ``answer_max_bytes`` (the bound on each answer of the
+        extract tool through MCP: 4000 tokens, 16384 bytes)."""
     @property
     def store(self) -> Dict[str, int]:
         """Bounds on requests to an object store: ``timeout_ms``, ``retries``."""
+    @property
+    def mcp(self) -> Dict[str, Any]:
+        """The MCP helpers' options: ``resource_link``, ``structured_content``,
+        ``extract_tool_name``, ``never_offload``."""
     def __eq__(self, value: object, /) -> bool:
         """Equal when every setting is equal."""
     def __ne__(self, value: object, /) -> bool:
@@ -240,13 +251,15 @@ class Offloader:
         client_is_proxy: bool = False,
         output_schema_declared: bool = False,
         context: Optional[Mapping[str, Any]] = None,
+        extract_tool: Optional[str] = None,
     ) -> Dict[str, Any]:
         """Applies LRO to an MCP ``CallToolResult`` (a dict in wire form).
 
         Returns ``{"result": CallToolResult, "action": "offloaded" | "inline" | "bypassed" |
         "truncated", "response": descriptor (when offloaded)}``. The operation comes from
         ``tool_name``, ``detail`` and ``query`` from ``arguments``; a proxy client or a
-        declared ``outputSchema`` bypasses LRO. ``context`` takes the whole
+        declared ``outputSchema`` (or ``mcp.never_offload`` naming the tool) bypasses LRO;
+        ``extract_tool`` is the extract tool's name as listed, which the descriptor names. ``context`` takes the whole
         ``ToolCallContext`` as a dict instead. A result that is not JSON raises
         :class:`InputError` (``invalid_input``); a bad ``context``
         :class:`ExtractionError` (``invalid_argument``).
@@ -291,6 +304,17 @@ class Offloader:
         (``path_denied``, ``not_found``), :class:`InputError` (``invalid_input``: a file that
         is not a valid offload file) or :class:`StorageError` (``io_error``).
         """
+    def extract_tool_call(self, arguments: Optional[Mapping[str, Any]] = None) -> Dict[str, Any]:
+        """Answers one call of the extract tool as every LRO surface answers it.
+
+        ``arguments`` are the call's arguments as the client sent them (``None`` values are
+        absent; ``where``, ``params``, ``sort`` and ``fields`` as JSON text or as objects;
+        ``lines`` and ``chars`` as ``"START:END"``). Returns a ``CallToolResult`` as a dict:
+        ``{"content": [{"type": "text", "text": ...}], "isError": bool}``, the text being the
+        answer alone (a count is the number), bounded by ``extract.answer_max_bytes`` and
+        ``extract.answer_max_tokens`` with a ``[truncated]`` line naming the next call; an
+        error's text starts with ``error[code]: ``. Never raises for a bad call.
+        """
     def cleanup(self) -> Dict[str, Any]:
         """Deletes offload files whose time-to-live has passed.
 
@@ -318,6 +342,11 @@ class Offloader:
 def operation_for_tool(tool_name: str) -> str:
     """The LRO operation name for an MCP tool name (``recall_memories`` -> ``recall``; any
     other name made file-name safe)."""
+
+def extract_tool_for_server(server_name: Optional[str] = None) -> str:
+    """The extract tool's name for a server named ``server_name``: ``lro_extract_<server>``
+    (lowercased, each run of other characters one ``_``, at most 64 characters), or
+    ``lro_extract`` without a name."""
 
 def estimate_tokens(text: str) -> int:
     """Estimated tokens of ``text`` with the built-in heuristic (characters / 4 for Latin

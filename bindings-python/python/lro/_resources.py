@@ -34,6 +34,19 @@ def is_offload_link(block: Any) -> bool:
     return kind == "resource_link" and uri is not None and is_offload_uri(uri)
 
 
+def is_offload_block(block: Any) -> bool:
+    """Whether a content block (a model or a dict) is LRO's: the descriptor's text (what an
+    offloaded result holds by default, compact JSON that opens with ``{"offloaded":true``)
+    or a link to an offload file (with ``mcp.resource_link``)."""
+    if isinstance(block, dict):
+        kind, text = block.get("type"), block.get("text")
+    else:
+        kind, text = getattr(block, "type", None), getattr(block, "text", None)
+    if kind == "text":
+        return isinstance(text, str) and text.startswith('{"offloaded":true')
+    return is_offload_link(block)
+
+
 def mcp_error(err: LroError) -> Exception:
     """The SDK's protocol error for a failed resource request, with the JSON-RPC code of its
     LRO code (``not_found`` -32002, ``path_denied``/``invalid_argument`` -32602)."""

@@ -8,11 +8,18 @@
 
 The middleware works on the finished ``tools/call`` result with the core's MCP interceptor
 (:func:`lro.intercept_tool_result`): the data is ``structuredContent`` when present, else the
-text content; above the threshold the result becomes the descriptor (``structuredContent``
-and JSON text) and a ``resource_link`` to the file, with ``isError``, ``_meta`` and non-text
-content kept. Because a descriptor does not match a tool's ``outputSchema``, the middleware
-removes output schemas from ``tools/list`` (as the ``lro proxy`` does), so that clients do
-not reject offloaded results.
+text content; above the threshold the result becomes the descriptor as one JSON text block
+(its ``resource_uri`` names the file as an MCP resource), with ``isError``, ``_meta`` and
+non-text content kept; the configuration's ``mcp.structured_content`` and
+``mcp.resource_link`` add the descriptor as ``structuredContent`` and a ``resource_link``
+block. Because a descriptor does not match a tool's ``outputSchema``, the middleware removes
+output schemas from ``tools/list`` (as the ``lro proxy`` does), so that clients do not reject
+offloaded results; tools ``mcp.never_offload`` names keep theirs and their results.
+
+The extract tool is named ``lro_extract_<server>``: the middleware is built before the
+server, so give the server's name as ``server_name=`` (``LroMiddleware(server_name="memories")``),
+or the name itself as ``extract_tool_name=`` (or ``mcp.extract_tool_name``); with neither it
+is ``lro_extract``.
 
 Every offload file is also an MCP resource, ``lro://offloads/{file}`` (``.../records``
 without the header line), for clients that cannot open ``file_path``: listed (newest first)
@@ -25,6 +32,7 @@ removed files. ``lro_extract`` takes the URI for ``file_path``.
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Union
 
 from fastmcp.resources.base import Resource, ResourceContent, ResourceResult
@@ -35,9 +43,9 @@ from fastmcp.tools.base import Tool, ToolResult
 from pydantic import TypeAdapter
 
 from . import RESOURCE_MIME_TYPE, Config, LroError, Offloader
-from ._resources import OffloadResources, is_offload_link, is_offload_uri
+from ._resources import OffloadResources, is_offload_block, is_offload_uri
 from ._tool import extract_tool_function
-from .mcp import EXTRACT_TOOL_DESCRIPTION, _native_config
+from .mcp import EXTRACT_TOOL_DESCRIPTION, _native_config, extract_tool_name_for
 
 
 class _OffloadFile(Resource):
@@ -93,24 +101,34 @@ class LroMiddleware(ToolInjectionMiddleware):
         config: Union[Config, Mapping[str, Any], None] = None,
         *,
         on_event: Optional[Callable[[Dict[str, Any]], object]] = None,
-        extract_tool_name: str = "lro_extract",
+        extract_tool_name: Optional[str] = None,
+        server_name: Optional[str] = None,
     ) -> None:
-        self.offloader = Offloader(_native_config(config), on_event=on_event)
-        self.extract_tool_name = extract_tool_name
+        resolved = _native_config(config)
+        #: The extract tool's name, as injected and as descriptors name it.
+        self.extract_tool_name = extract_tool_name_for(SimpleNamespace(name=server_name), resolved, extract_tool_name)
+        # In the configuration too, so that `describe=true` rebuilds descriptors naming it.
+        resolved = resolved.replace(mcp={**resolved.mcp, "extract_tool_name": self.extract_tool_name})
+        self.offloader = Offloader(resolved, on_event=on_event)
+        self._never_offload = frozenset(resolved.mcp.get("never_offload") or ())
+        extract_tool_name = self.extract_tool_name
         #: The offload files as MCP resources (see the module's docs).
         self.resources = OffloadResources(self.offloader)
         offloader = self.offloader
 
-        def answer(file_path: str, request: Dict[str, Any]) -> Dict[str, Any]:
-            try:
-                return offloader.extract(file_path, request=request)
-            except LroError as err:
+        def answer(arguments: Dict[str, Any]) -> ToolResult:
+            # The core answers (the answer alone, bounded), as every LRO surface answers.
+            result = offloader.extract_tool_call(arguments)
+            if result["isError"]:
                 from fastmcp.exceptions import ToolError
 
-                raise ToolError(f"{err.code}: {err}") from err
+                raise ToolError(result["content"][0]["text"])
+            from mcp.types import TextContent
+
+            return ToolResult(content=[TextContent.model_validate(block) for block in result["content"]])
 
         lro_extract = extract_tool_function(answer)
-        lro_extract.__annotations__["return"] = Dict[str, Any]
+        lro_extract.__annotations__["return"] = ToolResult
         tool = Tool.from_function(
             lro_extract, name=extract_tool_name, description=EXTRACT_TOOL_DESCRIPTION, output_schema=None
         )
@@ -119,7 +137,9 @@ class LroMiddleware(ToolInjectionMiddleware):
     async def on_list_tools(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Sequence[Tool]]) -> Sequence[Tool]:
         tools = await super().on_list_tools(context, call_next)
         return [
-            t if t.output_schema is None or t.name == self.extract_tool_name else t.model_copy(update={"output_schema": None})
+            t
+            if t.output_schema is None or t.name == self.extract_tool_name or t.name in self._never_offload
+            else t.model_copy(update={"output_schema": None})
             for t in tools
         ]
 
@@ -163,7 +183,7 @@ class LroMiddleware(ToolInjectionMiddleware):
             wire["structuredContent"] = result.structured_content
         try:
             intercepted = self.offloader.intercept_tool_result(
-                wire, message.name, arguments=dict(message.arguments or {})
+                wire, message.name, arguments=dict(message.arguments or {}), extract_tool=self.extract_tool_name
             )
         except LroError:
             # Offloading is an optimisation: a result LRO cannot read goes back unchanged.
@@ -175,6 +195,6 @@ class LroMiddleware(ToolInjectionMiddleware):
         from mcp.types import ContentBlock
 
         blocks = TypeAdapter(list[ContentBlock]).validate_python(content)  # type: ignore[valid-type]
-        if any(is_offload_link(block) for block in rewritten["content"]):
+        if intercepted["action"] == "offloaded" or any(is_offload_block(b) for b in rewritten["content"]):
             await self.resources.changed()
         return ToolResult(content=blocks, structured_content=rewritten.get("structuredContent"), meta=result.meta)

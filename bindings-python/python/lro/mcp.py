@@ -8,17 +8,21 @@ both work here)::
     from lro.mcp import LroTools
 
     server = MCPServer("memories")
-    lro_tools = LroTools(server)            # registers the `lro_extract` tool
+    lro_tools = LroTools(server)            # registers the `lro_extract_memories` tool
 
     @lro_tools.tool()                        # = @server.tool(), plus offloading
     def recall_memories(query: str, detail: str = "light") -> list[dict]:
         return store.recall(query)
 
-A result above the threshold is written to JSONL and the tool returns the descriptor
-(``structuredContent``, and as JSON text in ``content``) and a ``resource_link`` to the file;
-smaller results go back untouched. ``detail`` and ``query`` arguments of the tool, when it
-has them, become the request's. Descriptors carry the native guidance, which points the
-model at ``lro_extract``.
+A result above the threshold is written to JSONL and the tool returns the descriptor as one
+JSON text block (its ``resource_uri`` names the file as an MCP resource); the configuration's
+``mcp`` options add ``structuredContent`` (``structured_content``) and a ``resource_link``
+block (``resource_link``). Smaller results go back untouched. ``detail`` and ``query``
+arguments of the tool, when it has them, become the request's. Descriptors carry the native
+guidance, which points the model at the extract tool by the name it is registered under:
+``lro_extract_<server name>`` (``extract_tool_name=``, or the configuration's
+``mcp.extract_tool_name``, chooses another), so that two servers in one agent offer two
+tools.
 
 Every offload file is also an MCP resource, ``lro://offloads/{file}`` (``.../records``
 without the header line), for clients that cannot open ``file_path``: ``resources/list``
@@ -29,8 +33,9 @@ offload and after :meth:`LroTools.cleanup` removed files (on a 2026-07-28 connec
 the SDK's ``subscriptions/listen``). ``lro_extract`` takes the URI for ``file_path``.
 
 An offloading tool does not publish an ``outputSchema``: the descriptor would not match it
-(the same choice the ``lro proxy`` makes). Offloading never fails a tool: a result LRO
-cannot read as JSON is returned as it is.
+(the same choice the ``lro proxy`` makes); tools ``mcp.never_offload`` names are left as
+they are. Offloading never fails a tool: a result LRO cannot read as JSON is returned as it
+is.
 """
 
 from __future__ import annotations
@@ -41,8 +46,8 @@ import inspect
 import json
 from typing import Any, Callable, Dict, List, Mapping, Optional, TypeVar, Union
 
-from . import EXTRACT_TOOL_DESCRIPTION, Config, InputError, LroError, Offloader, operation_for_tool, resource_link
-from ._resources import OffloadResources, is_offload_link, is_offload_uri
+from . import EXTRACT_TOOL_DESCRIPTION, Config, InputError, LroError, Offloader, extract_tool_for_server, operation_for_tool
+from ._resources import OffloadResources, is_offload_block, is_offload_uri
 
 __all__ = ["LroTools", "EXTRACT_TOOL_DESCRIPTION"]
 
@@ -59,17 +64,27 @@ def _tool_error(message: str) -> Exception:
     return RuntimeError(message)
 
 
-def _call_tool_result(payload: Dict[str, Any], file_path: Optional[str] = None) -> Any:
-    """A CallToolResult with ``payload`` as structuredContent and as JSON text, and a
-    ``resource_link`` to the offload file at ``file_path`` when given."""
-    from mcp.types import CallToolResult, ResourceLink, TextContent
+def _call_tool_result(payload: Dict[str, Any]) -> Any:
+    """A CallToolResult with ``payload`` as structuredContent and as JSON text."""
+    from mcp.types import CallToolResult, TextContent
 
     text = json.dumps(payload, indent=2, ensure_ascii=False)
     content: List[Any] = [TextContent(type="text", text=text)]
-    if file_path is not None:
-        content.append(ResourceLink.model_validate(resource_link(file_path)))
     # By the wire name: the field is `structured_content` in mcp 2.x, `structuredContent` in 1.x.
     return CallToolResult.model_validate({"content": content, "structuredContent": payload})
+
+
+def extract_tool_name_for(server: Any, config: Config, given: Optional[str]) -> str:
+    """The extract tool's name: ``given``, else the configuration's
+    ``mcp.extract_tool_name``, else ``lro_extract_<server name>`` (``lro_extract`` for a
+    server without a name)."""
+    if given is not None:
+        return given
+    configured = config.mcp.get("extract_tool_name")
+    if configured:
+        return str(configured)
+    name = getattr(server, "name", None)
+    return extract_tool_for_server(name if isinstance(name, str) else None)
 
 
 def _native_config(config: Union[Config, Mapping[str, Any], None]) -> Config:
@@ -100,8 +115,9 @@ def as_json_input(result: Any) -> Any:
 
 
 class LroTools:
-    """Adds LRO to an ``MCPServer`` (or 1.x ``FastMCP``): the `lro_extract` tool and an
-    offloading ``tool()`` decorator.
+    """Adds LRO to an ``MCPServer`` (or 1.x ``FastMCP``): the extract tool
+    (``lro_extract_<server name>`` unless ``extract_tool_name`` names it) and an offloading
+    ``tool()`` decorator.
 
     ``config`` is an :class:`lro.Config` or a dict of its keyword arguments, used as given
     (a dict without ``guidance`` gets the native template: the model is told to use
@@ -116,14 +132,19 @@ class LroTools:
         config: Union[Config, Mapping[str, Any], None] = None,
         *,
         on_event: Optional[Callable[[Dict[str, Any]], object]] = None,
-        extract_tool_name: str = "lro_extract",
+        extract_tool_name: Optional[str] = None,
     ) -> None:
         self.server = server
-        self.offloader = Offloader(_native_config(config), on_event=on_event)
-        self.extract_tool_name = extract_tool_name
+        resolved = _native_config(config)
+        #: The extract tool's name, as registered and as descriptors name it.
+        self.extract_tool_name = extract_tool_name_for(server, resolved, extract_tool_name)
+        # In the configuration too, so that `describe=true` rebuilds descriptors naming it.
+        resolved = resolved.replace(mcp={**resolved.mcp, "extract_tool_name": self.extract_tool_name})
+        self.offloader = Offloader(resolved, on_event=on_event)
+        self._never_offload = frozenset(self.offloader.config.mcp.get("never_offload") or ())
         #: The offload files as MCP resources (see the module's docs).
         self.resources = OffloadResources(self.offloader)
-        server.add_tool(self._extract_tool(), name=extract_tool_name, description=EXTRACT_TOOL_DESCRIPTION)
+        server.add_tool(self._extract_tool(), name=self.extract_tool_name, description=EXTRACT_TOOL_DESCRIPTION)
         _serve_resources(server, self.resources)
 
     async def cleanup(self) -> Dict[str, Any]:
@@ -139,36 +160,36 @@ class LroTools:
 
         offloader = self.offloader
 
-        def answer(file_path: str, request: Dict[str, Any]) -> Any:
-            try:
-                response = offloader.extract(file_path, request=request)
-            except LroError as err:
-                # The code first: the model (and a person reading logs) can act on it.
-                raise _tool_error(f"{err.code}: {err}") from err
-            return _call_tool_result(response)
+        def answer(arguments: Dict[str, Any]) -> Any:
+            # The core answers (the answer alone, bounded; errors as isError results naming
+            # their code), as the `lro proxy` and the Node helper answer.
+            return CallToolResult.model_validate(offloader.extract_tool_call(arguments))
 
         lro_extract = extract_tool_function(answer)
-        # A CallToolResult return: the SDK passes it through (structuredContent is the
-        # extraction response itself, not wrapped in {"result": ...}).
+        # A CallToolResult return: the SDK passes it through as it is.
         lro_extract.__annotations__["return"] = CallToolResult
         return lro_extract
 
     def offload_result(self, result: Any, operation: str, arguments: Mapping[str, Any]) -> Any:
-        """The tool's return value, or a ``CallToolResult`` holding the descriptor."""
-        detail = arguments.get("detail")
-        query = arguments.get("query")
+        """The tool's return value, or a ``CallToolResult`` holding the descriptor (shaped by
+        the core's MCP interceptor, as every LRO surface shapes it)."""
+        data = result if isinstance(result, str) else as_json_input(result)
+        context = {
+            "tool_name": operation,
+            "arguments": {k: v for k, v in arguments.items() if k in ("detail", "query") and isinstance(v, str)},
+            "extract_tool": self.extract_tool_name,
+        }
         try:
-            response = self.offloader.offload(
-                as_json_input(result),
-                operation,
-                detail if isinstance(detail, str) else None,
-                query if isinstance(query, str) else None,
+            intercepted = self.offloader.intercept_tool_result(
+                {"content": [], "structuredContent": data}, context=context
             )
-        except InputError:
+        except (InputError, LroError):
             return result
-        if not response["offloaded"]:
+        if intercepted["action"] not in ("offloaded", "truncated"):
             return result
-        return _call_tool_result(response, response["file_path"])
+        from mcp.types import CallToolResult
+
+        return CallToolResult.model_validate(intercepted["result"])
 
     def offload(self, operation: Optional[str] = None) -> Callable[[F], F]:
         """Wraps a tool function so that its large results are offloaded.
@@ -211,9 +232,14 @@ class LroTools:
         return decorate
 
     def tool(self, name: Optional[str] = None, *, operation: Optional[str] = None, **tool_options: Any) -> Callable[[F], F]:
-        """``server.tool(name, **tool_options)`` for a function wrapped by :meth:`offload`."""
+        """``server.tool(name, **tool_options)`` for a function wrapped by :meth:`offload`;
+        a tool the configuration's ``mcp.never_offload`` names is registered as it is (it
+        keeps its ``outputSchema``, its results pass untouched)."""
 
         def decorate(fn: F) -> F:
+            if (name or fn.__name__) in self._never_offload:
+                self.server.tool(name, **tool_options)(fn)
+                return fn
             op = operation or operation_for_tool(name or fn.__name__)
             self.server.tool(name, **tool_options)(self.offload(op)(fn))
             return fn
@@ -287,7 +313,7 @@ def _serve_resources_v2(server: Any, low: Any, resources: OffloadResources) -> N
 
     async def call_tool(ctx: Any, params: Any) -> Any:
         result = await own["tools/call"].handler(ctx, params)
-        if any(is_offload_link(block) for block in getattr(result, "content", None) or ()):
+        if any(is_offload_block(block) for block in getattr(result, "content", None) or ()):
             await resources.changed()
         return result
 
@@ -335,7 +361,7 @@ def _serve_resources_v1(low: Any, resources: OffloadResources) -> None:
 
     async def call_tool(req: Any) -> Any:
         result = await own[types.CallToolRequest](req)
-        if any(is_offload_link(block) for block in getattr(result.root, "content", None) or ()):
+        if any(is_offload_block(block) for block in getattr(result.root, "content", None) or ()):
             await resources.changed()
         return result
 

@@ -16,7 +16,13 @@ from lro.fastmcp import LroMiddleware  # noqa: E402
 from mif import memories  # noqa: E402
 
 middleware = LroMiddleware(
-    {"output_dir": os.environ["LRO_TEST_OUTPUT_DIR"], "ttl_seconds": int(os.environ.get("LRO_TEST_TTL", "3600"))}
+    {
+        "output_dir": os.environ["LRO_TEST_OUTPUT_DIR"],
+        "ttl_seconds": int(os.environ.get("LRO_TEST_TTL", "3600")),
+        # LRO_TEST_LINK=1: the resource link and structuredContent (the options' path).
+        "mcp": {"resource_link": bool(os.environ.get("LRO_TEST_LINK")), "structured_content": bool(os.environ.get("LRO_TEST_LINK"))},
+    },
+    server_name="lro-test-fastmcp",
 )
 server = FastMCP("lro-test-fastmcp", middleware=[middleware], list_page_size=40)
 

@@ -175,6 +175,31 @@ pub fn extract_async(
     promise(extract(file_path, request, config))
 }
 
+/// Answers one call of the extract tool as every LRO surface answers it: the MCP
+/// `CallToolResult` (the answer alone as text, bounded; `isError` with `error[code]: ...`).
+#[wasm_bindgen(js_name = extractToolCall)]
+pub fn extract_tool_call(arguments: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| {
+        let arguments: Value = serde_json::from_str(
+            &stringify(&arguments, ErrorCode::InvalidArgument, "arguments")?
+                .unwrap_or_else(|| "null".into()),
+        )
+        .map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("invalid arguments: {e}")))?;
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        lro_js::to_value(&lro_core::extract::tool::call_result(
+            lro,
+            Some(&arguments),
+            &cancel,
+        ))
+    })
+}
+
+/// `extractToolCall`, as a Promise.
+#[wasm_bindgen(js_name = extractToolCallAsync)]
+pub fn extract_tool_call_async(arguments: JsValue, config: JsValue) -> Promise {
+    promise(extract_tool_call(arguments, config))
+}
+
 /// Deletes expired offload files in the output directory; returns the report.
 #[wasm_bindgen]
 pub fn cleanup(config: JsValue) -> Result<JsValue, JsValue> {
@@ -236,6 +261,13 @@ pub fn resource_link(
 #[wasm_bindgen(js_name = resourceErrorCode)]
 pub fn resource_error_code(code: JsValue) -> f64 {
     lro_js::resource_error_code(&code.as_string().unwrap_or_default()) as f64
+}
+
+/// The extract tool's name for a server named `serverName`: `lro_extract_<server>`, or
+/// `lro_extract` without a name.
+#[wasm_bindgen(js_name = extractToolForServer)]
+pub fn extract_tool_for_server(server_name: Option<String>) -> String {
+    lro_core::mcp::extract_tool_for_server(server_name.as_deref())
 }
 
 /// The `lro_extract` tool: `{ name, description, inputSchema }`.

@@ -3,8 +3,8 @@
 
 use std::sync::atomic::AtomicBool;
 
-use lro_core::{ErrorCode, ExtractRequest, ExtractResponse, Host, LroError, Offloader};
-use serde_json::{Map, Value, json};
+use lro_core::{Host, Offloader};
+use serde_json::{Value, json};
 
 /// The tool's name.
 pub const NAME: &str = lro_core::extract::tool::TOOL_NAME;
@@ -21,50 +21,18 @@ pub fn descriptor() -> Value {
     })
 }
 
-/// Answers one `lro_extract` call with a `CallToolResult`; every failure is a result with
+/// Answers one `lro_extract` call with a `CallToolResult`, as the core answers it on every
+/// surface ([`lro_core::extract::tool::call_result`]); every failure is a result with
 /// `isError: true` whose text starts with the error code (`error[path_denied]: ...`).
 /// A call whose `cancel` flag is raised stops early (its result is then not wanted).
-pub fn call<H: Host>(lro: &Offloader<H>, arguments: Option<&Value>, cancel: &AtomicBool) -> Value {
-    match parse(arguments).and_then(|(file, request)| {
-        Ok((lro.extract_cancellable(&file, &request, cancel)?, request))
-    }) {
-        Ok((response, request)) => success(&response, request.recipe.is_some()),
-        Err(err) => json!({
-            "content": [{"type": "text", "text": format!("error[{}]: {}", err.code(), err.message())}],
-            "isError": true
-        }),
-    }
-}
-
-fn parse(arguments: Option<&Value>) -> Result<(String, ExtractRequest), LroError> {
-    let bad = |message: String| LroError::new(ErrorCode::InvalidArgument, message);
-    let mut fields: Map<String, Value> = match arguments {
-        Some(Value::Object(map)) => map.clone(),
-        None | Some(Value::Null) => Map::new(),
-        Some(other) => {
-            return Err(bad(format!(
-                "lro_extract arguments must be an object, got {other}"
-            )));
-        }
-    };
-    let file = match fields.remove("file_path") {
-        Some(Value::String(path)) => path,
-        Some(other) => return Err(bad(format!("file_path must be a string, got {other}"))),
-        None => return Err(bad("file_path is required".to_owned())),
-    };
-    // Clients often send every optional parameter as null.
-    fields.retain(|_, v| !v.is_null());
-    let request = serde_json::from_value(Value::Object(fields))
-        .map_err(|e| bad(format!("lro_extract: {e}")))?;
-    Ok((file, request))
-}
-
-fn success(response: &ExtractResponse, raw_strings: bool) -> Value {
-    json!({
-        "content": [{"type": "text", "text": lro_core::extract::tool::response_text(response, raw_strings)}],
-        "structuredContent": serde_json::to_value(response).unwrap_or(Value::Null),
-        "isError": false
-    })
+/// `listed_as` is the name the proxy lists the tool under, which `describe: true` names.
+pub fn call<H: Host>(
+    lro: &Offloader<H>,
+    arguments: Option<&Value>,
+    cancel: &AtomicBool,
+    listed_as: &str,
+) -> Value {
+    lro_core::extract::tool::call_result_as(lro, arguments, cancel, Some(listed_as))
 }
 
 #[cfg(test)]
@@ -96,26 +64,23 @@ mod tests {
     fn queries_return_the_matching_records() {
         let (lro, path) = offloaded();
         let args = json!({"file_path": path, "query": "select(.id == $id) | .label", "params": {"id": "e42"}});
-        let result = call(&lro, Some(&args), &AtomicBool::new(false));
+        let result = call(&lro, Some(&args), &AtomicBool::new(false), NAME);
         assert_eq!(result["isError"], false);
         assert_eq!(text(&result), "\"entity number 42\"\n");
-        assert_eq!(
-            result["structuredContent"]["results"],
-            json!(["entity number 42"])
-        );
+        assert!(result.get("structuredContent").is_none(), "{result}");
     }
 
     #[test]
-    fn structured_queries_answer_with_records_and_their_jq() {
+    fn structured_queries_answer_with_records_and_their_jq_when_asked() {
         let (lro, path) = offloaded();
         let args = json!({"file_path": path, "where": {"kind": "person", "label": {"$regex": "number 4[0-9]$"}},
                           "fields": ["id"], "sort": {"id": -1}, "limit": 2});
-        let result = call(&lro, Some(&args), &AtomicBool::new(false));
+        let result = call(&lro, Some(&args), &AtomicBool::new(false), NAME);
         assert_eq!(result["isError"], false, "{result}");
-        assert_eq!(
-            result["structuredContent"]["results"],
-            json!([{"id": "e48"}, {"id": "e45"}])
-        );
+        assert_eq!(text(&result), "{\"id\":\"e48\"}\n{\"id\":\"e45\"}\n");
+        let mut explained = args.clone();
+        explained["explain"] = json!(true);
+        let result = call(&lro, Some(&explained), &AtomicBool::new(false), NAME);
         assert!(
             text(&result)
                 .starts_with("{\"id\":\"e48\"}\n{\"id\":\"e45\"}\nequivalent jq: tail -n +2 ")
@@ -124,12 +89,14 @@ mod tests {
             &lro,
             Some(&json!({"file_path": path, "count": true, "where": "{\"kind\": \"place\"}"})),
             &AtomicBool::new(false),
+            NAME,
         );
-        assert_eq!(counted["structuredContent"]["results"], json!([200]));
+        assert_eq!(text(&counted), "200\n");
         let warned = call(
             &lro,
             Some(&json!({"file_path": path, "where": {"knd": "person"}})),
             &AtomicBool::new(false),
+            NAME,
         );
         assert!(
             text(&warned).contains(
@@ -144,8 +111,8 @@ mod tests {
     fn null_optionals_are_ignored() {
         let (lro, path) = offloaded();
         let args = json!({"file_path": path, "recipe": null, "query": null, "lines": {"start": 0, "end": 2}, "search": null});
-        let result = call(&lro, Some(&args), &AtomicBool::new(false));
-        assert_eq!(result["structuredContent"]["count"], 2, "{result}");
+        let result = call(&lro, Some(&args), &AtomicBool::new(false), NAME);
+        assert_eq!(text(&result).lines().count(), 2, "{result}");
     }
 
     #[test]
@@ -168,7 +135,7 @@ mod tests {
                 "path_denied",
             ),
         ] {
-            let result = call(&lro, Some(&args), &AtomicBool::new(false));
+            let result = call(&lro, Some(&args), &AtomicBool::new(false), NAME);
             assert_eq!(result["isError"], true, "{args}");
             assert!(
                 text(&result).starts_with(&format!("error[{code}]")),
@@ -200,5 +167,11 @@ mod tests {
             assert!(props.contains_key(key), "{key}");
         }
         assert_eq!(tool["inputSchema"]["required"], json!(["file_path"]));
+        // Strict-mode friendly: every other property is a primitive that may be null.
+        for (name, property) in props.iter().filter(|(name, _)| *name != "file_path") {
+            let kinds = property["type"].as_array().expect(name);
+            assert_eq!(kinds.len(), 2, "{name}");
+            assert!(kinds.contains(&json!("null")), "{name}");
+        }
     }
 }

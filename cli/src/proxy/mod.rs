@@ -7,12 +7,13 @@
 //! byte for byte except:
 //! - `tools/call` results above the threshold, which become an offload descriptor
 //!   ([`lro_core::Offloader::intercept_tool_result`]);
-//! - `tools/list`, which gains the `lro_extract` tool (answered by the proxy itself) and loses
-//!   every `outputSchema` (the descriptor would violate it);
+//! - `tools/list`, which gains the extract tool (answered by the proxy itself, named after
+//!   the server: `lro_extract_<server>`) and loses every `outputSchema` (the descriptor
+//!   would violate it) but those of tools `mcp.never_offload` names;
 //! - `initialize`, which announces `clientInfo.proxy: true` to the server;
 //! - `resources/*`: every offload file is also an MCP resource, `lro://offloads/{file}`,
-//!   listed and read beside the server's own resources, and each offloaded result carries a
-//!   `resource_link` to it (for clients that cannot open `file_path`).
+//!   listed and read beside the server's own resources; each descriptor names it
+//!   (`resource_uri`), and with `--resource-link` the result carries a `resource_link` too.
 //!
 //! One job per module: [`router`] decides what happens to each message, [`state`] remembers
 //! the requests in flight, [`child`] and [`http`] (with [`sse`]) are the two transports,
@@ -51,9 +52,12 @@ Examples:
   lro proxy --output-dir /tmp/lro -- npx -y @modelcontextprotocol/server-memory
   lro proxy --url http://127.0.0.1:8000/mcp --header 'Authorization: Bearer TOKEN'
 
-The proxy offers the `lro_extract` tool, so descriptors carry the native guidance (which
-mentions only lro_extract) unless --guidance shell (or the config file, or the environment)
-asks for the jq template.")]
+The proxy offers an extract tool, named lro_extract_<server> after the server's
+serverInfo.name (lro_extract without one; --extract-tool-name NAME to choose), so that two
+proxied servers in one agent offer two tools. Descriptors carry the native guidance, which
+names that tool, unless --guidance shell (or the config file, or the environment) asks for
+the jq template. An offloaded result is one text block, the descriptor (its resource_uri
+names the file as an MCP resource), and the tool's own non-text blocks.")]
 pub struct ProxyArgs {
     /// URL of a remote streamable-HTTP MCP server (instead of a COMMAND).
     #[arg(
@@ -88,6 +92,8 @@ pub struct ProxyArgs {
     pub command: Vec<String>,
     #[command(flatten)]
     pub config: ConfigArgs,
+    #[command(flatten)]
+    pub mcp: settings::McpArgs,
 }
 
 /// The default of `--request-timeout`: long enough for slow tools (a build, a crawl), short
@@ -134,7 +140,7 @@ pub(crate) trait Upstream: Send + Sync {
 
 /// Runs the proxy until the client or the server goes away.
 pub fn run(args: ProxyArgs) -> Result<(), LroError> {
-    let lro = Arc::new(settings::offloader(&args.config)?);
+    let lro = Arc::new(settings::offloader(&args.config, &args.mcp)?);
     let timeout = (args.request_timeout > 0).then(|| Duration::from_secs(args.request_timeout));
     let limits = router::MessageLimits {
         client: usize::try_from(args.max_client_message_bytes).unwrap_or(usize::MAX),

@@ -4,14 +4,18 @@
 //! (numbers, key order and escapes untouched). Only these are rebuilt:
 //! - client `initialize`: `params.clientInfo.proxy = true` (and a client that set it itself
 //!   gets every result untouched);
-//! - client `tools/call` of `lro_extract`: answered here, never forwarded;
+//! - client `tools/call` of the extract tool: answered here, never forwarded. Its name is
+//!   `lro_extract_<server>` from the server's `serverInfo.name` (`lro_extract` without
+//!   one), or `mcp.extract_tool_name`; a call of any other name, the plain `lro_extract`
+//!   included, goes to the server like any tool the proxy does not list;
 //! - server response to `initialize`: a `tools` capability is added when missing (the proxy
-//!   then answers `tools/list` itself, with `lro_extract` alone), and the `resources`
+//!   then answers `tools/list` itself, with the extract tool alone), and the `resources`
 //!   capability merged with the proxy's;
 //! - client `resources/*` requests and server responses to them: the offload files are
 //!   resources too, beside the server's own ([`resources`]);
-//! - server response to `tools/list`: `outputSchema` removed from every tool, `lro_extract`
-//!   added to the first page;
+//! - server response to `tools/list`: `outputSchema` removed from every tool but those
+//!   `mcp.never_offload` names, the extract tool added to the first page (replacing a
+//!   server tool of the same name);
 //! - server response to `tools/call`: offloaded by the core when above the threshold. The
 //!   core reads the result from its text ([`Offloader::intercept_tool_result_text`]): a
 //!   large result is never parsed into a `Value` tree, and one it leaves alone is forwarded
@@ -205,7 +209,7 @@ impl Router {
                     .and_then(Value::as_str)
                     .unwrap_or_default()
                     .to_owned();
-                if name == extract_tool::NAME {
+                if name == self.extract_tool_name() {
                     self.answer_extract(id, params.get("arguments").cloned());
                     return ClientAction::Done;
                 }
@@ -221,7 +225,7 @@ impl Router {
             Kind::Request(id, "tools/list") if self.state.server_lacks_tools() => {
                 self.out.send(&jsonrpc::response(
                     &id,
-                    json!({"tools": [extract_tool::descriptor()]}),
+                    json!({"tools": [self.extract_tool_listed()]}),
                 ));
                 ClientAction::Done
             }
@@ -309,6 +313,7 @@ impl Router {
         // Its own thread, with the stack the core's bounds are sized for: a filter past a
         // bound is an `isError` result on this call, never the end of the proxy.
         let router = Arc::clone(self);
+        let listed_as = self.extract_tool_name();
         let answer = (Arc::clone(self), id.clone());
         let cancel = Arc::new(AtomicBool::new(false));
         self.lock_extracts().insert(id.clone(), Arc::clone(&cancel));
@@ -316,7 +321,8 @@ impl Router {
             .name("lro-extract".to_owned())
             .stack_size(lro_core::EXTRACT_STACK_BYTES)
             .spawn(move || {
-                let result = extract_tool::call(&router.lro, arguments.as_ref(), &cancel);
+                let result =
+                    extract_tool::call(&router.lro, arguments.as_ref(), &cancel, &listed_as);
                 router.finish_extract(&id, &cancel);
                 if !cancel.load(Ordering::SeqCst) {
                     router.out.send(&jsonrpc::response(&id, result));
@@ -494,6 +500,11 @@ impl Router {
             .and_then(Value::as_str)
             .map(str::to_owned);
         self.state.set_protocol_version(version);
+        let server_name = message
+            .pointer("/result/serverInfo/name")
+            .and_then(Value::as_str)
+            .map(str::to_owned);
+        self.state.set_server_name(server_name);
         let Some(Value::Object(caps)) = message.pointer_mut("/result/capabilities") else {
             return self.pass(line);
         };
@@ -505,6 +516,22 @@ impl Router {
         self.out.send(&message);
     }
 
+    /// The extract tool's name: `mcp.extract_tool_name`, else `lro_extract_<server>` from
+    /// the server's `serverInfo.name` (`lro_extract` before `initialize` or without one).
+    fn extract_tool_name(&self) -> String {
+        self.lro
+            .config()
+            .mcp
+            .extract_tool(self.state.server_name().as_deref())
+    }
+
+    /// The extract tool as `tools/list` gives it, under its name.
+    fn extract_tool_listed(&self) -> Value {
+        let mut tool = extract_tool::descriptor();
+        tool["name"] = Value::String(self.extract_tool_name());
+        tool
+    }
+
     fn on_tools_list(&self, line: &[u8], first_page: bool) {
         let Some(mut message) = parse(line) else {
             return self.pass(line);
@@ -512,17 +539,27 @@ impl Router {
         let Some(Value::Array(tools)) = message.pointer_mut("/result/tools") else {
             return self.pass(line);
         };
-        // The proxy's lro_extract replaces a server tool of the same name.
-        tools.retain(|tool| tool.get("name").and_then(Value::as_str) != Some(extract_tool::NAME));
+        // The proxy's extract tool replaces a server tool of the same name.
+        let extract_name = self.extract_tool_name();
+        tools.retain(|tool| tool.get("name").and_then(Value::as_str) != Some(&extract_name));
+        let mcp = &self.lro.config().mcp;
         for tool in tools.iter_mut() {
             if let Value::Object(fields) = tool {
-                // On purpose: an offloaded result's structuredContent is the descriptor, which
-                // would violate the tool's schema (SDK clients reject such results).
+                let name = fields
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default();
+                if mcp.never_offloads(name) {
+                    // Its results pass untouched: its schema still holds.
+                    continue;
+                }
+                // On purpose: an offloaded result is the descriptor, which would violate the
+                // tool's schema (SDK clients reject such results).
                 fields.remove("outputSchema");
             }
         }
         if first_page {
-            tools.push(extract_tool::descriptor());
+            tools.push(self.extract_tool_listed());
         }
         self.out.send(&message);
     }
@@ -541,8 +578,10 @@ impl Router {
             tool_name,
             arguments,
             client_is_proxy: self.state.client_is_proxy(),
-            // outputSchema was removed from the listed tools: every tool may be offloaded.
+            // outputSchema was removed from the listed tools (but for those never
+            // offloaded, which the core passes untouched): every other tool may be offloaded.
             output_schema_declared: false,
+            extract_tool: Some(self.extract_tool_name()),
         };
         let text = jsonrpc::trim_line(&line);
         // A small answer is parsed (faster); a large one is read from its text.

@@ -88,6 +88,8 @@ struct Session {
     server_lacks_tools: bool,
     /// The protocol version the server chose (sent as `MCP-Protocol-Version` over HTTP).
     protocol_version: Option<String>,
+    /// The server's `serverInfo.name`, which names the extract tool (`lro_extract_<name>`).
+    server_name: Option<String>,
     /// The server's `initialize` result had no `resources` capability: the proxy added it and
     /// answers every resource request itself.
     server_lacks_resources: bool,
@@ -230,6 +232,16 @@ impl State {
     /// Whether the client announced itself as a proxy.
     pub fn client_is_proxy(&self) -> bool {
         self.lock().client_is_proxy
+    }
+
+    /// Records the server's `serverInfo.name`.
+    pub fn set_server_name(&self, name: Option<String>) {
+        self.lock().server_name = name;
+    }
+
+    /// The server's `serverInfo.name`, once the server has answered `initialize`.
+    pub fn server_name(&self) -> Option<String> {
+        self.lock().server_name.clone()
     }
 
     /// Records that the server has no `tools` capability.

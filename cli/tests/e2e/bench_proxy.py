@@ -84,8 +84,9 @@ def main():
             assert result["content"][0]["text"] == "hello", result
 
         def offloaded(result):
-            assert result["structuredContent"]["offloaded"] is True, str(result)[:300]
-            assert result["structuredContent"]["summary"]["count"] == 200
+            descriptor = json.loads(result["content"][0]["text"])
+            assert descriptor["offloaded"] is True, str(result)[:300]
+            assert descriptor["summary"]["count"] == 200
 
         figures = {
             "inline_echo": measure(direct, proxied, "echo", {"text": "hello"}, args.small, inline),

@@ -70,7 +70,7 @@ async def run(lro, mb, out, tool):
             result = await session.call_tool(tool, {"mb": mb})
             elapsed = time.perf_counter() - start
             peak = peak_rss_mb(proxy)
-            descriptor = result.structuredContent
+            descriptor = json.loads(result.content[0].text)
             assert descriptor and descriptor["offloaded"] is True, str(result)[:300]
             file_bytes = Path(descriptor["file_path"]).stat().st_size
     return baseline, peak, elapsed, descriptor, file_bytes

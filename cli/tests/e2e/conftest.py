@@ -6,6 +6,7 @@ builds it)."""
 
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -47,24 +48,35 @@ async def proxied(server: list, output_dir: Path, extra=(), env=None, message_ha
     )
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write, message_handler=message_handler) as session:
-            await session.initialize()
+            init = await session.initialize()
+            #: The proxy's extract tool, named after the server (`lro_extract_<server>`).
+            session.extract_tool = extract_tool_for(init.serverInfo.name)
             yield session
 
 
+def extract_tool_for(server_name) -> str:
+    """The extract tool's name for a server named `server_name` (the proxy's rule, written
+    again here: lowercased, each run of other characters one `_`, at most 64 characters)."""
+    suffix = re.sub(r"[^a-z0-9]+", "_", (server_name or "").lower()).strip("_")
+    name = f"lro_extract_{suffix}"[:64].rstrip("_")
+    return name if suffix else "lro_extract"
+
+
 def descriptor_of(result) -> dict:
-    """The offload descriptor of a CallToolResult (asserts it was offloaded)."""
+    """The offload descriptor of a CallToolResult: its text block (asserts it was offloaded;
+    structuredContent, with --structured-content only, is the same descriptor)."""
     assert not result.isError, result
-    descriptor = result.structuredContent
-    assert descriptor and descriptor.get("offloaded") is True, f"not offloaded: {str(result)[:500]}"
-    assert json.loads(result.content[0].text) == descriptor
+    descriptor = json.loads(result.content[0].text) if result.content and result.content[0].type == "text" else None
+    assert isinstance(descriptor, dict) and descriptor.get("offloaded") is True, f"not offloaded: {str(result)[:500]}"
+    assert result.structuredContent in (None, descriptor)
     assert len(descriptor["jq_recipes"]) == 10
     assert Path(descriptor["file_path"]).is_file()
     return descriptor
 
 
 async def extract(session, **arguments) -> list:
-    """Calls lro_extract and returns its result values."""
-    result = await session.call_tool("lro_extract", arguments)
+    """Calls the proxy's extract tool and returns its result values."""
+    result = await session.call_tool(session.extract_tool, arguments)
     assert not result.isError, result.content[0].text
     return result.structuredContent["results"]
 

@@ -30,7 +30,7 @@ def main():
     args = parser.parse_args()
     os.environ["LRO_BIN"] = args.lro
     from offload_checks import OffloadFile, ResponseFigures
-    from real_servers import SCENARIOS
+    from real_servers import offloaded_descriptor, SCENARIOS
 
     print(f"guidance: {args.guidance}")
     print("| server and call | without LRO, bytes | response bytes | est. tokens (chars/4) | budget estimate | records in the file | file path bytes |")
@@ -44,7 +44,7 @@ def main():
             scenario = SCENARIOS[name](proxied)
             run = scenario.run(Path(tmp) / "o", guidance=args.guidance)
             figures = ResponseFigures.of(run.result)
-            descriptor = run.result.structuredContent or {}
+            descriptor = offloaded_descriptor(run.result)
             if descriptor.get("offloaded") is True:
                 records = len(OffloadFile.read(descriptor["file_path"]).records)
                 path_bytes = len(descriptor["file_path"].encode())

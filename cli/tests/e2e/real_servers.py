@@ -6,6 +6,7 @@ Used by the tests (test_*_server.py) and by measure_real_servers.py (the figures
 before/after table), so both see exactly the same calls."""
 
 import ast
+import json
 import os
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -89,12 +90,12 @@ class Scenario:
                 run = Run(None)
                 await self.prepare(session, run)
                 run.result = await self.large_call(session)
-                descriptor = run.result.structuredContent or {}
+                descriptor = offloaded_descriptor(run.result)
                 if descriptor.get("offloaded") is True:
                     path = descriptor["file_path"]
                     recipes = {f"recipe {n}": {"file_path": path, "recipe": n} for n in range(1, 11)}
                     for name, arguments in {**recipes, **self.questions(path)}.items():
-                        run.answers[name] = await session.call_tool("lro_extract", arguments)
+                        run.answers[name] = await session.call_tool(session.extract_tool, arguments)
                 return run
 
         return anyio.run(session_run)
@@ -288,3 +289,12 @@ class GitHistory(Scenario):
 
 SCENARIOS = {"memory": MemoryGraph, "filesystem": FileTree, "sqlite": SqliteSales,
              "duckdb": DuckdbSales, "git": GitHistory}
+
+
+def offloaded_descriptor(result) -> dict:
+    """The descriptor an offloaded result holds (its text block), or {} for any other result."""
+    try:
+        descriptor = json.loads(result.content[0].text)
+    except (AttributeError, IndexError, TypeError, ValueError):
+        return {}
+    return descriptor if isinstance(descriptor, dict) and descriptor.get("offloaded") is True else {}

@@ -13,7 +13,7 @@ import pytest
 from conftest import npm_server, proxied
 from real_servers import MemoryGraph
 
-BUDGETS = {"compact": 350, "pointer": 80}
+BUDGETS = {"compact": 350, "pointer": 100}
 NOMINAL_PATH = "p" * 64  # the path length the core's budgets are reckoned with
 
 
@@ -40,10 +40,10 @@ def read_through_proxy(graph, profile, out_dir):
         async with proxied(graph.server(), out_dir, extra=["--descriptor", profile], env=graph.env) as session:
             await graph.prepare(session, type("Run", (), {"small_results": {}})())
             result = await session.call_tool("read_graph", {})
-            descriptor = result.structuredContent
+            descriptor = json.loads(result.content[0].text)
             file_path = descriptor["file_path"]
-            described = await session.call_tool("lro_extract", {"file_path": file_path, "describe": True})
-            teams = await session.call_tool("lro_extract", {
+            described = await session.call_tool(session.extract_tool, {"file_path": file_path, "describe": True})
+            teams = await session.call_tool(session.extract_tool, {
                 "file_path": file_path, "section": "entities", "where": {"entityType": "team"}, "count": True})
             return result, described, teams
     return anyio.run(scenario)
@@ -52,15 +52,15 @@ def read_through_proxy(graph, profile, out_dir):
 @pytest.mark.parametrize("profile", ["compact", "pointer"])
 def test_a_profile_through_the_proxy_and_the_full_descriptor_on_demand(graph, profile, tmp_path):
     result, described, teams = read_through_proxy(graph, profile, tmp_path / "lro")
-    descriptor = result.structuredContent
-    assert json.loads(result.content[0].text) == descriptor, "the text block is the same descriptor"
+    descriptor = json.loads(result.content[0].text)
+    assert result.structuredContent is None, "the text block alone holds the descriptor"
     assert descriptor["offloaded"] is True
     assert tokens(descriptor) <= BUDGETS[profile], (tokens(descriptor), descriptor)
     count = len(graph.entities) + len(graph.relations)
     if profile == "pointer":
-        assert list(descriptor) == ["offloaded", "file_path", "count", "guidance"]
+        assert list(descriptor) == ["offloaded", "file_path", "resource_uri", "count", "guidance"]
         assert descriptor["count"] == count
-        assert "lro_extract" in descriptor["guidance"]
+        assert "lro_extract_" in descriptor["guidance"]
     else:
         assert descriptor["summary"]["count"] == count
         assert len(descriptor["recipes"]) == 10
@@ -84,5 +84,5 @@ def test_the_full_profile_is_the_default(graph, tmp_path):
             await graph.prepare(session, type("Run", (), {"small_results": {}})())
             return await session.call_tool("read_graph", {})
     result = anyio.run(scenario)
-    assert len(result.structuredContent["jq_recipes"]) == 10
-    assert tokens(result.structuredContent) <= 1000
+    assert len(json.loads(result.content[0].text)["jq_recipes"]) == 10
+    assert tokens(json.loads(result.content[0].text)) <= 1000

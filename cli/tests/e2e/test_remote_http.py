@@ -23,8 +23,9 @@ def test_remote_results_are_offloaded_locally(http_server, tmp_path, request):
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
                 assert init.serverInfo.name == "remote-inventory"
+                session.extract_tool = "lro_extract_remote_inventory"
                 tools = {tool.name for tool in (await session.list_tools()).tools}
-                assert {"list_items", "whoami", "lro_extract"} <= tools
+                assert {"list_items", "whoami", "lro_extract_remote_inventory"} <= tools
 
                 who = await session.call_tool("whoami", {})
                 assert json.loads(who.content[0].text)["proxy"] is True

@@ -57,9 +57,17 @@ async def all_pages(list_page):
 
 
 def link_of(result) -> types.ResourceLink:
+    """The result's link to its file (the memory run asks for it with --resource-link)."""
     links = [block for block in result.content if block.type == "resource_link"]
     assert len(links) == 1, result.content
+    assert str(links[0].uri) == json.loads(result.content[0].text)["resource_uri"]
     return links[0]
+
+
+def uri_of(result) -> str:
+    """The offload file's URI, as the descriptor names it (`resource_uri`)."""
+    assert not any(block.type == "resource_link" for block in result.content), "no link by default"
+    return json.loads(result.content[0].text)["resource_uri"]
 
 
 def offload_with_the_cli(output_dir: Path, count: int):
@@ -80,7 +88,9 @@ def memory_run(tmp_path_factory):
 
     async def session_run():
         env = {"MEMORY_FILE_PATH": str(memory / "memory.jsonl")}
-        async with proxied([npm_server("mcp-server-memory")], output_dir, env=env, message_handler=notes) as session:
+        # With the link and structuredContent (the options' path, against a real server).
+        extra = ["--resource-link", "--structured-content"]
+        async with proxied([npm_server("mcp-server-memory")], output_dir, extra, env=env, message_handler=notes) as session:
             seen["capabilities"] = session.get_server_capabilities()
             seen["before"] = await session.list_resources()
             calls = [("create_entities", {"entities": entities[start:start + 100]}) for start in range(0, len(entities), 100)]
@@ -101,7 +111,7 @@ def memory_run(tmp_path_factory):
             seen["file"] = await session.read_resource(uri)
             seen["records"] = await session.read_resource(f"{uri}/records")
             seen["templates"] = await session.list_resource_templates()
-            seen["teams"] = await session.call_tool("lro_extract", {"file_path": str(uri), "section": "entities",
+            seen["teams"] = await session.call_tool(session.extract_tool, {"file_path": str(uri), "section": "entities",
                                                                    "where": {"entityType": "team"}, "count": True})
             seen["graph"] = await session.read_resource("memory://knowledge-graph")
             errors = {}
@@ -212,7 +222,7 @@ def filesystem_run(tmp_path_factory):
             seen["result"] = await session.call_tool("directory_tree", {"path": str(root)})
             seen["listed"] = await session.list_resources()
             seen["templates"] = await session.list_resource_templates()
-            seen["file"] = await session.read_resource(link_of(seen["result"]).uri)
+            seen["file"] = await session.read_resource(uri_of(seen["result"]))
             with pytest.raises(McpError) as caught:
                 await session.read_resource(f"file://{root}/pkg_3")
             seen["other"] = caught.value.error
@@ -231,7 +241,7 @@ class TestInFrontOfServerFilesystem:
     def test_the_proxy_answers_list_templates_and_read(self, filesystem_run):
         descriptor = descriptor_of(filesystem_run["result"])
         [resource] = filesystem_run["listed"].resources
-        assert str(resource.uri) == str(link_of(filesystem_run["result"]).uri)
+        assert str(resource.uri) == uri_of(filesystem_run["result"])
         assert [t.uriTemplate for t in filesystem_run["templates"].resourceTemplates] == [
             "lro://offloads/{file}", "lro://offloads/{file}/records"]
         [contents] = filesystem_run["file"].contents
@@ -267,7 +277,7 @@ def everything_run(tmp_path_factory):
             seen["echo"] = await session.call_tool("echo", {"message": message})
             seen["links"] = await session.call_tool("get-resource-links", {"count": 3})
             seen["proxied"] = await own_view(session)
-            uri = link_of(seen["echo"]).uri
+            uri = uri_of(seen["echo"])
             seen["file"] = await session.read_resource(uri)
         return seen
 

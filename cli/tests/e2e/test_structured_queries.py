@@ -23,7 +23,7 @@ def test_a_model_queries_the_offloaded_graph_with_a_filter_document(tmp_path):
         env = {"MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")}
         async with proxied([npm_server("mcp-server-memory")], tmp_path / "lro", env=env) as session:
             tools = {tool.name: tool for tool in (await session.list_tools()).tools}
-            properties = tools["lro_extract"].inputSchema["properties"]
+            properties = tools[session.extract_tool].inputSchema["properties"]
             assert {"where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats"} <= set(properties)
             assert "MongoDB filter document" in properties["where"]["description"]
 
@@ -58,13 +58,13 @@ def test_a_model_queries_the_offloaded_graph_with_a_filter_document(tmp_path):
             assert owned == [RELATIONS // 2]
 
             # A misspelled field: no records, and a warning naming the field the records have.
-            result = await session.call_tool("lro_extract", {"file_path": path, "section": "entities", "where": {"entitytype": "team"}})
+            result = await session.call_tool(session.extract_tool, {"file_path": path, "section": "entities", "where": {"entitytype": "team"}})
             assert not result.isError
             assert result.structuredContent["results"] == []
             assert 'closest field names: "entityType"' in result.content[0].text
             assert "equivalent jq: sed -n " in result.content[0].text
 
-            bad = await session.call_tool("lro_extract", {"file_path": path, "where": {"name": {"$like": "x"}}})
+            bad = await session.call_tool(session.extract_tool, {"file_path": path, "where": {"name": {"$like": "x"}}})
             assert bad.isError and "error[invalid_query]: where.name.$like" in bad.content[0].text
 
     anyio.run(scenario)

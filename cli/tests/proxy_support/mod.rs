@@ -24,6 +24,9 @@ pub struct Proxy {
     lines: Receiver<String>,
     stderr: Arc<Stderr>,
     pub dir: tempfile::TempDir,
+    /// The extract tool's name: `lro_extract` until `initialize` gives the server's name,
+    /// then `lro_extract_<server>` (as the proxy lists it).
+    pub extract_tool: String,
 }
 
 /// The proxy's stderr as read so far by a reader thread, and whether it reached its end.
@@ -155,6 +158,7 @@ impl Proxy {
             lines,
             stderr,
             dir,
+            extract_tool: lro_core::mcp::DEFAULT_EXTRACT_TOOL.to_owned(),
         }
     }
 
@@ -235,7 +239,17 @@ impl Proxy {
             json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client_info}),
         );
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        let server = response
+            .pointer("/result/serverInfo/name")
+            .and_then(Value::as_str);
+        self.extract_tool = lro_core::mcp::extract_tool_for_server(server);
         response
+    }
+
+    /// A call of the proxy's extract tool, by the name it lists.
+    pub fn extract(&mut self, id: i64, arguments: Value) -> Value {
+        let name = self.extract_tool.clone();
+        self.tool(id, &name, arguments)
     }
 
     /// The proxy's stderr read so far: only for what it must not say, or after waiting for
@@ -363,4 +377,14 @@ pub fn offload_records(dir: &Path, records: Vec<Value>) -> PathBuf {
     assert!(out.status.success());
     let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
     PathBuf::from(descriptor["file_path"].as_str().unwrap())
+}
+
+/// The descriptor an offloaded result holds: its first text block, read as JSON (`Null` when
+/// it is not JSON). Offloaded results carry no `structuredContent` by default.
+#[allow(dead_code, reason = "not every test file reads descriptors")]
+pub fn descriptor(result: &Value) -> Value {
+    result["content"][0]["text"]
+        .as_str()
+        .and_then(|text| serde_json::from_str(text).ok())
+        .unwrap_or(Value::Null)
 }

@@ -5,6 +5,10 @@ use serde_json::Value;
 
 use super::SectionInfo;
 
+/// Said after the extract tool's name: the name is the one the server lists, and some
+/// clients (Mastra, Claude's) show tools of a server under a prefix.
+pub(crate) const PREFIX_NOTE: &str = " (your client may show it with a prefix)";
+
 /// Sections the guidance names (the descriptor's `sections` lists more).
 const GUIDANCE_SECTIONS: usize = 4;
 use crate::config::GuidanceMode;
@@ -26,6 +30,7 @@ pub fn guidance(
     tokens: usize,
     path: &str,
     recipes: &[Recipe],
+    tool: &str,
 ) -> String {
     let noun = match (kind, format, count) {
         (RecordKind::Mif(_), _, 1) => "memory",
@@ -75,16 +80,16 @@ pub fn guidance(
             format!(
                 "Results offloaded to JSONL ({count} {noun}, ~{tokens} tokens saved).\n\
                  Detail level: {detail}\n\
-                 Use the `lro_extract` tool to query this result set. Examples:\n\
-                 - Browse: lro_extract(file_path=\"{path}\", recipe=1)\n\
-                 - Filter by namespace: lro_extract(file_path=\"{path}\", recipe=2, params={{\"namespace\": \"_semantic\"}})\n\
-                 - Search by keyword: lro_extract(file_path=\"{path}\", recipe=3, params={{\"keyword\": \"your term\"}})\n\
+                 Use the `{tool}` tool{PREFIX_NOTE} to query this result set. Examples:\n\
+                 - Browse: {tool}(file_path=\"{path}\", recipe=1)\n\
+                 - Filter by namespace: {tool}(file_path=\"{path}\", recipe=2, params={{\"namespace\": \"_semantic\"}})\n\
+                 - Search by keyword: {tool}(file_path=\"{path}\", recipe=3, params={{\"keyword\": \"your term\"}})\n\
                  {}\
-                 - Custom filter: lro_extract(file_path=\"{path}\", query={})\n\
+                 - Custom filter: {tool}(file_path=\"{path}\", query={})\n\
                  Available recipes: 1=titles+namespaces, 2=filter namespace, 3=search titles,\n\
                  4=IDs+titles, 5=filter type, 6=count by namespace, 7=filter tag, 8=sort by date,\n\
                  9=detail-adaptive, 10=detail-adaptive.",
-                where_example(path, recipes, sections),
+                where_example(tool, path, recipes, sections),
                 Value::from(custom)
             )
         }
@@ -102,16 +107,16 @@ pub fn guidance(
             format!(
                 "Results offloaded to JSONL ({count} {noun}, ~{tokens} tokens saved).\n\
                  Detail level: {detail}\n\
-                 Use the `lro_extract` tool to query this result set. Examples:\n\
-                 - Browse: lro_extract(file_path=\"{path}\", recipe=1)\n\
-                 - Filter: lro_extract(file_path=\"{path}\", recipe=2{})\n\
-                 - Search by keyword: lro_extract(file_path=\"{path}\", recipe=3, params={{\"keyword\": \"your term\"}})\n\
+                 Use the `{tool}` tool{PREFIX_NOTE} to query this result set. Examples:\n\
+                 - Browse: {tool}(file_path=\"{path}\", recipe=1)\n\
+                 - Filter: {tool}(file_path=\"{path}\", recipe=2{})\n\
+                 - Search by keyword: {tool}(file_path=\"{path}\", recipe=3, params={{\"keyword\": \"your term\"}})\n\
                  {}\
-                 - Custom filter: lro_extract(file_path=\"{path}\", query=\"select(. != null)\")\n\
+                 - Custom filter: {tool}(file_path=\"{path}\", query=\"select(. != null)\")\n\
                  {}Available recipes: {list}.",
                 params(&recipes[1]),
-                where_example(path, recipes, sections),
-                section_example(sections, path)
+                where_example(tool, path, recipes, sections),
+                section_example(tool, sections, path)
             )
         }
     }
@@ -178,7 +183,7 @@ fn sections_line(sections: &[SectionInfo]) -> String {
 /// frequent one, so the example matches records), the projecting recipe of the same records
 /// the fields to return, and, in a file of sections, their section. Empty when no recipe
 /// filters by equality (records that are not objects).
-fn where_example(path: &str, recipes: &[Recipe], sections: &[SectionInfo]) -> String {
+fn where_example(tool: &str, path: &str, recipes: &[Recipe], sections: &[SectionInfo]) -> String {
     let Some((recipe, field, value)) = recipes.iter().find_map(|r| {
         Some((
             r,
@@ -205,16 +210,16 @@ fn where_example(path: &str, recipes: &[Recipe], sections: &[SectionInfo]) -> St
     let mut filter = serde_json::Map::new();
     filter.insert(field, value);
     format!(
-        "- MongoDB filter: lro_extract(file_path=\"{path}\"{section}, where={}{fields})\n",
+        "- MongoDB filter: {tool}(file_path=\"{path}\"{section}, where={}{fields})\n",
         Value::Object(filter)
     )
 }
 
 /// The native guidance's example of a query scoped to one section, for files with several.
-fn section_example(sections: &[SectionInfo], path: &str) -> String {
+fn section_example(tool: &str, sections: &[SectionInfo], path: &str) -> String {
     match sections {
         [_, second, ..] => format!(
-            "- One section: lro_extract(file_path=\"{path}\", section={}, query=\".\")\n",
+            "- One section: {tool}(file_path=\"{path}\", section={}, query=\".\")\n",
             Value::from(second.label())
         ),
         _ => String::new(),
@@ -268,6 +273,7 @@ pub fn short_guidance(
     count: usize,
     tokens: usize,
     path: &str,
+    tool: &str,
 ) -> String {
     let noun = if matches!(kind, RecordKind::Mif(_)) {
         "memories"
@@ -281,7 +287,7 @@ pub fn short_guidance(
         ),
         GuidanceMode::Native => format!(
             "Results offloaded to JSONL ({count} {noun}, ~{tokens} tokens saved).\n\
-             Use the `lro_extract` tool: lro_extract(file_path=\"{path}\", recipe=1) and recipes 1-10."
+             Use the `{tool}` tool{PREFIX_NOTE}: {tool}(file_path=\"{path}\", recipe=1) and recipes 1-10."
         ),
     }
 }

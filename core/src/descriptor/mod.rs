@@ -167,6 +167,14 @@ pub struct OffloadResponse {
     pub summary: OffloadSummary,
     /// Absolute path to the JSONL file.
     pub file_path: String,
+    /// The file as an MCP resource, `lro://offloads/{file name}` (LRO's MCP surfaces serve
+    /// it with `resources/read`), for a client that cannot open `file_path`.
+    #[serde(default)]
+    pub resource_uri: String,
+    /// The extract tool's name as the MCP server lists it (`lro_extract_memory`), with the
+    /// native guidance, which names it too.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extract_tool: Option<String>,
     /// JSON Schema describing each record line in the JSONL file.
     pub line_schema: Value,
     /// Ready-to-use jq recipes (exactly 10).

@@ -4,11 +4,11 @@
 //! - **compact**: the summary, the file path, the recipes as one short line each, the
 //!   sections and small fields when there are some, and one paragraph of guidance; at most
 //!   [`COMPACT_BUDGET_TOKENS`].
-//! - **pointer**: `offloaded`, `file_path`, `count` and one line of guidance (the paper's
+//! - **pointer**: `offloaded`, `file_path`, `resource_uri`, `count` and one line of guidance (the paper's
 //!   bare pointer, C4); at most [`POINTER_BUDGET_TOKENS`].
 //!
 //! Nothing is lost by choosing less: the file is the same whatever profile described it,
-//! and `lro_extract(file_path, describe=true)` rebuilds the full descriptor from it.
+//! and the extract tool's `describe=true` rebuilds the full descriptor from it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -23,8 +23,9 @@ use crate::shape::Format;
 /// Most estimated tokens of a compact descriptor, as compact JSON, its file path reckoned as
 /// [`NOMINAL_PATH_BYTES`] long.
 pub const COMPACT_BUDGET_TOKENS: usize = 350;
-/// Most estimated tokens of a pointer descriptor, reckoned the same way.
-pub const POINTER_BUDGET_TOKENS: usize = 80;
+/// Most estimated tokens of a pointer descriptor, reckoned the same way: the bare pointer's
+/// 80, and 20 for its `resource_uri` (issue 32: the link travels in the descriptor).
+pub const POINTER_BUDGET_TOKENS: usize = 100;
 
 /// Sections a compact descriptor lists at first (the header lists every one).
 const COMPACT_SECTIONS: usize = 4;
@@ -38,6 +39,11 @@ pub struct CompactDescriptor {
     pub summary: OffloadSummary,
     /// Where the records are.
     pub file_path: String,
+    /// The file as an MCP resource (`lro://offloads/{file name}`).
+    pub resource_uri: String,
+    /// The extract tool's name as listed, with the native guidance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extract_tool: Option<String>,
     /// The ten recipes, one line each: `6. Count by namespace: jq -s '...'` (the jq part
     /// only in the shell guidance mode, and only while it fits).
     pub recipes: Vec<String>,
@@ -64,6 +70,8 @@ pub struct PointerDescriptor {
     pub offloaded: bool,
     /// Where the records are.
     pub file_path: String,
+    /// The file as an MCP resource (`lro://offloads/{file name}`).
+    pub resource_uri: String,
     /// Records in the file.
     pub count: usize,
     /// One line: how to read the file.
@@ -94,6 +102,9 @@ pub(crate) struct Parts<'a> {
     pub format: Format,
     pub summary: &'a OffloadSummary,
     pub file_path: &'a str,
+    pub resource_uri: &'a str,
+    /// The extract tool's name, which the native guidance names.
+    pub extract_tool: &'a str,
     pub recipes: &'a [Recipe],
     pub sections: &'a [SectionInfo],
     pub envelope: Option<&'a Map<String, Value>>,
@@ -126,6 +137,8 @@ pub(crate) fn compact(parts: &Parts<'_>, estimator: &dyn TokenEstimator) -> Comp
         offloaded: true,
         summary: parts.summary.clone(),
         file_path: parts.file_path.to_owned(),
+        resource_uri: parts.resource_uri.to_owned(),
+        extract_tool: (parts.mode == GuidanceMode::Native).then(|| parts.extract_tool.to_owned()),
         recipes: Vec::new(),
         sections: parts
             .sections
@@ -184,13 +197,16 @@ pub(crate) fn pointer(parts: &Parts<'_>) -> PointerDescriptor {
                 }
             )
         }
-        GuidanceMode::Native => "Query with lro_extract(file_path, where={...} or recipe=1-10); \
-             describe=true gives the schema and recipes."
-            .to_owned(),
+        GuidanceMode::Native => format!(
+            "Query with {}(file_path, where={{...}} or recipe=1-10); describe=true gives the \
+             schema and recipes.",
+            parts.extract_tool
+        ),
     };
     PointerDescriptor {
         offloaded: true,
         file_path: parts.file_path.to_owned(),
+        resource_uri: parts.resource_uri.to_owned(),
         count: parts.summary.count,
         guidance,
         threshold_tokens: parts.threshold_tokens,
@@ -255,9 +271,11 @@ fn compact_guidance(parts: &Parts<'_>) -> String {
             )
         }
         GuidanceMode::Native => format!(
-            "{opening} Query with lro_extract(file_path=..., recipe=N), a MongoDB filter \
-             where={{...}} or a jq query; describe=true returns the line schema and each \
-             recipe's command."
+            "{opening} Query with the {tool} tool{note}: {tool}(file_path=..., recipe=N), a \
+             MongoDB filter where={{...}} or a jq query; describe=true returns the line schema \
+             and each recipe's command.",
+            tool = parts.extract_tool,
+            note = super::guidance::PREFIX_NOTE,
         ),
     }
 }

@@ -19,11 +19,13 @@ use crate::jsonl::Body;
 use crate::offload::{OffloadRequest, Offloader, Prepared};
 
 impl<H: Host> Offloader<H> {
-    /// The full descriptor of the file `lines` reads, named `file_path` in it.
+    /// The full descriptor of the file `lines` reads, named `file_path` in it, its guidance
+    /// naming the extract tool `extract_tool` (else the configured name).
     pub(super) fn describe_file(
         &self,
         lines: &mut LineReader<'_>,
         file_path: String,
+        extract_tool: Option<&str>,
         deadline: &Deadline<'_>,
     ) -> Result<ExtractResponse> {
         let (header, kind) = kind_of_header(lines.header()?.as_deref())?;
@@ -72,6 +74,7 @@ impl<H: Host> Offloader<H> {
             operation: header.operation.clone(),
             query: header.query.clone(),
             descriptor: Some(DescriptorProfile::Full),
+            extract_tool: extract_tool.map(str::to_owned),
             ..OffloadRequest::default()
         };
         let prepared = Prepared {

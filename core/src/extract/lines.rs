@@ -88,3 +88,17 @@ fn chars(
     budget.push(Value::from(text));
     Ok(())
 }
+
+/// The characters (as [`chars`] counts them: each line and its newline) of the records
+/// before record `index`.
+pub(crate) fn chars_before(lines: &mut LineReader<'_>, index: u64) -> Result<u64> {
+    lines.header()?;
+    let mut position = 0u64;
+    for _ in 0..index {
+        let Some(line) = lines.next_line()? else {
+            break;
+        };
+        position += String::from_utf8_lossy(line).chars().count() as u64 + 1;
+    }
+    Ok(position)
+}

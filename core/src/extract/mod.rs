@@ -138,6 +138,11 @@ pub struct ExtractRequest {
     /// or `pointer` profile.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub describe: Option<bool>,
+    /// The extract tool's name that a `describe` descriptor's guidance gives, when it is not
+    /// the configured one: set by the MCP surface that lists the tool (`lro proxy` names it
+    /// after its server once the server has said its name), never read from a request's JSON.
+    #[serde(skip)]
+    pub extract_tool: Option<String>,
 }
 
 /// What a [`LineRange`] counts.
@@ -350,7 +355,12 @@ impl<H: Host> Offloader<H> {
         let reader = file.open(&self.host, file_path)?.reader;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         if let Verb::Describe = verb {
-            return self.describe_file(&mut lines, path.to_string_lossy().into_owned(), &deadline);
+            return self.describe_file(
+                &mut lines,
+                path.to_string_lossy().into_owned(),
+                request.extract_tool.as_deref(),
+                &deadline,
+            );
         }
         let mut missing = Vec::new();
         // The file lines a section spans, for the jq equivalent too.
@@ -390,6 +400,31 @@ impl<H: Host> Offloader<H> {
             }
         }
         Ok(response)
+    }
+
+    /// Where record `index` (from 0, in `section` when given) starts, in the characters
+    /// that `lines` with unit `chars` counts: the extract tool's next character range
+    /// for a record too large for one answer.
+    pub(crate) fn record_char_offset(
+        &self,
+        file_path: &str,
+        section: Option<&str>,
+        index: u64,
+    ) -> Result<u64> {
+        let output_dir = self.output_dir();
+        let file = safety::resolve_offload_file(
+            &self.host,
+            &output_dir,
+            &self.config.file_prefix,
+            file_path,
+        )?;
+        let reader = file.open(&self.host, file_path)?.reader;
+        let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        if let Some(name) = section {
+            let section = section_named(lines.header()?.as_deref(), name)?;
+            lines.window(section.first_line as u64, section.last_line() as u64)?;
+        }
+        lines::chars_before(&mut lines, index)
     }
 
     /// The first records of an offload file (for the names of its fields); none when it

@@ -152,7 +152,8 @@ fn a_fastmcp_dict_result_is_read_from_its_text() {
     else {
         panic!("not rewritten")
     };
-    let descriptor = &got.result["structuredContent"];
+    let descriptor: Value =
+        serde_json::from_str(got.result["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(descriptor["summary"]["count"], 3000);
     assert_eq!(descriptor["envelope"], json!({"total": 3000}));
     assert_eq!(descriptor["sections"][0]["name"], "items");

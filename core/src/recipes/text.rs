@@ -8,6 +8,42 @@ use super::{PLACEHOLDER_KEYWORD, Recipe, most_frequent, recipe, safe_example};
 /// Lines of context around a match (recipe 5), before and after.
 const CONTEXT: usize = 2;
 
+/// Characters of a line the recipes print when the sample has a line longer than this (one
+/// long text, such as an echo of a whole document, is a single record): the suggestions
+/// then stay bounded, with a note of what was left out, instead of undoing the offload.
+pub(crate) const LONG_LINE: usize = 4000;
+
+/// `text`, a jq expression of a string (or null), cut to [`LONG_LINE`] characters, marked
+/// `[cut]` when it was longer.
+fn cut(text: &str) -> String {
+    format!(r#"({text} | .[0:{LONG_LINE}] + (if length > {LONG_LINE} then " [cut]" else "" end))"#)
+}
+
+/// The recipes of [`text_recipes`] for a text with long lines: each line printed or returned
+/// is cut to its first [`LONG_LINE`] characters.
+fn bounded(mut recipes: Vec<Recipe>) -> Vec<Recipe> {
+    let line = r#""\(.line): \(.text // "")""#;
+    let cut_line = format!(r#""\(.line): \({})""#, cut(r#".text // """#));
+    for recipe in &mut recipes {
+        recipe.filter = match recipe.number {
+            1 | 5 => recipe.filter.replace(line, &cut_line),
+            2 | 3 | 4 | 7 | 9 => format!("{} | .text |= {}", recipe.filter, cut(".")),
+            10 => recipe.filter.replace(
+                "{text: .[0].text,",
+                &format!("{{text: {},", cut(".[0].text")),
+            ),
+            _ => continue,
+        };
+    }
+    // The first suggestion (the one guidance points at to browse) says so; the others' cut
+    // shows in their commands, which the descriptor's budget keeps short.
+    recipes[0].description = format!(
+        "{}, each cut to {LONG_LINE} characters",
+        recipes[0].description
+    );
+    recipes
+}
+
 /// The ten recipes for text lines; `sample` (the first lines) gives the examples: the most
 /// frequent word that leads a line (`commit`, `INFO`, ...) for the keyword and pattern, and
 /// the most frequent first token, when it repeats, for the prefix.
@@ -16,7 +52,11 @@ pub fn text_recipes(sample: &[Value]) -> Vec<Recipe> {
     let keyword = safe_example(word.as_deref(), PLACEHOLDER_KEYWORD);
     let pattern = keyword.clone();
     let last = sample.len().clamp(1, 20);
-    vec![
+    let long = sample
+        .iter()
+        .filter_map(|r| r.get("text")?.as_str())
+        .any(|text| text.chars().count() > LONG_LINE);
+    let recipes = vec![
         recipe(1, "Print lines with their numbers", r#""\(.line): \(.text // "")""#)
             .raw()
             .reads(&["line", "text"]),
@@ -74,7 +114,8 @@ pub fn text_recipes(sample: &[Value]) -> Vec<Recipe> {
         )
         .slurp()
         .reads(&["text"]),
-    ]
+    ];
+    if long { bounded(recipes) } else { recipes }
 }
 
 /// The most frequent word among the first three tokens of each line (letters, digits, `_`

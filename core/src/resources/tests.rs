@@ -266,8 +266,7 @@ fn extraction_takes_the_uri_for_the_path() {
 }
 
 #[test]
-fn an_offloaded_mcp_result_links_its_resource() {
-    let lro = lro();
+fn an_offloaded_mcp_result_names_its_resource_and_links_it_when_asked() {
     let text = json!(
         (0..300)
             .map(|i| json!({"id": i, "v": format!("value {i}")}))
@@ -279,17 +278,37 @@ fn an_offloaded_mcp_result_links_its_resource() {
         tool_name: "query".into(),
         ..Default::default()
     };
+    // By default: the descriptor's text (holding resource_uri) and the tool's image, no link
+    // and no structuredContent.
+    let lro = lro();
     let out = lro.intercept_tool_result(&result, &context).unwrap();
     let content = out.result["content"].as_array().unwrap();
-    assert_eq!(content.len(), 3, "descriptor, image, link");
+    assert_eq!(content.len(), 2, "descriptor, image: {content:?}");
     assert_eq!(content[1]["type"], "image");
-    let link = &content[2];
+    assert!(out.result.get("structuredContent").is_none());
     let file_path = &out.response.as_ref().unwrap().file_path;
-    assert_eq!(link, &resource_link(file_path));
-    let read = lro.read_resource(link["uri"].as_str().unwrap()).unwrap();
+    let descriptor: Value = serde_json::from_str(content[0]["text"].as_str().unwrap()).unwrap();
+    let uri = descriptor["resource_uri"].as_str().unwrap();
+    assert_eq!(uri, resource_link(file_path)["uri"]);
+    let read = lro.read_resource(uri).unwrap();
     assert_eq!(
         read.contents[0].text.as_bytes(),
         lro.host().file(file_path).unwrap()
+    );
+    // mcp.resource_link and mcp.structured_content add the link block and the descriptor
+    // as structuredContent.
+    let mut config = OffloadConfig::default();
+    config.mcp.resource_link = true;
+    config.mcp.structured_content = true;
+    let lro = Offloader::new(config, MemoryHost::new()).unwrap();
+    let out = lro.intercept_tool_result(&result, &context).unwrap();
+    let content = out.result["content"].as_array().unwrap();
+    assert_eq!(content.len(), 3, "descriptor, image, link");
+    let file_path = &out.response.as_ref().unwrap().file_path;
+    assert_eq!(&content[2], &resource_link(file_path));
+    assert_eq!(
+        out.result["structuredContent"],
+        serde_json::from_str::<Value>(content[0]["text"].as_str().unwrap()).unwrap()
     );
     // Inline results carry no link.
     let small = json!({"content": [{"type": "text", "text": "[1, 2]"}]});

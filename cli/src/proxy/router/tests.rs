@@ -46,6 +46,13 @@ fn router_with_timeout(
         output_dir: dir.to_string_lossy().into_owned(),
         ..OffloadConfig::default()
     };
+    router_with_config(config, timeout)
+}
+
+fn router_with_config(
+    config: OffloadConfig,
+    timeout: Option<std::time::Duration>,
+) -> (Arc<Router>, Capture) {
     let capture = Capture::default();
     let lro = Arc::new(Offloader::new(config, NativeHost::Local(StdHost::new())).unwrap());
     let router =
@@ -92,7 +99,12 @@ fn tool_results_above_the_threshold_are_offloaded_with_the_call_arguments() {
     let out = capture.messages();
     assert_eq!(out.len(), 1);
     assert_eq!(out[0]["id"], "a");
-    let descriptor = &out[0]["result"]["structuredContent"];
+    // One text block, the descriptor; no structuredContent, no link.
+    let result = &out[0]["result"];
+    assert_eq!(result["content"].as_array().unwrap().len(), 1);
+    assert!(result.get("structuredContent").is_none());
+    let descriptor: Value =
+        serde_json::from_str(result["content"][0]["text"].as_str().unwrap()).unwrap();
     assert_eq!(descriptor["summary"]["operation"], "recall");
     assert_eq!(descriptor["summary"]["detail"], "light");
     assert!(
@@ -160,4 +172,144 @@ fn a_timed_out_request_is_answered_once_and_its_late_answer_dropped() {
     assert_eq!(out.len(), 1, "{out:?}");
     assert_eq!(out[0]["error"]["code"], -32001);
     assert_eq!(out[0]["id"], 3);
+}
+
+/// The client's `initialize`, answered by a server named `server_name` (or by one without
+/// `serverInfo.name`).
+fn initialized(router: &Arc<Router>, capture: &Capture, server_name: Option<&str>) {
+    let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize", "params": {"clientInfo": {"name": "c"}}});
+    forwarded(router.from_client(init.to_string().as_bytes()));
+    let info = server_name.map_or_else(
+        || json!({"version": "1"}),
+        |n| json!({"name": n, "version": "1"}),
+    );
+    let answer = json!({"jsonrpc": "2.0", "id": "init", "result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": info}});
+    router.on_server_message(answer.to_string().into_bytes());
+    capture.0.lock().unwrap().clear();
+}
+
+/// `tools/list` through the router, the server listing `tools`.
+fn listed(router: &Arc<Router>, capture: &Capture, tools: Value) -> Vec<Value> {
+    let list = json!({"jsonrpc": "2.0", "id": "l", "method": "tools/list"});
+    forwarded(router.from_client(list.to_string().as_bytes()));
+    let answer = json!({"jsonrpc": "2.0", "id": "l", "result": {"tools": tools}});
+    router.on_server_message(answer.to_string().into_bytes());
+    let out = capture.messages();
+    capture.0.lock().unwrap().clear();
+    out[0]["result"]["tools"].as_array().unwrap().clone()
+}
+
+fn names(tools: &[Value]) -> Vec<&str> {
+    tools.iter().map(|t| t["name"].as_str().unwrap()).collect()
+}
+
+#[test]
+fn the_extract_tool_is_named_after_the_server_and_answered_under_that_name_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let (router, capture) = router(dir.path());
+    initialized(&router, &capture, Some("memory-server"));
+    let schema = json!({"type": "object"});
+    let tools = listed(
+        &router,
+        &capture,
+        json!([
+            {"name": "read_graph", "inputSchema": schema, "outputSchema": schema},
+            {"name": "lro_extract", "inputSchema": schema},
+            {"name": "lro_extract_memory_server", "inputSchema": schema},
+        ]),
+    );
+    // The server's tool of the proxy's name is replaced; its plain `lro_extract` is its own.
+    assert_eq!(
+        names(&tools),
+        ["read_graph", "lro_extract", "lro_extract_memory_server"]
+    );
+    assert!(tools[0].get("outputSchema").is_none());
+    assert!(
+        tools[2]["description"]
+            .as_str()
+            .unwrap()
+            .contains("offloaded")
+    );
+    // The proxy answers its name; `lro_extract` goes to the server, as any tool it lists.
+    let call = |name: &str| json!({"jsonrpc": "2.0", "id": name, "method": "tools/call", "params": {"name": name, "arguments": {"file_path": "/nowhere.jsonl"}}});
+    assert!(matches!(
+        router.from_client(call("lro_extract_memory_server").to_string().as_bytes()),
+        ClientAction::Done
+    ));
+    let sent = forwarded(router.from_client(call("lro_extract").to_string().as_bytes()));
+    assert_eq!(sent["params"]["name"], "lro_extract");
+}
+
+#[test]
+fn a_server_without_a_name_gets_lro_extract_and_the_descriptor_names_the_listed_tool() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = OffloadConfig {
+        output_dir: dir.path().to_string_lossy().into_owned(),
+        guidance: lro_core::GuidanceMode::Native,
+        ..OffloadConfig::default()
+    };
+    for (server, configured, expected) in [
+        (None, None, "lro_extract"),
+        (Some("Everything"), None, "lro_extract_everything"),
+        (Some("Everything"), Some("ev_x"), "ev_x"),
+    ] {
+        let mut config = config.clone();
+        config.mcp.extract_tool_name = configured.map(str::to_owned);
+        let (router, capture) = router_with_config(config, None);
+        initialized(&router, &capture, server);
+        assert_eq!(names(&listed(&router, &capture, json!([]))), [expected]);
+        let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "read_graph"}});
+        forwarded(router.from_client(call.to_string().as_bytes()));
+        let rows: Vec<Value> = (0..300)
+            .map(|i| json!({"name": format!("entity {i}"), "kind": "person"}))
+            .collect();
+        let answer = json!({"jsonrpc": "2.0", "id": 7, "result": {"content": [{"type": "text", "text": json!(rows).to_string()}]}});
+        router.on_server_message(answer.to_string().into_bytes());
+        let out = capture.messages();
+        let descriptor: Value =
+            serde_json::from_str(out[0]["result"]["content"][0]["text"].as_str().unwrap()).unwrap();
+        assert_eq!(descriptor["extract_tool"], expected);
+        let guidance = descriptor["guidance"].as_str().unwrap();
+        assert!(
+            guidance.contains(&format!("{expected}(file_path=")),
+            "{guidance}"
+        );
+    }
+}
+
+#[test]
+fn a_never_offloaded_tool_keeps_its_output_schema_and_its_result() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut config = OffloadConfig {
+        output_dir: dir.path().to_string_lossy().into_owned(),
+        ..OffloadConfig::default()
+    };
+    config.mcp.never_offload = vec!["get_rows".to_owned()];
+    let (router, capture) = router_with_config(config, None);
+    initialized(&router, &capture, Some("s"));
+    let schema = json!({"type": "object"});
+    let tools = listed(
+        &router,
+        &capture,
+        json!([
+            {"name": "get_rows", "inputSchema": schema, "outputSchema": schema},
+            {"name": "list_rows", "inputSchema": schema, "outputSchema": schema},
+        ]),
+    );
+    assert_eq!(tools[0]["outputSchema"], schema);
+    assert!(tools[1].get("outputSchema").is_none());
+    let rows: Vec<Value> = (0..300)
+        .map(|i| json!({"name": format!("entity {i}"), "kind": "person"}))
+        .collect();
+    let result = json!({"content": [{"type": "text", "text": json!(rows).to_string()}], "structuredContent": {"rows": rows}});
+    for (id, tool, offloaded) in [(1, "get_rows", false), (2, "list_rows", true)] {
+        let call =
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": tool}});
+        forwarded(router.from_client(call.to_string().as_bytes()));
+        let answer = json!({"jsonrpc": "2.0", "id": id, "result": result});
+        router.on_server_message(answer.to_string().into_bytes());
+        let out = capture.messages();
+        capture.0.lock().unwrap().clear();
+        assert_eq!(out[0]["result"] != result, offloaded, "{tool}");
+    }
 }

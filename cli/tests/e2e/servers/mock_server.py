@@ -34,6 +34,7 @@ Tools:
                           (a line of that size that names no id, then the real answer), or
                           "unended" (id first, and no newline ever)
 
+MOCK_SERVER_NAME=NAME names the server (default mock; empty: no name in serverInfo);
 MOCK_NO_TOOLS=1 leaves the tools capability out of initialize; MOCK_IGNORE_TERM=1 ignores
 SIGTERM (only SIGKILL stops it).
 """
@@ -82,6 +83,10 @@ def memory(i):
         "provenance": {"confidence": (i % 10) / 10, "source_type": "user"},
     }
 
+
+SERVER_INFO = {"version": "1.0"}
+if os.environ.get("MOCK_SERVER_NAME", "mock"):
+    SERVER_INFO["name"] = os.environ.get("MOCK_SERVER_NAME", "mock")
 
 TOOLS = [
     {"name": "echo", "inputSchema": {"type": "object", "properties": {"text": {"type": "string"}}},
@@ -248,7 +253,7 @@ def handle(msg):
         caps["resources"] = {}
         return send({"jsonrpc": "2.0", "id": msg_id, "result": {
             "protocolVersion": msg["params"].get("protocolVersion", "2025-06-18"),
-            "capabilities": caps, "serverInfo": {"name": "mock", "version": "1.0"}}})
+            "capabilities": caps, "serverInfo": SERVER_INFO}})
     if method == "tools/list" and not os.environ.get("MOCK_NO_TOOLS"):
         return send({"jsonrpc": "2.0", "id": msg_id, "result": {"tools": TOOLS}})
     if method == "tools/call":

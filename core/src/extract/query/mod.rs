@@ -61,6 +61,15 @@ impl ExtractRequest {
             || self.distinct.is_some()
             || self.stats.is_some()
     }
+
+    /// The structured query summarizes the records (`count`, `group_by`, `distinct`,
+    /// `stats`) rather than returning them.
+    pub(crate) fn is_summary(&self) -> bool {
+        self.count == Some(true)
+            || self.group_by.is_some()
+            || self.distinct.is_some()
+            || self.stats.is_some()
+    }
 }
 
 impl Query {

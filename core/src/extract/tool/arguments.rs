@@ -1,0 +1,284 @@
+//! The extract tool's arguments, read leniently: the flat, strict-mode schema's forms (JSON
+//! text for `where`, `params`, `sort` and `fields`; `lines` and `chars` as `"START:END"`;
+//! `search` as the pattern with `ignore_case` and `max_results` beside it) and the object
+//! forms clients used before (`{"where": {...}}`, `{"lines": {"start": 0, "end": 2}}`,
+//! `{"search": {"pattern": "x"}}`). A `null` is an absent argument: strict-mode converters
+//! send every optional argument, as `null` when unused.
+
+use serde_json::{Map, Value};
+
+use crate::error::{ErrorCode, LroError, Result};
+use crate::extract::{ExtractRequest, LineRange, LineUnit, SearchSpec};
+
+/// One call of the tool, read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ToolCall {
+    /// The offloaded result's `file_path` (or its resource URI).
+    pub file_path: String,
+    /// What to extract.
+    pub request: ExtractRequest,
+    /// The call asked for the equivalent jq command (`explain: true`).
+    pub explain: bool,
+}
+
+fn bad(message: String) -> LroError {
+    LroError::new(ErrorCode::InvalidArgument, message)
+}
+
+/// Reads a call's `arguments` (a JSON object; `null` or absent is an empty one).
+pub fn parse(arguments: Option<&Value>) -> Result<ToolCall> {
+    let mut given: Map<String, Value> = match arguments {
+        Some(Value::Object(map)) => map.clone(),
+        None | Some(Value::Null) => Map::new(),
+        Some(other) => {
+            return Err(bad(format!(
+                "the extract tool's arguments must be an object, got {other}"
+            )));
+        }
+    };
+    given.retain(|_, v| !v.is_null());
+    let file_path = match given.remove("file_path") {
+        Some(Value::String(path)) => path,
+        Some(other) => return Err(bad(format!("file_path must be a string, got {other}"))),
+        None => return Err(bad("file_path is required".to_owned())),
+    };
+    let explain = match given.remove("explain") {
+        None => false,
+        Some(Value::Bool(b)) => b,
+        Some(other) => return Err(bad(format!("explain must be true or false, got {other}"))),
+    };
+    for name in ["where", "params", "sort", "fields"] {
+        if let Some(value) = given.get_mut(name) {
+            decode_json_text(name, value)?;
+        }
+    }
+    let ranges = (given.remove("lines"), given.remove("chars"));
+    match ranges {
+        (Some(_), Some(_)) => {
+            return Err(bad(
+                "give lines (records) or chars (characters), not both".to_owned()
+            ));
+        }
+        (Some(lines), None) => {
+            given.insert(
+                "lines".to_owned(),
+                range("lines", lines, LineUnit::Records)?,
+            );
+        }
+        (None, Some(chars)) => {
+            given.insert("lines".to_owned(), range("chars", chars, LineUnit::Chars)?);
+        }
+        (None, None) => {}
+    }
+    let ignore_case = given.remove("ignore_case");
+    let max_results = given.remove("max_results");
+    match given.remove("search") {
+        Some(search) => {
+            given.insert(
+                "search".to_owned(),
+                search_spec(search, ignore_case, max_results)?,
+            );
+        }
+        None if ignore_case.is_some() || max_results.is_some() => {
+            return Err(bad(
+                "ignore_case and max_results belong to search".to_owned()
+            ));
+        }
+        None => {}
+    }
+    let request = serde_json::from_value(Value::Object(given))
+        .map_err(|e| bad(format!("extract tool: {e}")))?;
+    Ok(ToolCall {
+        file_path,
+        request,
+        explain,
+    })
+}
+
+/// `where`, `params`, `sort` and `fields` given as JSON text (`"{\"kind\": \"person\"}"`)
+/// become the value the text holds. Text that is not JSON stays text: `sort: "-created"`,
+/// `fields: "id,title"`; `where` reports a text that is not a filter document itself.
+fn decode_json_text(name: &str, value: &mut Value) -> Result<()> {
+    let Value::String(text) = value else {
+        return Ok(());
+    };
+    let trimmed = text.trim();
+    if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
+        if name == "params" {
+            return Err(bad(format!(
+                "params must be a JSON object such as {{\"keyword\": \"cache\"}}, got {text:?}"
+            )));
+        }
+        return Ok(());
+    }
+    match serde_json::from_str(trimmed) {
+        Ok(decoded) => *value = decoded,
+        // The structured query reports a filter document that does not parse (`invalid_query`).
+        Err(_) if name == "where" => {}
+        Err(e) => return Err(bad(format!("{name}: not valid JSON text: {e}"))),
+    }
+    Ok(())
+}
+
+/// A `lines` or `chars` range: `"START:END"` (either side may be left out: `":100"`,
+/// `"100:"`), `"START-END"`, a single index (that one record or character), or the object
+/// `{"start", "end", "unit"}` (also as JSON text).
+fn range(name: &str, value: Value, unit: LineUnit) -> Result<Value> {
+    let text = match value {
+        Value::Object(mut object) => {
+            if name == "chars" {
+                object.insert("unit".to_owned(), Value::from("chars"));
+            }
+            return Ok(Value::Object(object));
+        }
+        Value::String(text) if text.trim_start().starts_with('{') => {
+            let decoded: Value = serde_json::from_str(text.trim())
+                .map_err(|e| bad(format!("{name}: not valid JSON text: {e}")))?;
+            return range(name, decoded, unit);
+        }
+        Value::String(text) => text,
+        Value::Number(n) => n.to_string(),
+        other => {
+            return Err(bad(format!(
+                "{name} must be a range such as \"0:50\", got {other}"
+            )));
+        }
+    };
+    let number = |part: &str| -> Result<Option<u64>> {
+        let part = part.trim();
+        if part.is_empty() {
+            return Ok(None);
+        }
+        part.parse::<u64>().map(Some).map_err(|_| {
+            bad(format!(
+                "{name}: {text:?} is not a range such as \"0:50\" (START:END, counted from 0, END excluded)"
+            ))
+        })
+    };
+    let (start, end) = match text.split_once(':').or_else(|| text.split_once('-')) {
+        Some((start, end)) => (number(start)?.unwrap_or(0), number(end)?),
+        None => {
+            let start = number(&text)?
+                .ok_or_else(|| bad(format!("{name}: give a range such as \"0:50\"")))?;
+            (start, Some(start.saturating_add(1)))
+        }
+    };
+    serde_json::to_value(LineRange { start, end, unit }).map_err(|e| bad(format!("{name}: {e}")))
+}
+
+/// A `search`: the pattern (with `ignore_case` and `max_results` beside it), or the object
+/// `{"pattern", "ignore_case", "max_results"}` (also as JSON text).
+fn search_spec(
+    search: Value,
+    ignore_case: Option<Value>,
+    max_results: Option<Value>,
+) -> Result<Value> {
+    let mut spec = match search {
+        Value::String(text) if text.trim_start().starts_with("{\"pattern\"") => {
+            serde_json::from_str::<SearchSpec>(text.trim())
+                .map_err(|e| bad(format!("search: {e}")))?
+        }
+        Value::String(pattern) => SearchSpec {
+            pattern,
+            ..SearchSpec::default()
+        },
+        object @ Value::Object(_) => {
+            serde_json::from_value(object).map_err(|e| bad(format!("search: {e}")))?
+        }
+        other => {
+            return Err(bad(format!(
+                "search must be a regular expression, got {other}"
+            )));
+        }
+    };
+    if let Some(value) = ignore_case {
+        spec.ignore_case = value
+            .as_bool()
+            .ok_or_else(|| bad(format!("ignore_case must be true or false, got {value}")))?;
+    }
+    if let Some(value) = max_results {
+        spec.max_results = Some(value.as_u64().filter(|n| *n >= 1).ok_or_else(|| {
+            bad(format!(
+                "max_results must be an integer from 1, got {value}"
+            ))
+        })?);
+    }
+    serde_json::to_value(spec).map_err(|e| bad(format!("search: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn request(arguments: Value) -> ExtractRequest {
+        parse(Some(&arguments)).unwrap().request
+    }
+
+    #[test]
+    fn flat_forms_and_object_forms_read_the_same() {
+        for (flat, object) in [
+            (
+                json!({"file_path": "f", "where": "{\"kind\": \"person\"}", "sort": "{\"id\": -1}", "fields": "[\"id\"]"}),
+                json!({"file_path": "f", "where": {"kind": "person"}, "sort": {"id": -1}, "fields": ["id"]}),
+            ),
+            (
+                json!({"file_path": "f", "recipe": 2, "params": "{\"keyword\": \"cache\"}"}),
+                json!({"file_path": "f", "recipe": 2, "params": {"keyword": "cache"}}),
+            ),
+            (
+                json!({"file_path": "f", "lines": "0:2"}),
+                json!({"file_path": "f", "lines": {"start": 0, "end": 2}}),
+            ),
+            (
+                json!({"file_path": "f", "lines": "5"}),
+                json!({"file_path": "f", "lines": {"start": 5, "end": 6}}),
+            ),
+            (
+                json!({"file_path": "f", "chars": "100:"}),
+                json!({"file_path": "f", "lines": {"start": 100, "unit": "chars"}}),
+            ),
+            (
+                json!({"file_path": "f", "search": "err(or)?", "ignore_case": true, "max_results": 3}),
+                json!({"file_path": "f", "search": {"pattern": "err(or)?", "ignore_case": true, "max_results": 3}}),
+            ),
+        ] {
+            assert_eq!(request(flat.clone()), request(object), "{flat}");
+        }
+    }
+
+    #[test]
+    fn nulls_are_absent_and_text_stays_text() {
+        let call = parse(Some(
+            &json!({"file_path": "f", "count": true, "where": null, "fields": null,
+            "sort": null, "params": null, "lines": null, "chars": null, "search": null,
+            "ignore_case": null, "max_results": null, "explain": null, "recipe": null}),
+        ))
+        .unwrap();
+        assert_eq!(call.request.count, Some(true));
+        assert!(!call.explain);
+        let r = request(
+            json!({"file_path": "f", "where": "{}", "sort": "-created", "fields": "id,title"}),
+        );
+        assert_eq!(
+            (r.sort, r.fields),
+            (Some(json!("-created")), Some(json!("id,title")))
+        );
+    }
+
+    #[test]
+    fn mistakes_are_invalid_argument() {
+        for args in [
+            json!({"file_path": "f", "lines": "a:b"}),
+            json!({"file_path": "f", "lines": "0:1", "chars": "0:1"}),
+            json!({"file_path": "f", "params": "keyword=cache"}),
+            json!({"file_path": "f", "ignore_case": true, "recipe": 1}),
+            json!({"file_path": "f", "search": "x", "max_results": 0}),
+            json!({"file_path": "f", "explain": "yes"}),
+            json!({"file_path": "f", "sort": "{not json"}),
+        ] {
+            let err = parse(Some(&args)).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidArgument, "{args}");
+        }
+    }
+}
