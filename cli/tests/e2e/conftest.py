@@ -37,6 +37,13 @@ def npm_server(name: str) -> str:
     return str(path)
 
 
+# These checks compare whole answers with the servers' data, so the proxies they start answer
+# without the extract tool's answer bound (`extract.answer_max_*`); the bound is the subject of
+# the Rust proxy tests and of the agent-framework tests (tests/frameworks).
+os.environ.setdefault("ATLATL_PROMPT__OFFLOAD__EXTRACT__ANSWER_MAX_BYTES", str(1 << 30))
+os.environ.setdefault("ATLATL_PROMPT__OFFLOAD__EXTRACT__ANSWER_MAX_TOKENS", str(1 << 28))
+
+
 @asynccontextmanager
 async def proxied(server: list, output_dir: Path, extra=(), env=None, message_handler=None):
     """An initialized ClientSession talking to `lro proxy ... -- SERVER...` over stdio
@@ -74,11 +81,27 @@ def descriptor_of(result) -> dict:
     return descriptor
 
 
+def answer_values(result) -> list:
+    """The values of an extract answer, read back from its text: one result per line (JSON,
+    or a raw string from recipe #1), `warning:` and `equivalent jq:` lines skipped. A cut answer fails the test:
+    these questions ask for what fits the answer bound."""
+    assert not result.isError, result.content[0].text
+    assert result.structuredContent is None, "the text is the whole answer"
+    values = []
+    for line in result.content[0].text.splitlines():
+        assert not line.startswith("[truncated]"), f"answer cut: {line}"
+        if line.startswith(("warning: ", "equivalent jq: ")) or line == "(no results)":
+            continue
+        try:
+            values.append(json.loads(line))
+        except ValueError:
+            values.append(line)
+    return values
+
+
 async def extract(session, **arguments) -> list:
     """Calls the proxy's extract tool and returns its result values."""
-    result = await session.call_tool(session.extract_tool, arguments)
-    assert not result.isError, result.content[0].text
-    return result.structuredContent["results"]
+    return answer_values(await session.call_tool(session.extract_tool, arguments))
 
 
 def free_port() -> int:

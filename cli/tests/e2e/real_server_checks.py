@@ -12,7 +12,7 @@ The shape of the file and the answers of lro_extract are each server's own tests
 
 import json
 
-from conftest import descriptor_of
+from conftest import answer_values, descriptor_of
 from offload_checks import OffloadFile, check_response_budget, run_recipes_under_system_jq
 
 
@@ -21,7 +21,7 @@ def answer(run, question: str) -> list:
     result = run.answers.get(question)
     assert result is not None, f"{question!r} was not asked: the large call was not offloaded"
     assert not result.isError, f"lro_extract {question}: {result.content[0].text}"
-    return result.structuredContent["results"]
+    return answer_values(result)
 
 
 def offload_file(run) -> OffloadFile:

@@ -4,7 +4,7 @@ filter document over the offloaded graph (one section per array: entities, relat
 
 import anyio
 
-from conftest import descriptor_of, extract, npm_server, proxied
+from conftest import answer_values, descriptor_of, extract, npm_server, proxied
 
 ENTITIES = 300
 RELATIONS = 60
@@ -58,9 +58,8 @@ def test_a_model_queries_the_offloaded_graph_with_a_filter_document(tmp_path):
             assert owned == [RELATIONS // 2]
 
             # A misspelled field: no records, and a warning naming the field the records have.
-            result = await session.call_tool(session.extract_tool, {"file_path": path, "section": "entities", "where": {"entitytype": "team"}})
-            assert not result.isError
-            assert result.structuredContent["results"] == []
+            result = await session.call_tool(session.extract_tool, {"file_path": path, "section": "entities", "where": {"entitytype": "team"}, "explain": True})
+            assert answer_values(result) == []
             assert 'closest field names: "entityType"' in result.content[0].text
             assert "equivalent jq: sed -n " in result.content[0].text
 
