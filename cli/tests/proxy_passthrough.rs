@@ -82,6 +82,19 @@ fn each_server_gets_its_own_extract_tool_name() {
 }
 
 #[test]
+fn a_server_tool_hidden_by_the_extract_tools_name_is_said_on_stderr() {
+    let mut proxy = Proxy::start(&["--extract-tool-name", "echo"], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let list = proxy.call(1, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    let echoes: Vec<_> = tools.iter().filter(|t| t["name"] == "echo").collect();
+    assert_eq!(echoes.len(), 1, "{list}");
+    assert_eq!(echoes[0]["title"], "Extract from an offloaded result");
+    let stderr = proxy.stderr_containing(&["the server's tool \"echo\" is hidden"]);
+    assert!(stderr.contains("--extract-tool-name"), "{stderr}");
+}
+
+#[test]
 fn a_never_offloaded_tool_keeps_its_output_schema() {
     let mut proxy = Proxy::start(&["--never-offload", "echo"], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));

@@ -539,9 +539,18 @@ impl Router {
         let Some(Value::Array(tools)) = message.pointer_mut("/result/tools") else {
             return self.pass(line);
         };
-        // The proxy's extract tool replaces a server tool of the same name.
+        // The proxy's extract tool replaces a server tool of the same name (its calls could
+        // not reach both), and says so: a hidden tool must never go unnoticed.
         let extract_name = self.extract_tool_name();
+        let listed = tools.len();
         tools.retain(|tool| tool.get("name").and_then(Value::as_str) != Some(&extract_name));
+        if tools.len() != listed {
+            eprintln!(
+                "lro proxy: the server's tool {extract_name:?} is hidden by the proxy's extract \
+                 tool of the same name; give the extract tool another name with \
+                 --extract-tool-name"
+            );
+        }
         let mcp = &self.lro.config().mcp;
         for tool in tools.iter_mut() {
             if let Value::Object(fields) = tool {
