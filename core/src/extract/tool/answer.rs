@@ -21,6 +21,28 @@ const JQ_LEFT_OUT: &str = "the equivalent jq command is left out";
 /// Room kept for the `[truncated]` line after the results that fit.
 const TRUNCATION_ROOM: u64 = 600;
 
+/// Most characters of one warning: a warning quotes field names and values of the caller's
+/// and the data's, which a hostile record or call makes arbitrarily long.
+const WARNING_MAX_CHARS: usize = 300;
+
+/// Most warnings shown; the rest are counted (a filter naming 300 absent fields gives 300).
+const MAX_WARNINGS: usize = 5;
+
+/// Most characters of the `explain: true` line (the jq command quotes the whole filter).
+const EXPLAIN_MAX_CHARS: usize = 2000;
+
+/// `text` cut to at most `max` characters (at a character boundary), marked with `…` when cut.
+pub(crate) fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        None => text.to_owned(),
+        Some((at, _)) => {
+            let mut cut = text[..at].to_owned();
+            cut.push('…');
+            cut
+        }
+    }
+}
+
 /// The answer's bound, and what is left of it.
 #[derive(Debug, Clone, Copy)]
 struct Room {
@@ -118,14 +140,26 @@ impl<H: Host> Answer<'_, H> {
     fn text(&self) -> String {
         let response = self.response;
         // The jq equivalent is news only to a call that asked for it (`explain`).
-        let mut tail: Vec<String> = response
+        let warnings: Vec<&String> = response
             .warnings
             .iter()
             .filter(|w| !w.starts_with(JQ_LEFT_OUT))
-            .map(|w| format!("warning: {w}"))
             .collect();
+        // Warnings are bounded in number and length, so the answer's bound holds whatever
+        // the call or the records name.
+        let mut tail: Vec<String> = warnings
+            .iter()
+            .take(MAX_WARNINGS)
+            .map(|w| format!("warning: {}", clip(w, WARNING_MAX_CHARS)))
+            .collect();
+        if warnings.len() > MAX_WARNINGS {
+            tail.push(format!(
+                "warning: and {} more warnings",
+                warnings.len() - MAX_WARNINGS
+            ));
+        }
         if self.call.explain {
-            tail.push(self.explained());
+            tail.push(clip(&self.explained(), EXPLAIN_MAX_CHARS));
         }
         let mut room = Room::of(self.limits);
         for line in &tail {
@@ -208,22 +242,37 @@ impl<H: Host> Answer<'_, H> {
         let page = index as u64;
         let next = match self.verb {
             Some(Verb::Lines(range)) => {
+                // The rest of the range asked for: to its END, or to the data's end when the
+                // range was read whole (never past it), or open-ended.
                 let start = range.start + page;
-                let end = range.end.map_or(start + page, |e| e.min(start + page));
-                same_call_with(&json!({"lines": format!("{start}:{end}")}))
+                let end = if response.truncated {
+                    range.end
+                } else {
+                    Some(range.start + response.results.len() as u64)
+                };
+                let rest = end.map_or(format!("{start}:"), |end| format!("{start}:{end}"));
+                same_call_with(&json!({"lines": rest}))
             }
             Some(Verb::Structured) if !self.call.request.is_summary() => {
+                // The rest of what was asked: its own limit less this page, or no limit.
                 let skip = self.call.request.skip.unwrap_or(0) + page;
-                same_call_with(&json!({"skip": skip, "limit": page}))
+                match self.call.request.limit {
+                    Some(limit) => {
+                        same_call_with(&json!({"skip": skip, "limit": limit.saturating_sub(page)}))
+                    }
+                    None => same_call_with(&json!({"skip": skip})),
+                }
             }
             Some(Verb::Search(_)) => {
                 let at = response.results[index]["index"]
                     .as_u64()
                     .unwrap_or_default();
+                // lines cannot be combined with search: name calls that work on their own.
                 format!(
-                    "the next match is in record {at}: narrow the pattern, or read on from there \
-                     with {}",
-                    json!({"lines": format!("{at}:{}", at + page)})
+                    "the next match is in record {at}: narrow the pattern or lower max_results \
+                     to see fewer matches per answer; a separate call (without search) with {} \
+                     reads the records from that match on",
+                    json!({"lines": format!("{at}:")})
                 )
             }
             _ => "narrow the query: select fewer records or keep fewer fields (where with skip \
@@ -285,16 +334,21 @@ impl<H: Host> Answer<'_, H> {
         let total = line.chars().count() as u64;
         let note = match self.verb {
             Some(Verb::Lines(range)) if range.unit == LineUnit::Chars => {
+                // The rest of the range asked for, which ends where the characters read
+                // ended (its END, or the data's end before it).
                 let start = range.start + shown_chars;
-                let stop = range.end.map_or(start + piece(shown_chars), |e| {
-                    e.min(start + piece(shown_chars))
-                });
+                let stop = if self.response.truncated {
+                    range.end
+                } else {
+                    Some(range.start + total)
+                };
+                let rest = stop.map_or(format!("{start}:"), |stop| format!("{start}:{stop}"));
                 format!(
                     "[truncated] returned characters {}-{} of a range of {total} (answer bound: {}); next: the same call with {}",
                     range.start,
                     start,
                     self.bound(),
-                    json!({"chars": format!("{start}:{stop}")})
+                    json!({"chars": rest})
                 )
             }
             Some(Verb::Lines(range)) => self.characters_of_record(range.start, shown_chars, total),

@@ -25,6 +25,33 @@ fn bad(message: String) -> LroError {
     LroError::new(ErrorCode::InvalidArgument, message)
 }
 
+/// Most characters of a caller's value quoted in an error message.
+const ECHO_MAX_CHARS: usize = 80;
+
+/// A caller's value as an error message quotes it: cut, so an error stays small whatever
+/// was sent.
+fn echo(value: &Value) -> String {
+    super::answer::clip(&value.to_string(), ECHO_MAX_CHARS)
+}
+
+/// A whole number argument (`recipe`, `skip`, `limit`, `max_results`): JSON Schema's
+/// integer, so `3.0` is one; anything else is an error naming the argument and the range.
+fn whole_number(name: &str, value: &Value, min: u64, max: Option<u64>) -> Result<u64> {
+    let number = value.as_u64().or_else(|| {
+        value
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && *f >= 0.0 && *f <= u64::MAX as f64)
+            .map(|f| f as u64)
+    });
+    let expected = match max {
+        Some(max) => format!("{name} must be a whole number from {min} to {max}"),
+        None => format!("{name} must be a whole number from {min}"),
+    };
+    number
+        .filter(|n| *n >= min && max.is_none_or(|max| *n <= max))
+        .ok_or_else(|| bad(format!("{expected}, got {}", echo(value))))
+}
+
 /// Reads a call's `arguments` (a JSON object; `null` or absent is an empty one).
 pub fn parse(arguments: Option<&Value>) -> Result<ToolCall> {
     let mut given: Map<String, Value> = match arguments {
@@ -32,21 +59,41 @@ pub fn parse(arguments: Option<&Value>) -> Result<ToolCall> {
         None | Some(Value::Null) => Map::new(),
         Some(other) => {
             return Err(bad(format!(
-                "the extract tool's arguments must be an object, got {other}"
+                "the extract tool's arguments must be an object, got {}",
+                echo(other)
             )));
         }
     };
     given.retain(|_, v| !v.is_null());
     let file_path = match given.remove("file_path") {
         Some(Value::String(path)) => path,
-        Some(other) => return Err(bad(format!("file_path must be a string, got {other}"))),
+        Some(other) => {
+            return Err(bad(format!(
+                "file_path must be a string, got {}",
+                echo(&other)
+            )));
+        }
         None => return Err(bad("file_path is required".to_owned())),
     };
     let explain = match given.remove("explain") {
         None => false,
         Some(Value::Bool(b)) => b,
-        Some(other) => return Err(bad(format!("explain must be true or false, got {other}"))),
+        Some(other) => {
+            return Err(bad(format!(
+                "explain must be true or false, got {}",
+                echo(&other)
+            )));
+        }
     };
+    for (name, min, max) in [
+        ("recipe", 1, Some(10)),
+        ("skip", 0, None),
+        ("limit", 0, None),
+    ] {
+        if let Some(value) = given.get_mut(name) {
+            *value = Value::from(whole_number(name, value, min, max)?);
+        }
+    }
     for name in ["where", "params", "sort", "fields"] {
         if let Some(value) = given.get_mut(name) {
             decode_json_text(name, value)?;
@@ -106,7 +153,8 @@ fn decode_json_text(name: &str, value: &mut Value) -> Result<()> {
     if !(trimmed.starts_with('{') || trimmed.starts_with('[')) {
         if name == "params" {
             return Err(bad(format!(
-                "params must be a JSON object such as {{\"keyword\": \"cache\"}}, got {text:?}"
+                "params must be a JSON object such as {{\"keyword\": \"cache\"}}, got {}",
+                echo(value)
             )));
         }
         return Ok(());
@@ -140,7 +188,8 @@ fn range(name: &str, value: Value, unit: LineUnit) -> Result<Value> {
         Value::Number(n) => n.to_string(),
         other => {
             return Err(bad(format!(
-                "{name} must be a range such as \"0:50\", got {other}"
+                "{name} must be a range such as \"0:50\", got {}",
+                echo(&other)
             )));
         }
     };
@@ -151,7 +200,8 @@ fn range(name: &str, value: Value, unit: LineUnit) -> Result<Value> {
         }
         part.parse::<u64>().map(Some).map_err(|_| {
             bad(format!(
-                "{name}: {text:?} is not a range such as \"0:50\" (START:END, counted from 0, END excluded)"
+                "{name}: {} is not a range such as \"0:50\" (START:END, counted from 0, END excluded)",
+                echo(&Value::from(text.as_str()))
             ))
         })
     };
@@ -163,6 +213,12 @@ fn range(name: &str, value: Value, unit: LineUnit) -> Result<Value> {
             (start, Some(start.saturating_add(1)))
         }
     };
+    if end.is_some_and(|end| end < start) {
+        return Err(bad(format!(
+            "{name}: END ({}) is before START ({start})",
+            end.unwrap_or_default()
+        )));
+    }
     serde_json::to_value(LineRange { start, end, unit }).map_err(|e| bad(format!("{name}: {e}")))
 }
 
@@ -187,21 +243,21 @@ fn search_spec(
         }
         other => {
             return Err(bad(format!(
-                "search must be a regular expression, got {other}"
+                "search must be a regular expression, got {}",
+                echo(&other)
             )));
         }
     };
     if let Some(value) = ignore_case {
-        spec.ignore_case = value
-            .as_bool()
-            .ok_or_else(|| bad(format!("ignore_case must be true or false, got {value}")))?;
+        spec.ignore_case = value.as_bool().ok_or_else(|| {
+            bad(format!(
+                "ignore_case must be true or false, got {}",
+                echo(&value)
+            ))
+        })?;
     }
     if let Some(value) = max_results {
-        spec.max_results = Some(value.as_u64().filter(|n| *n >= 1).ok_or_else(|| {
-            bad(format!(
-                "max_results must be an integer from 1, got {value}"
-            ))
-        })?);
+        spec.max_results = Some(whole_number("max_results", &value, 1, None)?);
     }
     serde_json::to_value(spec).map_err(|e| bad(format!("search: {e}")))
 }

@@ -18,6 +18,9 @@ use serde_json::{Value, json};
 
 use crate::host::Host;
 use crate::offload::Offloader;
+/// Most characters of an error answer's message.
+const ERROR_MAX_CHARS: usize = 600;
+
 /// The tool's name.
 pub const TOOL_NAME: &str = "lro_extract";
 
@@ -221,8 +224,10 @@ pub fn call_result_as<H: Host>(
     });
     match answered {
         Ok(text) => json!({"content": [{"type": "text", "text": text}], "isError": false}),
+        // An error message may quote the caller's arguments or the data's field names: cut
+        // it, so an error answer is bounded like any other.
         Err(err) => json!({
-            "content": [{"type": "text", "text": format!("error[{}]: {}", err.code(), err.message())}],
+            "content": [{"type": "text", "text": format!("error[{}]: {}", err.code(), answer::clip(err.message(), ERROR_MAX_CHARS))}],
             "isError": true
         }),
     }
