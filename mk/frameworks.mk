@@ -23,7 +23,10 @@ $(FW_LLAMA_VENV)/.installed: $(FW_DIR)/requirements-llama-index.txt $(FW_DIR)/co
 	$(FW_LLAMA_VENV)/bin/pip install $(FW_PIP) -r $(FW_DIR)/requirements-llama-index.txt -c $(FW_DIR)/constraints-llama-index.txt
 	touch $@
 
-setup-frameworks: $(FW_VENV)/.installed $(FW_LLAMA_VENV)/.installed $(FW_NPM_SERVERS) ## Install the Python agent frameworks (two venvs in tests/frameworks) and the npm MCP servers, once
+# The two venvs side by side: installing is mostly waiting on the network, and the cold
+# `make test` has a time budget.
+setup-frameworks: $(FW_NPM_SERVERS) ## Install the Python agent frameworks (two venvs in tests/frameworks) and the npm MCP servers, once
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(FW_VENV)/.installed $(FW_LLAMA_VENV)/.installed
 
 # The wheel `make build-python` built, into both venvs (the Python helper's server runs there).
 install-frameworks-wheel: setup-frameworks build-python
