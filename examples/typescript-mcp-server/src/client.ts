@@ -1,6 +1,7 @@
 // The agent's side: starts the compiled server over stdio with the SDK's client, calls
-// `list_orders`, receives LRO's descriptor instead of 3,000 orders, then asks `lro_extract`
-// for aggregates and reads the file as an MCP resource. Exits non-zero when anything is not as
+// `list_orders`, receives LRO's descriptor instead of 3,000 orders, then asks the extract tool
+// it names (`lro_extract_orders`, after the server) for aggregates, and reads the file as an MCP
+// resource. Exits non-zero when anything is not as
 // described (`make examples` runs it).
 import assert from 'node:assert/strict'
 import { mkdtempSync } from 'node:fs'
@@ -20,14 +21,18 @@ const transport = new StdioClientTransport({
 const client = new Client({ name: 'example-agent', version: '1.0.0' })
 await client.connect(transport)
 
-const call = async (name: string, args: Structured): Promise<Structured> => {
+// Both answers are one text block: an offloaded result's is the descriptor as JSON, the extract
+// tool's the result alone (one value per line), as a model reads them.
+const call = async (name: string, args: Structured): Promise<any> => {
   const result = await client.callTool({ name, arguments: args })
-  assert.ok(!result.isError, JSON.stringify(result.content))
-  // An offloaded result carries the descriptor as structuredContent, lro_extract its response.
-  return result.structuredContent as Structured
+  const [block] = result.content as { type: string; text: string }[]
+  assert.ok(!result.isError, block.text)
+  return JSON.parse(block.text)
 }
 
 const descriptor = await call('list_orders', { segment: 'retail' })
+const extract: string = descriptor.extract_tool
+assert.equal(extract, 'lro_extract_orders')
 assert.equal(descriptor.offloaded, true)
 assert.equal(descriptor.summary.count, 3000)
 console.log(
@@ -35,18 +40,17 @@ console.log(
     `the descriptor is ${JSON.stringify(descriptor).length} bytes`,
 )
 
-const stats = await call('lro_extract', { file_path: descriptor.file_path, where: { region: 'emea' }, stats: 'total' })
-const emea = stats.results[0]
+const emea = await call(extract, { file_path: descriptor.file_path, where: '{"region": "emea"}', stats: 'total' })
 assert.equal(emea.count, 1000)
 console.log(`EMEA order totals: ${JSON.stringify(emea)}`)
 
-const big = await call('lro_extract', {
+const big = await call(extract, {
   file_path: descriptor.file_path,
-  where: { items: { $gte: 4 }, total: { $gt: 2000 } },
+  where: JSON.stringify({ items: { $gte: 4 }, total: { $gt: 2000 } }),
   count: true,
 })
-assert.equal(big.results[0], 84)
-console.log(`orders of 4 items above 2,000: ${big.results[0]}`)
+assert.equal(big, 84)
+console.log(`orders of 4 items above 2,000: ${big}`)
 
 const { resources } = await client.listResources()
 const file = resources.find((r) => descriptor.file_path.endsWith(r.name))

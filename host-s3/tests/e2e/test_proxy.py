@@ -39,23 +39,26 @@ def test_one_proxy_offloads_to_the_bucket_and_another_extracts(s3, s3_dir):
         async with proxy(s3_dir) as writer:
             result = await writer.call_tool("memories", {"count": 300})
             assert not result.isError
-            descriptor = result.structuredContent
+            # One text block, the descriptor, naming the extract tool as the proxy lists it.
+            assert result.structuredContent is None
+            descriptor = json.loads(result.content[0].text)
             assert descriptor["offloaded"] is True
             path = descriptor["file_path"]
             assert path.startswith(f"{s3_dir}/atlatl-memories-")
-            assert f'lro_extract(file_path="{path}", recipe=1)' in descriptor["guidance"]
-            assert json.loads(result.content[0].text) == descriptor
+            extract = descriptor["extract_tool"]
+            assert f'{extract}(file_path="{path}", recipe=1)' in descriptor["guidance"]
 
         bucket, key = key_of(path)
         body = s3.get_object(Bucket=bucket, Key=key)["Body"].read().decode().splitlines()
         assert len(body) == 301 and json.loads(body[0])["count"] == 300
 
         async with proxy(s3_dir) as reader:
-            answer = await reader.call_tool("lro_extract", {"file_path": path, "recipe": 6})
+            # Another proxy of the same server lists the same tool and reads the object.
+            answer = await reader.call_tool(extract, {"file_path": path, "recipe": 6})
             assert not answer.isError, answer.content[0].text
-            rows = answer.structuredContent["results"][0]
+            rows = json.loads(answer.content[0].text)
             assert {r["namespace"]: r["count"] for r in rows} == mock_namespace_counts(300)
-            missing = await reader.call_tool("lro_extract", {"file_path": path.replace(key.rsplit("-", 1)[1], "01ARZ3NDEKTSV4RRFFQ69G5FAV.jsonl"), "recipe": 1})
+            missing = await reader.call_tool(extract, {"file_path": path.replace(key.rsplit("-", 1)[1], "01ARZ3NDEKTSV4RRFFQ69G5FAV.jsonl"), "recipe": 1})
             assert missing.isError and missing.content[0].text.startswith("error[not_found]")
 
     anyio.run(scenario)
