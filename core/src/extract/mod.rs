@@ -314,6 +314,14 @@ impl ExtractRequest {
 }
 
 impl<H: Host> Offloader<H> {
+    /// The offload file `file_path` names (a path or an `lro://` URI), once the output
+    /// directory passed its checks and the name resolved inside it: every read starts here.
+    fn offload_file(&self, file_path: &str) -> Result<safety::OffloadFile> {
+        let output_dir = self.output_dir();
+        self.check_output_dir(&output_dir)?;
+        safety::resolve_offload_file(&self.host, &output_dir, &self.config.file_prefix, file_path)
+    }
+
     /// Runs one extraction over the offloaded file at `file_path` (the descriptor's
     /// `file_path`): a recipe, a jq filter, a range of records or a regex search.
     ///
@@ -340,14 +348,7 @@ impl<H: Host> Offloader<H> {
             Verb::Structured => Some(query::Query::compile(request)?),
             _ => None,
         };
-        let output_dir = self.output_dir();
-        self.check_output_dir(&output_dir)?;
-        let file = safety::resolve_offload_file(
-            &self.host,
-            &output_dir,
-            &self.config.file_prefix,
-            file_path,
-        )?;
+        let file = self.offload_file(file_path)?;
         let path = file.path();
         let deadline =
             budget::Deadline::new(&self.host, self.config.extract.timeout_ms).cancelled_by(cancel);
@@ -411,13 +412,7 @@ impl<H: Host> Offloader<H> {
         section: Option<&str>,
         index: u64,
     ) -> Result<u64> {
-        let output_dir = self.output_dir();
-        let file = safety::resolve_offload_file(
-            &self.host,
-            &output_dir,
-            &self.config.file_prefix,
-            file_path,
-        )?;
+        let file = self.offload_file(file_path)?;
         let reader = file.open(&self.host, file_path)?.reader;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         if let Some(name) = section {
