@@ -2,9 +2,8 @@
 // scripted model: through `lro proxy`, through the Node helper, two proxies in one agent, and
 // server-memory directly (what the model would otherwise receive).
 import { after, before, describe, test } from 'node:test'
-import path from 'node:path'
 import { runAiSdk } from './ai-sdk.mjs'
-import { serverConfig, tempDir, writeMemoryFile } from './harness.mjs'
+import { memoryWorld } from './harness.mjs'
 import {
   checkDirectRun,
   checkSingleServerRun,
@@ -15,14 +14,11 @@ import {
 } from './scenario.mjs'
 
 describe('Vercel AI SDK', () => {
-  let tmp, graph, servers
+  let graph, servers, remove
   before(() => {
-    tmp = tempDir('lro-fw-ai-sdk-')
-    const memoryFile = path.join(tmp.dir, 'memory.jsonl')
-    graph = writeMemoryFile(memoryFile)
-    servers = (kind) => serverConfig(kind, { memoryFile, outputDir: path.join(tmp.dir, 'offloads') })
+    ;({ graph, servers, remove } = memoryWorld('lro-fw-ai-sdk-'))
   })
-  after(() => tmp.remove())
+  after(() => remove())
 
   for (const api of ['chat', 'responses']) {
     test(`${api}: read_graph through lro proxy, then its extract tool filters and counts`, async (t) => {

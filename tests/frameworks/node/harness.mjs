@@ -66,6 +66,17 @@ export const PAD_VARIABLES = Object.fromEntries(
   Array.from({ length: 300 }, (_, i) => [`LRO_FW_PAD_${String(i).padStart(4, '0')}`, `value ${i} `.repeat(12).trim()]),
 )
 
+/** A test file's world: the 400-entity graph written as server-memory's file in a new
+ * temporary directory (`graph`), the servers' configurations over it (`servers(kind)`, see
+ * `serverConfig`, offloads in the same directory) and `remove()`. */
+export function memoryWorld(prefix) {
+  const tmp = tempDir(prefix)
+  const memoryFile = path.join(tmp.dir, 'memory.jsonl')
+  const graph = writeMemoryFile(memoryFile)
+  const servers = (kind) => serverConfig(kind, { memoryFile, outputDir: path.join(tmp.dir, 'offloads') })
+  return { graph, servers, remove: () => tmp.remove() }
+}
+
 /** The stdio servers an agent can be given, as { command, args, env } (what both frameworks'
  * stdio configurations take). `kind`: 'direct' (server-memory itself), 'proxy' (`lro proxy` in
  * front of server-memory), 'helper' (the Node helper's server), 'everything-proxy' (`lro

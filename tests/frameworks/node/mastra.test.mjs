@@ -3,9 +3,8 @@
 // server-memory directly (what the model would otherwise receive). Mastra prefixes each tool
 // with its server's key (`mem_read_graph`, `mem_lro_extract_memory_server`).
 import { after, before, describe, test } from 'node:test'
-import path from 'node:path'
 import { runMastra } from './mastra.mjs'
-import { serverConfig, tempDir, writeMemoryFile } from './harness.mjs'
+import { memoryWorld } from './harness.mjs'
 import {
   checkDirectRun,
   checkSingleServerRun,
@@ -16,14 +15,11 @@ import {
 } from './scenario.mjs'
 
 describe('Mastra', () => {
-  let tmp, graph, servers
+  let graph, servers, remove
   before(() => {
-    tmp = tempDir('lro-fw-mastra-')
-    const memoryFile = path.join(tmp.dir, 'memory.jsonl')
-    graph = writeMemoryFile(memoryFile)
-    servers = (kind) => serverConfig(kind, { memoryFile, outputDir: path.join(tmp.dir, 'offloads') })
+    ;({ graph, servers, remove } = memoryWorld('lro-fw-mastra-'))
   })
-  after(() => tmp.remove())
+  after(() => remove())
 
   for (const kind of ['proxy', 'helper']) {
     const through = kind === 'proxy' ? 'lro proxy' : 'the Node helper'
