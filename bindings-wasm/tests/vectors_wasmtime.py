@@ -116,8 +116,8 @@ def produce(lro: LroComponent, vector: dict) -> dict:
 
 
 def check_profiles(lro: LroComponent) -> list[str]:
-    """Beyond the vectors: a per-call pointer is exactly {offloaded, file_path, count,
-    guidance}, and describe: true on its file gives the full descriptor (ten jq_recipes)."""
+    """Beyond the vectors: a per-call pointer is exactly {offloaded, file_path, resource_uri,
+    count, guidance}, and describe: true on its file gives the full descriptor (ten jq_recipes)."""
     directory = os.path.realpath(tempfile.mkdtemp(prefix="lro-wasmtime-profiles-"))
     try:
         lro.set_preopens([directory])
@@ -126,7 +126,9 @@ def check_profiles(lro: LroComponent) -> list[str]:
                     "title": f"Decision number {i} about caching and storage layout"} for i in range(200)]
         pointer = lro.offload(config, records, {"operation": "recall", "descriptor": "pointer"})
         problems = []
-        if sorted(pointer) != ["count", "file_path", "guidance", "offloaded"] or pointer["count"] != 200:
+        uri = "lro://offloads/" + os.path.basename(pointer.get("file_path", ""))
+        if (sorted(pointer) != ["count", "file_path", "guidance", "offloaded", "resource_uri"]
+                or pointer["count"] != 200 or pointer["resource_uri"] != uri):
             problems.append(f"pointer descriptor: {pointer}")
         described = lro.extract(config, pointer["file_path"], {"describe": True})
         full = described["results"][0] if described.get("count") == 1 else {}
