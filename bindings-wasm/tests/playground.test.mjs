@@ -68,7 +68,7 @@ test("the MIF sample is offloaded: summary, the three profiles' costs side by si
   assert.match(await text("#summary"), /records\s+150/);
   assert.equal(await page.locator("button.recipe").count(), 10);
   const descriptor = JSON.parse(await page.locator("#descriptor").textContent());
-  assert.deepEqual(Object.keys(descriptor).slice(0, 5), ["offloaded", "summary", "file_path", "line_schema", "jq_recipes"]);
+  assert.deepEqual(Object.keys(descriptor).slice(0, 6), ["offloaded", "summary", "file_path", "resource_uri", "line_schema", "jq_recipes"]);
 });
 
 test("recipe 6, run from the keyboard, counts the sample's memories by namespace", async () => {
@@ -111,7 +111,7 @@ test("a structured query: a request, and a bare filter document, with the jq tha
 test("the profile and the threshold change what the agent gets; errors show the core's code", async () => {
   await page.getByLabel("Descriptor profile").selectOption("pointer");
   const pointer = JSON.parse(await page.locator("#descriptor").textContent());
-  assert.deepEqual(Object.keys(pointer), ["offloaded", "file_path", "count", "guidance"]);
+  assert.deepEqual(Object.keys(pointer), ["offloaded", "file_path", "resource_uri", "count", "guidance"]);
   const c = await costs();
   assert.equal(await page.locator("td.chosen").getAttribute("data-cost"), "pointer");
   assert.match(await text("#status"), new RegExp(`the pointer descriptor costs ~${c.pointer} tokens`));
