@@ -15,12 +15,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{LroError, Result};
 use crate::events::OffloadEvent;
-use crate::files::{
-    FUTURE_SKEW_MS, STALE_TEMP_MS, file_time, is_expired_at, parse_offload_file_name,
-    parse_temp_file_name,
-};
+use crate::files::{STALE_TEMP_MS, is_expired_at, parse_offload_file_name, parse_temp_file_name};
 use crate::host::{EntryKind, Host};
-use crate::offload::Offloader;
+use crate::offloader::Offloader;
 use crate::time::iso8601;
 
 /// One file cleanup removed.
@@ -45,116 +42,95 @@ pub struct CleanupReport {
     pub errors: Vec<String>,
 }
 
-impl<H: Host> Offloader<H> {
-    /// Deletes expired offload files in the output directory. A missing directory is an
-    /// empty report, not an error.
-    pub fn cleanup(&self) -> Result<CleanupReport> {
-        let dir = self.output_dir();
-        self.check_output_dir(&dir)?;
-        let entries = match self.host.list_dir(&dir) {
-            Ok(entries) => entries,
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(CleanupReport::default());
+/// [`Offloader::cleanup`]: deletes expired offload files in the output directory. A
+/// missing directory is an empty report, not an error.
+pub(crate) fn run<H: Host>(lro: &Offloader<H>) -> Result<CleanupReport> {
+    let dir = lro.output_dir();
+    lro.check_output_dir(&dir)?;
+    let entries = match lro.host.list_dir(&dir) {
+        Ok(entries) => entries,
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(CleanupReport::default());
+        }
+        Err(err) => {
+            return Err(LroError::from_io(
+                &err,
+                &format!("cannot list {}", dir.display()),
+            ));
+        }
+    };
+    let now = lro.host.now_millis();
+    let mut expired = Vec::new();
+    let mut report = CleanupReport::default();
+    let mut temps = Vec::new();
+    for entry in entries {
+        if entry.kind != EntryKind::File {
+            continue;
+        }
+        let prefix = &lro.config.file_prefix;
+        if let Some(parsed) = parse_offload_file_name(&entry.name, prefix) {
+            let created = lro.created_at(&dir, &entry.name, parsed.ulid, now);
+            if is_expired_at(created, lro.config.ttl_seconds, now) {
+                expired.push((created.unwrap_or(now), entry.name));
+            } else {
+                report.kept += 1;
             }
-            Err(err) => {
-                return Err(LroError::from_io(
-                    &err,
-                    &format!("cannot list {}", dir.display()),
-                ));
-            }
-        };
-        let now = self.host.now_millis();
-        let mut expired = Vec::new();
-        let mut report = CleanupReport::default();
-        let mut temps = Vec::new();
-        for entry in entries {
-            if entry.kind != EntryKind::File {
-                continue;
-            }
-            let prefix = &self.config.file_prefix;
-            if let Some(parsed) = parse_offload_file_name(&entry.name, prefix) {
-                let created = self.created_at(&dir, &entry.name, parsed.ulid, now);
-                if is_expired_at(created, self.config.ttl_seconds, now) {
-                    expired.push((created.unwrap_or(now), entry.name));
-                } else {
-                    report.kept += 1;
-                }
-            } else if let Some(parsed) = parse_temp_file_name(&entry.name, prefix) {
-                // Not reported as kept: it is no offload file, only the remains of one.
-                let created = self.created_at(&dir, &entry.name, parsed.ulid, now);
-                if is_expired_at(created, STALE_TEMP_MS / 1000, now) {
-                    temps.push((created.unwrap_or(now), entry.name));
-                }
+        } else if let Some(parsed) = parse_temp_file_name(&entry.name, prefix) {
+            // Not reported as kept: it is no offload file, only the remains of one.
+            let created = lro.created_at(&dir, &entry.name, parsed.ulid, now);
+            if is_expired_at(created, STALE_TEMP_MS / 1000, now) {
+                temps.push((created.unwrap_or(now), entry.name));
             }
         }
-        expired.sort();
-        temps.sort();
-        self.remove_temps(&dir, temps, &mut report);
-        for (created, name) in expired {
-            let path = dir.join(&name);
-            // Re-check right before deleting: the entry must still be a regular file.
-            if self.host.entry_kind(&path).ok() != Some(EntryKind::File) {
-                continue;
-            }
-            match self.host.remove_file(&path) {
-                Ok(()) => {
-                    let removed = RemovedFile {
-                        file_path: path.to_string_lossy().into_owned(),
-                        created_at: iso8601(created),
-                        age_seconds: now.saturating_sub(created) / 1000,
-                    };
-                    self.emit(OffloadEvent::OffloadFileExpired {
-                        file_path: removed.file_path.clone(),
-                        created_at: removed.created_at.clone(),
-                        age_seconds: removed.age_seconds,
-                    });
-                    report.removed.push(removed);
-                }
-                // Another cleanup (a replica sharing the directory) removed it first.
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => report.errors.push(format!("{}: {err}", path.display())),
-            }
+    }
+    expired.sort();
+    temps.sort();
+    remove_temps(lro, &dir, temps, &mut report);
+    for (created, name) in expired {
+        let path = dir.join(&name);
+        // Re-check right before deleting: the entry must still be a regular file.
+        if lro.host.entry_kind(&path).ok() != Some(EntryKind::File) {
+            continue;
         }
-        Ok(report)
-    }
-
-    /// The [`file_time`] of the file `name` in `dir` named with `ulid`: its modification
-    /// time is asked of the host only when the name is dated ahead of the clock (one `stat`
-    /// for such a file, none for the others).
-    pub(crate) fn created_at(
-        &self,
-        dir: &std::path::Path,
-        name: &str,
-        ulid: ulid::Ulid,
-        now: u64,
-    ) -> Option<u64> {
-        let named = ulid.timestamp_ms();
-        let modified = if named > now.saturating_add(FUTURE_SKEW_MS) {
-            self.host.modified_millis(&dir.join(name)).ok().flatten()
-        } else {
-            None
-        };
-        file_time(named, modified, now)
-    }
-
-    /// Removes the temporary files of writes that never finished. They are no offload
-    /// files, so no event and no entry in `removed`; a failure is reported like any other.
-    fn remove_temps(
-        &self,
-        dir: &std::path::Path,
-        temps: Vec<(u64, String)>,
-        report: &mut CleanupReport,
-    ) {
-        for (_, name) in temps {
-            let path = dir.join(&name);
-            if self.host.entry_kind(&path).ok() != Some(EntryKind::File) {
-                continue;
+        match lro.host.remove_file(&path) {
+            Ok(()) => {
+                let removed = RemovedFile {
+                    file_path: path.to_string_lossy().into_owned(),
+                    created_at: iso8601(created),
+                    age_seconds: now.saturating_sub(created) / 1000,
+                };
+                lro.emit(OffloadEvent::OffloadFileExpired {
+                    file_path: removed.file_path.clone(),
+                    created_at: removed.created_at.clone(),
+                    age_seconds: removed.age_seconds,
+                });
+                report.removed.push(removed);
             }
-            match self.host.remove_file(&path) {
-                Ok(()) => {}
-                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
-                Err(err) => report.errors.push(format!("{}: {err}", path.display())),
-            }
+            // Another cleanup (a replica sharing the directory) removed it first.
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => report.errors.push(format!("{}: {err}", path.display())),
+        }
+    }
+    Ok(report)
+}
+
+/// Removes the temporary files of writes that never finished. They are no offload
+/// files, so no event and no entry in `removed`; a failure is reported like any other.
+fn remove_temps<H: Host>(
+    lro: &Offloader<H>,
+    dir: &std::path::Path,
+    temps: Vec<(u64, String)>,
+    report: &mut CleanupReport,
+) {
+    for (_, name) in temps {
+        let path = dir.join(&name);
+        if lro.host.entry_kind(&path).ok() != Some(EntryKind::File) {
+            continue;
+        }
+        match lro.host.remove_file(&path) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
+            Err(err) => report.errors.push(format!("{}: {err}", path.display())),
         }
     }
 }

@@ -28,7 +28,6 @@
 pub mod cleanup;
 pub mod config;
 pub mod config_file;
-mod describe;
 pub mod descriptor;
 pub mod detail;
 pub mod error;
@@ -46,6 +45,7 @@ pub mod json;
 pub mod jsonl;
 pub mod mcp;
 pub mod offload;
+pub mod offloader;
 mod output_dir;
 pub mod payload;
 pub mod profile;
@@ -54,7 +54,6 @@ pub mod resources;
 pub mod schema;
 pub mod shape;
 pub mod tally;
-mod text_path;
 pub mod time;
 pub mod ulid_gen;
 

@@ -1,0 +1,221 @@
+//! Offloading: decide inline vs offload, write the JSONL file, build the descriptor, fall
+//! back to an inline truncated result when the write fails; and cleanup of expired files.
+//!
+//! This file is the [`Offloader`]'s public API for all of it; each step is a module of its
+//! own, in the order a result goes through them:
+//! - [`request`]: what the caller asks ([`OffloadRequest`]);
+//! - [`prepared`]: the result set made ready to write, whichever way it arrived (a `Value`,
+//!   JSON text, lines a binding wrote);
+//! - [`text`]: results given as text (a JSON object, a tool's text), laid out straight into
+//!   lines without a `Value` tree;
+//! - [`write`]: the file (name, directory, header, records), then [`descriptor`] or
+//!   [`fallback`];
+//! - [`outcome`]: what the caller gets back ([`Outcome`]).
+
+pub(crate) mod descriptor;
+pub(crate) mod fallback;
+pub mod outcome;
+pub(crate) mod prepared;
+pub mod request;
+pub(crate) mod text;
+pub(crate) mod write;
+
+use serde_json::Value;
+
+use crate::cleanup::{self, CleanupReport};
+use crate::error::{ErrorCode, LroError, Result};
+use crate::host::Host;
+use crate::jsonl::{Body, MifChunks};
+use crate::payload::RecordKind;
+
+use fallback::{inline, inline_lines};
+use prepared::{is_tree, offloads, prepare, prepare_json, prepare_lines, prepared_lines};
+use write::materialize;
+
+pub use crate::offloader::{MaybeShared, Offloader, SharedEstimator, SharedEventSink};
+pub use outcome::{InlineResult, Outcome};
+pub(crate) use prepared::Prepared;
+pub use prepared::{sample, score_range};
+pub(crate) use request::check_operation;
+pub use request::{OffloadRequest, from_json_value};
+
+impl<H: Host> Offloader<H> {
+    /// Offloads `value` (an array, an object holding an array, text, ...) when its estimated
+    /// tokens exceed the threshold; otherwise returns it inline.
+    pub fn offload(&self, value: &Value, request: &OffloadRequest) -> Result<Outcome> {
+        self.offload_read(value, request, 0)
+    }
+
+    /// [`Offloader::offload`] of a value read from a JSON text that named `duplicate_keys`
+    /// keys twice (merged in `value`: the outcome says so).
+    pub(crate) fn offload_read(
+        &self,
+        value: &Value,
+        request: &OffloadRequest,
+        duplicate_keys: usize,
+    ) -> Result<Outcome> {
+        let mut prepared = prepare(self, value, request)?;
+        prepared.duplicate_keys += duplicate_keys;
+        if !offloads(self, &prepared, request) {
+            return Ok(Outcome::Inline(inline(self, value, &prepared, request)));
+        }
+        Ok(materialize(self, prepared, request))
+    }
+
+    /// [`Offloader::offload`] on serialized JSON: the fast path for results that arrive as
+    /// text (MCP tool results, Python `str`/`bytes`, JS strings). A JSON array is turned
+    /// into lines without building a `Value` tree, and so are the large parts of an object
+    /// ([`crate::shape::text_layout`]); the result is the same as parsing the text and calling
+    /// [`Offloader::offload`].
+    pub fn offload_json(&self, json: &[u8], request: &OffloadRequest) -> Result<Outcome> {
+        // A leading byte-order mark is an encoding's signature, not content (RFC 8259 lets
+        // a reader ignore it).
+        let json = json.strip_prefix("\u{feff}".as_bytes()).unwrap_or(json);
+        // The canonical scan declines on a key named twice: when it vouched for the text
+        // there is none; the object's text layout counts those of the parts it parses. The
+        // `Value` read here keeps the last value of such a key: they are counted (those of
+        // JSON inside strings by the layout), to be reported (crate::json::dupes).
+        let mut duplicate_keys = 0;
+        if self.config.enabled {
+            if let Some(prepared) = prepare_json(self, json, request)? {
+                if offloads(self, &prepared, request) {
+                    return Ok(materialize(self, prepared, request));
+                }
+            } else {
+                if let Some(outcome) = text::offload_object_text(self, json, request)? {
+                    return Ok(outcome);
+                }
+                duplicate_keys = crate::json::dupes::count(json);
+            }
+        }
+        // Inline results (small by definition), other shapes and unusual text: the tree.
+        let value: Value = match serde_json::from_slice(json) {
+            Ok(value) => value,
+            // An array one of whose elements has a lone surrogate: that element becomes a
+            // text record, the others stay records (crate::shape::odd).
+            Err(e) => std::str::from_utf8(json)
+                .ok()
+                .and_then(|text| crate::shape::odd_array(crate::json::raw::trim(text)))
+                .ok_or_else(|| {
+                    LroError::new(
+                        ErrorCode::InvalidInput,
+                        format!("input is not valid JSON: {e}"),
+                    )
+                })?,
+        };
+        self.offload_read(&value, request, duplicate_keys)
+    }
+
+    /// [`Offloader::offload_json`] on a JSON array of MIF memories given in pieces (see
+    /// [`MifChunks`], made for this request's operation and detail); `None` when the pieces
+    /// did not hold MIF memories only: the caller then offloads the records whole.
+    pub fn offload_chunks(
+        &self,
+        chunks: MifChunks,
+        request: &OffloadRequest,
+    ) -> Result<Option<Outcome>> {
+        check_operation(&request.operation)?;
+        let detail = chunks.detail();
+        let Some(body) = chunks.finish() else {
+            return Ok(None);
+        };
+        let prepared = prepared_lines(self, RecordKind::Mif(detail), body);
+        if offloads(self, &prepared, request) {
+            return Ok(Some(materialize(self, prepared, request)));
+        }
+        Ok(Some(inline_lines(self, &prepared, request)))
+    }
+
+    /// [`Offloader::offload`] on records a binding already wrote one per line, in the
+    /// form [`Body::of_values`] writes (compact, serde_json's spelling, unique keys): a
+    /// binding that serializes its own objects (Python dicts, say) skips the text scan.
+    pub fn offload_lines(&self, lines: Body, request: &OffloadRequest) -> Result<Outcome> {
+        let prepared = prepare_lines(self, lines, request)?;
+        if prepared.kind == RecordKind::Raw && is_tree(&prepared.body) {
+            // Trees are flattened on the `Value` path.
+            let records: Vec<Value> = (0..prepared.count())
+                .map(|i| prepared.body.value(i))
+                .collect();
+            return self.offload(&Value::Array(records), request);
+        }
+        if offloads(self, &prepared, request) {
+            return Ok(materialize(self, prepared, request));
+        }
+        Ok(inline_lines(self, &prepared, request))
+    }
+
+    /// The `inject_context` rule: the *pre-budget* result set decides. Above the threshold
+    /// the full set is offloaded and `formatted` is discarded; otherwise `formatted` (the
+    /// budgeted prompt text) is returned inline as `results`.
+    pub fn offload_inject(
+        &self,
+        formatted: &str,
+        pre_budget: &Value,
+        request: &OffloadRequest,
+    ) -> Result<Outcome> {
+        let prepared = prepare(self, pre_budget, request)?;
+        if !offloads(self, &prepared, request) {
+            return Ok(Outcome::Inline(InlineResult {
+                offloaded: false,
+                estimated_tokens: prepared.tokens,
+                count: prepared.count(),
+                results: Value::from(formatted),
+                next_cursor: request.next_cursor.clone(),
+                truncated: false,
+                total_count: None,
+                warning: None,
+                threshold_tokens: self.reported_threshold(request),
+            }));
+        }
+        Ok(materialize(self, prepared, request))
+    }
+
+    /// Deletes expired offload files in the output directory. A missing directory is an
+    /// empty report, not an error.
+    pub fn cleanup(&self) -> Result<CleanupReport> {
+        cleanup::run(self)
+    }
+
+    /// The descriptor of the file written from `prepared` at `file_path`.
+    pub(crate) fn describe(
+        &self,
+        prepared: &Prepared<'_>,
+        request: &OffloadRequest,
+        file_path: String,
+    ) -> crate::descriptor::OffloadResponse {
+        descriptor::describe(self, prepared, request, file_path)
+    }
+
+    /// [`Offloader::offload`] of the value the JSON text `json` holds, parts up to
+    /// `min_text` bytes parsed; `None` when the text layout declines.
+    pub(crate) fn offload_json_text(
+        &self,
+        json: &str,
+        request: &OffloadRequest,
+        min_text: usize,
+    ) -> Result<Option<Outcome>> {
+        text::offload_json_text(self, json, request, min_text)
+    }
+
+    /// [`Offloader::offload`] of `Value::String(text)`, laid out from the text; `None`
+    /// when the layout declines.
+    pub(crate) fn offload_text_layout(
+        &self,
+        text: &str,
+        request: &OffloadRequest,
+        min_text: usize,
+    ) -> Result<Option<Outcome>> {
+        text::offload_text_layout(self, text, request, min_text)
+    }
+
+    /// [`Offloader::offload`] of records written one per line, when they are offloaded;
+    /// `None` otherwise (the caller takes the `Value` path).
+    pub(crate) fn offload_record_lines(
+        &self,
+        records: Body,
+        request: &OffloadRequest,
+        duplicate_keys: usize,
+    ) -> Result<Option<Outcome>> {
+        text::offload_record_lines(self, records, request, duplicate_keys)
+    }
+}
