@@ -1,11 +1,10 @@
 //! [`NativeHost`]: the host a native build picks from its configuration: local files, or an
 //! object store when `output_dir` is an `s3://` URI.
 
-use std::io;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use lro_core::host::is_uri;
-use lro_core::{DirEntry, EntryKind, ErrorCode, Host, LroError, OffloadConfig, OpenFile, StdHost};
+use lro_core::host::{ForwardingHost, is_uri};
+use lro_core::{ErrorCode, Host, LroError, OffloadConfig, StdHost};
 
 use crate::host::S3Host;
 use crate::location::SCHEME;
@@ -52,7 +51,7 @@ impl NativeHost {
         }
     }
 
-    fn inner(&self) -> &dyn Host {
+    fn inner(&self) -> &(dyn Host + 'static) {
         match self {
             Self::Local(host) => host,
             Self::S3(host) => host.as_ref(),
@@ -60,41 +59,9 @@ impl NativeHost {
     }
 }
 
-impl Host for NativeHost {
-    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
-        self.inner().write_atomic(path, parts)
-    }
-    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
-        self.inner().create_dir_all(dir)
-    }
-    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
-        self.inner().open_file(dir, name)
-    }
-    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
-        self.inner().list_dir(dir)
-    }
-    fn remove_file(&self, path: &Path) -> io::Result<()> {
-        self.inner().remove_file(path)
-    }
-    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
-        self.inner().canonicalize(path)
-    }
-    fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
-        self.inner().entry_kind(path)
-    }
-    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
-        self.inner().shared_dir(dir)
-    }
-    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
-        self.inner().modified_millis(path)
-    }
-    fn now_millis(&self) -> u64 {
-        self.inner().now_millis()
-    }
-    fn fill_random(&self, buf: &mut [u8]) {
-        self.inner().fill_random(buf);
-    }
-    fn temp_dir(&self) -> PathBuf {
-        self.inner().temp_dir()
+impl ForwardingHost for NativeHost {
+    type Target = dyn Host;
+    fn target(&self) -> &(dyn Host + 'static) {
+        self.inner()
     }
 }

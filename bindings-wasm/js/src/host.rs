@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 use std::rc::Rc;
 
 use js_sys::{Array, Function, Reflect, Uint8Array};
+use lro_core::host::ForwardingHost;
 use lro_core::{DirEntry, EntryKind, ErrorCode, Host, LroError, MemoryHost, OffloadConfig, OpenFile};
 use wasm_bindgen::prelude::*;
 
@@ -287,7 +288,7 @@ pub enum BindingHost {
 }
 
 impl BindingHost {
-    fn get(&self) -> &dyn Host {
+    fn get(&self) -> &(dyn Host + 'static) {
         match self {
             Self::Js(h) => h,
             Self::Memory(h) => &**h,
@@ -295,39 +296,10 @@ impl BindingHost {
     }
 }
 
-impl Host for BindingHost {
-    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
-        self.get().write_atomic(path, parts)
-    }
-    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
-        self.get().create_dir_all(dir)
-    }
-    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
-        self.get().open_file(dir, name)
-    }
-    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
-        self.get().list_dir(dir)
-    }
-    fn remove_file(&self, path: &Path) -> io::Result<()> {
-        self.get().remove_file(path)
-    }
-    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
-        self.get().canonicalize(path)
-    }
-    fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
-        self.get().entry_kind(path)
-    }
-    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
-        self.get().shared_dir(dir)
-    }
-    fn now_millis(&self) -> u64 {
-        self.get().now_millis()
-    }
-    fn fill_random(&self, buf: &mut [u8]) {
-        self.get().fill_random(buf)
-    }
-    fn temp_dir(&self) -> PathBuf {
-        self.get().temp_dir()
+impl ForwardingHost for BindingHost {
+    type Target = dyn Host;
+    fn target(&self) -> &(dyn Host + 'static) {
+        self.get()
     }
 }
 

@@ -181,80 +181,86 @@ pub fn is_uri(path: &Path) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"+-.".contains(&b))
 }
 
-impl<H: Host + ?Sized> Host for &H {
+/// A host that hands every call to another: implement this and [`Host`] comes with it,
+/// every method forwarded (the optional ones too, so the target's own `shared_dir` and
+/// `modified_millis` answer, not the defaults). References, boxes and hosts that choose a
+/// backend at run time are hosts this way.
+///
+/// ```
+/// use lro_core::host::ForwardingHost;
+/// use lro_core::{Host, MemoryHost};
+///
+/// /// The files of one tenant, kept in memory.
+/// struct Tenant {
+///     files: MemoryHost,
+/// }
+///
+/// impl ForwardingHost for Tenant {
+///     type Target = MemoryHost;
+///     fn target(&self) -> &MemoryHost {
+///         &self.files
+///     }
+/// }
+///
+/// let tenant = Tenant { files: MemoryHost::new() };
+/// assert_eq!(tenant.temp_dir(), tenant.files.temp_dir());
+/// ```
+pub trait ForwardingHost {
+    /// The host the calls go to.
+    type Target: Host + ?Sized;
+    /// The host the calls go to.
+    fn target(&self) -> &Self::Target;
+}
+
+impl<T: ForwardingHost> Host for T {
     fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
-        (**self).write_atomic(path, parts)
+        self.target().write_atomic(path, parts)
     }
     fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
-        (**self).create_dir_all(dir)
+        self.target().create_dir_all(dir)
     }
     fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
-        (**self).open_file(dir, name)
+        self.target().open_file(dir, name)
     }
     fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
-        (**self).list_dir(dir)
+        self.target().list_dir(dir)
     }
     fn remove_file(&self, path: &Path) -> io::Result<()> {
-        (**self).remove_file(path)
+        self.target().remove_file(path)
     }
     fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
-        (**self).canonicalize(path)
+        self.target().canonicalize(path)
     }
     fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
-        (**self).entry_kind(path)
+        self.target().entry_kind(path)
     }
     fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
-        (**self).shared_dir(dir)
+        self.target().shared_dir(dir)
     }
     fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
-        (**self).modified_millis(path)
+        self.target().modified_millis(path)
     }
     fn now_millis(&self) -> u64 {
-        (**self).now_millis()
+        self.target().now_millis()
     }
     fn fill_random(&self, buf: &mut [u8]) {
-        (**self).fill_random(buf)
+        self.target().fill_random(buf);
     }
     fn temp_dir(&self) -> PathBuf {
-        (**self).temp_dir()
+        self.target().temp_dir()
     }
 }
 
-impl<H: Host + ?Sized> Host for Box<H> {
-    fn write_atomic(&self, path: &Path, parts: &[&[u8]]) -> io::Result<()> {
-        (**self).write_atomic(path, parts)
+impl<H: Host + ?Sized> ForwardingHost for &H {
+    type Target = H;
+    fn target(&self) -> &H {
+        self
     }
-    fn create_dir_all(&self, dir: &Path) -> io::Result<()> {
-        (**self).create_dir_all(dir)
-    }
-    fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
-        (**self).open_file(dir, name)
-    }
-    fn list_dir(&self, dir: &Path) -> io::Result<Vec<DirEntry>> {
-        (**self).list_dir(dir)
-    }
-    fn remove_file(&self, path: &Path) -> io::Result<()> {
-        (**self).remove_file(path)
-    }
-    fn canonicalize(&self, path: &Path) -> io::Result<PathBuf> {
-        (**self).canonicalize(path)
-    }
-    fn entry_kind(&self, path: &Path) -> io::Result<EntryKind> {
-        (**self).entry_kind(path)
-    }
-    fn shared_dir(&self, dir: &Path) -> io::Result<Option<String>> {
-        (**self).shared_dir(dir)
-    }
-    fn modified_millis(&self, path: &Path) -> io::Result<Option<u64>> {
-        (**self).modified_millis(path)
-    }
-    fn now_millis(&self) -> u64 {
-        (**self).now_millis()
-    }
-    fn fill_random(&self, buf: &mut [u8]) {
-        (**self).fill_random(buf)
-    }
-    fn temp_dir(&self) -> PathBuf {
-        (**self).temp_dir()
+}
+
+impl<H: Host + ?Sized> ForwardingHost for Box<H> {
+    type Target = H;
+    fn target(&self) -> &H {
+        self
     }
 }

@@ -14,6 +14,19 @@ use std::path::{Path, PathBuf};
 
 use super::{OpenFile, refused};
 
+/// Errors by which a filesystem says it has no hard links (`EPERM` on FAT, `EOPNOTSUPP`,
+/// `ENOSYS`), as opposed to the name being taken or the directory being unwritable.
+pub(super) fn links_unsupported(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::Unsupported | io::ErrorKind::PermissionDenied
+    )
+}
+
+pub(super) fn already_exists() -> io::Error {
+    io::Error::new(io::ErrorKind::AlreadyExists, "offload file already exists")
+}
+
 /// Opens `name` inside `dir` and checks the handle (see the module documentation).
 #[cfg(unix)]
 pub(super) fn open_file(dir: &Path, name: &str) -> io::Result<OpenFile<'static>> {
@@ -95,13 +108,13 @@ pub(super) fn write_in_dir(dir: &Path, name: &str, tmp: &str, parts: &[&[u8]]) -
     drop(file);
     let published = match linkat(&dir_fd, tmp, &dir_fd, name, AtFlags::empty()) {
         Ok(()) => Ok(()),
-        Err(rustix::io::Errno::EXIST) => Err(super::std_host::already_exists()),
+        Err(rustix::io::Errno::EXIST) => Err(already_exists()),
         Err(err) => {
             let err = io::Error::from(err);
-            if !super::std_host::links_unsupported(&err) {
+            if !links_unsupported(&err) {
                 Err(err)
             } else if statat(&dir_fd, name, AtFlags::SYMLINK_NOFOLLOW).is_ok() {
-                Err(super::std_host::already_exists())
+                Err(already_exists())
             } else {
                 let renamed = renameat(&dir_fd, tmp, &dir_fd, name).map_err(io::Error::from);
                 if renamed.is_err() {

@@ -62,35 +62,24 @@ impl StdHost {
     /// same name could race (names carry 80 random bits: it does not happen in practice).
     pub fn publish(tmp: &Path, path: &Path) -> io::Result<()> {
         let published = match fs::hard_link(tmp, path) {
-            Err(err) if links_unsupported(&err) => {
+            Err(err) if std_checked::links_unsupported(&err) => {
                 if fs::symlink_metadata(path).is_ok() {
-                    Err(already_exists())
+                    Err(std_checked::already_exists())
                 } else {
                     return fs::rename(tmp, path).inspect_err(|_| {
                         let _ = fs::remove_file(tmp);
                     });
                 }
             }
-            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => Err(already_exists()),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {
+                Err(std_checked::already_exists())
+            }
             linked => linked,
         };
         // Once linked, the temp name is only a second name of the published file.
         let _ = fs::remove_file(tmp);
         published
     }
-}
-
-/// Errors by which a filesystem says it has no hard links (`EPERM` on FAT, `EOPNOTSUPP`,
-/// `ENOSYS`), as opposed to the name being taken or the directory being unwritable.
-pub(super) fn links_unsupported(err: &io::Error) -> bool {
-    matches!(
-        err.kind(),
-        io::ErrorKind::Unsupported | io::ErrorKind::PermissionDenied
-    )
-}
-
-pub(super) fn already_exists() -> io::Error {
-    io::Error::new(io::ErrorKind::AlreadyExists, "offload file already exists")
 }
 
 impl Host for StdHost {
