@@ -27,7 +27,7 @@ use crate::descriptor::OffloadResponse;
 use crate::error::Result;
 use crate::host::Host;
 use crate::offload::{OffloadRequest, Offloader, Outcome};
-use crate::shape::raw::TEXT_PART_MIN;
+use crate::shape::text_layout::TEXT_PART_MIN;
 use crate::shape::{TextRead, read_text};
 
 /// What is known about the call whose result is intercepted.
@@ -287,7 +287,7 @@ impl<H: Host> Offloader<H> {
 
     /// Offloads tool *text*: a JSON array goes through the text path (no `Value` tree), any
     /// other text is read as [`crate::shape`] reads strings (JSON, a Python literal, a table,
-    /// or one record per line), a large one from its text too ([`crate::shape::raw`]).
+    /// or one record per line), a large one from its text too ([`crate::shape::text_layout`]).
     pub fn offload_text(&self, text: &str, request: &OffloadRequest) -> Result<Outcome> {
         self.offload_text_parts(text, request, TEXT_PART_MIN)
     }

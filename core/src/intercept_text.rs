@@ -7,7 +7,7 @@
 //! result is read in one pass over its text, each part read over by serde_json without
 //! being built ([`raw::read_object`]): the content items' `type`, the text blocks (each
 //! decoded once, and only when it is the data), `structuredContent`, `isError` and `_meta`.
-//! The data is offloaded from its text ([`crate::shape::raw`]); a result that stays as it
+//! The data is offloaded from its text ([`crate::shape::text_layout`]); a result that stays as it
 //! is comes back [`InterceptedText::Unchanged`], and the caller forwards the bytes it has.
 //! Results up to [`TEXT_RESULT_MIN`] bytes are parsed, as before.
 
@@ -19,7 +19,7 @@ use crate::intercept::{InterceptAction, Intercepted, ToolCallContext, request_fo
 use crate::json::raw;
 use crate::jsonl::Body;
 use crate::offload::{OffloadRequest, Offloader, Outcome};
-use crate::shape::raw::{TEXT_PART_MIN, read_record};
+use crate::shape::text_layout::{TEXT_PART_MIN, read_record};
 
 /// Results whose text is at most this long are parsed into a `Value`: one parse is faster
 /// than reading over the text for the envelope and again for the data (by about 0.1 ms on

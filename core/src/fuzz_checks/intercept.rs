@@ -1,6 +1,6 @@
 //! The interceptor on text against the interceptor on `Value`s: for any result a `Value`
 //! reads, the same decision, the same rewritten result and the same files, however its parts
-//! are read ([`crate::shape::raw`] with every part read from its text, and with small ones
+//! are read ([`crate::shape::text_layout`] with every part read from its text, and with small ones
 //! parsed).
 
 use std::path::PathBuf;

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::*;
 use crate::config::OffloadConfig;
 use crate::host::MemoryHost;
-use crate::shape::raw::tests::{arb_data, arb_record, render};
+use crate::shape::text_layout::tests::{arb_data, arb_record, render};
 
 fn offloader(threshold: u32, failing: bool) -> Offloader<MemoryHost> {
     let config = OffloadConfig {
@@ -159,7 +159,7 @@ fn a_fastmcp_dict_result_is_read_from_its_text() {
     assert_eq!(descriptor["sections"][0]["name"], "items");
     // The text path took it: the layout of the decoded text does not decline.
     let decoded: String = serde_json::from_value(result["content"][0]["text"].clone()).unwrap();
-    assert!(crate::shape::raw::TextLayout::of_text(&decoded, TEXT_PART_MIN).is_some());
+    assert!(crate::shape::text_layout::TextLayout::of_text(&decoded, TEXT_PART_MIN).is_some());
 }
 
 #[test]

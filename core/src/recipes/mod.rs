@@ -14,8 +14,8 @@
 //! several sections gets ten in all, shared between its sections ([`sections`]), each
 //! reading its own lines of the file.
 
+mod fields;
 mod mif;
-mod raw;
 mod sections;
 mod text;
 mod tree;
@@ -26,8 +26,8 @@ use crate::descriptor::SectionInfo;
 use crate::profile::Profile;
 use crate::shape::Format;
 
+pub use fields::{column_recipes, raw_recipes, rows_as_objects};
 pub use mif::{MifExamples, mif_recipes};
-pub use raw::{column_recipes, raw_recipes, rows_as_objects};
 pub use sections::{allocate, in_section, share};
 pub use text::text_recipes;
 

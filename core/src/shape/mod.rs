@@ -30,9 +30,9 @@
 pub mod literal;
 mod odd;
 pub(crate) use odd::array_with_odd_elements as odd_array;
-pub(crate) mod raw;
 pub mod table;
 pub mod text;
+pub(crate) mod text_layout;
 pub mod tree;
 
 use std::borrow::Cow;
