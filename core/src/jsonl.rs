@@ -1,6 +1,6 @@
 //! The JSONL file body: one compact JSON record per line, projected to the detail level.
 //!
-//! Two ways in, one result: [`serialize_records`] writes `Value` records, [`Body::from_json`]
+//! Two ways in, one result: [`Body::of_values`] writes `Value` records, [`Body::from_json`]
 //! takes a JSON array as text (the fast path, no tree). Both produce serde_json's compact
 //! spelling (see [`crate::json`]), and projection works on the compact lines, so a file
 //! does not depend on the way its records arrived.

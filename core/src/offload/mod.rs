@@ -3,14 +3,14 @@
 //!
 //! This file is the [`Offloader`]'s public API for all of it; each step is a module of its
 //! own, in the order a result goes through them:
-//! - [`request`]: what the caller asks ([`OffloadRequest`]);
-//! - [`prepared`]: the result set made ready to write, whichever way it arrived (a `Value`,
+//! - `request`: what the caller asks ([`OffloadRequest`]);
+//! - `prepared`: the result set made ready to write, whichever way it arrived (a `Value`,
 //!   JSON text, lines a binding wrote);
-//! - [`text`]: results given as text (a JSON object, a tool's text), laid out straight into
+//! - `text`: results given as text (a JSON object, a tool's text), laid out straight into
 //!   lines without a `Value` tree;
-//! - [`write`]: the file (name, directory, header, records), then [`descriptor`] or
-//!   [`fallback`];
-//! - [`outcome`]: what the caller gets back ([`Outcome`]).
+//! - `write`: the file (name, directory, header, records), then `descriptor` or
+//!   `fallback`;
+//! - `outcome`: what the caller gets back ([`Outcome`]).
 
 pub(crate) mod descriptor;
 pub(crate) mod fallback;

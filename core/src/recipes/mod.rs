@@ -9,9 +9,9 @@
 //! Every program runs unchanged under jq 1.6, jq 1.7+ and the embedded engine, also on
 //! records with missing or null fields (`// ""`, `// []` guards).
 //!
-//! Which ten: the specification's for MIF memories ([`mif`]); for other records, ten built
-//! from the fields that exist ([`raw`]); for text, ten for lines ([`text`]). A file with
-//! several sections gets ten in all, shared between its sections ([`sections`]), each
+//! Which ten: the specification's for MIF memories (`mif`); for other records, ten built
+//! from the fields that exist (`fields`); for text, ten for lines (`text`). A file with
+//! several sections gets ten in all, shared between its sections (`sections`), each
 //! reading its own lines of the file.
 
 mod fields;
