@@ -250,7 +250,7 @@ test('bad input throws coded errors and never crashes', async () => {
   ]
   for (const [fn, code] of cases) await rejects(fn, code)
   // JSON.stringify escapes a lone surrogate, which is not Unicode text: that record alone
-  // becomes a text record holding its JSON text; the others stay records (issue 26).
+  // becomes a text record holding its JSON text; the others stay records.
   const outputDir = tmp()
   const odd = lro.offload([...memories, { id: 'odd', title: 'lone \ud800' }], { detail: 'full' }, { outputDir })
   assert.equal(odd.offloaded, true)

@@ -1,4 +1,4 @@
-// One configuration story (issue 16): without a configuration, every function uses the
+// One configuration story: without a configuration, every function uses the
 // defaults with the ATLATL_PROMPT__OFFLOAD__* environment on top, read at each call, as
 // `lro offload` does; an object holding configuration is used as given. The environment a
 // process starts with is tested in child processes; changes after loading, in this one.

@@ -1,4 +1,4 @@
-// Hostile filters (issue 26): extract answers resource_limit for a value nested too deep and
+// Hostile filters: extract answers resource_limit for a value nested too deep and
 // for a filter past the memory bound, sync and async, and the process goes on to the next call.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'

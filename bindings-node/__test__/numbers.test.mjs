@@ -1,4 +1,4 @@
-// Numbers keep their digits (issue 26, "nothing lost"): a big integer and a long decimal in
+// Numbers keep their digits ("nothing lost"): a big integer and a long decimal in
 // a JSON text are written to the file byte for byte and come back through `extract` as the
 // same JSON text. As JS values they are what `JSON.parse` gives (the nearest double): the
 // digits live in the file and in the JSON text (`tojson`), not in a JS number.

@@ -8,7 +8,7 @@ to it.
 
 Figures are medians of repeated runs, in milliseconds, printed as a table. Run with
 `make bench-python` (release wheel) or `python bench/bench_offload.py` in a venv where the
-wheel is installed. Targets (issue 4): >= 3x faster at 10,000 memories, not slower at 200,
+wheel is installed. Targets: >= 3x faster at 10,000 memories, not slower at 200,
 the str/bytes fast path >= 5x faster at 10,000.
 """
 

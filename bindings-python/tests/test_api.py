@@ -203,7 +203,7 @@ def test_objects_and_their_json_text_agree(records: Any, config: lro.Config) -> 
 
 def test_keys_that_collide_are_said_not_merged_silently(config: lro.Config) -> None:
     # JSON text naming a key twice, and dicts whose keys collide as JSON: the last value is
-    # kept, the header counts them and the descriptor warns (issue 26).
+    # kept, the header counts them and the descriptor warns.
     rows = [{"id": i, 1: "int", "1": f"str {i}"} for i in range(300)]
     for records in (rows, json.dumps(rows), {"rows": rows}):
         response = lro.offload(records, "rows", config=config)

@@ -1,4 +1,4 @@
-"""One configuration story (issue 16): without a configuration, every entry point uses the
+"""One configuration story: without a configuration, every entry point uses the
 defaults with the ``ATLATL_PROMPT__OFFLOAD__*`` environment on top, as ``lro offload`` does;
 a configuration the caller built is used as built."""
 

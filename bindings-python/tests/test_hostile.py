@@ -1,4 +1,4 @@
-"""Hostile filters (issue 26): ``lro.extract`` raises ``resource_limit`` for a value nested too
+"""Hostile filters: ``lro.extract`` raises ``resource_limit`` for a value nested too
 deep and for a filter past the memory bound, and the process goes on to the next call."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Numbers keep their digits: in the file and through extraction (issue 26, "nothing lost")."""
+"""Numbers keep their digits: in the file and through extraction ("nothing lost")."""
 
 from __future__ import annotations
 

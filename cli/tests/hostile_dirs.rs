@@ -1,4 +1,4 @@
-//! Hostile directories and paths (issue 26, the red team's second round): an output directory
+//! Hostile directories and paths (a red team's second round): an output directory
 //! whose parent others can write (they could rename it away and put theirs in its place), a
 //! directory swapped under a running proxy, a relative path on the command line, the exit
 //! codes of `lro extract`. Each goes through the binary.

@@ -1,4 +1,4 @@
-//! Hostile files (issue 26): what another process can put in or next to the output directory
+//! Hostile files: what another process can put in or next to the output directory
 //! never makes `lro extract`, `lro cleanup` or `lro proxy` (resources/list, resources/read,
 //! lro_extract) serve bytes from outside it, wait on a FIFO, serve a hard link or another
 //! user's file, keep a planted far-future name, or use a directory others can write. Each

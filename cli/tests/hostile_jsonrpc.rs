@@ -1,4 +1,4 @@
-//! Hostile JSON-RPC through `lro proxy` (issue 26, "JSON-RPC as the specification says"):
+//! Hostile JSON-RPC through `lro proxy` ("JSON-RPC as the specification says"):
 //! each case asserts the exact error the client receives, that nothing invalid reached the
 //! server (the mock server records every line it reads), one answer per request id, and
 //! that the proxy still answers `ping` afterwards. Then the client's EOF: the proxy exits

@@ -1,4 +1,4 @@
-//! Bounded extraction (issue 26): values nested too deep, filters that take too much memory
+//! Bounded extraction: values nested too deep, filters that take too much memory
 //! and lying headers end with typed errors, on a thread with Rust's default 2 MiB stack (the
 //! least the bounds are sized for); filters within the bounds are unchanged.
 

@@ -209,7 +209,7 @@ fn text_trees_tables_and_literals_keep_every_value_once() {
     assert_eq!(written.records.len(), 200);
 }
 
-// ---- Numbers keep their digits (issue 26) ----
+// ---- Numbers keep their digits ----
 
 /// The records of the file `lro` wrote for the JSON text `json`, as lines.
 fn offload_text(json: &str) -> (tempfile::TempDir, String, Vec<String>) {
@@ -343,7 +343,7 @@ fn one_odd_value_leaves_the_other_records_records() {
     assert_eq!(lines.len(), 300);
 }
 
-// ---- Duplicate keys are said, not merged silently (issue 26) ----
+// ---- Duplicate keys are said, not merged silently ----
 
 /// An offloader writing to `dir` with the descriptor `profile`.
 fn offloader_in(dir: &tempfile::TempDir, profile: &str) -> Offloader<StdHost> {

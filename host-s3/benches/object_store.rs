@@ -1,4 +1,4 @@
-//! The object store against local disk (issue 20): offload of 200 full memories, and recipe 6
+//! The object store against local disk: offload of 200 full memories, and recipe 6
 //! over 100,000 memories read back, each to and from the loopback S3 server (moto) and a
 //! local directory, side by side. Then the peak memory of a streaming recipe (3) over the
 //! same 100,000 memories from each, each in a process of its own.

@@ -1,4 +1,4 @@
-"""The assertions every framework's agent loop must pass (issue 32, the lead's decisions 1-6),
+"""The assertions every framework's agent loop must pass,
 as a base class: a framework's test module subclasses `FrameworkSuite` and writes `run`, its
 agent loop (the framework's own MCP client and model adapter, pointed at the scripted model).
 

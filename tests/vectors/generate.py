@@ -240,7 +240,7 @@ vector("intercept-text-blocks-each-json", "several text blocks that each hold a 
        config={"threshold_tokens": 200},
        input={"result": {"content": [{"type": "text", "text": json.dumps(r, indent=2)} for r in rows[:30]]}, "context": {"tool_name": "list_rows"}})
 
-# --- keys named twice (issue 26): kept last, and said -------------------------------------------
+# --- keys named twice: kept last, and said -----------------------------------------------------
 # Only JSON text can name a key twice (a dict or an object cannot), so these inputs are text.
 dup_rows = "[" + ", ".join(f'{{"id": {i}, "state": "open", "state": "closed"}}' if i % 10 == 0 else
                            (f'{{"id": {i}, "id": {i}, "id": {i * 10}}}' if i == 7 else f'{{"id": {i}, "state": "open"}}')

@@ -1,4 +1,4 @@
-"""Figures for issue 26's hostile-file attacks against one `lro` binary (run it on the old and
+"""Figures for the hostile-file attacks against one `lro` binary (run it on the old and
 the new one): escapes through a symlink exchanged under an offload file's name (renameat2
 RENAME_EXCHANGE, Linux), hangs on a FIFO exchanged the same way, a hard link, a far-future
 name, stale temps, a lower-case name, a 0777 directory and the default directory.

@@ -1,5 +1,5 @@
 """Figures: what an MCP client receives from each real server's large call through
-`lro proxy`, and how many records the offload file holds (the before/after table of issue 14).
+`lro proxy`, and how many records the offload file holds (a before/after table).
 
 The calls are the end-to-end tests' (real_servers.py). For each: the UTF-8 bytes of every
 content block's text plus the compact JSON of structuredContent, its estimated tokens

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 # The response an agent receives for an offloaded result stays under this many estimated
-# tokens (issue 14, "a descriptor budget, whatever the input").
+# tokens (a descriptor budget, whatever the input).
 RESPONSE_BUDGET_TOKENS = 2000
 # Debian's jq 1.6: the oldest jq the recipes must run under.
 SYSTEM_JQ = "/usr/bin/jq"

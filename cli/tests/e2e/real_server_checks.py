@@ -1,4 +1,4 @@
-"""The checks every real server's large call must pass (issue 14, item 9), as a base class:
+"""The checks every real server's large call must pass, as a base class:
 each test module subclasses it and gives two module-scoped fixtures, `scenario` (a
 real_servers.Scenario) and `run` (its Run: one proxied session, made once per module).
 

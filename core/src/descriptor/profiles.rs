@@ -24,7 +24,7 @@ use crate::shape::Format;
 /// [`NOMINAL_PATH_BYTES`] long.
 pub const COMPACT_BUDGET_TOKENS: usize = 350;
 /// Most estimated tokens of a pointer descriptor, reckoned the same way: the bare pointer's
-/// 80, and 20 for its `resource_uri` (issue 32: the link travels in the descriptor).
+/// 80, and 20 for its `resource_uri` (the link travels in the descriptor).
 pub const POINTER_BUDGET_TOKENS: usize = 100;
 
 /// Sections a compact descriptor lists at first (the header lists every one).

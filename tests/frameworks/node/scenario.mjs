@@ -1,5 +1,5 @@
 // The agent's script (what the scripted model asks for, step by step) and the checks every
-// framework's run must pass: the target behaviour of issue 32.
+// framework's run must pass.
 import assert from 'node:assert/strict'
 import { PAD_VARIABLES, descriptorCount, toolResultsSeen, unwrapText } from './harness.mjs'
 

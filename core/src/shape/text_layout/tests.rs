@@ -208,7 +208,7 @@ fn what_it_declines_the_value_path_decides() {
     // JSON inside a string that is valid but declined: the whole text goes to the Value path.
     let inner = serde_json::to_string(twice).unwrap();
     assert!(TextLayout::of_text(&inner, 0).is_none());
-    // A number beyond a double is JSON (its text kept, issue 26): records on both paths.
+    // A number beyond a double is JSON (its text kept): records on both paths.
     let huge = format!("[1e400, {}3]", "2, ".repeat(10));
     let (body, sections, _) = by_text(TextLayout::of_text(&huge, 0).unwrap());
     assert!(body.starts_with(b"1e+400\n2\n"), "{body:?}");
