@@ -24,6 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PATH = re.compile(r"\b(crate|super|self)((?:::[A-Za-z_][A-Za-z0-9_]*)*)(::\{)?")
 LINE_COMMENT = re.compile(r"//[^\n]*")
+INLINE_MOD = re.compile(r"\bmod\s+[A-Za-z_][A-Za-z0-9_]*\s*\{")
 
 
 def crate_roots() -> list[Path]:
@@ -91,19 +92,46 @@ def resolve(module: tuple[str, ...], is_dir: bool, head: str, tail: list[str]) -
     return base[:-1] + tail
 
 
+def inline_depths(text: str) -> list[tuple[int, int]]:
+    """The spans of the inline modules (`mod tests { ... }`) of a file."""
+    spans = []
+    for match in INLINE_MOD.finditer(text):
+        depth, end = 0, len(text)
+        for i in range(match.end() - 1, len(text)):
+            if text[i] == "{":
+                depth += 1
+            elif text[i] == "}":
+                depth -= 1
+                if depth == 0:
+                    end = i
+                    break
+        spans.append((match.end(), end))
+    return spans
+
+
 def edges(found: dict[tuple[str, ...], Path]) -> dict[tuple[str, ...], set[tuple[str, ...]]]:
     graph = {m: set() for m in found}
     for module, file in found.items():
         text = LINE_COMMENT.sub("", file.read_text())
         is_dir = file.name in ("lib.rs", "main.rs", "mod.rs")
+        spans = inline_depths(text)
         for match in PATH.finditer(text):
             head, rest, brace = match.group(1), match.group(2), match.group(3)
             tails = [rest.split("::")[1:]]
             if brace:
                 tails = [tails[0] + item.split("::") for item in braced(text, match.end() - 1)]
+            # Inside an inline module, `self` is that module and each `super` first climbs
+            # out of the inline modules around the path: still inside one, the path names an
+            # item of this same file.
+            inline = sum(1 for start, end in spans if start <= match.start() < end)
             for tail in tails:
-                if head == "self" and not is_dir:
+                if head == "self" and (inline or not is_dir):
                     continue  # an inline module of the same file
+                if head == "super" and inline:
+                    climbs = 1 + sum(1 for t in tail[:] if t == "super")
+                    if climbs <= inline:
+                        continue
+                    tail = ["super"] * (climbs - inline - 1) + [t for t in tail if t != "super"]
                 target = resolve(module, is_dir, head, [t for t in tail if t and t != "self"])
                 # The longest prefix that is a module file.
                 while tuple(target) not in found and target:

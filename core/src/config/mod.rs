@@ -28,12 +28,14 @@
 
 pub mod keys;
 pub mod mcp;
+mod reference;
 mod settings;
 mod sources;
 mod value;
 
 pub use keys::{KEYS, Key, Kind, key};
 pub use mcp::McpConfig;
+pub use reference::{keys_json, markdown_table};
 pub use settings::*;
 pub(crate) use value::is_safe_name;
 
