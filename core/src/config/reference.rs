@@ -111,6 +111,9 @@ mod tests {
         assert_eq!(ratio["default"], 0.1);
         let guidance = keys.iter().find(|k| k["name"] == "guidance").unwrap();
         assert_eq!(guidance["choices"], json!(["shell", "native"]));
-        assert!(keys.iter().all(|k| !k["sample"].is_null() && !k["bad"].is_null()));
+        assert!(
+            keys.iter()
+                .all(|k| !k["sample"].is_null() && !k["bad"].is_null())
+        );
     }
 }
