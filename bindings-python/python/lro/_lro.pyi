@@ -339,6 +339,12 @@ class Offloader:
     def estimate_tokens(self, text: str) -> int:
         """Estimated tokens of ``text`` with this offloader's estimator."""
 
+def config_keys() -> List[Dict[str, Any]]:
+    """Every configuration key, as the core's table lists it: ``name`` (dotted for a section's
+    key: ``extract.timeout_ms`` is ``Config(extract={"timeout_ms": ...})``), ``env`` (its
+    environment variable), ``toml`` (its table), ``type``, ``bounds``, ``default``, ``doc``,
+    and ``sample`` / ``bad`` (a valid value other than the default, and a refused one)."""
+
 def operation_for_tool(tool_name: str) -> str:
     """The LRO operation name for an MCP tool name (``recall_memories`` -> ``recall``; any
     other name made file-name safe)."""
