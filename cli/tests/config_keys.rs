@@ -11,7 +11,10 @@ fn lro(args: &[&str], envs: &[(String, String)]) -> Output {
     let mut command = Command::new(env!("CARGO_BIN_EXE_lro"));
     // Only the variables under test configure the run.
     for (name, _) in std::env::vars_os() {
-        if name.to_string_lossy().starts_with("ATLATL_PROMPT__OFFLOAD__") {
+        if name
+            .to_string_lossy()
+            .starts_with("ATLATL_PROMPT__OFFLOAD__")
+        {
             command.env_remove(name);
         }
     }
