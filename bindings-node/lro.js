@@ -57,6 +57,7 @@ exports.configFromToml = native.configFromToml
 exports.configFromTomlString = native.configFromTomlString
 exports.configFromEnv = native.configFromEnv
 exports.withEnv = native.withEnv
+exports.configKeys = native.configKeys
 exports.errorCodes = native.errorCodes
 exports.estimateTokens = native.estimateTokens
 exports.__napiBindingTarget = native.__napiBindingTarget

@@ -308,6 +308,12 @@ impl From<&McpConfig> for McpOptions {
     }
 }
 
+/// Every configuration key, as the core's table lists it (`name`, `camel_case`, `env`, `type`,
+/// `bounds`, `default`, `doc`, `sample`, `bad`, ...): `configKeys()` in both builds.
+pub fn config_keys() -> Value {
+    lro_core::config::keys_json()
+}
+
 /// Environment variables from a JS object of them (`process.env`, or the `vars` of
 /// `configFromEnv` and `withEnv`): a value that is not text reads as its JSON text; `null`
 /// (and `undefined`, which JSON drops) is unset.
@@ -436,6 +442,38 @@ mod tests {
             let err = config(text).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidConfig, "{text}");
             assert!(err.message().starts_with(says), "{text}: {}", err.message());
+        }
+    }
+
+    #[test]
+    fn the_option_object_has_every_key_of_the_table_and_no_other() {
+        let view = serde_json::to_value(Config::from(&OffloadConfig::default())).unwrap();
+        let mut paths = Vec::new();
+        for (name, value) in view.as_object().unwrap() {
+            match value.as_object() {
+                Some(section) => paths.extend(section.keys().map(|leaf| format!("{name}.{leaf}"))),
+                None => paths.push(name.clone()),
+            }
+        }
+        let mut table: Vec<String> = lro_core::config::KEYS
+            .iter()
+            .map(lro_core::config::Key::camel_case)
+            .collect();
+        paths.sort();
+        table.sort();
+        assert_eq!(paths, table);
+        for key in lro_core::config::KEYS {
+            let sample: Value = serde_json::from_str(key.sample).unwrap();
+            let (first, rest) = key.camel_case().split_once('.').map_or_else(
+                || (key.camel_case(), None),
+                |(a, b)| (a.to_owned(), Some(b.to_owned())),
+            );
+            let text = match rest {
+                Some(leaf) => serde_json::json!({ first: { leaf: sample } }),
+                None => serde_json::json!({ first: sample }),
+            };
+            let configured = config(&text.to_string()).unwrap();
+            assert_eq!(key.value(&configured), sample, "{}", key.name);
         }
     }
 

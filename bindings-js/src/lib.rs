@@ -40,6 +40,6 @@ mod mcp;
 mod options;
 
 pub use argument::{Argument, from_json, to_value};
-pub use config::{Config, ExtractLimits, StoreLimits, layer, resolve, variables};
+pub use config::{Config, ExtractLimits, StoreLimits, config_keys, layer, resolve, variables};
 pub use mcp::{extract_tool, resource_error_code, resource_scheme};
 pub use options::{ExtractOptions, LineRange, OffloadOptions, SearchSpec, ToolContext};

@@ -569,6 +569,15 @@ pub fn with_env<'env>(
     Ok(object)
 }
 
+/// Every configuration key, from the core's table: its dotted `name`, `camelCase` (its name
+/// in a config object, `extract.timeoutMs` for `{ extract: { timeoutMs } }`), `env`, `type`,
+/// `bounds`, `default`, `doc`, and `sample` / `bad` (a valid value other than the default,
+/// and a refused one).
+#[napi]
+pub fn config_keys() -> out::ConfigKeys {
+    out::ConfigKeys(lro_js::config_keys())
+}
+
 /// The stable error codes, as `err.code` holds them.
 #[napi(ts_return_type = "ErrorCode[]")]
 pub fn error_codes() -> Vec<&'static str> {

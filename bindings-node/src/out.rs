@@ -68,4 +68,6 @@ results! {
     ExtractTool;
     /// A configuration, every key present (camelCase).
     Config;
+    /// Every configuration key, from the core's table.
+    ConfigKeys;
 }

@@ -43,7 +43,8 @@ fn changes_json(changes: &Bound<'_, PyDict>) -> PyResult<Value> {
 #[pyclass(frozen, eq, module = "lro", name = "Config", skip_from_py_object)]
 #[derive(Clone, PartialEq)]
 pub struct PyConfig {
-    pub(crate) inner: OffloadConfig,
+    /// The core's configuration this object holds.
+    pub inner: OffloadConfig,
 }
 
 impl PyConfig {
@@ -306,6 +307,14 @@ impl PyConfig {
             self.inner.store.retries,
         )
     }
+}
+
+/// Every configuration key, as a list of dicts (the core's table: `name`, `env`, `type`,
+/// `bounds`, `default`, `doc`, ...). A key `section.name` is the keyword argument `section`'s
+/// dict key `name`; any other key is a keyword argument of its own.
+#[pyfunction]
+pub fn config_keys(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+    to_py(py, &lro_core::config::keys_json())
 }
 
 /// The configuration of a call given none: the defaults with this process's

@@ -31,6 +31,8 @@ mod _lro {
     #[pymodule_export]
     use crate::config::PyConfig;
     #[pymodule_export]
+    use crate::config::config_keys;
+    #[pymodule_export]
     use crate::offloader::PyOffloader;
 
     /// The LRO operation name for an MCP tool name (`recall_memories` -> `recall`; any other

@@ -55,5 +55,6 @@ exports.configFromToml = wasm.configFromToml
 exports.configFromTomlString = wasm.configFromTomlString
 exports.configFromEnv = wasm.configFromEnv
 exports.withEnv = wasm.withEnv
+exports.configKeys = wasm.configKeys
 exports.errorCodes = wasm.errorCodes
 exports.estimateTokens = wasm.estimateTokens

@@ -3,11 +3,13 @@
 //! - `lro offload`: read a tool result on stdin, print the descriptor (or the inline result);
 //! - `lro extract`: run a recipe, a jq filter, a line range or a regex search on an offload file;
 //! - `lro cleanup`: delete expired offload files;
+//! - `lro config`: the configuration keys, and the configuration the options give;
 //! - `lro demo`: the main job, end to end, on an embedded corpus.
 // Denied, and allowed in `signals` and `allocator` only (one foreign call each, see there).
 #![deny(unsafe_code)]
 
 mod allocator;
+mod config_command;
 mod demo;
 mod options;
 mod proxy;
@@ -20,6 +22,7 @@ use clap::{Parser, Subcommand};
 use lro_core::{ErrorCode, LroError};
 use serde_json::Value;
 
+use config_command::ConfigCommand;
 use options::{ConfigArgs, ExtractArgs, Input, InputFormat};
 
 /// Large Result Offloading: large tool results become a JSONL file plus a compact descriptor.
@@ -61,6 +64,11 @@ enum Command {
     Cleanup {
         #[command(flatten)]
         config: ConfigArgs,
+    },
+    /// List the configuration keys, or show the configuration the options give.
+    Config {
+        #[command(subcommand)]
+        command: ConfigCommand,
     },
     /// Offload a 500-memory recall from an embedded corpus, show the descriptor, run two recipes.
     Demo {
@@ -200,6 +208,7 @@ fn run(cli: Cli) -> Result<Exit, LroError> {
             let lro = config.offloader()?;
             print_json(&lro.cleanup()?).map(|()| Exit::Done)
         }
+        Command::Config { command } => command.run().map(|()| Exit::Done),
         Command::Demo { output_dir } => demo::run(output_dir).map(|()| Exit::Done),
         Command::Proxy(args) => proxy::run(args).map(|()| Exit::Done),
     }

@@ -9,7 +9,7 @@ use lro_host_s3::NativeHost;
 use serde_json::{Map, Value};
 
 /// Configuration sources, lowest precedence first: defaults, `--config FILE`, the
-/// `ATLATL_PROMPT__OFFLOAD__*` environment, then these flags.
+/// `ATLATL_PROMPT__OFFLOAD__*` environment, the named flags, then `--set KEY=VALUE`.
 #[derive(Debug, Clone, Args)]
 pub struct ConfigArgs {
     /// A TOML file with a [prompt.offload] section.
@@ -41,10 +41,26 @@ pub struct ConfigArgs {
     /// one line; at most 100 tokens).
     #[arg(long, value_name = "PROFILE")]
     pub descriptor: Option<String>,
+    /// Set any configuration key, KEY=VALUE (repeatable; over the flags above), e.g.
+    /// --set extract.timeout_ms=500. `lro config keys` lists the keys.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
     /// Print events (OffloadCreated, OffloadWriteFailed, OffloadFileExpired) as JSON lines on stderr.
     #[arg(long)]
     pub events: bool,
 }
+
+/// The named flags that set a configuration key, and the key each sets (a test holds them to
+/// the core's table of keys).
+const NAMED_FLAGS: [(&str, &str); 7] = [
+    ("--output-dir", "output_dir"),
+    ("--allow-shared-dir", "allow_shared_dir"),
+    ("--threshold", "threshold_tokens"),
+    ("--ttl-seconds", "ttl_seconds"),
+    ("--prefix", "file_prefix"),
+    ("--guidance", "guidance"),
+    ("--descriptor", "descriptor"),
+];
 
 impl ConfigArgs {
     /// The configuration these options describe.
@@ -67,21 +83,39 @@ impl ConfigArgs {
             }
         }
         config.apply_env_os(std::env::vars_os())?;
+        let [
+            output_dir,
+            allow_shared_dir,
+            threshold,
+            ttl_seconds,
+            prefix,
+            guidance,
+            descriptor,
+        ] = NAMED_FLAGS.map(|(_, key)| key);
         let flags = [
-            ("output_dir", &self.output_dir),
-            ("threshold_tokens", &self.threshold),
-            ("ttl_seconds", &self.ttl_seconds),
-            ("file_prefix", &self.prefix),
-            ("guidance", &self.guidance),
-            ("descriptor", &self.descriptor),
+            (output_dir, self.output_dir.as_deref()),
+            (threshold, self.threshold.as_deref()),
+            (ttl_seconds, self.ttl_seconds.as_deref()),
+            (prefix, self.prefix.as_deref()),
+            (guidance, self.guidance.as_deref()),
+            (descriptor, self.descriptor.as_deref()),
+            (allow_shared_dir, self.allow_shared_dir.then_some("true")),
         ];
         for (key, value) in flags {
             if let Some(value) = value {
                 config.set_str(key, value)?;
             }
         }
-        if self.allow_shared_dir {
-            config.allow_shared_dir = true;
+        for pair in &self.set {
+            let (key, value) = pair.split_once('=').ok_or_else(|| {
+                LroError::new(
+                    ErrorCode::InvalidConfig,
+                    format!(
+                        "--set {pair:?}: expected KEY=VALUE (`lro config keys` lists the keys)"
+                    ),
+                )
+            })?;
+            config.set_str(key.trim(), value)?;
         }
         Ok(config)
     }
@@ -333,5 +367,80 @@ impl ExtractArgs {
             describe: self.describe.then_some(true),
             extract_tool: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// A parser of the configuration flags alone.
+    #[derive(Debug, clap::Parser)]
+    struct Flags {
+        #[command(flatten)]
+        config: ConfigArgs,
+    }
+
+    #[test]
+    fn every_named_flag_sets_a_key_of_the_table() {
+        let command = Flags::command();
+        for (flag, key) in NAMED_FLAGS {
+            assert!(
+                lro_core::config::key(key).is_some(),
+                "{flag} sets {key}, not a key"
+            );
+            let name = flag.trim_start_matches("--");
+            assert!(
+                command
+                    .get_arguments()
+                    .any(|arg| arg.get_long() == Some(name)),
+                "{flag} is not a flag"
+            );
+        }
+    }
+
+    #[test]
+    fn set_takes_any_key_and_names_a_bad_one() {
+        use clap::Parser;
+        let flags = Flags::try_parse_from([
+            "lro",
+            "--set",
+            "extract.timeout_ms=500",
+            "--set",
+            "mcp.never_offload=a,b",
+            "--threshold",
+            "10",
+            "--set",
+            "threshold_tokens=20",
+        ])
+        .unwrap();
+        let config = flags.config.load().unwrap();
+        assert_eq!(config.extract.timeout_ms, 500);
+        assert_eq!(config.mcp.never_offload, ["a", "b"]);
+        assert_eq!(
+            config.threshold_tokens, 20,
+            "--set comes after the named flags"
+        );
+        for (pair, says) in [
+            (
+                "extract.timeout=5",
+                "unknown configuration key prompt.offload.extract.timeout",
+            ),
+            (
+                "store.retries=11",
+                "invalid value for prompt.offload.store.retries",
+            ),
+            (
+                "store.retries",
+                "--set \"store.retries\": expected KEY=VALUE",
+            ),
+        ] {
+            let flags = Flags::try_parse_from(["lro", "--set", pair]).unwrap();
+            let err = flags.config.load().unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidConfig, "{pair}");
+            assert!(err.message().starts_with(says), "{pair}: {err}");
+        }
     }
 }

@@ -15,34 +15,6 @@
 /// Largest configuration file read, in bytes: a `[prompt.offload]` section is a few hundred.
 pub const MAX_CONFIG_FILE_BYTES: u64 = 1024 * 1024;
 
-/// The configuration keys of `[prompt.offload]` and its tables, for "did you mean" hints.
-pub(crate) const KNOWN_KEYS: &[&str] = &[
-    "enabled",
-    "threshold_tokens",
-    "ttl_seconds",
-    "output_dir",
-    "file_prefix",
-    "guidance",
-    "descriptor",
-    "adaptive_ratio",
-    "extract",
-    "store",
-    "mcp",
-    "extract.max_read_bytes",
-    "extract.max_output_records",
-    "extract.max_output_bytes",
-    "extract.timeout_ms",
-    "extract.max_memory_bytes",
-    "extract.answer_max_tokens",
-    "extract.answer_max_bytes",
-    "store.timeout_ms",
-    "store.retries",
-    "mcp.resource_link",
-    "mcp.structured_content",
-    "mcp.extract_tool_name",
-    "mcp.never_offload",
-];
-
 /// Edit distance (insertions, deletions, substitutions) between two short ASCII-folded names,
 /// or `None` once it exceeds `limit`.
 fn distance(a: &str, b: &str, limit: usize) -> Option<usize> {
@@ -72,11 +44,12 @@ fn looks_like(name: &str, target: &str) -> bool {
     name != target && distance(name, target, 2).is_some()
 }
 
-/// The known key nearest to an unknown one (`extrct` gives `extract`), if one is close.
+/// The known key nearest to an unknown one (`extrct` gives `extract`), if one is close: the
+/// keys of [the table](crate::config::KEYS) and their sections.
 pub(crate) fn nearest_key(key: &str) -> Option<&'static str> {
-    KNOWN_KEYS
-        .iter()
-        .filter_map(|known| distance(key, known, 2).map(|d| (d, *known)))
+    let keys = crate::config::KEYS.iter();
+    keys.flat_map(|known| known.section().into_iter().chain([known.name]))
+        .filter_map(|known| distance(key, known, 2).map(|d| (d, known)))
         .min()
         .map(|(_, known)| known)
 }

@@ -52,6 +52,7 @@ from ._lro import (
     Config,
     Offloader,
     __version__,
+    config_keys,
     error_for_code,
     estimate_tokens,
     extract_tool_for_server,
@@ -62,6 +63,7 @@ from ._lro import (
 
 __all__ = [
     "Config",
+    "config_keys",
     "Offloader",
     "offload",
     "offload_inject",

@@ -73,11 +73,9 @@ class Config:
     ) -> "Config":
         """The defaults with the given keyword arguments applied (``None`` keeps a default).
 
-        ``extract`` takes any of ``max_read_bytes``, ``max_output_records``,
-        ``max_output_bytes``, ``timeout_ms``, ``max_memory_bytes``, ``answer_max_tokens``,
-        ``answer_max_bytes``; ``store`` any of ``timeout_ms``, ``retries``;
-        ``mcp`` any of ``resource_link``, ``structured_content`` (bools, default ``False``),
-        ``extract_tool_name`` (default ``lro_extract_<server>``), ``never_offload`` (tool names).
+        ``extract``, ``store`` and ``mcp`` take a dict of their section's keys
+        (``extract={"timeout_ms": 500}``): :func:`config_keys` lists every key with its type,
+        bounds and default, as docs/configuration.md does.
         ``output_dir="s3://bucket/prefix"`` writes to an S3-compatible store. An output directory
         other users can write is refused (``invalid_config``, or the inline fallback when
         offloading) unless ``allow_shared_dir=True``. A value of the
@@ -338,6 +336,12 @@ class Offloader:
         """
     def estimate_tokens(self, text: str) -> int:
         """Estimated tokens of ``text`` with this offloader's estimator."""
+
+def config_keys() -> List[Dict[str, Any]]:
+    """Every configuration key, as the core's table lists it: ``name`` (dotted for a section's
+    key: ``extract.timeout_ms`` is ``Config(extract={"timeout_ms": ...})``), ``env`` (its
+    environment variable), ``toml`` (its table), ``type``, ``bounds``, ``default``, ``doc``,
+    and ``sample`` / ``bad`` (a valid value other than the default, and a refused one)."""
 
 def operation_for_tool(tool_name: str) -> str:
     """The LRO operation name for an MCP tool name (``recall_memories`` -> ``recall``; any

@@ -353,6 +353,12 @@ pub fn with_env(config: JsValue, vars: JsValue) -> Result<JsValue, JsValue> {
     Ok(object)
 }
 
+/// Every configuration key, from the core's table (as the Node addon's `configKeys`).
+#[wasm_bindgen(js_name = configKeys)]
+pub fn config_keys() -> Result<JsValue, JsValue> {
+    to_js(&lro_js::config_keys())
+}
+
 /// Every stable error code, in the core's order.
 #[wasm_bindgen(js_name = errorCodes)]
 pub fn error_codes() -> Vec<String> {
