@@ -122,9 +122,6 @@ pub struct ExtractLimits {
     /// Most bytes of one answer of the extract tool through MCP (default 16,384).
     #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
     pub answer_max_bytes: Option<u64>,
-    /// A throwaway key: most scratch bytes of one extraction.
-    #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
-    pub max_scratch_bytes: Option<u64>,
 }
 
 /// Bounds on requests to an object store: a store that is down or slow delays a call by a
@@ -228,7 +225,6 @@ impl Config {
             set(&mut e.max_memory_bytes, limits.max_memory_bytes);
             set(&mut e.answer_max_tokens, limits.answer_max_tokens);
             set(&mut e.answer_max_bytes, limits.answer_max_bytes);
-            set(&mut e.max_scratch_bytes, limits.max_scratch_bytes);
         }
         if let Some(limits) = self.store {
             set(&mut config.store.timeout_ms, limits.timeout_ms);
@@ -266,7 +262,6 @@ impl From<&OffloadConfig> for Config {
             max_memory_bytes,
             answer_max_tokens,
             answer_max_bytes,
-            max_scratch_bytes,
         } = config.extract;
         let CoreStoreLimits {
             timeout_ms: store_timeout_ms,
@@ -290,7 +285,6 @@ impl From<&OffloadConfig> for Config {
                 max_memory_bytes: Some(max_memory_bytes),
                 answer_max_tokens: Some(answer_max_tokens),
                 answer_max_bytes: Some(answer_max_bytes),
-                max_scratch_bytes: Some(max_scratch_bytes),
             }),
             store: Some(StoreLimits {
                 timeout_ms: Some(store_timeout_ms),

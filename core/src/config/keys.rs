@@ -498,15 +498,6 @@ pub static KEYS: &[Key] = &[
         get: |c| Setting::Integer(c.extract.answer_max_bytes),
     },
     Key {
-        name: "extract.max_scratch_bytes",
-        kind: LIMIT,
-        doc: "a throwaway key: most scratch bytes of one extraction",
-        sample: "4096",
-        bad: "\"lots\"",
-        set: |c, v| c.extract.max_scratch_bytes = v.integer(),
-        get: |c| Setting::Integer(c.extract.max_scratch_bytes),
-    },
-    Key {
         name: "store.timeout_ms",
         kind: Kind::Integer {
             // Zero would time every request out before it starts.

@@ -96,8 +96,6 @@ pub struct ExtractLimits {
     /// Most bytes of one answer of the extract tool through MCP (default 16,384); see
     /// `answer_max_tokens`.
     pub answer_max_bytes: u64,
-    /// A throwaway key: most scratch bytes of one extraction (default 1 MiB).
-    pub max_scratch_bytes: u64,
 }
 
 impl Default for ExtractLimits {
@@ -110,7 +108,6 @@ impl Default for ExtractLimits {
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
             answer_max_tokens: DEFAULT_ANSWER_MAX_TOKENS,
             answer_max_bytes: DEFAULT_ANSWER_MAX_BYTES,
-            max_scratch_bytes: 1 << 20,
         }
     }
 }
