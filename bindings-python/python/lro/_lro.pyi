@@ -5,6 +5,7 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 __all__ = [
     "Config",
+    "config_keys",
     "Offloader",
     "operation_for_tool",
     "extract_tool_for_server",
