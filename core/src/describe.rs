@@ -66,7 +66,7 @@ impl<H: Host> Offloader<H> {
             .clone()
             .or_else(|| self.config.mcp.extract_tool_name.clone())
             .unwrap_or_else(|| crate::mcp::DEFAULT_EXTRACT_TOOL.to_owned());
-        let resource_uri = crate::resources::uri_for_path(&file_path);
+        let resource_uri = crate::files::uri_for_path(&file_path);
         let guidance = descriptor::guidance(
             self.config.guidance,
             kind,
@@ -165,7 +165,7 @@ impl<H: Host> Offloader<H> {
         // half the link's cost (reckoned for a file name of NOMINAL_PATH_BYTES) is set
         // aside, so the whole result stays within twice DESCRIPTOR_BUDGET_TOKENS.
         let link = if self.config.mcp.resource_link {
-            self.estimate(&crate::resources::nominal_link_text())
+            self.estimate(&crate::files::nominal_link_text())
                 .div_ceil(2)
         } else {
             0
