@@ -121,7 +121,7 @@ impl<H: Host> Offloader<H> {
     /// The [`file_time`] of the file `name` in `dir` named with `ulid`: its modification
     /// time is asked of the host only when the name is dated ahead of the clock (one `stat`
     /// for such a file, none for the others).
-    pub(crate) fn created_at(
+    pub fn created_at(
         &self,
         dir: &std::path::Path,
         name: &str,

@@ -449,7 +449,8 @@ impl<H: Host> Offloader<H> {
 
     /// [`Offloader::offload`] of a value read from a JSON text that named `duplicate_keys`
     /// keys twice (merged in `value`: the outcome says so).
-    pub(crate) fn offload_read(
+    #[doc(hidden)]
+    pub fn offload_read(
         &self,
         value: &Value,
         request: &OffloadRequest,

@@ -19,7 +19,7 @@ impl<H: Host> Offloader<H> {
     /// Checks `dir` (this offloader's output directory) before it is used; a missing
     /// directory passes (the caller makes it, or finds nothing in it). Errors are
     /// `invalid_config`: the configuration names a directory it must not use.
-    pub(crate) fn check_output_dir(&self, dir: &Path) -> Result<()> {
+    pub fn check_output_dir(&self, dir: &Path) -> Result<()> {
         if self.config.allow_shared_dir {
             return Ok(());
         }

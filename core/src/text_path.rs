@@ -9,14 +9,111 @@
 use serde_json::Value;
 
 use crate::descriptor::SectionInfo;
-use crate::error::Result;
+use crate::error::{ErrorCode, LroError, Result};
 use crate::host::Host;
 use crate::json::raw;
+use crate::jsonl::Body;
 use crate::offload::{OffloadRequest, Offloader, Outcome, Prepared, check_operation};
-use crate::shape::Format;
-use crate::shape::raw::{TEXT_PART_MIN, TextLayout};
+use crate::shape::raw::{TEXT_PART_MIN, TextLayout, read_record};
+use crate::shape::{Format, TextRead, read_text};
 
 impl<H: Host> Offloader<H> {
+    /// Offloads tool *text*: a JSON array goes through the text path (no `Value` tree), any
+    /// other text is read as [`crate::shape`] reads strings (JSON, a Python literal, a table,
+    /// or one record per line), a large one from its text too ([`crate::shape::raw`]).
+    pub fn offload_text(&self, text: &str, request: &OffloadRequest) -> Result<Outcome> {
+        self.offload_text_parts(text, request, TEXT_PART_MIN)
+    }
+
+    /// [`Offloader::offload_text`], texts longer than `min_text` read from their text.
+    #[doc(hidden)]
+    pub fn offload_text_parts(
+        &self,
+        text: &str,
+        request: &OffloadRequest,
+        min_text: usize,
+    ) -> Result<Outcome> {
+        if text.trim_start().starts_with('[') {
+            match self.offload_json(text.as_bytes(), request) {
+                Err(err) if err.code() == crate::error::ErrorCode::InvalidInput => {}
+                outcome => return outcome,
+            }
+        }
+        if text.len() > min_text {
+            if let Some(outcome) = self.offload_text_layout(text, request, min_text)? {
+                return Ok(outcome);
+            }
+        }
+        self.offload(&Value::String(text.to_owned()), request)
+    }
+
+    /// Offloads the text blocks of one tool result (an MCP `CallToolResult`'s `text`
+    /// items): several blocks that each hold data are one record each (a list returned one
+    /// item per block); otherwise their text, joined by newlines, is read as
+    /// [`Offloader::offload_text`] reads it.
+    pub fn offload_text_blocks(&self, texts: &[&str], request: &OffloadRequest) -> Result<Outcome> {
+        if texts.len() > 1 {
+            // Each block's JSON read as a `Value` keeps the last value of a key named twice:
+            // counted, to be reported.
+            let mut duplicate_keys = 0;
+            let values: Option<Vec<Value>> = texts
+                .iter()
+                .map(|text| match read_text(text) {
+                    TextRead::Value(value, format) => {
+                        if format == Format::Json {
+                            duplicate_keys += crate::json::dupes::in_text(text);
+                        }
+                        Some(value)
+                    }
+                    _ => None,
+                })
+                .collect();
+            if let Some(values) = values {
+                return self.offload_read(&Value::Array(values), request, duplicate_keys);
+            }
+        }
+        self.offload_text(&texts.join("\n"), request)
+    }
+
+    /// [`Offloader::offload_text_blocks`] on text blocks given as JSON strings (quoted and
+    /// escaped, as a result's text holds them), texts longer than `min_text` read from their
+    /// text. A block that is not a JSON string is `invalid_input`.
+    #[doc(hidden)]
+    pub fn offload_text_block_strings(
+        &self,
+        texts: &[&str],
+        request: &OffloadRequest,
+        min_text: usize,
+    ) -> Result<Outcome> {
+        if texts.len() > 1 {
+            let mut records = Body::default();
+            let mut duplicate_keys = 0;
+            let all_values = texts.iter().all(|text| {
+                raw::decode_str(text)
+                    .and_then(|content| read_record(&content))
+                    .map(|(record, repeated)| {
+                        duplicate_keys += repeated;
+                        records.push_line_with(|out| out.extend_from_slice(&record));
+                    })
+                    .is_some()
+            });
+            if all_values {
+                if let Some(outcome) =
+                    self.offload_record_lines(records, request, duplicate_keys)?
+                {
+                    return Ok(outcome);
+                }
+            }
+            // Mixed blocks, a tree, or records that stay inline: the rule on the texts.
+            let decoded: Option<Vec<_>> = texts.iter().map(|t| raw::decode_str(t)).collect();
+            let decoded = decoded.ok_or_else(not_json)?;
+            let decoded: Vec<&str> = decoded.iter().map(AsRef::as_ref).collect();
+            return self.offload_text_blocks(&decoded, request);
+        }
+        let joined = raw::decode_str(texts[0]).ok_or_else(not_json)?;
+        self.offload_text_parts(&joined, request, min_text)
+    }
+
     /// [`Offloader::offload`] of the large JSON object `json` holds (the caller's fallback
     /// for other texts: `None`).
     pub(crate) fn offload_object_text(
@@ -36,7 +133,8 @@ impl<H: Host> Offloader<H> {
     /// [`Offloader::offload`] of the value the JSON text `json` holds, read by
     /// [`TextLayout::of_json`] with parts up to `min_text` bytes parsed. `None` when the
     /// layout declines (or LRO is off): the caller takes the `Value` path.
-    pub(crate) fn offload_json_text(
+    #[doc(hidden)]
+    pub fn offload_json_text(
         &self,
         json: &str,
         request: &OffloadRequest,
@@ -177,4 +275,8 @@ impl<H: Host> Offloader<H> {
         prepared.duplicate_keys = duplicate_keys;
         prepared
     }
+}
+
+fn not_json() -> LroError {
+    LroError::new(ErrorCode::InvalidInput, "the tool result is not valid JSON")
 }
