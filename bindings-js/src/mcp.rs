@@ -1,9 +1,9 @@
-//! What both JS builds export about MCP, from the core: the `lro_extract` tool, the offload
+//! What both JS builds export about MCP, from lro-mcp: the `lro_extract` tool, the offload
 //! files' resource scheme and the JSON-RPC code of a failed resource request.
 
 use lro_core::ErrorCode;
-use lro_core::extract::tool;
-use lro_core::resources;
+use lro_mcp::extract_tool as tool;
+use lro_mcp::resources;
 use serde_json::{Value, json};
 
 /// The `lro_extract` tool: `{ name, description, inputSchema }` (`extractTool()`).

@@ -6,8 +6,8 @@
 //! are the records' field names).
 
 use lro_core::extract::{self, LineUnit};
-use lro_core::intercept::ToolCallContext;
 use lro_core::{DescriptorProfile, Detail, ErrorCode, ExtractRequest, LroError, OffloadRequest};
+use lro_mcp::intercept::ToolCallContext;
 #[cfg(feature = "napi")]
 use napi_derive::napi;
 use serde::Deserialize;

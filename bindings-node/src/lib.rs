@@ -447,7 +447,7 @@ pub fn resource_scheme() -> out::ResourceScheme {
 #[napi]
 pub fn resource_link(env: Env, file_path: arg::String) -> napi::Result<out::ResourceLink> {
     let file_path = thrown(&env, file_path.read())?;
-    Ok(out::ResourceLink(lro_core::resources::resource_link(
+    Ok(out::ResourceLink(lro_mcp::resources::resource_link(
         &file_path,
     )))
 }
@@ -464,7 +464,7 @@ pub fn resource_error_code(code: arg::String) -> i64 {
 /// `lro_extract` without a name.
 #[napi]
 pub fn extract_tool_for_server(server_name: Option<String>) -> String {
-    lro_core::mcp::extract_tool_for_server(server_name.as_deref())
+    lro_mcp::extract_tool_for_server(server_name.as_deref())
 }
 
 /// The `lro_extract` tool as every LRO surface describes it: `{ name, description,

@@ -4,12 +4,10 @@
 use std::sync::{Arc, Mutex, PoisonError};
 
 use lro_core::jsonl::MifChunks;
-use lro_core::{
-    ExtractRequest, LroError, OffloadConfig, OffloadEvent, OffloadRequest, Offloader,
-    ToolCallContext,
-};
+use lro_core::{ExtractRequest, LroError, OffloadConfig, OffloadEvent, OffloadRequest, Offloader};
 use lro_host_s3::NativeHost;
 use lro_js::to_value;
+use lro_mcp::ToolCallContext;
 use napi::{Env, Task};
 use napi_derive::napi;
 use serde_json::Value;
@@ -140,7 +138,7 @@ fn intercept_impl(
     result: &Value,
     context: &ToolCallContext,
 ) -> Result<Value, LroError> {
-    to_value(&lro.intercept_tool_result(result, context)?)
+    to_value(&lro_mcp::intercept_tool_result(lro, result, context)?)
 }
 
 fn extract_impl(
@@ -183,14 +181,16 @@ impl Job {
                 } => inject_impl(&lro, &formatted, pre_budget, &request),
                 Job::Intercept { result, context } => intercept_impl(&lro, &result, &context),
                 Job::Extract { file_path, request } => extract_impl(&lro, &file_path, &request),
-                Job::ExtractToolCall { arguments } => Ok(lro_core::extract::tool::call_result(
+                Job::ExtractToolCall { arguments } => Ok(lro_mcp::extract_tool::call_result(
                     &lro,
                     Some(&arguments),
                     &std::sync::atomic::AtomicBool::new(false),
                 )),
                 Job::Cleanup => cleanup_impl(&lro),
-                Job::ListResources { cursor } => to_value(&lro.list_resources(cursor.as_deref())?),
-                Job::ReadResource { uri } => to_value(&lro.read_resource(&uri)?),
+                Job::ListResources { cursor } => {
+                    to_value(&lro_mcp::list_resources(&lro, cursor.as_deref())?)
+                }
+                Job::ReadResource { uri } => to_value(&lro_mcp::read_resource(&lro, &uri)?),
                 Job::Rejected(err) => Err(err),
             }
         })();

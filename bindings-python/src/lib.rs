@@ -20,7 +20,8 @@ mod tojson;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use lro_core::{ErrorCode, intercept};
+use lro_core::ErrorCode;
+use lro_mcp::intercept;
 use pyo3::prelude::*;
 
 /// The module the `lro` package wraps.
@@ -48,7 +49,7 @@ mod _lro {
     #[pyfunction]
     #[pyo3(signature = (server_name=None))]
     fn extract_tool_for_server(server_name: Option<&str>) -> String {
-        lro_core::mcp::extract_tool_for_server(server_name)
+        lro_mcp::extract_tool_for_server(server_name)
     }
 
     /// Estimated tokens of `text` with the built-in heuristic (characters / 4 for Latin
@@ -70,7 +71,7 @@ mod _lro {
     /// The `resource_link` content block of an offloaded result whose file is `file_path`.
     #[pyfunction]
     fn resource_link(py: Python<'_>, file_path: &str) -> PyResult<Py<PyAny>> {
-        Ok(crate::convert::to_py(py, &lro_core::resources::resource_link(file_path))?.unbind())
+        Ok(crate::convert::to_py(py, &lro_mcp::resources::resource_link(file_path))?.unbind())
     }
 
     /// The JSON-RPC error code a failed resource request answers with, for an error `code`
@@ -78,7 +79,7 @@ mod _lro {
     #[pyfunction]
     fn resource_error_code(code: &str) -> i64 {
         let known = ErrorCode::ALL.into_iter().find(|c| c.as_str() == code);
-        known.map_or(-32603, lro_core::resources::jsonrpc_error_code)
+        known.map_or(-32603, lro_mcp::resources::jsonrpc_error_code)
     }
 
     #[pymodule_init]
@@ -94,26 +95,26 @@ mod _lro {
         // The `lro_extract` tool as every surface describes it (the MCP helpers use these).
         m.add(
             "EXTRACT_TOOL_DESCRIPTION",
-            lro_core::extract::tool::TOOL_DESCRIPTION,
+            lro_mcp::extract_tool::TOOL_DESCRIPTION,
         )?;
         let descriptions = pyo3::types::PyDict::new(m.py());
-        for (name, description) in lro_core::extract::tool::QUERY_PARAMETERS {
+        for (name, description) in lro_mcp::extract_tool::QUERY_PARAMETERS {
             descriptions.set_item(name, description)?;
         }
         m.add("EXTRACT_QUERY_PARAMETERS", descriptions)?;
         // The whole input schema: every argument's description for the tool signatures.
         m.add(
             "EXTRACT_TOOL_INPUT_SCHEMA",
-            convert::value_to_py(m.py(), &lro_core::extract::tool::tool_input_schema())?,
+            convert::value_to_py(m.py(), &lro_mcp::extract_tool::tool_input_schema())?,
         )?;
         // The offload files as MCP resources (the MCP helpers serve them).
-        m.add("RESOURCE_URI_PREFIX", lro_core::resources::URI_PREFIX)?;
-        m.add("RESOURCE_MIME_TYPE", lro_core::resources::MIME_TYPE)?;
+        m.add("RESOURCE_URI_PREFIX", lro_mcp::resources::URI_PREFIX)?;
+        m.add("RESOURCE_MIME_TYPE", lro_mcp::resources::MIME_TYPE)?;
         m.add(
             "RESOURCE_TEMPLATES",
             crate::convert::to_py(
                 m.py(),
-                &serde_json::Value::Array(lro_core::resources::resource_templates()),
+                &serde_json::Value::Array(lro_mcp::resources::resource_templates()),
             )?,
         )?;
         Ok(())

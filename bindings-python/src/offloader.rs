@@ -7,10 +7,9 @@ use std::path::PathBuf;
 
 use lro_core::estimate::estimate_tokens;
 use lro_core::offload::from_json_value;
-use lro_core::{
-    ErrorCode, ExtractRequest, LroError, OffloadEvent, OffloadRequest, Offloader, ToolCallContext,
-};
+use lro_core::{ErrorCode, ExtractRequest, LroError, OffloadEvent, OffloadRequest, Offloader};
 use lro_host_s3::NativeHost;
+use lro_mcp::ToolCallContext;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use serde_json::{Map, Value};
@@ -290,7 +289,8 @@ impl PyOffloader {
                 extract_tool,
             },
         };
-        let intercepted = py.detach(|| self.inner.intercept_tool_result(&result, &context));
+        let intercepted =
+            py.detach(|| lro_mcp::intercept_tool_result(&self.inner, &result, &context));
         to_py(py, &intercepted.map_err(CoreError)?)
     }
 
@@ -390,7 +390,7 @@ impl PyOffloader {
         let arguments = to_value_opt(arguments.as_ref(), "arguments")?;
         let cancel = std::sync::atomic::AtomicBool::new(false);
         let result = py.detach(|| {
-            lro_core::extract::tool::call_result(&self.inner, arguments.as_ref(), &cancel)
+            lro_mcp::extract_tool::call_result(&self.inner, arguments.as_ref(), &cancel)
         });
         to_py(py, &result)
     }
@@ -411,7 +411,7 @@ impl PyOffloader {
         py: Python<'py>,
         cursor: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let page = py.detach(|| self.inner.list_resources(cursor.as_deref()));
+        let page = py.detach(|| lro_mcp::list_resources(&self.inner, cursor.as_deref()));
         to_py(py, &page.map_err(CoreError)?)
     }
 
@@ -421,7 +421,7 @@ impl PyOffloader {
     /// that names no offload file `PathError` (`path_denied`), a missing or expired file
     /// `PathError` (`not_found`).
     fn read_resource<'py>(&self, py: Python<'py>, uri: String) -> PyResult<Bound<'py, PyAny>> {
-        let read = py.detach(|| self.inner.read_resource(&uri));
+        let read = py.detach(|| lro_mcp::read_resource(&self.inner, &uri));
         to_py(py, &read.map_err(CoreError)?)
     }
 

@@ -1,5 +1,5 @@
 """The extract tool's answers through the Python binding: the core's, as `lro proxy` and the
-Node helper give them (`core/tests/extract_tool.rs` pins the same cases in Rust)."""
+Node helper give them (`mcp/tests/extract_tool.rs` pins the same cases in Rust)."""
 
 from __future__ import annotations
 

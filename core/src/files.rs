@@ -1,6 +1,24 @@
-//! Offload file names: `{prefix}-{operation}-{ulid}.jsonl`.
+//! Offload file names (`{prefix}-{operation}-{ulid}.jsonl`) and the resource URIs that name
+//! the same files (`lro://offloads/{file name}`, `.../records` for the records alone).
+//!
+//! The URI is how a client without a shell names an offload file: extraction takes it
+//! wherever it takes a path ([`crate::extract::safety`]), the descriptor gives it as
+//! `resource_uri`, and the MCP surfaces serve it.
+//!
+//! ```
+//! use lro_core::files::{View, parse_uri, uri_for_path};
+//! let uri = uri_for_path("/tmp/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl");
+//! assert_eq!(uri, "lro://offloads/atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl");
+//! let parsed = parse_uri(&format!("{uri}/records"), "atlatl").unwrap();
+//! assert_eq!((parsed.parsed.operation.as_str(), parsed.view), ("recall", View::Records));
+//! assert!(parse_uri("lro://offloads/../etc/passwd", "atlatl").is_err());
+//! ```
 
+use serde_json::{Value, json};
 use ulid::Ulid;
+
+use crate::descriptor::NOMINAL_PATH_BYTES;
+use crate::error::{ErrorCode, LroError, Result};
 
 /// The parts of an offload file name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -107,4 +125,113 @@ pub fn parse_temp_file_name(name: &str, prefix: &str) -> Option<OffloadFileName>
         return None;
     }
     parse_offload_file_name(file, prefix)
+}
+
+/// What every offload resource URI starts with: the part of the `lro:` scheme LRO serves.
+pub const URI_PREFIX: &str = "lro://offloads/";
+
+/// Appended to a resource URI, names the records alone (the file without its header line).
+pub const RECORDS_SUFFIX: &str = "/records";
+
+/// The media type of an offload file. JSON Lines has no IANA registration; `application/jsonl`
+/// is the type its own documentation (jsonlines.org) suggests and the one OpenAPI's registry
+/// lists, and it names the file's extension. Not `application/json-seq` (RFC 7464 records
+/// start with an RS byte) nor `application/x-ndjson` (an unregistered `x-` alias).
+pub const MIME_TYPE: &str = "application/jsonl";
+
+/// What a resource URI reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum View {
+    /// The file as written: the header line, then the records.
+    File,
+    /// The records alone, without the header line.
+    Records,
+}
+
+/// A parsed offload resource URI.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OffloadUri {
+    /// The offload file's name (`atlatl-recall-{ulid}.jsonl`).
+    pub file_name: String,
+    /// Its parts.
+    pub parsed: OffloadFileName,
+    /// The whole file or its records.
+    pub view: View,
+}
+
+/// Whether `uri` lies in the space LRO serves (`lro://offloads/...`), whether it then names
+/// an offload file or not: such a URI is answered by LRO, never passed on to another server.
+/// The scheme and the authority are compared without regard to ASCII case (RFC 3986, 3.1 and
+/// 3.2.2: both are case-insensitive, `LRO://Offloads/` is the same space); the file name,
+/// a path, keeps its case.
+pub fn is_offload_uri(uri: &str) -> bool {
+    strip_uri_prefix(uri).is_some()
+}
+
+/// What follows `lro://offloads/` in `uri`, matched as [`is_offload_uri`] does.
+fn strip_uri_prefix(uri: &str) -> Option<&str> {
+    let head = uri.get(..URI_PREFIX.len())?;
+    head.eq_ignore_ascii_case(URI_PREFIX)
+        .then(|| &uri[URI_PREFIX.len()..])
+}
+
+/// Parses an offload resource URI for files of `prefix`: `invalid_argument` for a URI
+/// outside `lro://offloads/`, `path_denied` for anything there that is not an offload file
+/// name (a `..`, a slash, an escape, another prefix, a query string).
+pub fn parse_uri(uri: &str, prefix: &str) -> Result<OffloadUri> {
+    let Some(rest) = strip_uri_prefix(uri) else {
+        return Err(LroError::new(
+            ErrorCode::InvalidArgument,
+            format!("{uri:?} is not an LRO resource URI ({URI_PREFIX}FILE)"),
+        ));
+    };
+    let (file_name, view) = match rest.strip_suffix(RECORDS_SUFFIX) {
+        Some(name) => (name, View::Records),
+        None => (rest, View::File),
+    };
+    let parsed = parse_offload_file_name(file_name, prefix).ok_or_else(|| {
+        LroError::new(
+            ErrorCode::PathDenied,
+            format!(
+                "{uri:?} names no offload file (expected {URI_PREFIX}{prefix}-OPERATION-ULID.jsonl)"
+            ),
+        )
+    })?;
+    Ok(OffloadUri {
+        file_name: file_name.to_owned(),
+        parsed,
+        view,
+    })
+}
+
+/// The resource URI of the offload file named `file_name`.
+pub fn uri_for(file_name: &str) -> String {
+    format!("{URI_PREFIX}{file_name}")
+}
+
+/// The resource URI of the offload file at `file_path` (a path or an `s3://` object URI):
+/// its file name under `lro://offloads/`, as the descriptor's `resource_uri` gives it.
+pub fn uri_for_path(file_path: &str) -> String {
+    uri_for(file_name_of(file_path))
+}
+
+/// The file name a path or object URI ends with.
+fn file_name_of(file_path: &str) -> &str {
+    file_path.rsplit(['/', '\\']).next().unwrap_or(file_path)
+}
+
+/// The `resource_link` content block of an offloaded result whose file is `file_path` (the
+/// descriptor's): what a client without a shell attaches or reads with `resources/read`.
+/// Kept small (no description: the descriptor beside it has the summary), since it counts
+/// towards what the model receives. Defined beside the URI because the descriptor's budget
+/// sets its bytes aside when `mcp.resource_link` is on.
+pub fn resource_link(file_path: &str) -> Value {
+    let name = file_name_of(file_path);
+    json!({"type": "resource_link", "uri": uri_for(name), "name": name, "mimeType": MIME_TYPE})
+}
+
+/// The resource link of a file name of [`NOMINAL_PATH_BYTES`], as compact JSON: what the
+/// descriptor's budget sets aside for the link (see `describe`).
+pub(crate) fn nominal_link_text() -> String {
+    resource_link(&"p".repeat(NOMINAL_PATH_BYTES)).to_string()
 }

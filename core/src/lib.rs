@@ -39,8 +39,6 @@ pub mod files;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod host;
-pub mod intercept;
-pub mod intercept_text;
 pub mod json;
 pub mod jsonl;
 pub mod mcp;
@@ -50,7 +48,6 @@ mod output_dir;
 pub mod payload;
 pub mod profile;
 pub mod recipes;
-pub mod resources;
 pub mod schema;
 pub mod shape;
 pub mod tally;
@@ -70,7 +67,4 @@ pub use extract::{
 #[cfg(feature = "std-host")]
 pub use host::StdHost;
 pub use host::{DirEntry, EntryKind, Host, MemoryHost, OpenFile};
-pub use intercept::{InterceptAction, Intercepted, ToolCallContext};
-pub use intercept_text::InterceptedText;
 pub use offload::{InlineResult, OffloadRequest, Offloader, Outcome};
-pub use resources::{ReadResourceResult, Resource, ResourceContents, ResourcePage};

@@ -249,7 +249,7 @@ fn an_output_directory_other_users_can_write_is_refused_unless_allowed() {
     );
     assert_eq!(names(&shared), Vec::<String>::new());
     for err in [
-        lro.list_resources(None).unwrap_err(),
+        lro.check_output_dir(&lro.output_dir()).unwrap_err(),
         lro.cleanup().unwrap_err(),
         lro.extract(
             "atlatl-recall-01KAMZ4T3C6Y1B3X8N2V0W5QRT.jsonl",
@@ -264,7 +264,7 @@ fn an_output_directory_other_users_can_write_is_refused_unless_allowed() {
     }
     // A sticky directory of this user is private enough: others cannot remove or rename.
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o1777)).unwrap();
-    assert!(lro.list_resources(None).is_ok());
+    assert!(lro.check_output_dir(&lro.output_dir()).is_ok());
     std::fs::set_permissions(&shared, std::fs::Permissions::from_mode(0o777)).unwrap();
 
     let allowed = Offloader::new(
@@ -282,7 +282,8 @@ fn an_output_directory_other_users_can_write_is_refused_unless_allowed() {
     let theirs = tmp.path().join("theirs");
     std::fs::create_dir(&theirs).unwrap();
     if std::os::unix::fs::chown(&theirs, Some(4242), Some(4242)).is_ok() {
-        let err = offloader(&theirs).list_resources(None).unwrap_err();
+        let lro = offloader(&theirs);
+        let err = lro.check_output_dir(&lro.output_dir()).unwrap_err();
         assert!(err.message().contains("owned by another user"), "{err}");
     }
 }
@@ -378,7 +379,15 @@ fn a_name_dated_ahead_of_the_clock_goes_by_its_modification_time() {
     std::fs::rename(&written, &renamed).unwrap();
     let report = lro.cleanup().unwrap();
     assert_eq!((report.removed.len(), report.kept), (0, 1), "{report:?}");
-    assert_eq!(lro.list_resources(None).unwrap().resources.len(), 1);
+    // The time the file goes by is its modification time (now): not expired.
+    let now_ms = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as u64;
+    let name = renamed.file_name().unwrap().to_str().unwrap();
+    let time = lro.created_at(&lro.output_dir(), name, ahead, now_ms);
+    assert!(time.is_some_and(|t| t <= now_ms), "{time:?}");
+    assert!(!lro_core::files::is_expired_at(time, 86_400, now_ms));
 
     let file = std::fs::File::options().write(true).open(&renamed).unwrap();
     file.set_modified(SystemTime::now() - Duration::from_secs(86_401))

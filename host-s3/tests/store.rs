@@ -256,7 +256,7 @@ fn offloads_in_a_bucket_are_mcp_resources_any_replica_serves() {
     }
     // Another replica lists and reads them: sizes from HEAD, headers from a GET each.
     let (reader, _) = offloader(config(&dir, limits.clone()), host(&dir, None, &limits));
-    let page = reader.list_resources(None).unwrap();
+    let page = lro_mcp::list_resources(&reader, None).unwrap();
     let names: Vec<&str> = page.resources.iter().map(|r| r.name.as_str()).collect();
     let expected: Vec<&str> = files
         .iter()
@@ -271,7 +271,7 @@ fn offloads_in_a_bucket_are_mcp_resources_any_replica_serves() {
     for (resource, file) in page.resources.iter().zip(files.iter().rev()) {
         let object = read_object(reader.host(), file);
         assert_eq!(resource.size, Some(object.len() as u64));
-        let read = reader.read_resource(&resource.uri).unwrap();
+        let read = lro_mcp::read_resource(&reader, &resource.uri).unwrap();
         assert_eq!(read.contents[0].text, object);
     }
     let count = ExtractRequest {
@@ -287,7 +287,9 @@ fn offloads_in_a_bucket_are_mcp_resources_any_replica_serves() {
     );
     let missing = format!("lro://offloads/atlatl-recall-{}.jsonl", fresh_ulid());
     assert_eq!(
-        reader.read_resource(&missing).unwrap_err().code(),
+        lro_mcp::read_resource(&reader, &missing)
+            .unwrap_err()
+            .code(),
         ErrorCode::NotFound
     );
 }

@@ -325,7 +325,7 @@ old = "atlatl-recall-00000000000000000000000000.jsonl"      # created at the Uni
 # A name dated ahead of the clock is judged by the file's modification time where the host keeps
 # one (StdHost: kept until mtime + ttl), and is expired where it keeps none (memory, object
 # stores, JS): host-dependent, so tested per host (core/tests/std_host_files.rs,
-# core/tests/resources_files.rs, cli/tests/hostile_files.rs), not here.
+# mcp/tests/resources_files.rs, cli/tests/hostile_files.rs), not here.
 stale_temp = old + ".tmp-1"                                  # an unfinished write of 1970 (killed): removed
 LEFT_ALONE = {
     "notes.txt": "keep",

@@ -1,5 +1,5 @@
 // How a JavaScript build runs one conformance vector, as README.md here says (the
-// normalisation of core/tests/vectors.rs), in any JS environment: Node (the Node addon's
+// normalisation of mcp/tests/vectors.rs), in any JS environment: Node (the Node addon's
 // suite, bindings-node/__test__/vectors.test.mjs, over the addon and the WebAssembly
 // package; the component under jco, bindings-wasm/tests/vectors.test.mjs) and a browser page
 // or Web Worker (bindings-wasm/tests/browser/run-vectors.mjs). Nothing here imports node:

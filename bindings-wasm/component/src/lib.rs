@@ -8,9 +8,9 @@
 
 mod wasi_host;
 
-use lro_core::intercept::ToolCallContext;
 use lro_core::offload::from_json_value;
 use lro_core::{ErrorCode, ExtractRequest, LroError, OffloadConfig, OffloadRequest, Offloader};
+use lro_mcp::intercept::ToolCallContext;
 use serde_json::Value;
 
 use bindings::exports::lro::offload::offloader::{Guest, LroError as WitError};
@@ -119,7 +119,7 @@ impl Guest for Component {
             parse(&context, ErrorCode::InvalidArgument, "context")?
         };
         let context = ToolCallContext::from_json(&context)?;
-        to_json(&lro.intercept_tool_result(&result, &context)?)
+        to_json(&lro_mcp::intercept_tool_result(&lro, &result, &context)?)
     }
 
     fn extract(config: String, file_path: String, request_json: String) -> Result<String> {

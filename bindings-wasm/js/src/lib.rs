@@ -140,7 +140,7 @@ pub fn intercept_tool_result(
         )
         .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("invalid result: {e}")))?;
         let context = read_option::<ToolContext>(&context)?.into();
-        lro_js::to_value(&lro.intercept_tool_result(&result, &context)?)
+        lro_js::to_value(&lro_mcp::intercept_tool_result(lro, &result, &context)?)
     })
 }
 
@@ -186,7 +186,7 @@ pub fn extract_tool_call(arguments: JsValue, config: JsValue) -> Result<JsValue,
         )
         .map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("invalid arguments: {e}")))?;
         let cancel = std::sync::atomic::AtomicBool::new(false);
-        lro_js::to_value(&lro_core::extract::tool::call_result(
+        lro_js::to_value(&lro_mcp::extract_tool::call_result(
             lro,
             Some(&arguments),
             &cancel,
@@ -220,7 +220,7 @@ pub fn list_resources(cursor: JsValue, config: JsValue) -> Result<JsValue, JsVal
             true => None,
             false => Some(string(&cursor)?),
         };
-        lro_js::to_value(&lro.list_resources(cursor.as_deref())?)
+        lro_js::to_value(&lro_mcp::list_resources(lro, cursor.as_deref())?)
     })
 }
 
@@ -233,7 +233,7 @@ pub fn list_resources_async(cursor: JsValue, config: JsValue) -> Promise {
 /// Reads the offload resource `uri` (`lro://offloads/{file}`, or `.../records`).
 #[wasm_bindgen(js_name = readResource)]
 pub fn read_resource(uri: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
-    Call::new(&config)?.run(|lro| lro_js::to_value(&lro.read_resource(&string(&uri)?)?))
+    Call::new(&config)?.run(|lro| lro_js::to_value(&lro_mcp::read_resource(lro, &string(&uri)?)?))
 }
 
 /// `readResource`, as a Promise.
@@ -254,7 +254,7 @@ pub fn resource_link(
     #[wasm_bindgen(js_name = filePath)] file_path: JsValue,
 ) -> Result<JsValue, JsValue> {
     let file_path = thrown(string(&file_path))?;
-    to_js(&lro_core::resources::resource_link(&file_path))
+    to_js(&lro_mcp::resources::resource_link(&file_path))
 }
 
 /// The JSON-RPC error code a failed resource request answers with, for an error `code`.
@@ -267,7 +267,7 @@ pub fn resource_error_code(code: JsValue) -> f64 {
 /// `lro_extract` without a name.
 #[wasm_bindgen(js_name = extractToolForServer)]
 pub fn extract_tool_for_server(server_name: Option<String>) -> String {
-    lro_core::mcp::extract_tool_for_server(server_name.as_deref())
+    lro_mcp::extract_tool_for_server(server_name.as_deref())
 }
 
 /// The `lro_extract` tool: `{ name, description, inputSchema }`.

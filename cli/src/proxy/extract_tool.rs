@@ -7,7 +7,7 @@ use lro_core::{Host, Offloader};
 use serde_json::{Value, json};
 
 /// The tool's name.
-pub const NAME: &str = lro_core::extract::tool::TOOL_NAME;
+pub const NAME: &str = lro_mcp::extract_tool::TOOL_NAME;
 
 /// The tool as listed in `tools/list`: the core's description and input schema, shared
 /// with the Python and Node MCP helpers.
@@ -15,14 +15,14 @@ pub fn descriptor() -> Value {
     json!({
         "name": NAME,
         "title": "Extract from an offloaded result",
-        "description": lro_core::extract::tool::TOOL_DESCRIPTION,
-        "inputSchema": lro_core::extract::tool::tool_input_schema(),
+        "description": lro_mcp::extract_tool::TOOL_DESCRIPTION,
+        "inputSchema": lro_mcp::extract_tool::tool_input_schema(),
         "annotations": {"readOnlyHint": true, "openWorldHint": false}
     })
 }
 
 /// Answers one `lro_extract` call with a `CallToolResult`, as the core answers it on every
-/// surface ([`lro_core::extract::tool::call_result`]); every failure is a result with
+/// surface ([`lro_mcp::extract_tool::call_result`]); every failure is a result with
 /// `isError: true` whose text starts with the error code (`error[path_denied]: ...`).
 /// A call whose `cancel` flag is raised stops early (its result is then not wanted).
 /// `listed_as` is the name the proxy lists the tool under, which `describe: true` names.
@@ -32,7 +32,7 @@ pub fn call<H: Host>(
     cancel: &AtomicBool,
     listed_as: &str,
 ) -> Value {
-    lro_core::extract::tool::call_result_as(lro, arguments, cancel, Some(listed_as))
+    lro_mcp::extract_tool::call_result_as(lro, arguments, cancel, Some(listed_as))
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@
 //! a remote streamable-HTTP endpoint (`lro proxy --url URL`). Everything passes through
 //! byte for byte except:
 //! - `tools/call` results above the threshold, which become an offload descriptor
-//!   ([`lro_core::Offloader::intercept_tool_result`]);
+//!   ([`lro_mcp::intercept_tool_result`]);
 //! - `tools/list`, which gains the extract tool (answered by the proxy itself, named after
 //!   the server: `lro_extract_<server>`) and loses every `outputSchema` (the descriptor
 //!   would violate it) but those of tools `mcp.never_offload` names;

@@ -16,8 +16,8 @@
 //! - server response to `tools/list`: `outputSchema` removed from every tool but those
 //!   `mcp.never_offload` names, the extract tool added to the first page (replacing a
 //!   server tool of the same name);
-//! - server response to `tools/call`: offloaded by the core when above the threshold. The
-//!   core reads the result from its text ([`Offloader::intercept_tool_result_text`]): a
+//! - server response to `tools/call`: offloaded by lro-mcp when above the threshold. It
+//!   reads the result from its text ([`lro_mcp::intercept_tool_result_text`]): a
 //!   large result is never parsed into a `Value` tree, and one it leaves alone is forwarded
 //!   as the bytes received, whatever its size.
 
@@ -26,10 +26,11 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use lro_core::intercept_text::TEXT_RESULT_MIN;
+use lro_core::Offloader;
 use lro_core::json::raw;
-use lro_core::{InterceptAction, InterceptedText, Offloader, ToolCallContext};
 use lro_host_s3::NativeHost;
+use lro_mcp::intercept_text::TEXT_RESULT_MIN;
+use lro_mcp::{InterceptAction, InterceptedText, ToolCallContext};
 use serde_json::{Value, json};
 
 use super::extract_tool;
@@ -519,10 +520,7 @@ impl Router {
     /// The extract tool's name: `mcp.extract_tool_name`, else `lro_extract_<server>` from
     /// the server's `serverInfo.name` (`lro_extract` before `initialize` or without one).
     fn extract_tool_name(&self) -> String {
-        self.lro
-            .config()
-            .mcp
-            .extract_tool(self.state.server_name().as_deref())
+        lro_mcp::extract_tool_name(&self.lro.config().mcp, self.state.server_name().as_deref())
     }
 
     /// The extract tool as `tools/list` gives it, under its name.
@@ -597,37 +595,37 @@ impl Router {
         let large = (text.len() > TEXT_RESULT_MIN)
             .then(|| std::str::from_utf8(text).ok().and_then(result_of))
             .flatten();
-        let decided = match large {
-            Some(result) => self
-                .lro
-                .intercept_tool_result_text(result, &context)
-                .map(|decided| match decided {
-                    InterceptedText::Rewritten(intercepted) => {
-                        let offloaded = intercepted.action == InterceptAction::Offloaded;
-                        Some((intercepted.result, offloaded))
+        let decided =
+            match large {
+                Some(result) => lro_mcp::intercept_tool_result_text(&self.lro, result, &context)
+                    .map(|decided| match decided {
+                        InterceptedText::Rewritten(intercepted) => {
+                            let offloaded = intercepted.action == InterceptAction::Offloaded;
+                            Some((intercepted.result, offloaded))
+                        }
+                        InterceptedText::Unchanged(_) => None,
+                    }),
+                // Or the `result` key given twice, say: the answer as serde_json reads it.
+                None => match parse(text) {
+                    Some(mut message) => {
+                        let result = message
+                            .get_mut("result")
+                            .map(Value::take)
+                            .unwrap_or(Value::Null);
+                        lro_mcp::intercept_tool_result(&self.lro, &result, &context).map(
+                            |intercepted| match intercepted.action {
+                                InterceptAction::Offloaded | InterceptAction::Truncated => {
+                                    let offloaded =
+                                        intercepted.action == InterceptAction::Offloaded;
+                                    Some((intercepted.result, offloaded))
+                                }
+                                _ => None,
+                            },
+                        )
                     }
-                    InterceptedText::Unchanged(_) => None,
-                }),
-            // Or the `result` key given twice, say: the answer as serde_json reads it.
-            None => match parse(text) {
-                Some(mut message) => {
-                    let result = message
-                        .get_mut("result")
-                        .map(Value::take)
-                        .unwrap_or(Value::Null);
-                    self.lro
-                        .intercept_tool_result(&result, &context)
-                        .map(|intercepted| match intercepted.action {
-                            InterceptAction::Offloaded | InterceptAction::Truncated => {
-                                let offloaded = intercepted.action == InterceptAction::Offloaded;
-                                Some((intercepted.result, offloaded))
-                            }
-                            _ => None,
-                        })
-                }
-                None => Ok(None),
-            },
-        };
+                    None => Ok(None),
+                },
+            };
         match decided {
             Ok(Some((result, offloaded))) => {
                 drop(line);

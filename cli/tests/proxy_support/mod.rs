@@ -242,7 +242,7 @@ impl Proxy {
         let server = response
             .pointer("/result/serverInfo/name")
             .and_then(Value::as_str);
-        self.extract_tool = lro_core::mcp::extract_tool_for_server(server);
+        self.extract_tool = lro_mcp::extract_tool_for_server(server);
         response
     }
 

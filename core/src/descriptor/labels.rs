@@ -58,7 +58,7 @@ pub(crate) fn bounded<S: AsRef<str>>(names: &[S]) -> Vec<String> {
 }
 
 /// The sections as a descriptor shows them: every one as it is, with its name cut when long.
-pub(crate) fn shown(sections: &[SectionInfo]) -> Vec<SectionInfo> {
+pub fn shown(sections: &[SectionInfo]) -> Vec<SectionInfo> {
     sections
         .iter()
         .zip(labels(sections))

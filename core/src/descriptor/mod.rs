@@ -3,7 +3,8 @@
 //! formats, the envelope), and the guidance templates ([`guidance`]).
 
 mod guidance;
-pub(crate) mod labels;
+#[doc(hidden)]
+pub mod labels;
 mod profiles;
 
 use serde::{Deserialize, Serialize};

@@ -62,7 +62,6 @@ mod search;
 #[cfg(target_family = "wasm")]
 mod tabular;
 mod time_zones;
-pub mod tool;
 
 use std::sync::atomic::AtomicBool;
 
@@ -240,8 +239,9 @@ fn section_named(header: Option<&str>, name: &str) -> Result<crate::descriptor::
         })
 }
 
-/// The verb of a validated request.
-pub(crate) enum Verb<'r> {
+/// The verb of a validated request (the extract tool shapes its answer by it).
+#[doc(hidden)]
+pub enum Verb<'r> {
     Recipe(u8),
     Query(&'r str),
     Lines(&'r LineRange),
@@ -252,7 +252,8 @@ pub(crate) enum Verb<'r> {
 
 impl ExtractRequest {
     /// The one verb this request names, or `invalid_argument`.
-    pub(crate) fn verb(&self) -> Result<Verb<'_>> {
+    #[doc(hidden)]
+    pub fn verb(&self) -> Result<Verb<'_>> {
         let mut verbs = Vec::with_capacity(1);
         if let Some(n) = self.recipe {
             verbs.push(Verb::Recipe(n));
@@ -406,7 +407,8 @@ impl<H: Host> Offloader<H> {
     /// Where record `index` (from 0, in `section` when given) starts, in the characters
     /// that `lines` with unit `chars` counts: the extract tool's next character range
     /// for a record too large for one answer.
-    pub(crate) fn record_char_offset(
+    #[doc(hidden)]
+    pub fn record_char_offset(
         &self,
         file_path: &str,
         section: Option<&str>,

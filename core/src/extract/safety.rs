@@ -1,6 +1,6 @@
 //! Which files extraction may read: offload files directly inside the output directory.
 //!
-//! An MCP resource URI (`lro://offloads/{file name}`, see [`crate::resources`]) is taken
+//! An MCP resource URI (`lro://offloads/{file name}`, see [`crate::files`]) is taken
 //! as that file name inside the output directory, then checked like any path. The checks, in
 //! order (paper Appendix E):
 //! 1. a path with a `..` component is refused outright, whatever it resolves to;
@@ -70,8 +70,8 @@ pub fn resolve_offload_file<H: Host + ?Sized>(
     prefix: &str,
     file_path: &str,
 ) -> Result<OffloadFile> {
-    if crate::resources::is_offload_uri(file_path) {
-        let uri = crate::resources::parse_uri(file_path, prefix)?;
+    if crate::files::is_offload_uri(file_path) {
+        let uri = crate::files::parse_uri(file_path, prefix)?;
         let named = output_dir.join(&uri.file_name);
         return resolve_offload_file(host, output_dir, prefix, &named.to_string_lossy());
     }

@@ -49,7 +49,7 @@ enum Open<'a> {
 /// The keys of `text` named again in the same object (a key given three times counts
 /// two). `text` is read as JSON without checking it: on text that is not JSON the count
 /// means nothing, and the caller's parse decides.
-pub(crate) fn count(text: &[u8]) -> usize {
+pub fn count(text: &[u8]) -> usize {
     let mut stack: Vec<Open<'_>> = Vec::new();
     let mut repeated = 0;
     let mut at = 0;

@@ -11,7 +11,8 @@
 //! descriptors do not depend on the path a result took.
 
 pub mod canonical;
-pub(crate) mod dupes;
+#[doc(hidden)]
+pub mod dupes;
 pub mod fields;
 pub mod raw;
 pub mod write;

@@ -40,6 +40,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub use text_layout::TEXT_PART_MIN;
 pub use text::{TextRead, read_text};
 pub use tree::TreeInfo;
 

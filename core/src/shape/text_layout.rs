@@ -38,7 +38,7 @@ use crate::jsonl::Body;
 /// laid out by [`Layout`]: as fast as reading them from their text, and proven. Larger ones
 /// are read from their text, so that the memory a part takes is bounded by this (times the
 /// `Value`'s overhead) rather than by the size of the result.
-pub(crate) const TEXT_PART_MIN: usize = 64 * 1024;
+pub const TEXT_PART_MIN: usize = 64 * 1024;
 
 /// How deep a part parsed on its own may nest, counting the containers it sits in: serde_json
 /// refuses a text nested 128 deep, and a part must not be read where its whole text would

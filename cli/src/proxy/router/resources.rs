@@ -1,5 +1,5 @@
 //! MCP resources through the proxy: the offload files (`lro://offloads/{file}`, served by the
-//! core's [`lro_core::resources`]) beside the server's own resources.
+//! core's [`lro_mcp::resources`]) beside the server's own resources.
 //!
 //! - `initialize`: the proxy's `resources` capability is merged into the server's
 //!   (`listChanged: true`; a server without one gets one, and the proxy then answers every
@@ -17,8 +17,8 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
-use lro_core::resources::{self, jsonrpc_error_code};
 use lro_core::{Host, LroError, Offloader};
+use lro_mcp::resources::{self, jsonrpc_error_code};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -71,8 +71,8 @@ fn offload_page<H: Host>(
     page: &LroPage,
 ) -> Result<resources::ResourcePage, LroError> {
     match page {
-        LroPage::First => lro.list_resources(None),
-        LroPage::After(cursor) => lro.list_resources(Some(cursor)),
+        LroPage::First => lro_mcp::list_resources(lro, None),
+        LroPage::After(cursor) => lro_mcp::list_resources(lro, Some(cursor)),
         LroPage::Done => Ok(resources::ResourcePage::default()),
     }
 }
@@ -129,7 +129,7 @@ impl Router {
                     // file multiplied the proxy's memory at the client's will. Reads are
                     // bound by the disk anyway; the others wait their turn.
                     let _turn = READS.lock().unwrap_or_else(PoisonError::into_inner);
-                    match router.lro.read_resource(&uri) {
+                    match lro_mcp::read_resource(&router.lro, &uri) {
                         // Serialized from the result itself: the file's text is not copied
                         // into a JSON value first.
                         Ok(read) => router.out.send(&ReadResponse {

@@ -64,7 +64,7 @@ impl ExtractRequest {
 
     /// The structured query summarizes the records (`count`, `group_by`, `distinct`,
     /// `stats`) rather than returning them.
-    pub(crate) fn is_summary(&self) -> bool {
+    pub fn is_summary(&self) -> bool {
         self.count == Some(true)
             || self.group_by.is_some()
             || self.distinct.is_some()

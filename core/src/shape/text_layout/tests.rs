@@ -1,7 +1,7 @@
 //! The text layout against [`Layout`] and [`read_text`](super::text::read_text): the same
 //! lines, sections and envelope for every result, however its parts were read. The
 //! generators here make the shapes tool results have (records, trees, maps, JSON inside
-//! strings, tables, text) and are shared with the interceptor's tests.
+//! strings, tables, text); lro-mcp's interceptor tests use the same ones.
 
 use proptest::prelude::*;
 use serde_json::json;
@@ -287,4 +287,17 @@ fn records_with_many_array_keys_are_left_to_the_value_path() {
     let text = render(&json!({"items": records, "n": 1}), 0);
     // Declined for the array, laid out by the Value path: the same layout.
     assert!(agrees(&serde_json::from_str(&text).unwrap(), 0, 0));
+}
+
+/// FastMCP returns a dict as its indented JSON in one text block: a large one is laid out
+/// from its text, not declined to the `Value` path (the interceptor's tests in lro-mcp take
+/// the same result through `intercept_tool_result_text`).
+#[test]
+fn a_fastmcp_dict_text_is_laid_out_from_its_text() {
+    let items: Vec<Value> = (0..3000)
+        .map(|i| json!({"id": format!("r{i}"), "kind": if i % 2 == 0 { "alpha" } else { "beta" }, "label": format!("record number {i}"), "score": i % 97}))
+        .collect();
+    let text = render(&json!({"total": items.len(), "items": items}), 1);
+    assert!(text.len() > TEXT_PART_MIN);
+    assert!(TextLayout::of_text(&text, TEXT_PART_MIN).is_some());
 }

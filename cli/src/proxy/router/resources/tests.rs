@@ -280,7 +280,7 @@ fn offload_files_page_on_after_the_server_ran_out() {
     initialize(&router, &capture, json!({"resources": {}}));
     // More offload files than one page holds.
     let rows: Vec<Value> = (0..400).map(|i| json!({"n": i, "v": "a value"})).collect();
-    for _ in 0..lro_core::resources::PAGE_SIZE + 5 {
+    for _ in 0..lro_mcp::resources::PAGE_SIZE + 5 {
         let outcome = router
             .lro
             .offload(&json!(rows), &lro_core::OffloadRequest::new("q"))
@@ -294,7 +294,7 @@ fn offload_files_page_on_after_the_server_ran_out() {
     capture.clear();
     assert_eq!(
         page[0]["result"]["resources"].as_array().unwrap().len(),
-        lro_core::resources::PAGE_SIZE + 1
+        lro_mcp::resources::PAGE_SIZE + 1
     );
     let cursor = page[0]["result"]["nextCursor"].as_str().unwrap().to_owned();
     // The server is done: the proxy answers the next page alone.

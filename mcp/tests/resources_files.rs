@@ -4,8 +4,8 @@
 use std::fs;
 use std::path::Path;
 
-use lro_core::resources::{jsonrpc_error_code, uri_for};
 use lro_core::{ErrorCode, OffloadConfig, OffloadRequest, Offloader, StdHost};
+use lro_mcp::resources::{jsonrpc_error_code, uri_for};
 use serde_json::{Value, json};
 
 fn offloader(dir: &Path) -> Offloader<StdHost> {
@@ -46,7 +46,7 @@ fn links_directories_and_outside_files_are_never_resources() {
     std::os::unix::fs::symlink(&real, dir.join(in_link)).unwrap();
     fs::create_dir(dir.join("atlatl-cities-7ZZZZZZZZZZZZZZZZZZZZZZZZX.jsonl")).unwrap();
 
-    let page = lro.list_resources(None).unwrap();
+    let page = lro_mcp::list_resources(&lro, None).unwrap();
     let names: Vec<&str> = page.resources.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, [real_name], "only the regular offload file");
     assert_eq!(
@@ -54,30 +54,35 @@ fn links_directories_and_outside_files_are_never_resources() {
         Some(fs::metadata(&real).unwrap().len())
     );
 
-    let read = lro.read_resource(&uri_for(real_name)).unwrap();
+    let read = lro_mcp::read_resource(&lro, &uri_for(real_name)).unwrap();
     assert_eq!(read.contents[0].text, fs::read_to_string(&real).unwrap());
     for name in [
         out_link,
         in_link,
         "atlatl-cities-7ZZZZZZZZZZZZZZZZZZZZZZZZX.jsonl",
     ] {
-        let err = lro.read_resource(&uri_for(name)).unwrap_err();
+        let err = lro_mcp::read_resource(&lro, &uri_for(name)).unwrap_err();
         assert_eq!(err.code(), ErrorCode::PathDenied, "{name}: {err}");
         assert_eq!(jsonrpc_error_code(err.code()), -32602);
         assert!(!err.message().contains("secret"));
     }
     // Gone from the disk: not found, and gone from the list.
     fs::remove_file(&real).unwrap();
-    let err = lro.read_resource(&uri_for(real_name)).unwrap_err();
+    let err = lro_mcp::read_resource(&lro, &uri_for(real_name)).unwrap_err();
     assert_eq!(err.code(), ErrorCode::NotFound);
-    assert!(lro.list_resources(None).unwrap().resources.is_empty());
+    assert!(
+        lro_mcp::list_resources(&lro, None)
+            .unwrap()
+            .resources
+            .is_empty()
+    );
 }
 
 #[test]
 fn a_missing_output_directory_lists_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let lro = offloader(&tmp.path().join("never-made"));
-    let page = lro.list_resources(None).unwrap();
+    let page = lro_mcp::list_resources(&lro, None).unwrap();
     assert!(page.resources.is_empty() && page.next_cursor.is_none());
 }
 
@@ -103,8 +108,7 @@ fn without_modification_times_a_name_dated_ahead_is_expired() {
         ..OffloadConfig::default()
     };
     let lro = Offloader::new(config, host).unwrap();
-    let listed: Vec<String> = lro
-        .list_resources(None)
+    let listed: Vec<String> = lro_mcp::list_resources(&lro, None)
         .unwrap()
         .resources
         .into_iter()
@@ -115,4 +119,45 @@ fn without_modification_times_a_name_dated_ahead_is_expired() {
     assert_eq!(report.kept, 1, "{report:?}");
     assert_eq!(report.removed.len(), 1, "{report:?}");
     assert!(report.removed[0].file_path.ends_with(&ahead), "{report:?}");
+}
+
+/// The listing and the read refuse an output directory other users can write, as every
+/// other entry point does (`invalid_config`), and accept a sticky one.
+#[test]
+fn a_shared_output_directory_serves_no_resources() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let shared = tmp.path().join("shared");
+    fs::create_dir(&shared).unwrap();
+    fs::set_permissions(&shared, fs::Permissions::from_mode(0o777)).unwrap();
+    let lro = offloader(&shared);
+    let uri = uri_for("atlatl-recall-01KAMZ4T3C6Y1B3X8N2V0W5QRT.jsonl");
+    for err in [
+        lro_mcp::list_resources(&lro, None).unwrap_err(),
+        lro_mcp::read_resource(&lro, &uri).unwrap_err(),
+    ] {
+        assert_eq!(err.code(), ErrorCode::InvalidConfig, "{err}");
+    }
+    fs::set_permissions(&shared, fs::Permissions::from_mode(0o1777)).unwrap();
+    assert!(lro_mcp::list_resources(&lro, None).is_ok());
+}
+
+/// A file named two minutes ahead of the clock (a replica's) but written now is listed: it
+/// goes by its modification time, as cleanup judges it.
+#[test]
+fn a_name_dated_ahead_is_listed_by_its_modification_time() {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    let tmp = tempfile::tempdir().unwrap();
+    let lro = offloader(tmp.path());
+    let written = std::path::PathBuf::from(offload(&lro));
+    let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+    let ahead = ulid::Ulid::from_parts(now.as_millis() as u64 + 120_000, 7);
+    fs::rename(
+        &written,
+        tmp.path().join(format!("atlatl-cities-{ahead}.jsonl")),
+    )
+    .unwrap();
+    let page = lro_mcp::list_resources(&lro, None).unwrap();
+    assert_eq!(page.resources.len(), 1, "{page:?}");
+    assert!(page.resources[0].name.contains(&ahead.to_string()));
 }

@@ -9,11 +9,13 @@
 
 use serde_json::{Value, json};
 
+use lro_core::config::ExtractLimits;
+use lro_core::extract::{ExtractResponse, LineUnit, Verb};
+use lro_core::host::Host;
+use lro_core::offload::Offloader;
+
 use super::arguments::ToolCall;
-use crate::config::ExtractLimits;
-use crate::extract::{ExtractResponse, LineUnit, Verb};
-use crate::host::Host;
-use crate::offload::Offloader;
+use super::clip::clip;
 
 /// How the core's warning that the equivalent jq command was left out begins.
 const JQ_LEFT_OUT: &str = "the equivalent jq command is left out";
@@ -30,18 +32,6 @@ const MAX_WARNINGS: usize = 5;
 
 /// Most characters of the `explain: true` line (the jq command quotes the whole filter).
 const EXPLAIN_MAX_CHARS: usize = 2000;
-
-/// `text` cut to at most `max` characters (at a character boundary), marked with `…` when cut.
-pub(crate) fn clip(text: &str, max: usize) -> String {
-    match text.char_indices().nth(max) {
-        None => text.to_owned(),
-        Some((at, _)) => {
-            let mut cut = text[..at].to_owned();
-            cut.push('…');
-            cut
-        }
-    }
-}
 
 /// The answer's bound, and what is left of it.
 #[derive(Debug, Clone, Copy)]
@@ -62,7 +52,7 @@ impl Room {
     /// does not fit.
     fn take(&mut self, text: &str) -> bool {
         let bytes = text.len() as u64 + 1;
-        let tokens = crate::estimate::estimate_tokens(text.as_bytes()) as u64;
+        let tokens = lro_core::estimate::estimate_tokens(text.as_bytes()) as u64;
         if bytes > self.bytes || tokens > self.tokens {
             return false;
         }

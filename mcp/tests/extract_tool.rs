@@ -1,10 +1,11 @@
-//! The extract tool's answers (`lro_core::extract::tool::call_result`), as every MCP surface
+//! The extract tool's answers (`lro_mcp::extract_tool::call_result`), as every MCP surface
 //! gives them: the answer alone, bounded, with the next call named when cut.
 
 use std::sync::atomic::AtomicBool;
 
-use lro_core::extract::tool::{call_result, tool_input_schema};
-use lro_core::{MemoryHost, OffloadConfig, Offloader, ToolCallContext};
+use lro_core::{MemoryHost, OffloadConfig, Offloader};
+use lro_mcp::ToolCallContext;
+use lro_mcp::extract_tool::{call_result, tool_input_schema};
 use serde_json::{Value, json};
 
 fn offloader(config: OffloadConfig) -> Offloader<MemoryHost> {
@@ -20,12 +21,12 @@ fn offload_text(lro: &Offloader<MemoryHost>, text: &str) -> String {
         output_schema_declared: false,
         extract_tool: None,
     };
-    let outcome = lro
-        .intercept_tool_result(
-            &json!({"content": [{"type": "text", "text": text}]}),
-            &context,
-        )
-        .unwrap();
+    let outcome = lro_mcp::intercept_tool_result(
+        lro,
+        &json!({"content": [{"type": "text", "text": text}]}),
+        &context,
+    )
+    .unwrap();
     let structured = &outcome.result["structuredContent"];
     let descriptor: Value = if structured.is_object() {
         structured.clone()

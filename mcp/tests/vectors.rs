@@ -1,16 +1,15 @@
-//! Runs every conformance vector in `tests/vectors/` against the Rust core (StdHost, real
-//! files), following the rules of `tests/vectors/README.md`.
+//! Runs every conformance vector in `tests/vectors/` against the Rust crates (lro-core, and
+//! lro-mcp for the interceptor and resources vectors; StdHost, real files), following the
+//! rules of `tests/vectors/README.md`. It lives in lro-mcp, the crate that sees them all.
 //!
 //! `LRO_BLESS=1` writes the outputs as the new expectations (review the diff before committing).
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use lro_core::resources::resource_templates;
-use lro_core::{
-    ErrorCode, LroError, OffloadConfig, OffloadRequest, Offloader, Outcome, StdHost,
-    ToolCallContext,
-};
+use lro_core::{ErrorCode, LroError, OffloadConfig, OffloadRequest, Offloader, Outcome, StdHost};
+use lro_mcp::ToolCallContext;
+use lro_mcp::resources::resource_templates;
 use serde_json::{Map, Value, json};
 
 fn vectors_dir() -> PathBuf {
@@ -171,7 +170,8 @@ fn run(vector: &Value, dir: &str) -> Result<Run, LroError> {
                 }
                 "intercept" => {
                     let context = ToolCallContext::from_json(&input["context"])?;
-                    let intercepted = lro.intercept_tool_result(&input["result"], &context)?;
+                    let intercepted =
+                        lro_mcp::intercept_tool_result(&lro, &input["result"], &context)?;
                     let file = intercepted.response.as_ref().map(|r| r.file_path.clone());
                     Ok(Run {
                         outcome: serde_json::to_value(intercepted).unwrap(),
@@ -204,10 +204,14 @@ fn run(vector: &Value, dir: &str) -> Result<Run, LroError> {
                     let op = &vector["resources"];
                     let text = |key: &str| op[key].as_str().map(|s| s.replace("{file}", &file));
                     let outcome = match op["method"].as_str().unwrap() {
-                        "list" => {
-                            serde_json::to_value(lro.list_resources(text("cursor").as_deref())?)
-                        }
-                        "read" => serde_json::to_value(lro.read_resource(&text("uri").unwrap())?),
+                        "list" => serde_json::to_value(lro_mcp::list_resources(
+                            &lro,
+                            text("cursor").as_deref(),
+                        )?),
+                        "read" => serde_json::to_value(lro_mcp::read_resource(
+                            &lro,
+                            &text("uri").unwrap(),
+                        )?),
                         "templates" => Ok(json!({"resourceTemplates": resource_templates()})),
                         "extract" => {
                             let request: lro_core::ExtractRequest =

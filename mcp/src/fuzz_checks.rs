@@ -1,17 +1,21 @@
-//! The interceptor on text against the interceptor on `Value`s: for any result a `Value`
-//! reads, the same decision, the same rewritten result and the same files, however its parts
-//! are read ([`crate::shape::text_layout`] with every part read from its text, and with small ones
-//! parsed).
+//! The fuzz target `intercept_text` (`fuzz/fuzz_targets/intercept_text.rs`): the interceptor
+//! on text against the interceptor on `Value`s. For any result a `Value` reads, the same
+//! decision, the same rewritten result and the same files, however its parts are read (every
+//! part read from its text, and small ones parsed).
+//!
+//! Compiled for tests and for fuzzing builds only (cargo-fuzz sets `--cfg fuzzing`); the
+//! tests below replay the target's seed corpus and saved regressions in every `cargo test`.
 
 use std::path::PathBuf;
 
 use serde_json::{Value, json};
 
-use crate::config::OffloadConfig;
-use crate::host::MemoryHost;
-use crate::intercept::{InterceptAction, ToolCallContext};
-use crate::intercept_text::InterceptedText;
-use crate::offload::Offloader;
+use lro_core::config::OffloadConfig;
+use lro_core::host::MemoryHost;
+use lro_core::offload::Offloader;
+
+use crate::intercept::{InterceptAction, ToolCallContext, intercept_read};
+use crate::intercept_text::{InterceptedText, intercept_text_parts, structured_duplicates};
 
 /// `data` as a tool's text block, as the result itself, as structured content beside a text
 /// block, and (for an array) one text block per element: the text path agrees with the
@@ -23,7 +27,7 @@ pub fn check_intercept_text(data: &[u8]) {
     let block = |text: &str| json!({"type": "text", "text": text});
     agree(&json!({"content": [block(text)]}).to_string());
     let Ok(value) = serde_json::from_str::<Value>(text) else {
-        let _ = offloader().intercept_text_parts(text, &context(), 0);
+        let _ = intercept_text_parts(&offloader(), text, &context(), 0);
         return;
     };
     agree(text);
@@ -70,12 +74,12 @@ fn agree(result: &str) {
         // counts them alike however it read the parts.
         let structured = value.get("structuredContent").is_some_and(|s| !s.is_null());
         let repeated = if structured {
-            crate::intercept_text::structured_duplicates(result)
+            structured_duplicates(result)
         } else {
             0
         };
-        let expected = by_value.intercept_read(&value, &context(), repeated);
-        let got = by_text.intercept_text_parts(result, &context(), min_text);
+        let expected = intercept_read(&by_value, &value, &context(), repeated);
+        let got = intercept_text_parts(&by_text, result, &context(), min_text);
         match (expected, got) {
             (Ok(expected), Ok(InterceptedText::Rewritten(got))) => {
                 assert_eq!(*got, expected, "rewritten: {result}");
@@ -95,5 +99,34 @@ fn agree(result: &str) {
             (expected, got) => panic!("{result}: by value {expected:?}, by text {got:?}"),
         }
         assert_eq!(files(&by_value), files(&by_text), "files of {result}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::check_intercept_text;
+
+    /// Every seed of the target's corpus and every input a fuzzer once crashed on
+    /// (`fuzz/regressions/intercept_text/`) passes the check.
+    #[test]
+    fn corpus_and_regressions_pass_the_check() {
+        let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
+        let mut replayed = 0;
+        for kind in ["corpus", "regressions"] {
+            let Ok(entries) = std::fs::read_dir(fuzz.join(kind).join("intercept_text")) else {
+                continue;
+            };
+            for entry in entries {
+                let path = entry.unwrap().path();
+                let data = std::fs::read(&path).unwrap();
+                let outcome = std::panic::catch_unwind(|| check_intercept_text(&data));
+                assert!(outcome.is_ok(), "intercept_text: {} fails", path.display());
+                replayed += 1;
+            }
+        }
+        // The corpus is in the repository: finding none means the path is wrong.
+        assert!(replayed > 0, "no input replayed");
     }
 }

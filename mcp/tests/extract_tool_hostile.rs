@@ -5,8 +5,9 @@
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
 
-use lro_core::extract::tool::call_result;
-use lro_core::{MemoryHost, OffloadConfig, Offloader, ToolCallContext};
+use lro_core::{MemoryHost, OffloadConfig, Offloader};
+use lro_mcp::ToolCallContext;
+use lro_mcp::extract_tool::call_result;
 use serde_json::{Value, json};
 
 /// The default `extract.answer_max_bytes`.
@@ -25,12 +26,12 @@ fn offload(lro: &Offloader<MemoryHost>, records: &Value) -> String {
         output_schema_declared: false,
         extract_tool: None,
     };
-    let outcome = lro
-        .intercept_tool_result(
-            &json!({"content": [{"type": "text", "text": records.to_string()}]}),
-            &context,
-        )
-        .unwrap();
+    let outcome = lro_mcp::intercept_tool_result(
+        lro,
+        &json!({"content": [{"type": "text", "text": records.to_string()}]}),
+        &context,
+    )
+    .unwrap();
     let text = outcome.result["content"][0]["text"].as_str().unwrap();
     let descriptor: Value = serde_json::from_str(text).unwrap();
     descriptor["file_path"]

@@ -11,13 +11,14 @@
 
 mod answer;
 pub mod arguments;
+mod clip;
 
 use std::sync::atomic::AtomicBool;
 
 use serde_json::{Value, json};
 
-use crate::host::Host;
-use crate::offload::Offloader;
+use lro_core::host::Host;
+use lro_core::offload::Offloader;
 /// Most characters of an error answer's message.
 const ERROR_MAX_CHARS: usize = 600;
 
@@ -227,7 +228,7 @@ pub fn call_result_as<H: Host>(
         // An error message may quote the caller's arguments or the data's field names: cut
         // it, so an error answer is bounded like any other.
         Err(err) => json!({
-            "content": [{"type": "text", "text": format!("error[{}]: {}", err.code(), answer::clip(err.message(), ERROR_MAX_CHARS))}],
+            "content": [{"type": "text", "text": format!("error[{}]: {}", err.code(), clip::clip(err.message(), ERROR_MAX_CHARS))}],
             "isError": true
         }),
     }

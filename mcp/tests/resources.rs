@@ -1,7 +1,14 @@
+//! Offload files as MCP resources: their URIs and links, the listing in pages, reading, and
+//! the JSON-RPC error code of each failure.
+
 use serde_json::{Value, json};
 
-use super::*;
-use crate::{MemoryHost, OffloadConfig, OffloadRequest};
+use lro_core::error::ErrorCode;
+use lro_core::{
+    ExtractLimits, ExtractRequest, Host, MemoryHost, OffloadConfig, OffloadRequest, Offloader,
+};
+use lro_mcp::resources::*;
+use lro_mcp::{ToolCallContext, intercept_tool_result};
 
 const NOW: u64 = 1_767_225_600_000; // MemoryHost's clock: 2026-01-01T00:00:00Z
 
@@ -101,7 +108,7 @@ fn the_list_describes_each_file_newest_first() {
     let first = offload(&lro, "read_graph", 300);
     lro.host().set_now_millis(NOW + 5);
     let second = offload(&lro, "query", 200);
-    let page = lro.list_resources(None).unwrap();
+    let page = list_resources(&lro, None).unwrap();
     assert_eq!(page.next_cursor, None);
     let names: Vec<&str> = page.resources.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, [name(&second), name(&first)]);
@@ -153,7 +160,7 @@ fn pages_follow_their_cursor_and_expired_or_foreign_files_are_left_out() {
     let mut cursor = None;
     let mut pages = 0;
     loop {
-        let page = lro.list_resources_page(cursor.as_deref(), 3).unwrap();
+        let page = list_resources_page(&lro, cursor.as_deref(), 3).unwrap();
         pages += 1;
         assert!(page.resources.len() <= 3);
         seen.extend(page.resources.into_iter().map(|r| r.name));
@@ -166,17 +173,17 @@ fn pages_follow_their_cursor_and_expired_or_foreign_files_are_left_out() {
     written.reverse();
     assert_eq!(seen, written);
     // A file removed between two pages does not break the cursor.
-    let page = lro.list_resources_page(None, 3).unwrap();
+    let page = list_resources_page(&lro, None, 3).unwrap();
     let cursor = page.next_cursor.unwrap();
     lro.host().remove_file(&dir.join(&cursor)).unwrap();
-    let next = lro.list_resources_page(Some(&cursor), 3).unwrap();
+    let next = list_resources_page(&lro, Some(&cursor), 3).unwrap();
     assert_eq!(next.resources[0].name, written[3]);
-    let bad = lro.list_resources(Some("page-2")).unwrap_err();
+    let bad = list_resources(&lro, Some("page-2")).unwrap_err();
     assert_eq!(bad.code(), ErrorCode::InvalidArgument);
     // Once the time-to-live has passed, a file is gone from the list: of the three
     // newest, one was removed above, so two are left.
     lro.host().set_now_millis(NOW + 3_600_000 + 3);
-    let left = lro.list_resources(None).unwrap();
+    let left = list_resources(&lro, None).unwrap();
     let names: Vec<&str> = left.resources.iter().map(|r| r.name.as_str()).collect();
     assert_eq!(names, [&written[0], &written[1]]);
 }
@@ -187,12 +194,12 @@ fn reading_gives_the_file_or_its_records() {
     let path = offload(&lro, "query", 150);
     let bytes = String::from_utf8(lro.host().file(&path).unwrap()).unwrap();
     let uri = uri_for(&name(&path));
-    let whole = lro.read_resource(&uri).unwrap();
+    let whole = read_resource(&lro, &uri).unwrap();
     assert_eq!(whole.contents.len(), 1);
     assert_eq!(whole.contents[0].text, bytes);
     assert_eq!(whole.contents[0].uri, uri);
     assert_eq!(whole.contents[0].mime_type, MIME_TYPE);
-    let records = lro.read_resource(&format!("{uri}/records")).unwrap();
+    let records = read_resource(&lro, &format!("{uri}/records")).unwrap();
     assert_eq!(
         records.contents[0].text,
         bytes.split_once('\n').unwrap().1,
@@ -223,16 +230,16 @@ fn reading_anything_else_fails_with_its_code() {
         (missing, ErrorCode::NotFound, -32002),
         (&uri_for(expired), ErrorCode::NotFound, -32002),
     ] {
-        let err = lro.read_resource(uri).unwrap_err();
+        let err = read_resource(&lro, uri).unwrap_err();
         assert_eq!(err.code(), code, "{uri}: {err}");
         assert_eq!(jsonrpc_error_code(err.code()), rpc);
     }
     // Larger than the read limit: refused, with the way out.
     let small = Offloader::new(
         OffloadConfig {
-            extract: crate::ExtractLimits {
+            extract: ExtractLimits {
                 max_read_bytes: 100,
-                ..crate::ExtractLimits::default()
+                ..ExtractLimits::default()
             },
             ..OffloadConfig::default()
         },
@@ -242,7 +249,7 @@ fn reading_anything_else_fails_with_its_code() {
     small
         .host()
         .insert_file(&path, lro.host().file(&path).unwrap());
-    let err = small.read_resource(&uri_for(&name(&path))).unwrap_err();
+    let err = read_resource(&small, &uri_for(&name(&path))).unwrap_err();
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     assert!(err.message().contains("lro_extract"), "{err}");
 }
@@ -251,7 +258,7 @@ fn reading_anything_else_fails_with_its_code() {
 fn extraction_takes_the_uri_for_the_path() {
     let lro = lro();
     let path = offload(&lro, "query", 150);
-    let request: crate::ExtractRequest = serde_json::from_value(json!({"count": true})).unwrap();
+    let request: ExtractRequest = serde_json::from_value(json!({"count": true})).unwrap();
     let by_path = lro.extract(&path, &request).unwrap();
     let uri = uri_for(&name(&path));
     assert_eq!(lro.extract(&uri, &request).unwrap(), by_path);
@@ -274,14 +281,14 @@ fn an_offloaded_mcp_result_names_its_resource_and_links_it_when_asked() {
     )
     .to_string();
     let result = json!({"content": [{"type": "text", "text": text}, {"type": "image", "data": "AA==", "mimeType": "image/png"}]});
-    let context = crate::ToolCallContext {
+    let context = ToolCallContext {
         tool_name: "query".into(),
         ..Default::default()
     };
     // By default: the descriptor's text (holding resource_uri) and the tool's image, no link
     // and no structuredContent.
     let lro = lro();
-    let out = lro.intercept_tool_result(&result, &context).unwrap();
+    let out = intercept_tool_result(&lro, &result, &context).unwrap();
     let content = out.result["content"].as_array().unwrap();
     assert_eq!(content.len(), 2, "descriptor, image: {content:?}");
     assert_eq!(content[1]["type"], "image");
@@ -290,7 +297,7 @@ fn an_offloaded_mcp_result_names_its_resource_and_links_it_when_asked() {
     let descriptor: Value = serde_json::from_str(content[0]["text"].as_str().unwrap()).unwrap();
     let uri = descriptor["resource_uri"].as_str().unwrap();
     assert_eq!(uri, resource_link(file_path)["uri"]);
-    let read = lro.read_resource(uri).unwrap();
+    let read = read_resource(&lro, uri).unwrap();
     assert_eq!(
         read.contents[0].text.as_bytes(),
         lro.host().file(file_path).unwrap()
@@ -301,7 +308,7 @@ fn an_offloaded_mcp_result_names_its_resource_and_links_it_when_asked() {
     config.mcp.resource_link = true;
     config.mcp.structured_content = true;
     let lro = Offloader::new(config, MemoryHost::new()).unwrap();
-    let out = lro.intercept_tool_result(&result, &context).unwrap();
+    let out = intercept_tool_result(&lro, &result, &context).unwrap();
     let content = out.result["content"].as_array().unwrap();
     assert_eq!(content.len(), 3, "descriptor, image, link");
     let file_path = &out.response.as_ref().unwrap().file_path;
@@ -313,7 +320,9 @@ fn an_offloaded_mcp_result_names_its_resource_and_links_it_when_asked() {
     // Inline results carry no link.
     let small = json!({"content": [{"type": "text", "text": "[1, 2]"}]});
     assert_eq!(
-        lro.intercept_tool_result(&small, &context).unwrap().result,
+        intercept_tool_result(&lro, &small, &context)
+            .unwrap()
+            .result,
         small
     );
 }

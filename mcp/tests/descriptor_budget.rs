@@ -4,10 +4,8 @@
 //! huge field names, deep nesting, long strings, text, CJK.
 
 use lro_core::descriptor::DESCRIPTOR_BUDGET_TOKENS;
-use lro_core::{
-    HeuristicEstimator, InterceptAction, OffloadConfig, Offloader, StdHost, TokenEstimator,
-    ToolCallContext,
-};
+use lro_core::{HeuristicEstimator, OffloadConfig, Offloader, StdHost, TokenEstimator};
+use lro_mcp::{InterceptAction, ToolCallContext, intercept_tool_result};
 use serde_json::{Map, Value, json};
 
 /// Estimated tokens of what a client receives: every text block, the resource link as its
@@ -220,7 +218,7 @@ fn every_shape_fits_the_budget_as_structured_content_and_as_text() {
                         arguments: Some(json!({"detail": detail})),
                         ..ToolCallContext::default()
                     };
-                    let out = lro.intercept_tool_result(&result, &context).unwrap();
+                    let out = intercept_tool_result(&lro, &result, &context).unwrap();
                     assert_eq!(out.action, InterceptAction::Offloaded, "{name}");
                     let link = out.result["content"].as_array().unwrap().last().unwrap();
                     assert_eq!(link["type"], "resource_link", "{name}");
@@ -324,7 +322,7 @@ fn every_shape_fits_the_compact_and_pointer_budgets() {
                     tool_name: "query".into(),
                     ..ToolCallContext::default()
                 };
-                let out = lro.intercept_tool_result(&result, &context).unwrap();
+                let out = intercept_tool_result(&lro, &result, &context).unwrap();
                 assert_eq!(out.action, InterceptAction::Offloaded, "{name}");
                 let descriptor: &Value =
                     &serde_json::from_str(out.result["content"][0]["text"].as_str().unwrap())

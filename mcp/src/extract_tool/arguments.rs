@@ -7,8 +7,10 @@
 
 use serde_json::{Map, Value};
 
-use crate::error::{ErrorCode, LroError, Result};
-use crate::extract::{ExtractRequest, LineRange, LineUnit, SearchSpec};
+use lro_core::error::{ErrorCode, LroError, Result};
+use lro_core::extract::{ExtractRequest, LineRange, LineUnit, SearchSpec};
+
+use super::clip::clip;
 
 /// One call of the tool, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -31,7 +33,7 @@ const ECHO_MAX_CHARS: usize = 80;
 /// A caller's value as an error message quotes it: cut, so an error stays small whatever
 /// was sent.
 fn echo(value: &Value) -> String {
-    super::answer::clip(&value.to_string(), ECHO_MAX_CHARS)
+    clip(&value.to_string(), ECHO_MAX_CHARS)
 }
 
 /// A whole number argument (`recipe`, `skip`, `limit`, `max_results`): JSON Schema's
