@@ -1,4 +1,4 @@
-//! Issue 26, bounded extraction: filters that used to take the process down (stack overflow,
+//! Bounded extraction: filters that used to take the process down (stack overflow,
 //! "memory allocation failed") end with `resource_limit`, through `lro extract` (exit 4, one
 //! line on stderr) and through the proxy's `lro_extract` (an `isError` result, after which
 //! the proxy still answers `ping` and the next call). A header that lies about its sections
@@ -47,6 +47,11 @@ const ATTACKS: [(&str, &str); 12] = [
 /// A memory bound small enough for the memory attacks to meet it fast in a debug build.
 const MEMORY: &str = "67108864";
 
+/// A time bound no attack meets first, however loaded the machine: these tests are about the
+/// memory and depth bounds, and a slow debug build on a busy machine must not turn a
+/// `resource_limit` into a cut by the clock.
+const TIMEOUT_MS: &str = "600000";
+
 fn offload(dir: &Path) -> PathBuf {
     let records: Vec<Value> = (0..50)
         .map(|i| json!({"id": format!("m{i}"), "title": format!("t{i}"), "namespace": "ns"}))
@@ -61,6 +66,7 @@ fn extract(dir: &Path, file: &Path, args: &[&str]) -> Output {
         .arg(dir)
         .arg(file)
         .args(args)
+        .env("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", TIMEOUT_MS)
         .output()
         .unwrap()
 }
@@ -125,7 +131,10 @@ fn a_lying_header_is_invalid_input_not_a_panic() {
 fn the_proxy_answers_an_attack_with_is_error_and_goes_on() {
     let mut proxy = Proxy::start(
         &[],
-        &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_MEMORY_BYTES", MEMORY)],
+        &[
+            ("ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_MEMORY_BYTES", MEMORY),
+            ("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", TIMEOUT_MS),
+        ],
     );
     let file = offload(proxy.dir.path());
     proxy.initialize(json!({"name": "hostile"}));
@@ -155,7 +164,10 @@ fn the_proxy_answers_an_attack_with_is_error_and_goes_on() {
 fn the_proxy_answers_every_call_in_flight_around_an_attack() {
     let mut proxy = Proxy::start(
         &[],
-        &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_MEMORY_BYTES", MEMORY)],
+        &[
+            ("ATLATL_PROMPT__OFFLOAD__EXTRACT__MAX_MEMORY_BYTES", MEMORY),
+            ("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", TIMEOUT_MS),
+        ],
     );
     let file = offload(proxy.dir.path());
     proxy.initialize(json!({"name": "hostile"}));

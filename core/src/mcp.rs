@@ -18,7 +18,7 @@ pub const DEFAULT_EXTRACT_TOOL: &str = "lro_extract";
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::error::ErrorCode;
 
     #[test]
     fn the_mcp_section_from_toml_env_and_json() {

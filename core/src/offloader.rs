@@ -110,9 +110,10 @@ impl<H: Host> Offloader<H> {
         }
     }
 
-    /// Checks `dir` (this offloader's output directory) before it is used; see
-    /// [`output_dir::check`].
-    pub(crate) fn check_output_dir(&self, dir: &Path) -> Result<()> {
+    /// Checks `dir` (this offloader's output directory) before it is used: a missing
+    /// directory passes; one shared with other users (unless `allow_shared_dir`) or, for the
+    /// default directory, a symbolic link is `invalid_config`.
+    pub fn check_output_dir(&self, dir: &Path) -> Result<()> {
         output_dir::check(&self.config, &self.host, dir)
     }
 
@@ -148,7 +149,8 @@ impl<H: Host> Offloader<H> {
     /// The [`file_time`] of the file `name` in `dir` named with `ulid`: its modification
     /// time is asked of the host only when the name is dated ahead of the clock (one `stat`
     /// for such a file, none for the others).
-    pub(crate) fn created_at(
+    #[doc(hidden)]
+    pub fn created_at(
         &self,
         dir: &Path,
         name: &str,

@@ -67,7 +67,7 @@ pub(crate) fn describe<H: Host>(
         .clone()
         .or_else(|| lro.config.mcp.extract_tool_name.clone())
         .unwrap_or_else(|| crate::mcp::DEFAULT_EXTRACT_TOOL.to_owned());
-    let resource_uri = crate::resources::uri_for_path(&file_path);
+    let resource_uri = crate::files::uri_for_path(&file_path);
     let guidance = descriptor::guidance(
         lro.config.guidance,
         kind,
@@ -170,7 +170,7 @@ fn fit<H: Host>(
     // half the link's cost (reckoned for a file name of NOMINAL_PATH_BYTES) is set
     // aside, so the whole result stays within twice DESCRIPTOR_BUDGET_TOKENS.
     let link = if lro.config.mcp.resource_link {
-        lro.estimate(&crate::resources::nominal_link_text())
+        lro.estimate(&crate::files::nominal_link_text())
             .div_ceil(2)
     } else {
         0

@@ -25,7 +25,10 @@ use serde_json::Value;
 use crate::cleanup::{self, CleanupReport};
 use crate::error::{ErrorCode, LroError, Result};
 use crate::host::Host;
+use crate::json::raw;
 use crate::jsonl::{Body, MifChunks};
+use crate::shape::text_layout::{TEXT_PART_MIN, read_record};
+use crate::shape::{Format, TextRead, read_text};
 use crate::payload::RecordKind;
 
 use fallback::{inline, inline_lines};
@@ -48,7 +51,8 @@ impl<H: Host> Offloader<H> {
 
     /// [`Offloader::offload`] of a value read from a JSON text that named `duplicate_keys`
     /// keys twice (merged in `value`: the outcome says so).
-    pub(crate) fn offload_read(
+    #[doc(hidden)]
+    pub fn offload_read(
         &self,
         value: &Value,
         request: &OffloadRequest,
@@ -170,6 +174,102 @@ impl<H: Host> Offloader<H> {
         Ok(materialize(self, prepared, request))
     }
 
+    /// Offloads tool *text*: a JSON array goes through the text path (no `Value` tree), any
+    /// other text is read as [`crate::shape`] reads strings (JSON, a Python literal, a table,
+    /// or one record per line), a large one from its text too (`crate::shape::text_layout`).
+    pub fn offload_text(&self, text: &str, request: &OffloadRequest) -> Result<Outcome> {
+        self.offload_text_parts(text, request, TEXT_PART_MIN)
+    }
+
+    /// [`Offloader::offload_text`], texts longer than `min_text` read from their text.
+    #[doc(hidden)]
+    pub fn offload_text_parts(
+        &self,
+        text: &str,
+        request: &OffloadRequest,
+        min_text: usize,
+    ) -> Result<Outcome> {
+        if text.trim_start().starts_with('[') {
+            match self.offload_json(text.as_bytes(), request) {
+                Err(err) if err.code() == ErrorCode::InvalidInput => {}
+                outcome => return outcome,
+            }
+        }
+        if text.len() > min_text {
+            if let Some(outcome) = self.offload_text_layout(text, request, min_text)? {
+                return Ok(outcome);
+            }
+        }
+        self.offload(&Value::String(text.to_owned()), request)
+    }
+
+    /// Offloads the text blocks of one tool result (an MCP `CallToolResult`'s `text`
+    /// items): several blocks that each hold data are one record each (a list returned one
+    /// item per block); otherwise their text, joined by newlines, is read as
+    /// [`Offloader::offload_text`] reads it.
+    pub fn offload_text_blocks(&self, texts: &[&str], request: &OffloadRequest) -> Result<Outcome> {
+        if texts.len() > 1 {
+            // Each block's JSON read as a `Value` keeps the last value of a key named twice:
+            // counted, to be reported.
+            let mut duplicate_keys = 0;
+            let values: Option<Vec<Value>> = texts
+                .iter()
+                .map(|text| match read_text(text) {
+                    TextRead::Value(value, format) => {
+                        if format == Format::Json {
+                            duplicate_keys += crate::json::dupes::in_text(text);
+                        }
+                        Some(value)
+                    }
+                    _ => None,
+                })
+                .collect();
+            if let Some(values) = values {
+                return self.offload_read(&Value::Array(values), request, duplicate_keys);
+            }
+        }
+        self.offload_text(&texts.join("\n"), request)
+    }
+
+    /// [`Offloader::offload_text_blocks`] on text blocks given as JSON strings (quoted and
+    /// escaped, as a result's text holds them), texts longer than `min_text` read from their
+    /// text. A block that is not a JSON string is `invalid_input`.
+    #[doc(hidden)]
+    pub fn offload_text_block_strings(
+        &self,
+        texts: &[&str],
+        request: &OffloadRequest,
+        min_text: usize,
+    ) -> Result<Outcome> {
+        if texts.len() > 1 {
+            let mut records = Body::default();
+            let mut duplicate_keys = 0;
+            let all_values = texts.iter().all(|text| {
+                raw::decode_str(text)
+                    .and_then(|content| read_record(&content))
+                    .map(|(record, repeated)| {
+                        duplicate_keys += repeated;
+                        records.push_line_with(|out| out.extend_from_slice(&record));
+                    })
+                    .is_some()
+            });
+            if all_values {
+                if let Some(outcome) =
+                    self.offload_record_lines(records, request, duplicate_keys)?
+                {
+                    return Ok(outcome);
+                }
+            }
+            // Mixed blocks, a tree, or records that stay inline: the rule on the texts.
+            let decoded: Option<Vec<_>> = texts.iter().map(|t| raw::decode_str(t)).collect();
+            let decoded = decoded.ok_or_else(not_json)?;
+            let decoded: Vec<&str> = decoded.iter().map(AsRef::as_ref).collect();
+            return self.offload_text_blocks(&decoded, request);
+        }
+        let joined = raw::decode_str(texts[0]).ok_or_else(not_json)?;
+        self.offload_text_parts(&joined, request, min_text)
+    }
+
     /// Deletes expired offload files in the output directory. A missing directory is an
     /// empty report, not an error.
     pub fn cleanup(&self) -> Result<CleanupReport> {
@@ -188,7 +288,8 @@ impl<H: Host> Offloader<H> {
 
     /// [`Offloader::offload`] of the value the JSON text `json` holds, parts up to
     /// `min_text` bytes parsed; `None` when the text layout declines.
-    pub(crate) fn offload_json_text(
+    #[doc(hidden)]
+    pub fn offload_json_text(
         &self,
         json: &str,
         request: &OffloadRequest,
@@ -218,4 +319,8 @@ impl<H: Host> Offloader<H> {
     ) -> Result<Option<Outcome>> {
         text::offload_record_lines(self, records, request, duplicate_keys)
     }
+}
+
+fn not_json() -> LroError {
+    LroError::new(ErrorCode::InvalidInput, "the tool result is not valid JSON")
 }
