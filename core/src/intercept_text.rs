@@ -5,7 +5,7 @@
 //! A proxy holds a `tools/call` result as the bytes of a JSON-RPC message. Parsed into a
 //! `Value` to read a few fields, a 56 MB result of small records took 750 MB. Here the
 //! result is read in one pass over its text, each part read over by serde_json without
-//! being built ([`raw::read_object`]): the content items' `type`, the text blocks (each
+//! being built ([`read::read_object`]): the content items' `type`, the text blocks (each
 //! decoded once, and only when it is the data), `structuredContent`, `isError` and `_meta`.
 //! The data is offloaded from its text ([`crate::shape::raw`]); a result that stays as it
 //! is comes back [`InterceptedText::Unchanged`], and the caller forwards the bytes it has.
@@ -16,7 +16,7 @@ use serde_json::{Map, Value};
 use crate::error::{ErrorCode, LroError, Result};
 use crate::host::Host;
 use crate::intercept::{InterceptAction, Intercepted, ToolCallContext, request_for};
-use crate::json::raw;
+use crate::json::read;
 use crate::jsonl::Body;
 use crate::offload::{OffloadRequest, Offloader, Outcome};
 use crate::shape::raw::{TEXT_PART_MIN, read_record};
@@ -58,18 +58,18 @@ struct Item<'a> {
 /// serde_json, without being built. `None` when the text is not one JSON object.
 fn read_envelope(result: &str) -> Option<Envelope<'_>> {
     let mut envelope = Envelope::default();
-    let rest = raw::read_object(result, |key, value| {
+    let rest = read::read_object(result, |key, value| {
         if key == "content" {
             envelope.items.clear();
             if value.starts_with('[') {
-                return raw::read_array(value, |item| {
+                return read::read_array(value, |item| {
                     let (item, rest) = read_item(item)?;
                     envelope.items.push(item);
                     Some(rest)
                 });
             }
         }
-        let (text, rest) = raw::split_value(value)?;
+        let (text, rest) = read::split_value(value)?;
         match key.as_str() {
             "structuredContent" => envelope.structured = Some(text),
             "isError" => envelope.is_error = Some(text),
@@ -78,13 +78,13 @@ fn read_envelope(result: &str) -> Option<Envelope<'_>> {
         }
         Some(rest)
     })?;
-    raw::trim(rest).is_empty().then_some(envelope)
+    read::trim(rest).is_empty().then_some(envelope)
 }
 
 /// The content item at the start of `text`, and the text after it.
 fn read_item(text: &str) -> Option<(Item<'_>, &str)> {
     if !text.starts_with('{') {
-        let (value, rest) = raw::split_value(text)?;
+        let (value, rest) = read::split_value(text)?;
         let item = Item {
             text: value,
             kind: None,
@@ -93,8 +93,8 @@ fn read_item(text: &str) -> Option<(Item<'_>, &str)> {
         return Some((item, rest));
     }
     let (mut kind, mut block) = (None, None);
-    let rest = raw::read_object(text, |key, value| {
-        let (value, rest) = raw::split_value(value)?;
+    let rest = read::read_object(text, |key, value| {
+        let (value, rest) = read::split_value(value)?;
         match key.as_str() {
             "type" => kind = Some(value),
             "text" => block = Some(value),
@@ -115,7 +115,7 @@ fn read_item(text: &str) -> Option<(Item<'_>, &str)> {
 fn content_items<'a>(items: &[Item<'a>]) -> Option<(Vec<&'a str>, Vec<Value>)> {
     let (mut texts, mut others) = (Vec::new(), Vec::new());
     for item in items {
-        if item.kind.and_then(raw::decode_str).as_deref() == Some("text") {
+        if item.kind.and_then(read::decode_str).as_deref() == Some("text") {
             // A text item without a string `text` is neither data nor kept.
             if let Some(block) = item.block.filter(|b| b.starts_with('"')) {
                 texts.push(block);
@@ -152,13 +152,13 @@ impl<H: Host> Offloader<H> {
         context: &ToolCallContext,
         min_text: usize,
     ) -> Result<InterceptedText> {
-        let result = raw::trim(result);
+        let result = read::trim(result);
         if result.len() <= min_text {
             return self.intercept_parsed(result, context);
         }
         if !result.starts_with('{') {
             // Not a CallToolResult: left alone, as its `Value` would be.
-            return if raw::is_value(result) {
+            return if read::is_value(result) {
                 Ok(InterceptedText::Unchanged(InterceptAction::Bypassed))
             } else {
                 Err(not_json())
@@ -245,7 +245,7 @@ impl<H: Host> Offloader<H> {
             let mut records = Body::default();
             let mut duplicate_keys = 0;
             let all_values = texts.iter().all(|text| {
-                raw::decode_str(text)
+                read::decode_str(text)
                     .and_then(|content| read_record(&content))
                     .map(|(record, repeated)| {
                         duplicate_keys += repeated;
@@ -261,12 +261,12 @@ impl<H: Host> Offloader<H> {
                 }
             }
             // Mixed blocks, a tree, or records that stay inline: the rule on the texts.
-            let decoded: Option<Vec<_>> = texts.iter().map(|t| raw::decode_str(t)).collect();
+            let decoded: Option<Vec<_>> = texts.iter().map(|t| read::decode_str(t)).collect();
             let decoded = decoded.ok_or_else(not_json)?;
             let decoded: Vec<&str> = decoded.iter().map(AsRef::as_ref).collect();
             return self.offload_text_blocks(&decoded, request);
         }
-        let joined = raw::decode_str(texts[0]).ok_or_else(not_json)?;
+        let joined = read::decode_str(texts[0]).ok_or_else(not_json)?;
         self.offload_text_parts(&joined, request, min_text)
     }
 }
@@ -275,7 +275,7 @@ impl<H: Host> Offloader<H> {
 /// `CallToolResult` `result` (which its `Value` merged), as the text path counts them: the
 /// envelope's own keys are not data.
 pub(crate) fn structured_duplicates(result: &str) -> usize {
-    match read_envelope(raw::trim(result)) {
+    match read_envelope(read::trim(result)) {
         Some(envelope) => envelope
             .structured
             .map_or(0, |text| crate::json::dupes::count(text.as_bytes())),

@@ -42,7 +42,8 @@ pub mod fuzz_checks;
 pub mod host;
 pub mod intercept;
 pub mod intercept_text;
-pub mod json;
+/// JSON text read and written byte for byte: the `lro-json` crate.
+pub use lro_json as json;
 pub mod jsonl;
 pub mod mcp;
 pub mod offload;

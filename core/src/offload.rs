@@ -524,7 +524,7 @@ impl<H: Host> Offloader<H> {
             // text record, the others stay records (crate::shape::odd).
             Err(e) => std::str::from_utf8(json)
                 .ok()
-                .and_then(|text| crate::shape::odd_array(crate::json::raw::trim(text)))
+                .and_then(|text| crate::shape::odd_array(crate::json::read::trim(text)))
                 .ok_or_else(|| {
                     LroError::new(
                         ErrorCode::InvalidInput,

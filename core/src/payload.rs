@@ -73,8 +73,8 @@ pub(crate) fn has_mif_keys<'k>(keys: impl IntoIterator<Item = &'k [u8]>) -> bool
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::write::tests::arb_json;
     use crate::jsonl::Body;
+    use lro_json::strategy::arb_json;
     use proptest::prelude::*;
 
     proptest! {

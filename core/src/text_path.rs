@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::descriptor::SectionInfo;
 use crate::error::Result;
 use crate::host::Host;
-use crate::json::raw;
+use crate::json::read;
 use crate::offload::{OffloadRequest, Offloader, Outcome, Prepared, check_operation};
 use crate::shape::Format;
 use crate::shape::raw::{TEXT_PART_MIN, TextLayout};
@@ -27,7 +27,7 @@ impl<H: Host> Offloader<H> {
         let Ok(text) = std::str::from_utf8(json) else {
             return Ok(None);
         };
-        if json.len() <= TEXT_PART_MIN || !raw::trim(text).starts_with('{') {
+        if json.len() <= TEXT_PART_MIN || !read::trim(text).starts_with('{') {
             return Ok(None);
         }
         self.offload_json_text(text, request, TEXT_PART_MIN)

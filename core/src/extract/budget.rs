@@ -85,9 +85,7 @@ pub(crate) fn escaped_len(c: char) -> u64 {
 pub(crate) fn string_size(s: &str) -> u64 {
     // Text without quotes, backslashes or control characters (most text) is written as is.
     let bytes = s.as_bytes();
-    let plain = bytes[super::parse::plain_run(bytes, 0)..]
-        .iter()
-        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
+    let plain = lro_json::scan::next_escape(bytes, 0) == bytes.len();
     2 + if plain {
         s.len() as u64
     } else {

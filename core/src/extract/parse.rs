@@ -16,6 +16,7 @@
 //! namespace, ...) read their records that way; see [`crate::recipes::Recipe::reads`].
 
 use jaq_json::{Map, Num, Val};
+use lro_json::scan::next_escape;
 
 use super::convert;
 
@@ -269,7 +270,7 @@ impl Reader<'_> {
     /// A string, its opening quote consumed.
     fn string(&mut self) -> Option<Val> {
         let start = self.at;
-        self.at = plain_run(self.text, self.at);
+        self.at = next_escape(self.text, self.at);
         loop {
             match *self.text.get(self.at)? {
                 b'"' => {
@@ -353,7 +354,7 @@ impl Reader<'_> {
                 0..=0x1f => return None,
                 _ => {
                     // A run of plain bytes (at least this one).
-                    let end = plain_run(self.text, self.at + 1);
+                    let end = next_escape(self.text, self.at + 1);
                     if build {
                         out.extend_from_slice(&self.text[self.at..end]);
                     }
@@ -449,35 +450,6 @@ impl Reader<'_> {
     }
 }
 
-/// Eight copies of byte `b`.
-const fn splat(b: u8) -> u64 {
-    u64::from_ne_bytes([b; 8])
-}
-
-/// The high bit of every byte of `word` below `n` (n <= 128), exact for the lowest such byte:
-/// a borrow can only flag bytes above a true one.
-const fn bytes_below(word: u64, n: u8) -> u64 {
-    word.wrapping_sub(splat(n)) & !word & splat(0x80)
-}
-
-/// The end of the run of string bytes from `at` that need no attention (no quote, backslash
-/// or control character), eight bytes at a time; the last seven bytes or fewer are left to
-/// the caller.
-pub(crate) fn plain_run(text: &[u8], mut at: usize) -> usize {
-    while let Some(chunk) = text.get(at..at + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let special = bytes_below(word ^ splat(b'"'), 1)
-            | bytes_below(word ^ splat(b'\\'), 1)
-            | bytes_below(word, 0x20);
-        if special != 0 {
-            // Little-endian: the lowest flagged bit is the first special byte.
-            return at + special.trailing_zeros() as usize / 8;
-        }
-        at += 8;
-    }
-    at
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,29 +487,6 @@ mod tests {
         same(
             "[1e400, -1e400, 1234567890123456789, 123456789012345678901234567890, -9223372036854775809, 3.14159265358979323846264338327950288, 1.50, 1E-2]",
         );
-    }
-
-    #[test]
-    fn plain_runs_stop_at_the_first_special_byte() {
-        let text = b"abcdefghijklmnop\"qrstuvwxyz0123456789";
-        assert_eq!(plain_run(text, 0), 16);
-        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-            for at in 0..20 {
-                let mut bytes = vec![b'a'; 24];
-                bytes[at] = special;
-                // Bytes above the first special one must not confuse the scan.
-                bytes[at + 1..]
-                    .iter_mut()
-                    .step_by(2)
-                    .for_each(|b| *b = 0x80);
-                let found = plain_run(&bytes, 0);
-                assert!(
-                    found == at || (found < at && found + 8 > bytes.len()),
-                    "{special} at {at}: {found}"
-                );
-            }
-        }
-        assert_eq!(plain_run("é€😀 ~\x7f".as_bytes(), 0), 8);
     }
 
     #[test]

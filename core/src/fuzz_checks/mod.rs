@@ -14,25 +14,21 @@
 //! [`TARGETS`], and a five-line file in `fuzz/fuzz_targets/` with its `[[bin]]` entry.
 
 mod intercept;
-mod json;
 mod shape;
 
 pub use crate::extract::fuzz_checks::{
     check_extract_batches, check_extract_bounded, check_extract_records, check_record_parser,
 };
 pub use intercept::check_intercept_text;
-pub use json::{check_json_canonical, check_json_fields, check_json_write};
 pub use shape::{check_shape_literal, check_shape_table, check_shape_text};
 
 /// A fuzz target's check: panics when an invariant fails on `data`.
 pub type Check = fn(&[u8]);
 
 /// Every target: its name (the file in `fuzz/fuzz_targets/` and the corpus directory) and
-/// its check. The CLI's targets (`proxy_*`) are checked by the CLI's own tests.
+/// its check. The CLI's targets (`proxy_*`) are checked by the CLI's own tests, the JSON
+/// text targets (`json_*`) by lro-json's.
 pub const TARGETS: &[(&str, Check)] = &[
-    ("json_write", check_json_write),
-    ("json_canonical", check_json_canonical),
-    ("json_fields", check_json_fields),
     ("extract_parse", check_record_parser),
     ("extract_records", check_extract_records),
     ("extract_batches", check_extract_batches),
