@@ -66,9 +66,9 @@ pub use detail::Detail;
 pub use error::{ErrorCode, LroError, Result};
 pub use estimate::{HeuristicEstimator, TokenEstimator};
 pub use events::{EventSink, OffloadEvent};
-pub use extract::{
-    EXTRACT_STACK_BYTES, ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSpec,
-};
+#[cfg(feature = "extract")]
+pub use extract::EXTRACT_STACK_BYTES;
+pub use extract::{ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSpec};
 #[cfg(feature = "std-host")]
 pub use host::StdHost;
 pub use host::{DirEntry, EntryKind, Host, MemoryHost, OpenFile};

@@ -10,13 +10,12 @@ use jaq_json::Val;
 use serde_json::{Map, Value};
 
 use super::budget::Budget;
-use super::convert::{parse_val, to_value_capped};
-use super::engine::{Flow, Program, RunError, is_var_name};
-use super::parse::RecordParser;
+use lro_jq::convert::{parse_val, to_value_capped};
+use lro_jq::{Clock, Flow, Guard, Program, RecordParser, RunError, Trip, is_var_name};
+
 use super::reader::LineReader;
 use super::recipe;
 use super::records;
-use super::sandbox::{Clock, Guard, Trip};
 use crate::error::{ErrorCode, LroError, Result};
 use crate::profile::SAMPLE_SIZE;
 
@@ -245,8 +244,8 @@ pub(crate) fn bound_error(trip: Trip, max_memory: u64, at: &str) -> LroError {
         Trip::Stack => "recursion too deep (does a definition call itself without end?)".to_owned(),
         Trip::Depth => format!(
             "a value nested more than {} levels deep (or a text to parse more than {})",
-            super::bounds::MAX_VALUE_DEPTH,
-            super::bounds::MAX_PARSE_DEPTH
+            lro_jq::MAX_VALUE_DEPTH,
+            lro_jq::MAX_PARSE_DEPTH
         ),
         Trip::Memory | Trip::Time => {
             format!(

@@ -22,9 +22,9 @@ mod suggest;
 
 use serde_json::Value;
 
-use super::ExtractRequest;
 use super::budget::Budget;
 use super::reader::LineReader;
+use super::request::ExtractRequest;
 use crate::error::{ErrorCode, LroError, Result};
 pub(crate) use aggregate::Aggregate;
 pub(crate) use filter::{Filter, Path};

@@ -13,6 +13,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use jaq_json::Val;
+use lro_jq::{Clock, RecordParser};
+use lro_json::size::json_size;
 use serde_json::Value;
 
 use super::Query;
@@ -22,11 +24,9 @@ use super::matcher::{Leaf, any_leaf};
 use super::shape::{SortValue, compare_records, sort_value};
 use crate::error::{LroError, Result};
 use crate::extract::batches::{Batch, Pool, Source, in_parallel, worker_count};
-use crate::extract::budget::{Budget, json_size};
-use crate::extract::parse::RecordParser;
+use crate::extract::budget::Budget;
 use crate::extract::reader::LineReader;
 use crate::extract::run::invalid_record;
-use crate::extract::sandbox::Clock;
 
 /// What the scan returns besides the output.
 pub(crate) struct Scanned {

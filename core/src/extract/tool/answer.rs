@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 
 use super::arguments::ToolCall;
 use crate::config::ExtractLimits;
-use crate::extract::{ExtractResponse, LineUnit, Verb};
+use crate::extract::request::{ExtractResponse, LineUnit, Verb};
 use crate::host::Host;
 use crate::offload::Offloader;
 

@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::error::{ErrorCode, LroError, Result};
-use crate::extract::{ExtractRequest, LineRange, LineUnit, SearchSpec};
+use crate::extract::request::{ExtractRequest, LineRange, LineUnit, SearchSpec};
 
 /// One call of the tool, read.
 #[derive(Debug, Clone, PartialEq)]

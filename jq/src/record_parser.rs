@@ -13,12 +13,12 @@
 //! A parser can also *project* records ([`RecordParser::projecting`]): a top-level object
 //! keeps only the named fields, the others are checked (a line stays valid or invalid as
 //! it was) but not built. Recipes whose output depends on a few fields only (count by
-//! namespace, ...) read their records that way; see [`crate::recipes::Recipe::reads`].
+//! namespace, ...) read their records that way.
 
 use jaq_json::{Map, Num, Val};
 use lro_json::scan::next_escape;
 
-use super::convert;
+use crate::convert;
 
 /// Deepest nesting the fast path follows; serde_json, the fallback, stops at 128.
 const MAX_FAST_DEPTH: usize = 100;
@@ -28,7 +28,7 @@ const MAX_FAST_DIGITS: usize = 18;
 
 /// Reads record lines; keeps the size of the last record's top-level object as a hint.
 #[derive(Default, Clone)]
-pub(crate) struct RecordParser {
+pub struct RecordParser {
     fields: usize,
     /// The top-level fields kept, when records are projected.
     keep: Option<Vec<String>>,
@@ -37,7 +37,7 @@ pub(crate) struct RecordParser {
 impl RecordParser {
     /// A parser that keeps only the `keep` fields of top-level objects (all when `None`).
     /// Values other than objects are read whole.
-    pub(crate) fn projecting(keep: Option<&[String]>) -> Self {
+    pub fn projecting(keep: Option<&[String]>) -> Self {
         Self {
             fields: 0,
             keep: keep.map(<[String]>::to_vec),
@@ -45,7 +45,7 @@ impl RecordParser {
     }
 
     /// Parses one line (one JSON text, surrounding whitespace allowed).
-    pub(crate) fn parse(&mut self, line: &[u8]) -> Result<Val, serde_json::Error> {
+    pub fn parse(&mut self, line: &[u8]) -> Result<Val, serde_json::Error> {
         match self.fast(line) {
             Some(val) => Ok(val),
             None => convert::parse_val(line).map(|val| self.project(val)),
@@ -580,7 +580,7 @@ mod tests {
                     prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
                     // And the size counted while converting is serde_json's.
                     let (value, size) = convert::to_value_sized(&fast).unwrap();
-                    prop_assert_eq!(size, super::super::budget::json_size(&value));
+                    prop_assert_eq!(size, lro_json::size::json_size(&value));
                 }
                 // Declining is for integers of 19 digits or more (serde_json writes no other
                 // text the fast path leaves alone).
