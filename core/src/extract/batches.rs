@@ -23,8 +23,7 @@ use std::thread;
 use std::time::Duration;
 
 use super::budget::Budget;
-use super::reader::LineReader;
-use super::run::{Pending, is_blank};
+use super::reader::{LineReader, Pending, is_blank};
 use crate::error::Result;
 #[cfg(not(target_family = "wasm"))]
 use crate::error::{ErrorCode, LroError};

@@ -10,9 +10,9 @@
 use lro_jq::Deadline;
 
 use super::reader::LineReader;
+use super::reader::is_blank;
 use super::recipe::kind_of_header;
 use super::request::ExtractResponse;
-use super::run::is_blank;
 use crate::config::DescriptorProfile;
 use crate::error::{ErrorCode, LroError, Result};
 use crate::host::Host;

@@ -4,8 +4,8 @@
 use lro_jq::convert::{parse_val, to_value_sized};
 use serde_json::Value;
 
+use super::reader::is_blank;
 use super::request::ExtractRequest;
-use super::run::is_blank;
 use crate::config::{ExtractLimits, OffloadConfig};
 use crate::error::ErrorCode;
 use crate::host::MemoryHost;

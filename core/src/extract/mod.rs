@@ -51,6 +51,8 @@ pub(crate) mod fuzz_checks;
 #[cfg(feature = "extract")]
 mod lines;
 #[cfg(feature = "extract")]
+mod program;
+#[cfg(feature = "extract")]
 mod query;
 #[cfg(feature = "extract")]
 mod reader;

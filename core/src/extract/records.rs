@@ -26,8 +26,8 @@ use lro_jq::{Clock, Flow, Guard, Program, RecordParser};
 
 use super::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use super::budget::Budget;
-use super::reader::LineReader;
-use super::run::{Pending, invalid_record, run_one, vars_of};
+use super::program::{run_one, vars_of};
+use super::reader::{LineReader, Pending, invalid_record};
 use crate::config::ExtractLimits;
 use crate::error::{LroError, Result};
 

@@ -17,8 +17,8 @@ use lro_jq::{Clock, RecordParser};
 use lro_json::size::json_size;
 use serde_json::Value;
 
-use super::Query;
 use super::aggregate::{Accumulator, values_of};
+use super::compiled::Query;
 use super::filter::Path;
 use super::matcher::{Leaf, any_leaf};
 use super::shape::{SortValue, compare_records, sort_value};
@@ -26,7 +26,7 @@ use crate::error::{LroError, Result};
 use crate::extract::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use crate::extract::budget::Budget;
 use crate::extract::reader::LineReader;
-use crate::extract::run::invalid_record;
+use crate::extract::reader::invalid_record;
 
 /// What the scan returns besides the output.
 pub(crate) struct Scanned {
