@@ -539,6 +539,7 @@ pub fn parse_header(line: &str) -> Option<OffloadHeader> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
     use serde_json::json;
 
     #[test]
@@ -620,5 +621,25 @@ mod tests {
         );
         assert!(!Body::from_json(br#"[{"id": 1}]"#).unwrap().is_mif());
         assert!(!Body::from_json(b"[]").unwrap().is_mif());
+    }
+
+    // The MIF rule on `Value` records (payload.rs) is the rule on their lines.
+    proptest! {
+        #[test]
+        fn mif_rule_on_values_matches_the_rule_on_lines(
+            records in proptest::collection::vec(
+                prop_oneof![
+                    proptest::collection::vec(
+                        (prop_oneof![Just("id"), Just("memory_type"), Just("namespace"), Just("x")], lro_json::strategy::arb_json()),
+                        0..4,
+                    )
+                    .prop_map(|fields| Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
+                    lro_json::strategy::arb_json(),
+                ],
+                0..6,
+            )
+        ) {
+            prop_assert_eq!(crate::payload::is_mif(&records), Body::of_values(&records).is_mif());
+        }
     }
 }

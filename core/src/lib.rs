@@ -39,7 +39,8 @@ pub mod files;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod host;
-pub mod json;
+/// JSON text read and written byte for byte: the `lro-json` crate.
+pub use lro_json as json;
 pub mod jsonl;
 pub mod mcp;
 pub mod offload;
@@ -61,9 +62,9 @@ pub use detail::Detail;
 pub use error::{ErrorCode, LroError, Result};
 pub use estimate::{HeuristicEstimator, TokenEstimator};
 pub use events::{EventSink, OffloadEvent};
-pub use extract::{
-    EXTRACT_STACK_BYTES, ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSpec,
-};
+#[cfg(feature = "extract")]
+pub use extract::EXTRACT_STACK_BYTES;
+pub use extract::{ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSpec};
 #[cfg(feature = "std-host")]
 pub use host::StdHost;
 pub use host::{DirEntry, EntryKind, Host, MemoryHost, OpenFile};

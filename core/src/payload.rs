@@ -69,30 +69,3 @@ pub(crate) fn has_mif_keys<'k>(keys: impl IntoIterator<Item = &'k [u8]>) -> bool
     }
     false
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::json::write::tests::arb_json;
-    use crate::jsonl::Body;
-    use proptest::prelude::*;
-
-    proptest! {
-        #[test]
-        fn mif_rule_on_values_matches_the_rule_on_lines(
-            records in proptest::collection::vec(
-                prop_oneof![
-                    proptest::collection::vec(
-                        (prop_oneof![Just("id"), Just("memory_type"), Just("namespace"), Just("x")], arb_json()),
-                        0..4,
-                    )
-                    .prop_map(|fields| Value::Object(fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect())),
-                    arb_json(),
-                ],
-                0..6,
-            )
-        ) {
-            prop_assert_eq!(is_mif(&records), Body::of_values(&records).is_mif());
-        }
-    }
-}

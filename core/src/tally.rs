@@ -256,7 +256,7 @@ impl Tally {
 mod tests {
     use super::*;
     use crate::detail::Detail;
-    use crate::json::write::tests::arb_json;
+    use lro_json::strategy::arb_json;
     use proptest::prelude::*;
     use serde_json::json;
 

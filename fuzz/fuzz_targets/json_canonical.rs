@@ -1,4 +1,4 @@
-//! `json_canonical`: see `lro_core::fuzz_checks::check_json_canonical` for what it checks.
+//! `json_canonical`: see `lro_json::fuzz_checks::check_json_canonical` for what it checks.
 #![no_main]
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| lro_core::fuzz_checks::check_json_canonical(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| lro_json::fuzz_checks::check_json_canonical(data));

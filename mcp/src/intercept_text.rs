@@ -5,7 +5,7 @@
 //! A proxy holds a `tools/call` result as the bytes of a JSON-RPC message. Parsed into a
 //! `Value` to read a few fields, a 56 MB result of small records took 750 MB. Here the
 //! result is read in one pass over its text, each part read over by serde_json without
-//! being built ([`raw::read_object`]): the content items' `type`, the text blocks (each
+//! being built ([`read::read_object`]): the content items' `type`, the text blocks (each
 //! decoded once, and only when it is the data), `structuredContent`, `isError` and `_meta`.
 //! The data is offloaded from its text (`lro_core::shape::text_layout`); a result that stays as it
 //! is comes back [`InterceptedText::Unchanged`], and the caller forwards the bytes it has.
@@ -15,7 +15,7 @@ use serde_json::{Map, Value};
 
 use lro_core::error::{ErrorCode, LroError, Result};
 use lro_core::host::Host;
-use lro_core::json::raw;
+use lro_core::json::read;
 use lro_core::offload::Offloader;
 use lro_core::shape::TEXT_PART_MIN;
 
@@ -60,18 +60,18 @@ struct Item<'a> {
 /// serde_json, without being built. `None` when the text is not one JSON object.
 fn read_envelope(result: &str) -> Option<Envelope<'_>> {
     let mut envelope = Envelope::default();
-    let rest = raw::read_object(result, |key, value| {
+    let rest = read::read_object(result, |key, value| {
         if key == "content" {
             envelope.items.clear();
             if value.starts_with('[') {
-                return raw::read_array(value, |item| {
+                return read::read_array(value, |item| {
                     let (item, rest) = read_item(item)?;
                     envelope.items.push(item);
                     Some(rest)
                 });
             }
         }
-        let (text, rest) = raw::split_value(value)?;
+        let (text, rest) = read::split_value(value)?;
         match key.as_str() {
             "structuredContent" => envelope.structured = Some(text),
             "isError" => envelope.is_error = Some(text),
@@ -80,13 +80,13 @@ fn read_envelope(result: &str) -> Option<Envelope<'_>> {
         }
         Some(rest)
     })?;
-    raw::trim(rest).is_empty().then_some(envelope)
+    read::trim(rest).is_empty().then_some(envelope)
 }
 
 /// The content item at the start of `text`, and the text after it.
 fn read_item(text: &str) -> Option<(Item<'_>, &str)> {
     if !text.starts_with('{') {
-        let (value, rest) = raw::split_value(text)?;
+        let (value, rest) = read::split_value(text)?;
         let item = Item {
             text: value,
             kind: None,
@@ -95,8 +95,8 @@ fn read_item(text: &str) -> Option<(Item<'_>, &str)> {
         return Some((item, rest));
     }
     let (mut kind, mut block) = (None, None);
-    let rest = raw::read_object(text, |key, value| {
-        let (value, rest) = raw::split_value(value)?;
+    let rest = read::read_object(text, |key, value| {
+        let (value, rest) = read::split_value(value)?;
         match key.as_str() {
             "type" => kind = Some(value),
             "text" => block = Some(value),
@@ -117,7 +117,7 @@ fn read_item(text: &str) -> Option<(Item<'_>, &str)> {
 fn content_items<'a>(items: &[Item<'a>]) -> Option<(Vec<&'a str>, Vec<Value>)> {
     let (mut texts, mut others) = (Vec::new(), Vec::new());
     for item in items {
-        if item.kind.and_then(raw::decode_str).as_deref() == Some("text") {
+        if item.kind.and_then(read::decode_str).as_deref() == Some("text") {
             // A text item without a string `text` is neither data nor kept.
             if let Some(block) = item.block.filter(|b| b.starts_with('"')) {
                 texts.push(block);
@@ -153,13 +153,13 @@ pub fn intercept_text_parts<H: Host>(
     context: &ToolCallContext,
     min_text: usize,
 ) -> Result<InterceptedText> {
-    let result = raw::trim(result);
+    let result = read::trim(result);
     if result.len() <= min_text {
         return intercept_parsed(lro, result, context);
     }
     if !result.starts_with('{') {
         // Not a CallToolResult: left alone, as its `Value` would be.
-        return if raw::is_value(result) {
+        return if read::is_value(result) {
             Ok(InterceptedText::Unchanged(InterceptAction::Bypassed))
         } else {
             Err(not_json())
@@ -242,7 +242,7 @@ fn intercept_parsed<H: Host>(
 /// envelope's own keys are not data.
 #[doc(hidden)]
 pub fn structured_duplicates(result: &str) -> usize {
-    match read_envelope(raw::trim(result)) {
+    match read_envelope(read::trim(result)) {
         Some(envelope) => envelope
             .structured
             .map_or(0, |text| lro_core::json::dupes::count(text.as_bytes())),

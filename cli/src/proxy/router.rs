@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use lro_core::Offloader;
-use lro_core::json::raw;
+use lro_core::json::read;
 use lro_host_s3::NativeHost;
 use lro_mcp::intercept_text::TEXT_RESULT_MIN;
 use lro_mcp::{InterceptAction, InterceptedText, ToolCallContext};
@@ -697,7 +697,7 @@ fn read_envelope(line: &[u8]) -> Result<Peek<'_>, (i64, &'static str)> {
 /// The text of a response's `result`, read over without building it; `None` when it is not
 /// there or not alone.
 fn result_of(message: &str) -> Option<&str> {
-    let mut results = raw::object_entries(message)?
+    let mut results = read::object_entries(message)?
         .into_iter()
         .filter(|(key, _)| key == "result");
     let (_, result) = results.next()?;

@@ -70,6 +70,7 @@ pub fn shown(sections: &[SectionInfo]) -> Vec<SectionInfo> {
 }
 
 /// The section `name` names: by its full name first, else by the label a descriptor showed.
+#[cfg(feature = "extract")]
 pub(crate) fn find<'s>(sections: &'s [SectionInfo], name: &str) -> Option<&'s SectionInfo> {
     sections.iter().find(|s| s.label() == name).or_else(|| {
         labels(sections)

@@ -23,11 +23,16 @@ use std::thread;
 use std::time::Duration;
 
 use super::budget::Budget;
-use super::reader::LineReader;
-use super::run::{Pending, is_blank};
+use super::reader::{LineReader, Pending, is_blank};
 use crate::error::Result;
 #[cfg(not(target_family = "wasm"))]
 use crate::error::{ErrorCode, LroError};
+
+/// The native stack a thread that calls [`crate::Offloader::extract`] should have (the proxy's
+/// extraction threads and the core's workers have it). The bounds of the sandbox (values
+/// at most 1024 levels deep, 1 MiB of recursion) are sized to fit 2 MiB, Rust's default for
+/// spawned threads; this leaves a wide margin for debug builds and for the host's own frames.
+pub const EXTRACT_STACK_BYTES: usize = 8 * 1024 * 1024;
 
 /// A batch closes once it holds this many bytes of record lines...
 const BATCH_BYTES: usize = 64 * 1024;
@@ -49,7 +54,7 @@ const AHEAD: usize = 2;
 const POLL: Duration = Duration::from_millis(10);
 /// Stack of a worker thread: room for the guard's recursion budget with a wide margin.
 #[cfg(not(target_family = "wasm"))]
-const WORKER_STACK: usize = super::EXTRACT_STACK_BYTES;
+const WORKER_STACK: usize = EXTRACT_STACK_BYTES;
 
 /// Whole record lines, each with its file line number and its span in `text`.
 #[derive(Default)]

@@ -3,97 +3,13 @@
 //! Everything that produces output goes through [`Budget::push`], so no verb can forget a
 //! limit, and the first limit hit is the one reported (`truncated` + `limit`).
 
-use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
-
+use lro_jq::Deadline;
+use lro_json::size::json_size;
 use serde_json::Value;
 
-use super::ExtractResponse;
 use super::reader::LineReader;
+use super::request::ExtractResponse;
 use crate::config::ExtractLimits;
-use crate::host::Host;
-
-/// The wall-clock deadline, read through the host (the core never reads the system clock),
-/// and the caller's cancellation, which ends the extraction as the deadline does.
-pub(crate) struct Deadline<'h> {
-    now: Box<dyn Fn() -> u64 + 'h>,
-    at: u64,
-    timeout_ms: u64,
-    cancel: Option<&'h AtomicBool>,
-}
-
-impl<'h> Deadline<'h> {
-    pub(crate) fn new<H: Host + ?Sized>(host: &'h H, timeout_ms: u64) -> Self {
-        let start = host.now_millis();
-        Self {
-            now: Box::new(move || host.now_millis()),
-            at: start.saturating_add(timeout_ms),
-            timeout_ms,
-            cancel: None,
-        }
-    }
-
-    /// The same deadline, also passed once `cancel` is set (by another thread).
-    pub(crate) fn cancelled_by(mut self, cancel: &'h AtomicBool) -> Self {
-        self.cancel = Some(cancel);
-        self
-    }
-
-    /// The time is up (or the caller cancelled).
-    pub(crate) fn passed(&self) -> bool {
-        self.cancel.is_some_and(|c| c.load(Ordering::Relaxed)) || (self.now)() >= self.at
-    }
-
-    /// How the limit is named in responses.
-    pub(crate) fn label(&self) -> String {
-        format!("timeout_ms ({} ms)", self.timeout_ms)
-    }
-}
-
-/// Counts bytes written, so output size is measured without keeping the serialization.
-struct Counter(u64);
-
-impl io::Write for Counter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0 += buf.len() as u64;
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Compact JSON size of `value`.
-pub(crate) fn json_size(value: &Value) -> u64 {
-    let mut counter = Counter(0);
-    // Writing a `Value` to a counter cannot fail.
-    let _ = serde_json::to_writer(&mut counter, value);
-    counter.0
-}
-
-/// Bytes `c` takes inside a JSON string, as serde_json writes it: quote, backslash and the
-/// short control escapes in two, other control characters as `\u00XX`, the rest as UTF-8.
-pub(crate) fn escaped_len(c: char) -> u64 {
-    match c {
-        '"' | '\\' | '\n' | '\r' | '\t' | '\u{08}' | '\u{0c}' => 2,
-        c if (c as u32) < 0x20 => 6,
-        c => c.len_utf8() as u64,
-    }
-}
-
-/// Compact JSON size of the string `s`, quotes included.
-pub(crate) fn string_size(s: &str) -> u64 {
-    // Text without quotes, backslashes or control characters (most text) is written as is.
-    let bytes = s.as_bytes();
-    let plain = bytes[super::parse::plain_run(bytes, 0)..]
-        .iter()
-        .all(|&b| b >= 0x20 && b != b'"' && b != b'\\');
-    2 + if plain {
-        s.len() as u64
-    } else {
-        s.chars().map(escaped_len).sum()
-    }
-}
 
 /// Estimated memory that `count` output values of `bytes` compact JSON take once converted:
 /// what the memory bound counts against the output held for the response. Measured on

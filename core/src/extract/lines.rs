@@ -2,9 +2,11 @@
 
 use serde_json::Value;
 
-use super::budget::{Budget, escaped_len};
+use lro_json::size::escaped_len;
+
+use super::budget::Budget;
 use super::reader::LineReader;
-use super::{LineRange, LineUnit};
+use super::request::{LineRange, LineUnit};
 use crate::error::{ErrorCode, LroError, Result};
 
 /// Reads `range` of the body into the budget.

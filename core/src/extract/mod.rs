@@ -38,186 +38,67 @@
 //! assert_eq!(lro.extract(file, &request).unwrap().results, vec![json!("m7")]);
 //! ```
 
+// The file commands and their pieces: with the `extract` feature (the jq engine, regex).
+#[cfg(feature = "extract")]
 mod batches;
-mod bounds;
+#[cfg(feature = "extract")]
 mod budget;
-mod convert;
+#[cfg(feature = "extract")]
 mod describe;
-mod engine;
 // The invariants of the `extract_*` fuzz targets (see `crate::fuzz_checks`).
-#[cfg(any(test, fuzzing))]
+#[cfg(all(feature = "extract", any(test, fuzzing)))]
 pub(crate) mod fuzz_checks;
+#[cfg(feature = "extract")]
 mod lines;
-mod natives;
-mod parse;
+#[cfg(feature = "extract")]
+mod program;
+#[cfg(feature = "extract")]
 mod query;
+#[cfg(feature = "extract")]
 mod reader;
+#[cfg(feature = "extract")]
 mod recipe;
+#[cfg(feature = "extract")]
 mod records;
-mod regex_test;
+#[cfg(feature = "extract")]
 mod run;
-pub mod safety;
-mod sandbox;
+#[cfg(feature = "extract")]
 mod search;
-#[cfg(target_family = "wasm")]
-mod tabular;
-mod time_zones;
+// Always: the request and response types (plain data), and where an offload file may be.
+mod request;
+pub mod safety;
 
+#[cfg(feature = "extract")]
 use std::sync::atomic::AtomicBool;
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+#[cfg(feature = "extract")]
+use serde_json::Value;
 
+#[cfg(feature = "extract")]
 use crate::error::{ErrorCode, LroError, Result};
+#[cfg(feature = "extract")]
 use crate::host::Host;
+#[cfg(feature = "extract")]
 use crate::offload::Offloader;
 
-pub use sandbox::{MAX_FILTER_BYTES, MAX_FILTER_NESTING};
+#[cfg(feature = "extract")]
+pub use batches::EXTRACT_STACK_BYTES;
+#[cfg(feature = "extract")]
+pub use lro_jq::{MAX_FILTER_BYTES, MAX_FILTER_NESTING};
+pub use request::{ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSpec};
+#[cfg(feature = "extract")]
+pub use request::Verb;
 
-/// The native stack a thread that calls [`Offloader::extract`] should have (the proxy's
-/// extraction threads and the core's workers have it). The bounds of the sandbox (values
-/// at most 1024 levels deep, 1 MiB of recursion) are sized to fit 2 MiB, Rust's default for
-/// spawned threads; this leaves a wide margin for debug builds and for the host's own frames.
-pub const EXTRACT_STACK_BYTES: usize = 8 * 1024 * 1024;
-
-/// What to extract from an offloaded file: exactly one of `recipe`, `query`, `lines`,
-/// `search`, or a structured query (`where`, shaped by `fields`, `sort`, `skip`, `limit`, or
-/// summarized by one of `count`, `group_by`, `distinct`, `stats`).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct ExtractRequest {
-    /// A recipe number, 1-10, as listed in the file's descriptor.
-    pub recipe: Option<u8>,
-    /// Any jq filter, run over each record (not slurped; use `[inputs]`-free jq: see the docs).
-    pub query: Option<String>,
-    /// Values bound as jq variables: a recipe's parameters (`{"keyword": "cache"}` becomes
-    /// `$keyword`; a parameter left out takes the example shown in the descriptor), or any
-    /// variables a `query` uses (any JSON value).
-    pub params: Option<Map<String, Value>>,
-    /// A range of records (or characters) of the file body.
-    pub lines: Option<LineRange>,
-    /// A regular expression over the raw record lines.
-    pub search: Option<SearchSpec>,
-    /// A MongoDB filter document (`{"tags": "cache", "confidence": {"$gte": 0.8}}`): the
-    /// records it matches. Named `where` in JSON; an object, or its JSON text.
-    #[serde(rename = "where", skip_serializing_if = "Option::is_none")]
-    pub filter: Option<Value>,
-    /// The fields of each record to return: dotted paths (`["id", "provenance.confidence"]`
-    /// or `"id,title"`), or a projection document to keep (`{"title": 1}`) or drop
-    /// (`{"content": 0}`).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub fields: Option<Value>,
-    /// Sort order: `{"created": -1}`, `"-created"`, or a list such as `["-created", "title"]`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sort: Option<Value>,
-    /// Matching records to pass over first.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub skip: Option<u64>,
-    /// Most matching records to return (0: no limit, as in MongoDB).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub limit: Option<u64>,
-    /// Return the number of matching records instead of the records.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub count: Option<bool>,
-    /// Return `[{"<field>": value, "count": n}, ...]` for this field, largest first.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub group_by: Option<String>,
-    /// Return the distinct values of this field (arrays unwound) as one array.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub distinct: Option<String>,
-    /// Return `{count, min, max, sum, avg}` of the numbers in this field.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub stats: Option<String>,
-    /// The name of one section of the file (its `sections` in the header and descriptor):
-    /// `where`, `query`, `lines` and `search` then read that section's records only (`lines` counts
-    /// from the section's first record). Recipes read their own section already.
-    pub section: Option<String>,
-    /// Return the file's full descriptor (summary, line schema, the ten recipes with their
-    /// commands, guidance), rebuilt from the file: for a result described by the `compact`
-    /// or `pointer` profile.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub describe: Option<bool>,
-    /// The extract tool's name that a `describe` descriptor's guidance gives, when it is not
-    /// the configured one: set by the MCP surface that lists the tool (`lro proxy` names it
-    /// after its server once the server has said its name), never read from a request's JSON.
-    #[serde(skip)]
-    pub extract_tool: Option<String>,
-}
-
-/// What a [`LineRange`] counts.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum LineUnit {
-    /// Records (lines after the header), from 0; each result is the record's JSON value.
-    #[default]
-    Records,
-    /// Unicode characters of the body (the file after the header line), from 0; the single
-    /// result is the text, never split inside a character.
-    Chars,
-}
-
-/// The half-open range `[start, end)` of records or characters: the Go peer's `read`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct LineRange {
-    /// First record (or character), counted from 0.
-    pub start: u64,
-    /// One past the last; `None` reads to the end (output limits still apply).
-    pub end: Option<u64>,
-    /// Records (default) or characters.
-    pub unit: LineUnit,
-}
-
-/// A regex search over the raw record lines (the header is not searched).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SearchSpec {
-    /// The pattern, in the `regex` crate's syntax (Perl-like, no look-around or
-    /// back-references, linear time).
-    pub pattern: String,
-    /// Match without regard to case.
-    pub ignore_case: bool,
-    /// Most matching lines to return; more matches set `truncated`.
-    pub max_results: Option<u64>,
-}
-
-/// The result of an extraction.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ExtractResponse {
-    /// The output values, in order. Raw-output recipes (#1) give strings; `search` gives
-    /// `{"index", "line", "text"}` objects; `lines` gives records, or one string of characters.
-    pub results: Vec<Value>,
-    /// `results.len()`.
-    pub count: usize,
-    /// Set when a limit cut the result: there was more input or more output.
-    pub truncated: bool,
-    /// Which limit cut the result, human readable (`max_output_records (10000)`, ...).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<String>,
-    /// When cut: how many items were returned (the results, or the items of a single
-    /// array result cut to its leading items).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub returned: Option<u64>,
-    /// When cut and known: how many items the full result has.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub total: Option<u64>,
-    /// When cut: how to ask for less.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hint: Option<String>,
-    /// Bytes of the file read, header included.
-    pub bytes_read: u64,
-    /// Records (lines after the header) read.
-    pub records_read: u64,
-    /// Structured queries: the equivalent shell command (`tail -n +2 FILE | jq ...`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub jq: Option<String>,
-    /// Things worth knowing about the query, such as a field no record has (with the
-    /// closest names).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub warnings: Vec<String>,
+/// A filter the engine refused is the request's `invalid_query`, with the engine's message.
+#[cfg(feature = "extract")]
+impl From<lro_jq::InvalidFilter> for LroError {
+    fn from(error: lro_jq::InvalidFilter) -> Self {
+        LroError::new(ErrorCode::InvalidQuery, error.message())
+    }
 }
 
 /// The section of the file called `name`, from the file's header line.
+#[cfg(feature = "extract")]
 fn section_named(header: Option<&str>, name: &str) -> Result<crate::descriptor::SectionInfo> {
     let header = header
         .and_then(crate::jsonl::parse_header)
@@ -239,81 +120,7 @@ fn section_named(header: Option<&str>, name: &str) -> Result<crate::descriptor::
         })
 }
 
-/// The verb of a validated request (the extract tool shapes its answer by it).
-#[doc(hidden)]
-pub enum Verb<'r> {
-    Recipe(u8),
-    Query(&'r str),
-    Lines(&'r LineRange),
-    Search(&'r SearchSpec),
-    Structured,
-    Describe,
-}
-
-impl ExtractRequest {
-    /// The one verb this request names, or `invalid_argument`.
-    #[doc(hidden)]
-    pub fn verb(&self) -> Result<Verb<'_>> {
-        let mut verbs = Vec::with_capacity(1);
-        if let Some(n) = self.recipe {
-            verbs.push(Verb::Recipe(n));
-        }
-        if let Some(q) = &self.query {
-            verbs.push(Verb::Query(q));
-        }
-        if let Some(l) = &self.lines {
-            verbs.push(Verb::Lines(l));
-        }
-        if let Some(s) = &self.search {
-            verbs.push(Verb::Search(s));
-        }
-        if self.is_structured() {
-            verbs.push(Verb::Structured);
-        }
-        if self.describe == Some(true) {
-            verbs.push(Verb::Describe);
-        }
-        if verbs.len() != 1 {
-            return Err(LroError::new(
-                ErrorCode::InvalidArgument,
-                format!(
-                    "give exactly one of recipe, query, lines, search, where, describe (got {}); fields, \
-                     sort, skip, limit, count, group_by, distinct and stats belong to where",
-                    if verbs.is_empty() {
-                        "none".to_owned()
-                    } else {
-                        verbs.len().to_string()
-                    }
-                ),
-            ));
-        }
-        if self.section.is_some() && matches!(verbs[0], Verb::Describe) {
-            return Err(LroError::new(
-                ErrorCode::InvalidArgument,
-                "describe returns the whole file's descriptor: it takes no section",
-            ));
-        }
-        if self.section.is_some() && matches!(verbs[0], Verb::Recipe(_)) {
-            return Err(LroError::new(
-                ErrorCode::InvalidArgument,
-                "section applies to where, query, lines and search: each recipe reads its own section",
-            ));
-        }
-        if self.params.as_ref().is_some_and(|p| !p.is_empty())
-            && matches!(
-                verbs[0],
-                Verb::Lines(_) | Verb::Search(_) | Verb::Structured | Verb::Describe
-            )
-        {
-            return Err(LroError::new(
-                ErrorCode::InvalidArgument,
-                "params apply to recipe and query only",
-            ));
-        }
-        Ok(verbs.remove(0))
-    }
-}
-
+#[cfg(feature = "extract")]
 impl<H: Host> Offloader<H> {
     /// The offload file `file_path` names (a path or an `lro://` URI), once the output
     /// directory passed its checks and the name resolved inside it: every read starts here.
@@ -352,12 +159,14 @@ impl<H: Host> Offloader<H> {
         let file = self.offload_file(file_path)?;
         let path = file.path();
         let deadline =
-            budget::Deadline::new(&self.host, self.config.extract.timeout_ms).cancelled_by(cancel);
+            lro_jq::Deadline::new(|| self.host.now_millis(), self.config.extract.timeout_ms)
+                .cancelled_by(cancel);
         let mut budget = budget::Budget::new(&self.config.extract, &deadline);
         let reader = file.open(&self.host, file_path)?.reader;
         let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         if let Verb::Describe = verb {
-            return self.describe_file(
+            return describe::describe_file(
+                self,
                 &mut lines,
                 path.to_string_lossy().into_owned(),
                 request.extract_tool.as_deref(),

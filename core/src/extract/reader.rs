@@ -6,7 +6,7 @@
 
 use std::io::{BufRead, BufReader, Read};
 
-use crate::error::{LroError, Result};
+use crate::error::{ErrorCode, LroError, Result};
 
 /// Buffer size for host reads: large enough that per-call overhead vanishes on big files.
 const READ_BUFFER: usize = 64 * 1024;
@@ -124,6 +124,22 @@ impl<'h> LineReader<'h> {
     pub(crate) fn line_number(&self) -> u64 {
         self.lines_read
     }
+}
+
+/// A record line already read (while sampling), with its file line number.
+pub(crate) type Pending = Vec<(u64, Vec<u8>)>;
+
+/// The error of a record line that is not JSON.
+pub(crate) fn invalid_record(line: u64, err: &serde_json::Error) -> LroError {
+    LroError::new(
+        ErrorCode::InvalidInput,
+        format!("line {line} of the file is not valid JSON: {err}"),
+    )
+}
+
+/// Whether a line holds only whitespace (skipped, as jq skips it).
+pub(crate) fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
 }
 
 #[cfg(test)]

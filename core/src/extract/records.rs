@@ -22,13 +22,12 @@ use std::thread;
 use jaq_json::Val;
 use serde_json::Value;
 
+use lro_jq::{Clock, Flow, Guard, Program, RecordParser};
+
 use super::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use super::budget::Budget;
-use super::engine::{Flow, Program};
-use super::parse::RecordParser;
-use super::reader::LineReader;
-use super::run::{Pending, invalid_record, run_one, vars_of};
-use super::sandbox::{Clock, Guard};
+use super::program::{run_one, vars_of};
+use super::reader::{LineReader, Pending, invalid_record};
 use crate::config::ExtractLimits;
 use crate::error::{LroError, Result};
 

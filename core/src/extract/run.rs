@@ -4,35 +4,17 @@
 //! when there is more than one batch ([`records`]), so memory stays bounded by a few batches
 //! and the output. Slurping recipes (`jq -s`) read the records once into one array.
 
-use std::panic::{AssertUnwindSafe, catch_unwind};
-
 use jaq_json::Val;
+use lro_jq::{Clock, Flow, Guard, Program, RecordParser, is_var_name};
 use serde_json::{Map, Value};
 
 use super::budget::Budget;
-use super::convert::{parse_val, to_value_capped};
-use super::engine::{Flow, Program, RunError, is_var_name};
-use super::parse::RecordParser;
-use super::reader::LineReader;
+use super::program::{run_one, vars_of};
+use super::reader::{LineReader, Pending, invalid_record, is_blank};
 use super::recipe;
 use super::records;
-use super::sandbox::{Clock, Guard, Trip};
 use crate::error::{ErrorCode, LroError, Result};
 use crate::profile::SAMPLE_SIZE;
-
-/// A record line already read (while sampling), with its file line number.
-pub(crate) type Pending = Vec<(u64, Vec<u8>)>;
-
-pub(crate) fn invalid_record(line: u64, err: &serde_json::Error) -> LroError {
-    LroError::new(
-        ErrorCode::InvalidInput,
-        format!("line {line} of the file is not valid JSON: {err}"),
-    )
-}
-
-pub(crate) fn is_blank(line: &[u8]) -> bool {
-    line.iter().all(u8::is_ascii_whitespace)
-}
 
 /// Runs recipe `number` with `params`.
 pub(crate) fn recipe(
@@ -121,21 +103,6 @@ pub(crate) fn query(
     )
 }
 
-/// The engine values of filter variables.
-pub(crate) fn vars_of(values: &[Value]) -> Result<Vec<Val>> {
-    values.iter().map(value_to_val).collect()
-}
-
-pub(crate) fn value_to_val(value: &Value) -> Result<Val> {
-    let text = serde_json::to_vec(value).unwrap_or_default();
-    parse_val(&text).map_err(|e| {
-        LroError::new(
-            ErrorCode::InvalidArgument,
-            format!("parameter value {value}: {e}"),
-        )
-    })
-}
-
 /// Feeds the records (the pending ones first) to `program`: one by one, or slurped into one
 /// array.
 #[allow(
@@ -181,90 +148,4 @@ fn execute(
         _ => {}
     }
     Ok(())
-}
-
-/// Runs the program on one input, handing each output, converted, with its compact JSON size,
-/// to `sink` until it returns `false`. `line` names the record in error messages (`None`: all
-/// of them).
-///
-/// `Ok(Flow::Stop)`: the sink refused an output, or the filter called `halt`;
-/// `Ok(Flow::Tripped(Trip::Time))`: the time is up. A failing filter is `query_failed`;
-/// recursion too deep, a value nested too deep and the memory bound are `resource_limit`.
-pub(crate) fn run_one(
-    program: &Program,
-    input: Val,
-    vars: &[Val],
-    guard: &Guard<'_>,
-    line: Option<u64>,
-    sink: &mut dyn FnMut(Value, u64) -> bool,
-) -> Result<Flow> {
-    let at = || {
-        line.map_or_else(
-            || " on the records".to_owned(),
-            |n| format!(" on the record at line {n}"),
-        )
-    };
-    let mut convert_error = None;
-    let room = guard.max_memory();
-    let mut emit = |val: Val| match to_value_capped(&val, room) {
-        Ok((value, size)) => sink(value, size),
-        Err(e) => {
-            convert_error = Some(e);
-            false
-        }
-    };
-    // jaq is not expected to panic, but an agent's filter must never take the host down.
-    let outcome = catch_unwind(AssertUnwindSafe(|| {
-        program.run(input, vars, guard, &mut emit)
-    }))
-    .unwrap_or_else(|panic| {
-        Err(RunError(format!(
-            "the jq engine failed: {}",
-            panic_text(&panic)
-        )))
-    });
-    if let Some(e) = convert_error {
-        return Err(LroError::new(
-            ErrorCode::ResourceLimit,
-            format!("jq filter output{}: {e}", at()),
-        ));
-    }
-    match outcome {
-        Ok(Flow::Tripped(trip)) if trip.is_bound() => Err(bound_error(trip, room, &at())),
-        Ok(flow) => Ok(flow),
-        Err(RunError(message)) => Err(LroError::new(
-            ErrorCode::QueryFailed,
-            format!("jq filter failed{}: {message}", at()),
-        )),
-    }
-}
-
-/// The `resource_limit` error of a bound the filter went past.
-pub(crate) fn bound_error(trip: Trip, max_memory: u64, at: &str) -> LroError {
-    let what = match trip {
-        Trip::Stack => "recursion too deep (does a definition call itself without end?)".to_owned(),
-        Trip::Depth => format!(
-            "a value nested more than {} levels deep (or a text to parse more than {})",
-            super::bounds::MAX_VALUE_DEPTH,
-            super::bounds::MAX_PARSE_DEPTH
-        ),
-        Trip::Memory | Trip::Time => {
-            format!(
-                "its values need more than extract.max_memory_bytes ({max_memory} bytes, \
-                 shared by the extractions running at once)"
-            )
-        }
-    };
-    LroError::new(
-        ErrorCode::ResourceLimit,
-        format!("jq filter stopped{at}: {what}"),
-    )
-}
-
-fn panic_text(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic
-        .downcast_ref::<&str>()
-        .map(|s| (*s).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned())
-        .unwrap_or_else(|| "panic".to_owned())
 }

@@ -5,10 +5,11 @@
 use regex::bytes::RegexBuilder;
 use serde_json::{Map, Value};
 
-use super::SearchSpec;
+use lro_jq::MAX_FILTER_BYTES;
+
 use super::budget::Budget;
 use super::reader::LineReader;
-use super::sandbox::MAX_FILTER_BYTES;
+use super::request::SearchSpec;
 use crate::error::{ErrorCode, LroError, Result};
 
 /// Most memory a compiled pattern may take.

@@ -13,13 +13,12 @@
 //! Adding a target for a new reader: a `pub fn check_...(data: &[u8])` here, a line in
 //! [`TARGETS`], and a five-line file in `fuzz/fuzz_targets/` with its `[[bin]]` entry.
 
-mod json;
 mod shape;
 
+#[cfg(feature = "extract")]
 pub use crate::extract::fuzz_checks::{
-    check_extract_batches, check_extract_bounded, check_extract_records, check_record_parser,
+    check_extract_batches, check_extract_bounded, check_extract_records,
 };
-pub use json::{check_json_canonical, check_json_fields, check_json_write};
 pub use shape::{check_shape_literal, check_shape_table, check_shape_text};
 
 /// A fuzz target's check: panics when an invariant fails on `data`.
@@ -27,14 +26,14 @@ pub type Check = fn(&[u8]);
 
 /// Every target: its name (the file in `fuzz/fuzz_targets/` and the corpus directory) and
 /// its check. The CLI's targets (`proxy_*`) are checked by the CLI's own tests,
-/// `intercept_text` by lro-mcp's.
+/// `intercept_text` by lro-mcp's, the JSON text targets (`json_*`) by lro-json's, the record
+/// parser's (`extract_parse`) by lro-jq's.
 pub const TARGETS: &[(&str, Check)] = &[
-    ("json_write", check_json_write),
-    ("json_canonical", check_json_canonical),
-    ("json_fields", check_json_fields),
-    ("extract_parse", check_record_parser),
+    #[cfg(feature = "extract")]
     ("extract_records", check_extract_records),
+    #[cfg(feature = "extract")]
     ("extract_batches", check_extract_batches),
+    #[cfg(feature = "extract")]
     ("extract_bounded", check_extract_bounded),
     ("shape_literal", check_shape_literal),
     ("shape_table", check_shape_table),

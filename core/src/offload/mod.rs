@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::cleanup::{self, CleanupReport};
 use crate::error::{ErrorCode, LroError, Result};
 use crate::host::Host;
-use crate::json::raw;
+use crate::json::read;
 use crate::jsonl::{Body, MifChunks};
 use crate::shape::text_layout::{TEXT_PART_MIN, read_record};
 use crate::shape::{Format, TextRead, read_text};
@@ -99,7 +99,7 @@ impl<H: Host> Offloader<H> {
             // text record, the others stay records (crate::shape::odd).
             Err(e) => std::str::from_utf8(json)
                 .ok()
-                .and_then(|text| crate::shape::odd_array(crate::json::raw::trim(text)))
+                .and_then(|text| crate::shape::odd_array(crate::json::read::trim(text)))
                 .ok_or_else(|| {
                     LroError::new(
                         ErrorCode::InvalidInput,
@@ -245,7 +245,7 @@ impl<H: Host> Offloader<H> {
             let mut records = Body::default();
             let mut duplicate_keys = 0;
             let all_values = texts.iter().all(|text| {
-                raw::decode_str(text)
+                read::decode_str(text)
                     .and_then(|content| read_record(&content))
                     .map(|(record, repeated)| {
                         duplicate_keys += repeated;
@@ -261,12 +261,12 @@ impl<H: Host> Offloader<H> {
                 }
             }
             // Mixed blocks, a tree, or records that stay inline: the rule on the texts.
-            let decoded: Option<Vec<_>> = texts.iter().map(|t| raw::decode_str(t)).collect();
+            let decoded: Option<Vec<_>> = texts.iter().map(|t| read::decode_str(t)).collect();
             let decoded = decoded.ok_or_else(not_json)?;
             let decoded: Vec<&str> = decoded.iter().map(AsRef::as_ref).collect();
             return self.offload_text_blocks(&decoded, request);
         }
-        let joined = raw::decode_str(texts[0]).ok_or_else(not_json)?;
+        let joined = read::decode_str(texts[0]).ok_or_else(not_json)?;
         self.offload_text_parts(&joined, request, min_text)
     }
 

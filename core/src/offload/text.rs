@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::error::Result;
 use crate::host::Host;
-use crate::json::raw;
+use crate::json::read;
 use crate::offload::fallback::inline;
 use crate::offload::outcome::Outcome;
 use crate::offload::prepared::{offloads, prepared_layout};
@@ -29,7 +29,7 @@ pub(crate) fn offload_object_text<H: Host>(
     let Ok(text) = std::str::from_utf8(json) else {
         return Ok(None);
     };
-    if json.len() <= TEXT_PART_MIN || !raw::trim(text).starts_with('{') {
+    if json.len() <= TEXT_PART_MIN || !read::trim(text).starts_with('{') {
         return Ok(None);
     }
     offload_json_text(lro, text, request, TEXT_PART_MIN)

@@ -423,7 +423,7 @@ pub(crate) mod tests {
     proptest! {
         #[test]
         fn reads_back_the_repr_of_any_value(
-            value in crate::json::write::tests::arb_json(),
+            value in lro_json::strategy::arb_json(),
             tuples in any::<bool>(),
         ) {
             let container = Value::Array(vec![value]);

@@ -324,37 +324,7 @@ fn is_large(value: &Value) -> bool {
 
 /// The length of `value`'s compact JSON, counted up to `cap` (escapes are not counted: the
 /// measure decides only what is small).
-pub(crate) fn compact_len(value: &Value, cap: usize) -> usize {
-    fn walk(value: &Value, cap: usize, total: &mut usize) {
-        if *total > cap {
-            return;
-        }
-        *total += match value {
-            Value::Null => 4,
-            Value::Bool(b) => 4 + usize::from(!b),
-            Value::Number(n) => n.to_string().len(),
-            Value::String(s) => s.len() + 2,
-            Value::Array(items) => {
-                *total += 2 + items.len().saturating_sub(1);
-                for item in items {
-                    walk(item, cap, total);
-                }
-                0
-            }
-            Value::Object(fields) => {
-                *total += 2 + fields.len().saturating_sub(1);
-                for (key, item) in fields {
-                    *total += key.len() + 3;
-                    walk(item, cap, total);
-                }
-                0
-            }
-        };
-    }
-    let mut total = 0;
-    walk(value, cap, &mut total);
-    total.min(cap)
-}
+pub(crate) use lro_json::write::unescaped_len as compact_len;
 
 #[cfg(test)]
 mod tests;

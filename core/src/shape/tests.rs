@@ -163,7 +163,7 @@ proptest! {
     /// Nothing is lost: every scalar of the input is in a record or in the envelope at least
     /// as many times (trees, entries and lines add their paths, keys and numbers).
     #[test]
-    fn nothing_is_lost(value in crate::json::write::tests::arb_json()) {
+    fn nothing_is_lost(value in lro_json::strategy::arb_json()) {
         let layout = Layout::of(&value);
         let mut input = Vec::new();
         leaves(&value, &mut input);

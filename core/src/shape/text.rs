@@ -9,8 +9,7 @@ use serde_json::{Map, Value};
 
 use super::{Format, literal, table};
 
-/// How many JSON strings inside JSON strings are opened, at most.
-pub(crate) const MAX_UNWRAP: usize = 3;
+pub(crate) use lro_json::nested::{MAX_UNWRAP, skip_bom};
 
 /// What a string was read as.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,12 +20,6 @@ pub enum TextRead {
     Table(Vec<Value>, Format),
     /// Text: one `{"line": N, "text": "..."}` record per line.
     Lines(Vec<Value>),
-}
-
-/// `text` without a leading byte-order mark: an encoding's signature, not content (RFC 8259
-/// lets a reader ignore it), which would otherwise make a JSON text read as lines of text.
-pub(crate) fn skip_bom(text: &str) -> &str {
-    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// Reads `text` as the first of: a JSON array or object (also when the JSON is a string that

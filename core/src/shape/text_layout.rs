@@ -6,9 +6,9 @@
 //! Here a part of at most [`TEXT_PART_MIN`] bytes of text is still parsed and laid out by
 //! [`Layout`] itself; a larger part is read from its text and its records go straight to
 //! the file's lines:
-//! - an object is read field by field ([`raw::object_fields`] gives each field's text),
+//! - an object is read field by field ([`read::object_fields`] gives each field's text),
 //!   and taken apart, kept whole or made entries by [`Layout`]'s rules, decided on the same
-//!   facts ([`is_large`] from [`raw::compact_len`], a tree's root from a walk of its nodes);
+//!   facts ([`is_large`] from [`read::compact_len`], a tree's root from a walk of its nodes);
 //! - an array's elements are written one per line as they are scanned
 //!   ([`Body::push_json_elements`]), then checked for a tree;
 //! - a string is decoded once and read as [`super::read_text`] reads it: JSON (again by
@@ -31,7 +31,7 @@ use super::{
     Format, Layout, MAX_DEPTH, MAX_SECTIONS, SMALL_FIELD, Section, TreeInfo, is_keyed_collection,
     is_large,
 };
-use crate::json::{canonical, dupes, fields, raw, write};
+use crate::json::{canonical, dupes, fields, read, write};
 use crate::jsonl::Body;
 
 /// Parts of a result whose JSON text is at most this long are parsed into a `Value` and
@@ -90,7 +90,7 @@ impl TextLayout {
     /// Lays out the JSON value `text` holds, as [`Layout::of`] lays out that value.
     pub(crate) fn of_json(text: &str, min_text: usize) -> Option<Self> {
         let mut layout = Self::new(min_text);
-        layout.json(&[], raw::trim(text), Format::Json, 0, 0)?;
+        layout.json(&[], read::trim(text), Format::Json, 0, 0)?;
         Some(layout.finish())
     }
 
@@ -185,7 +185,7 @@ impl TextLayout {
         match text.as_bytes().first()? {
             b'[' => self.array(path, text, format, depth, nesting),
             b'{' => self.object(path, text, format, depth, nesting),
-            b'"' => self.string(path, raw::decode_str(text)?, depth),
+            b'"' => self.string(path, read::decode_str(text)?, depth),
             _ => {
                 let value = self.parse(text, nesting)?;
                 self.value(path, value, format, depth)
@@ -249,7 +249,7 @@ impl TextLayout {
         depth: usize,
         nesting: usize,
     ) -> Read {
-        let fields = raw::object_fields(text)?;
+        let fields = read::object_fields(text)?;
         let mut large = Vec::with_capacity(fields.len());
         for (_, field) in &fields {
             large.push(field_is_large(field, nesting + 1)?);
@@ -312,7 +312,7 @@ impl TextLayout {
             let trimmed = current.trim();
             match trimmed.as_bytes().first() {
                 Some(b'"') => {
-                    let Some(inner) = raw::decode_str(trimmed).map(Cow::into_owned) else {
+                    let Some(inner) = read::decode_str(trimmed).map(Cow::into_owned) else {
                         break;
                     };
                     current = Cow::Owned(inner);
@@ -324,7 +324,7 @@ impl TextLayout {
                         return Some(());
                     }
                     self.restore(mark);
-                    if raw::is_value(trimmed) {
+                    if read::is_value(trimmed) {
                         // JSON this reading could not vouch for.
                         return None;
                     }
@@ -402,7 +402,7 @@ pub(crate) fn read_record(text: &str) -> Option<(Vec<u8>, usize)> {
         let trimmed = current.trim();
         match trimmed.as_bytes().first() {
             Some(b'"') => {
-                let Some(inner) = raw::decode_str(trimmed).map(Cow::into_owned) else {
+                let Some(inner) = read::decode_str(trimmed).map(Cow::into_owned) else {
                     break;
                 };
                 current = Cow::Owned(inner);
@@ -474,8 +474,8 @@ fn field_is_large(text: &str, nesting: usize) -> Option<bool> {
         return Some(true);
     }
     let counted = match text.as_bytes().first()? {
-        b'[' => Some(raw::is_nonempty_array(text)),
-        b'"' | b'{' => raw::compact_len(text, SMALL_FIELD + 1).map(|len| len > SMALL_FIELD),
+        b'[' => Some(read::is_nonempty_array(text)),
+        b'"' | b'{' => read::compact_len(text, SMALL_FIELD + 1).map(|len| len > SMALL_FIELD),
         _ => Some(false),
     };
     counted.or_else(|| parse(text, nesting).map(|value| is_large(&value)))

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::order::BsonType;
 use crate::error::{ErrorCode, LroError, Result};
-use crate::extract::run::value_to_val;
+use crate::extract::program::value_to_val;
 
 /// Deepest nesting of `$and`/`$or`/`$nor`/`$not`/`$elemMatch` a filter may have.
 const MAX_DEPTH: usize = 32;

@@ -13,8 +13,8 @@ use std::collections::BTreeSet;
 use jaq_json::Val;
 use serde_json::Value;
 
-use super::Query;
 use super::aggregate::{Aggregate, group_name};
+use super::compiled::Query;
 use super::filter::{AllItem, CmpOp, Cond, ElemMatch, Filter, Path};
 use super::order::{JQ_ORDER, jq_key, rank, to_json};
 use super::shape::SortKey;

@@ -170,7 +170,7 @@ impl ElemMatch {
 #[cfg(test)]
 mod tests {
     use super::super::filter::parse;
-    use crate::extract::convert::parse_val;
+    use lro_jq::convert::parse_val;
     use serde_json::{Value, json};
 
     /// The indexes of `docs` that `filter` matches.

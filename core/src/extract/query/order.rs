@@ -264,13 +264,13 @@ pub(crate) fn jq_key(v: &Val) -> Value {
 
 /// `v` as JSON, as extraction prints values (jq's way: `3.0` is `3`).
 pub(crate) fn to_json(v: &Val) -> Value {
-    crate::extract::convert::to_value_sized(v).map_or(Value::Null, |(value, _)| value)
+    lro_jq::convert::to_value_sized(v).map_or(Value::Null, |(value, _)| value)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::convert::parse_val;
+    use lro_jq::convert::parse_val;
 
     fn v(text: &str) -> Val {
         parse_val(text.as_bytes()).unwrap()

@@ -13,20 +13,20 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use jaq_json::Val;
+use lro_jq::{Clock, RecordParser};
+use lro_json::size::json_size;
 use serde_json::Value;
 
-use super::Query;
 use super::aggregate::{Accumulator, values_of};
+use super::compiled::Query;
 use super::filter::Path;
 use super::matcher::{Leaf, any_leaf};
 use super::shape::{SortValue, compare_records, sort_value};
 use crate::error::{LroError, Result};
 use crate::extract::batches::{Batch, Pool, Source, in_parallel, worker_count};
-use crate::extract::budget::{Budget, json_size};
-use crate::extract::parse::RecordParser;
+use crate::extract::budget::Budget;
 use crate::extract::reader::LineReader;
-use crate::extract::run::invalid_record;
-use crate::extract::sandbox::Clock;
+use crate::extract::reader::invalid_record;
 
 /// What the scan returns besides the output.
 pub(crate) struct Scanned {

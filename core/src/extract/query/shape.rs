@@ -344,7 +344,7 @@ pub(crate) fn compare_records(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::convert::parse_val;
+    use lro_jq::convert::parse_val;
     use serde_json::json;
 
     #[test]

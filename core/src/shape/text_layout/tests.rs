@@ -7,8 +7,8 @@ use proptest::prelude::*;
 use serde_json::json;
 
 use super::*;
-use crate::json::write::tests::arb_json;
 use crate::shape::TextRead;
+use lro_json::strategy::arb_json;
 
 /// A record of the kinds tool results hold: flat, with a tag list, a MIF memory, a node of
 /// a tree (or of something that only looks like one), or anything.

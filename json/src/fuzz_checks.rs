@@ -1,8 +1,25 @@
-//! The JSON writer, the canonical scan and the field reader, against serde_json.
+//! The invariants the `json_*` fuzz targets check (`fuzz/`, `make fuzz`), one function per
+//! target: the writer, the canonical scan and the field reader, against serde_json. A check
+//! takes any bytes and panics when an invariant fails; [`TARGETS`] names them, and the tests
+//! replay the seed corpora and every saved crash (`fuzz/regressions/TARGET/`) in every
+//! `cargo test` run.
+//!
+//! Compiled for tests and for fuzzing builds only (cargo-fuzz sets `--cfg fuzzing`).
 
 use serde_json::Value;
 
-use crate::json::{canonical, fields, write};
+use crate::{canonical, fields, write};
+
+/// A fuzz target's check: panics when an invariant fails on `data`.
+pub type Check = fn(&[u8]);
+
+/// This crate's targets: the name (the file in `fuzz/fuzz_targets/` and the corpus
+/// directory) and the check.
+pub const TARGETS: &[(&str, Check)] = &[
+    ("json_write", check_json_write),
+    ("json_canonical", check_json_canonical),
+    ("json_fields", check_json_fields),
+];
 
 /// serde_json's compact text of `value`.
 fn compact(value: &impl serde::Serialize) -> Vec<u8> {
@@ -157,5 +174,36 @@ fn check_fields_of(value: &Value) {
         _ => {
             assert!(got.is_empty() && items.is_empty(), "fields of a scalar");
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::TARGETS;
+
+    /// Every seed of the repository's corpora and every input a fuzzer once crashed on
+    /// (`fuzz/regressions/TARGET/`) passes its check.
+    #[test]
+    fn corpora_and_regressions_pass_their_checks() {
+        let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
+        let mut replayed = 0;
+        for (name, check) in TARGETS {
+            for kind in ["corpus", "regressions"] {
+                let Ok(entries) = std::fs::read_dir(fuzz.join(kind).join(name)) else {
+                    continue;
+                };
+                for entry in entries {
+                    let path = entry.unwrap().path();
+                    let data = std::fs::read(&path).unwrap();
+                    let outcome = std::panic::catch_unwind(|| check(&data));
+                    assert!(outcome.is_ok(), "{name}: {} fails", path.display());
+                    replayed += 1;
+                }
+            }
+        }
+        // The corpora are in the repository: finding none means the path is wrong.
+        assert!(replayed >= TARGETS.len(), "only {replayed} inputs replayed");
     }
 }

@@ -11,7 +11,7 @@
 use std::borrow::Cow;
 use std::collections::HashSet;
 
-use crate::shape::text::{MAX_UNWRAP, skip_bom};
+use crate::nested::{MAX_UNWRAP, skip_bom};
 
 /// Keys an object holds before they are looked up in a set rather than one by one.
 const LINEAR_KEYS: usize = 16;
@@ -88,16 +88,16 @@ pub fn count(text: &[u8]) -> usize {
     repeated
 }
 
-/// [`count`] of the JSON a tool's text holds as [`crate::shape::read_text`] reads it: the
+/// [`count`] of the JSON a text holds: the
 /// text itself (a JSON array or object, JSON lines), or the JSON inside the JSON string it
 /// is (up to [`MAX_UNWRAP`] strings deep). 0 for other text.
-pub(crate) fn in_text(text: &str) -> usize {
+pub fn in_text(text: &str) -> usize {
     let mut current = Cow::Borrowed(skip_bom(text));
     for _ in 0..=MAX_UNWRAP {
         let trimmed = current.trim();
         match trimmed.as_bytes().first() {
             Some(b'[' | b'{') => return count(trimmed.as_bytes()),
-            Some(b'"') => match super::raw::decode_str(trimmed) {
+            Some(b'"') => match crate::read::decode_str(trimmed) {
                 Some(inner) => current = Cow::Owned(inner.into_owned()),
                 None => return 0,
             },

@@ -1,5 +1,5 @@
 //! Natives of the sandbox that guard jaq's own: estimates of what a native will build,
-//! checked before it builds it ([`super::sandbox::Guard::check_grows`]), code points checked
+//! checked before it builds it ([`crate::Guard::check_grows`]), code points checked
 //! before `implode`, and `halt_error` made an error of the call.
 
 use jaq_core::box_iter::box_once;
@@ -7,7 +7,7 @@ use jaq_core::native::{Fun, bome, v};
 use jaq_core::{Exn, Native};
 use jaq_json::{Num, Val};
 
-use super::engine::{Data, REGEX_PER_BYTE, trip_error};
+use crate::data::{Data, REGEX_PER_BYTE, trip_error};
 
 /// Longest part of a `halt_error` value shown in the error message.
 const HALT_MESSAGE_BYTES: usize = 1024;

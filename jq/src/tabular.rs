@@ -13,7 +13,7 @@ use jaq_fmts::read::tabular::{read_csv, read_tsv};
 use jaq_fmts::write::tabular::Row;
 use jaq_json::{Error, Val, bytes_valrs};
 
-use super::engine::Data;
+use crate::data::Data;
 
 /// jaq-fmts' `ser!`: converts the input to a row, then writes it as text.
 macro_rules! ser {

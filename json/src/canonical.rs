@@ -16,7 +16,8 @@
 //! back to parsing a `Value`, which then decides, errors included: invalid JSON or UTF-8,
 //! duplicate keys (a `Value` keeps the last), nesting near serde_json's depth limit.
 
-use super::write::{next_escape, number_is_canonical, write_number_text, write_str};
+use crate::scan::next_escape;
+use crate::write::{number_is_canonical, write_number_text, write_str};
 
 /// Deeper nesting falls back to serde_json, whose limit (128) then applies exactly.
 const MAX_DEPTH: usize = 100;
@@ -413,7 +414,7 @@ impl Scanner<'_> {
 
 /// The end of the JSON number token starting at `start`, or `None` when the text there is
 /// not one (`01`, `1.`, `.5`, `1e`, `-`): `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`.
-pub(crate) fn number_end(bytes: &[u8], start: usize) -> Option<usize> {
+pub fn number_end(bytes: &[u8], start: usize) -> Option<usize> {
     let digits = |mut pos: usize| {
         let from = pos;
         while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
@@ -463,7 +464,7 @@ fn canonical_unicode_escape(hex: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::write::tests::arb_json;
+    use crate::strategy::arb_json;
     use proptest::prelude::*;
     use serde_json::Value;
 
@@ -506,7 +507,7 @@ mod tests {
                     .iter()
                     .map(|f| (element.key(f), element.value(f)))
                     .collect();
-                let read: Vec<(&[u8], &[u8])> = crate::json::fields::fields(element.text).collect();
+                let read: Vec<(&[u8], &[u8])> = crate::fields::fields(element.text).collect();
                 assert_eq!(noted, read);
                 true
             });

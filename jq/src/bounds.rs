@@ -4,7 +4,7 @@
 //! printing it (`tojson`, string interpolation), converting it to output. A value nested
 //! 100,000 levels deep (`reduce range(100000) as $i (0; [.])`) overflows the native stack in
 //! any of them, and dropping cannot be intercepted. So deep values must never be built: the
-//! sandbox rewrites the filter (see [`super::sandbox::tick_term`]) so that every value that
+//! sandbox rewrites the filter (see [`crate::sandbox::tick_term`]) so that every value that
 //! can be deeper or larger than its parts passes a check (`_lro_new`) as it is made: array
 //! and object construction, `+` and `*` results, updates and assignments, each step of
 //! `reduce` and `foreach`. Items gathered by `[f]` are counted as they arrive (`_lro_item`),
@@ -30,7 +30,7 @@ use jaq_json::Val;
 /// Deepest value a filter may build. Records are at most 128 levels deep (serde_json's
 /// limit); filters that reshape them add a few levels. Far below what the evaluation thread's
 /// stack holds when such a value is dropped or printed.
-pub(crate) const MAX_VALUE_DEPTH: usize = 1024;
+pub const MAX_VALUE_DEPTH: usize = 1024;
 
 /// Values with at most this many items (or entries) are walked at every check.
 pub(crate) const ALWAYS_WALK: usize = 16;
@@ -119,7 +119,7 @@ impl<'c> Measure<'c> {
 
 /// Deepest nesting a text in one of jaq's formats may have for its parser (which recurses
 /// on it) to be run: the limit serde_json puts on records.
-pub(crate) const MAX_PARSE_DEPTH: usize = 128;
+pub const MAX_PARSE_DEPTH: usize = 128;
 
 /// An upper bound of how deep the parser of `format` recurses on `text`; conservative (it
 /// may count more levels than there are, never fewer).
@@ -127,12 +127,12 @@ pub(crate) fn parse_depth(format: &str, text: &[u8]) -> usize {
     match format {
         "xml" => xml_depth(text),
         // Dotted keys (`a.b.c = 1`) nest tables; brackets nest inline tables and arrays.
-        "toml" => super::convert::nesting_depth(text) + most_per_line(text, |b| b == b'.'),
+        "toml" => crate::convert::nesting_depth(text) + most_per_line(text, |b| b == b'.'),
         // Flow collections nest by brackets, block ones by indentation and `- `/`? ` markers.
-        "yaml" => super::convert::nesting_depth(text) + most_leading(text),
+        "yaml" => crate::convert::nesting_depth(text) + most_leading(text),
         // Every array, map or tag header byte may open a level.
         "cbor" => text.iter().filter(|&&b| (0x80..=0xdf).contains(&b)).count(),
-        _ => super::convert::nesting_depth(text),
+        _ => crate::convert::nesting_depth(text),
     }
 }
 
@@ -176,7 +176,7 @@ fn most_leading(text: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::extract::convert::parse_val;
+    use crate::convert::parse_val;
 
     #[test]
     fn walks_stop_at_depth_and_size() {

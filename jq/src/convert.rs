@@ -13,7 +13,7 @@
 
 use serde_json::{Map, Number, Value};
 
-use super::budget::{json_size, string_size};
+use lro_json::size::{json_size, string_size};
 
 use jaq_json::{Num, Val};
 
@@ -56,7 +56,7 @@ const EXACT_INT: f64 = 9_007_199_254_740_992.0;
 ///
 /// Like jq 1.6, which holds every number as a double, an integral number written as a float
 /// (`3.0`) is read as the integer `3`, so `tostring` and `@tsv` give `"3"` as jq does.
-pub(crate) fn parse_val(bytes: &[u8]) -> Result<Val, serde_json::Error> {
+pub fn parse_val(bytes: &[u8]) -> Result<Val, serde_json::Error> {
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let val = serde::de::DeserializeSeed::deserialize(JqVal, &mut de)?;
     de.end()?;
@@ -66,10 +66,10 @@ pub(crate) fn parse_val(bytes: &[u8]) -> Result<Val, serde_json::Error> {
 /// The jaq number of a JSON number token `literal` (valid JSON number grammar): an exact
 /// integer, a double when the double prints back as `literal`, else the literal itself.
 pub(crate) fn number_of_literal(literal: &str) -> Num {
-    if !crate::json::write::number_is_canonical(literal.as_bytes()) {
+    if !lro_json::write::number_is_canonical(literal.as_bytes()) {
         // As serde_json reads it (`1E2` as `1e+2`), so both readers agree.
         let mut canonical = Vec::with_capacity(literal.len() + 1);
-        crate::json::write::write_number_text(&mut canonical, literal.as_bytes());
+        lro_json::write::write_number_text(&mut canonical, literal.as_bytes());
         return number_of_literal(std::str::from_utf8(&canonical).unwrap_or(literal));
     }
     let integral = !literal.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
@@ -175,7 +175,7 @@ impl<'de> serde::de::Visitor<'de> for JqVal {
 
 /// Whether `text` is one JSON number token.
 fn is_number_text(text: &[u8]) -> bool {
-    crate::json::canonical::number_end(text, 0) == Some(text.len())
+    lro_json::canonical::number_end(text, 0) == Some(text.len())
 }
 
 /// The key serde_json's `arbitrary_precision` gives a number's text under.
@@ -222,21 +222,20 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// Converts an output value; `Err` when it is nested deeper than [`MAX_OUTPUT_DEPTH`].
-#[cfg(test)]
-pub(crate) fn to_value(val: &Val) -> Result<Value, String> {
+pub fn to_value(val: &Val) -> Result<Value, String> {
     convert(val, 0, u64::MAX).map(|(value, _)| value)
 }
 
 /// [`to_value`] with the value's [`json_size`], counted while converting: serializing every
 /// output a second time just to measure it cost as much as the conversion.
-pub(crate) fn to_value_sized(val: &Val) -> Result<(Value, u64), String> {
+pub fn to_value_sized(val: &Val) -> Result<(Value, u64), String> {
     convert(val, 0, u64::MAX)
 }
 
 /// [`to_value_sized`] that stops once the output is larger than `room` bytes of JSON: an
 /// output that shares its parts (`[., .]` again and again) can be exponentially larger than
 /// the memory it takes as a value.
-pub(crate) fn to_value_capped(val: &Val, room: u64) -> Result<(Value, u64), String> {
+pub fn to_value_capped(val: &Val, room: u64) -> Result<(Value, u64), String> {
     let (value, size) = convert(val, 0, room)?;
     if size > room {
         return Err(too_large(room));
@@ -251,7 +250,7 @@ fn too_large(room: u64) -> String {
 fn number_size(value: &Value) -> u64 {
     match value {
         // Its text, as serde_json writes it.
-        Value::Number(n) => crate::json::write::number_len(n) as u64,
+        Value::Number(n) => lro_json::write::number_len(n) as u64,
         other => json_size(other),
     }
 }
@@ -327,7 +326,7 @@ mod tests {
         let v = parse_val(text).unwrap();
         // Passed through, every number keeps its text (jq 1.7 keeps literals alike).
         assert_eq!(
-            crate::json::write::to_string(&to_value(&v).unwrap()),
+            lro_json::write::to_string(&to_value(&v).unwrap()),
             r#"{"a":1.0,"b":1.5,"c":[null,true,"x"],"d":12345678901234567890,"e":123456789012345678901234567890,"f":-9223372036854775809,"g":3.14159265358979323846264338327950288,"h":1e+400,"i":-0,"j":1e+2,"k":1.50}"#
         );
         assert_eq!(float(f64::NAN), Value::Null);
@@ -365,7 +364,7 @@ mod tests {
             ),
         ] {
             let value = to_value(&parse_val(text.as_bytes()).unwrap()).unwrap();
-            assert_eq!(crate::json::write::to_string(&value), out);
+            assert_eq!(lro_json::write::to_string(&value), out);
         }
     }
 

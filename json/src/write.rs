@@ -2,92 +2,13 @@
 //!
 //! Profiles of offloading put serde_json's string escaping (one table lookup per byte) at
 //! a third of the time. Here strings are scanned eight bytes at a time for the only bytes
-//! that need escaping (`"`, `\` and control characters) and copied in runs. Numbers are
-//! their text (serde_json's `arbitrary_precision`), so the digits are the ones read. Property tests check the equality on arbitrary values.
+//! that need escaping (`"`, `\` and control characters) and copied in runs
+//! ([`crate::scan`]). Numbers are their text (serde_json's `arbitrary_precision`), so the
+//! digits are the ones read. Property tests check the equality on arbitrary values.
 
 use serde_json::{Number, Value};
 
-const ONES: u64 = 0x0101_0101_0101_0101;
-const HIGHS: u64 = 0x8080_8080_8080_8080;
-
-/// Bytes of `word` equal to `byte`, flagged in their high bit. Exact for the lowest
-/// flagged byte (borrows only run upwards), which is all the callers use.
-#[inline]
-const fn eq_mask(word: u64, byte: u8) -> u64 {
-    let x = word ^ (ONES * byte as u64);
-    x.wrapping_sub(ONES) & !x & HIGHS
-}
-
-/// Bytes of `word` below 0x20 (control characters), flagged in their high bit.
-#[inline]
-const fn control_mask(word: u64) -> u64 {
-    word.wrapping_sub(ONES * 0x20) & !word & HIGHS
-}
-
-/// The 8 bytes at `bytes[at..]` as a little-endian word.
-#[inline]
-fn word_at(bytes: &[u8], at: usize) -> u64 {
-    let mut word = [0u8; 8];
-    word.copy_from_slice(&bytes[at..at + 8]);
-    u64::from_le_bytes(word)
-}
-
-/// Bytes of `word` that JSON must escape, flagged in their high bit.
-#[inline]
-const fn escape_mask(word: u64) -> u64 {
-    eq_mask(word, b'"') | eq_mask(word, b'\\') | control_mask(word)
-}
-
-/// Offset of the first byte of `bytes[from..]` that JSON must escape, or `bytes.len()`.
-#[inline]
-pub(crate) fn next_escape(bytes: &[u8], mut from: usize) -> usize {
-    let len = bytes.len();
-    while from + 8 <= len {
-        let mask = escape_mask(word_at(bytes, from));
-        if mask != 0 {
-            return from + (mask.trailing_zeros() / 8) as usize;
-        }
-        from += 8;
-    }
-    if from >= len {
-        return len;
-    }
-    if len >= 8 {
-        // The last few bytes: the word ending at `len`, shifted so that it starts at
-        // `from`. The zero bytes shifted in at the top would read as control characters:
-        // they are masked off (borrows only run upwards, so they cannot disturb the rest).
-        let skip = (from - (len - 8)) * 8;
-        let mask = escape_mask(word_at(bytes, len - 8) >> skip) & (u64::MAX >> skip);
-        return if mask == 0 {
-            len
-        } else {
-            from + (mask.trailing_zeros() / 8) as usize
-        };
-    }
-    while from < len && !needs_escape(bytes[from]) {
-        from += 1;
-    }
-    from
-}
-
-/// Whether each byte needs escaping: one load per byte in the short loop, where three
-/// comparisons cost twice as much.
-static NEEDS_ESCAPE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 0x20 {
-        table[byte] = true;
-        byte += 1;
-    }
-    table[b'"' as usize] = true;
-    table[b'\\' as usize] = true;
-    table
-};
-
-#[inline]
-fn needs_escape(byte: u8) -> bool {
-    NEEDS_ESCAPE[byte as usize]
-}
+use crate::scan::next_escape;
 
 /// Writes `byte`'s escape sequence as serde_json does: short forms for `\b \t \n \f \r`,
 /// `\u00xx` (lowercase hex) for the other control characters.
@@ -170,13 +91,13 @@ fn exponent_at(token: &[u8]) -> Option<usize> {
 
 /// Whether the number token `token` is already written as [`write_number`] writes it.
 #[inline]
-pub(crate) fn number_is_canonical(token: &[u8]) -> bool {
+pub fn number_is_canonical(token: &[u8]) -> bool {
     exponent_at(token)
         .is_none_or(|at| token[at] == b'e' && matches!(token.get(at + 1), Some(b'+' | b'-')))
 }
 
 /// Writes the valid JSON number token `token` as [`write_number`] does.
-pub(crate) fn write_number_text(out: &mut Vec<u8>, token: &[u8]) {
+pub fn write_number_text(out: &mut Vec<u8>, token: &[u8]) {
     match exponent_at(token) {
         Some(at) if !number_is_canonical(token) => {
             out.extend_from_slice(&token[..at]);
@@ -245,69 +166,55 @@ pub fn to_string(value: &Value) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// The length of `value`'s compact JSON with escapes not counted (a string counts its UTF-8
+/// bytes and two quotes), up to `cap`: the walk stops once the count passes `cap`, which is
+/// then the answer. A cheap measure for deciding what is small, not an exact length.
+///
+/// ```
+/// use serde_json::json;
+///
+/// assert_eq!(lro_json::write::unescaped_len(&json!({"a": [1, true]}), 100), 14);
+/// assert_eq!(lro_json::write::unescaped_len(&json!("a\nb"), 100), 5);
+/// assert_eq!(lro_json::write::unescaped_len(&json!([1, 2, 3, 4]), 3), 3);
+/// ```
+pub fn unescaped_len(value: &Value, cap: usize) -> usize {
+    fn walk(value: &Value, cap: usize, total: &mut usize) {
+        if *total > cap {
+            return;
+        }
+        *total += match value {
+            Value::Null => 4,
+            Value::Bool(b) => 4 + usize::from(!b),
+            Value::Number(n) => n.to_string().len(),
+            Value::String(s) => s.len() + 2,
+            Value::Array(items) => {
+                *total += 2 + items.len().saturating_sub(1);
+                for item in items {
+                    walk(item, cap, total);
+                }
+                0
+            }
+            Value::Object(fields) => {
+                *total += 2 + fields.len().saturating_sub(1);
+                for (key, item) in fields {
+                    *total += key.len() + 3;
+                    walk(item, cap, total);
+                }
+                0
+            }
+        };
+    }
+    let mut total = 0;
+    walk(value, cap, &mut total);
+    total.min(cap)
+}
+
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::strategy::arb_json;
     use proptest::prelude::*;
     use serde_json::json;
-
-    pub(crate) fn arb_json() -> impl Strategy<Value = Value> {
-        let leaf = prop_oneof![
-            Just(Value::Null),
-            any::<bool>().prop_map(Value::from),
-            any::<i64>().prop_map(Value::from),
-            any::<u64>().prop_map(Value::from),
-            any::<f64>()
-                .prop_filter("finite", |f| f.is_finite())
-                .prop_map(Value::from),
-            "\\PC{0,12}".prop_map(Value::from),
-            "[\\x00-\\x7f]{0,24}".prop_map(Value::from),
-            any::<String>().prop_map(Value::from),
-        ];
-        leaf.prop_recursive(4, 48, 6, |inner| {
-            prop_oneof![
-                prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-                prop::collection::vec(("[a-z\"\\\\\\n]{0,4}", inner), 0..6)
-                    .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-            ]
-        })
-    }
-
-    #[test]
-    fn finds_every_escape_at_every_offset() {
-        for len in 0..40 {
-            for target in 0..len {
-                for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-                    let mut bytes = vec![b'a'; len];
-                    bytes[target] = special;
-                    for from in 0..=target {
-                        assert_eq!(
-                            next_escape(&bytes, from),
-                            target,
-                            "len {len} target {target} from {from}"
-                        );
-                    }
-                    assert_eq!(next_escape(&bytes, target + 1), len);
-                    // An escape just handled, right before `from`, must not leak into the next.
-                    let mut two = bytes.clone();
-                    two[target] = b'"';
-                    if target + 1 < len {
-                        two[target + 1] = b'#';
-                        assert_eq!(
-                            next_escape(&two, target + 1),
-                            len,
-                            "len {len} after {target}"
-                        );
-                    }
-                }
-            }
-            // Bytes that look close to the special ones but are not.
-            let plain: Vec<u8> = (0..len)
-                .map(|i| [b' ', b'!', b'#', b'[', b']', 0x7f, 0x80, 0xff][i % 8])
-                .collect();
-            assert_eq!(next_escape(&plain, 0), len);
-        }
-    }
 
     #[test]
     fn escapes_like_serde_json() {

@@ -19,7 +19,7 @@ use jiff::civil::DateTime;
 use jiff::fmt::strtime::BrokenDownTime;
 use jiff::tz::{Offset, TimeZoneDatabase};
 
-use super::engine::Data;
+use crate::data::Data;
 
 type Error = jaq_core::Error<Val>;
 

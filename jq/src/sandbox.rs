@@ -22,9 +22,10 @@ use jaq_core::path::Part;
 
 use jaq_json::Val;
 
-use super::bounds;
-use super::budget::Deadline;
-use crate::error::{ErrorCode, LroError, Result};
+use crate::bounds;
+use crate::deadline::Deadline;
+use crate::error::InvalidFilter;
+use crate::regex_filters::RegexCache;
 
 /// Longest filter accepted, in bytes. Agents' filters are a few hundred bytes; this bounds
 /// parse time and memory.
@@ -43,8 +44,8 @@ pub(crate) const TICK_CLOCK_EVERY: u32 = 256;
 /// small enough to stay inside a 2 MiB thread stack (the Rust default for spawned threads).
 const STACK_BUDGET: usize = 1024 * 1024;
 
-fn invalid(message: impl Into<String>) -> LroError {
-    LroError::new(ErrorCode::InvalidQuery, message)
+fn invalid(message: impl Into<String>) -> InvalidFilter {
+    InvalidFilter::new(message)
 }
 
 /// Refuses filters too long or too deeply nested to parse safely.
@@ -53,7 +54,7 @@ fn invalid(message: impl Into<String>) -> LroError {
 /// counted); the keywords and operators the parser recurses on (`if`, `reduce`, `foreach`,
 /// `try`, `def`, `label`, `as`, unary `-`) are counted in total, which over-approximates
 /// their nesting: a filter needs hundreds of them before it is refused.
-pub(crate) fn check_text(filter: &str) -> Result<()> {
+pub fn check_text(filter: &str) -> Result<(), InvalidFilter> {
     if filter.len() > MAX_FILTER_BYTES {
         return Err(invalid(format!(
             "filter is {} bytes long; the limit is {MAX_FILTER_BYTES}",
@@ -127,7 +128,7 @@ const CLAIM_STEP: u64 = 64 * 1024;
 
 /// Why the guard stopped the evaluation.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Trip {
+pub enum Trip {
     /// The deadline passed.
     Time,
     /// The native stack grew past [`STACK_BUDGET`].
@@ -141,14 +142,14 @@ pub(crate) enum Trip {
 impl Trip {
     /// A bound of the sandbox (`resource_limit`), not the time limit (which cuts the
     /// result instead).
-    pub(crate) fn is_bound(self) -> bool {
+    pub fn is_bound(self) -> bool {
         self != Self::Time
     }
 }
 
 /// How a guard learns that the time is up.
 #[derive(Clone, Copy)]
-pub(crate) enum Clock<'d> {
+pub enum Clock<'d> {
     /// It reads the deadline itself (the thread that owns the budget).
     Deadline(&'d Deadline<'d>),
     /// Another thread watches the deadline and raises the flag (worker threads, which cannot
@@ -158,7 +159,7 @@ pub(crate) enum Clock<'d> {
 
 impl Clock<'_> {
     /// The time is up (or, for a flag, the work was cancelled).
-    pub(crate) fn expired(self) -> bool {
+    pub fn expired(self) -> bool {
         match self {
             Self::Deadline(deadline) => deadline.passed(),
             Self::Flag(flag) => flag.load(Ordering::Relaxed),
@@ -167,10 +168,10 @@ impl Clock<'_> {
 }
 
 /// The per-run state behind `_lro_tick`.
-pub(crate) struct Guard<'d> {
+pub struct Guard<'d> {
     clock: Clock<'d>,
     /// Compiled `test` patterns of this run.
-    pub(crate) regexes: super::regex_test::RegexCache,
+    pub(crate) regexes: RegexCache,
     ticks: Cell<u32>,
     tripped: Cell<Option<Trip>>,
     stack_base: Cell<usize>,
@@ -201,11 +202,15 @@ fn stack_position() -> usize {
 }
 
 impl<'d> Guard<'d> {
-    pub(crate) fn new(clock: Clock<'d>, max_memory: u64) -> Self {
+    /// A guard for one run (or one thread's runs) that learns the time from `clock` and
+    /// bounds the values built at about `max_memory` bytes, shared with the other guards
+    /// of the process. Created on the thread that runs the filter: the stack depth is
+    /// measured from here.
+    pub fn new(clock: Clock<'d>, max_memory: u64) -> Self {
         let base = stack_position();
         Self {
             clock,
-            regexes: super::regex_test::RegexCache::default(),
+            regexes: RegexCache::default(),
             ticks: Cell::new(0),
             tripped: Cell::new(None),
             stack_base: Cell::new(base),
@@ -230,7 +235,7 @@ impl<'d> Guard<'d> {
 
     /// Accepts an estimate of `bytes` held at once, raising this guard's claim on the
     /// process' budget to it; past the budget, trips.
-    fn claim(&self, bytes: u64) -> std::result::Result<(), Trip> {
+    fn claim(&self, bytes: u64) -> Result<(), Trip> {
         let have = self.claimed.get();
         if bytes <= have {
             return Ok(());
@@ -259,7 +264,7 @@ impl<'d> Guard<'d> {
         self.release();
     }
 
-    fn trip(&self, trip: Trip) -> std::result::Result<(), Trip> {
+    fn trip(&self, trip: Trip) -> Result<(), Trip> {
         self.tripped.set(Some(trip));
         Err(trip)
     }
@@ -275,7 +280,7 @@ impl<'d> Guard<'d> {
     }
 
     /// `_lro_new`: checks a value just built (see [`bounds`]).
-    pub(crate) fn check_new(&self, value: &Val) -> std::result::Result<(), Trip> {
+    pub(crate) fn check_new(&self, value: &Val) -> Result<(), Trip> {
         if let Some(trip) = self.tripped.get() {
             return Err(trip);
         }
@@ -302,7 +307,7 @@ impl<'d> Guard<'d> {
     }
 
     /// Walks `value` whole: its depth, and its estimated size against `room`; the size.
-    pub(crate) fn measure(&self, value: &Val, room: u64) -> std::result::Result<u64, Trip> {
+    pub fn measure(&self, value: &Val, room: u64) -> Result<u64, Trip> {
         let expired = || self.clock.expired();
         let mut walk = bounds::Measure::new(room, &expired);
         match walk.walk(value, 0) {
@@ -314,7 +319,7 @@ impl<'d> Guard<'d> {
     }
 
     /// `_lro_measure`: [`Guard::measure`] against the memory left.
-    pub(crate) fn check_whole(&self, value: &Val) -> std::result::Result<(), Trip> {
+    pub(crate) fn check_whole(&self, value: &Val) -> Result<(), Trip> {
         if let Some(trip) = self.tripped.get() {
             return Err(trip);
         }
@@ -331,7 +336,7 @@ impl<'d> Guard<'d> {
         value: &Val,
         per_byte: u64,
         per_item: u64,
-    ) -> std::result::Result<(), Trip> {
+    ) -> Result<(), Trip> {
         if let Some(trip) = self.tripped.get() {
             return Err(trip);
         }
@@ -359,7 +364,7 @@ impl<'d> Guard<'d> {
     }
 
     /// `extract.max_memory_bytes`.
-    pub(crate) fn max_memory(&self) -> u64 {
+    pub fn max_memory(&self) -> u64 {
         self.max_memory
     }
 
@@ -369,7 +374,7 @@ impl<'d> Guard<'d> {
     }
 
     /// `_lro_mul`: refuses `text * n` when the repeated text would not fit the memory bound.
-    pub(crate) fn check_mul(&self, a: &Val, b: &Val) -> std::result::Result<(), Trip> {
+    pub(crate) fn check_mul(&self, a: &Val, b: &Val) -> Result<(), Trip> {
         let times = |n: &jaq_json::Num| n.to_string().parse::<f64>().unwrap_or(f64::INFINITY);
         let bytes = match (a, b) {
             (Val::TStr(s) | Val::BStr(s), Val::Num(n))
@@ -383,7 +388,7 @@ impl<'d> Guard<'d> {
     }
 
     /// `_lro_item`: one more item gathered by a collection.
-    pub(crate) fn add_item(&self, item: &Val) -> std::result::Result<(), Trip> {
+    pub(crate) fn add_item(&self, item: &Val) -> Result<(), Trip> {
         if let Some(trip) = self.tripped.get() {
             return Err(trip);
         }
@@ -397,7 +402,7 @@ impl<'d> Guard<'d> {
     }
 
     /// `_lro_close`: a collection is complete; its items no longer count as gathered.
-    pub(crate) fn close(&self, array: &Val) -> std::result::Result<(), Trip> {
+    pub(crate) fn close(&self, array: &Val) -> Result<(), Trip> {
         if let Val::Arr(items) = array {
             let bytes: u64 = items
                 .iter()
@@ -410,18 +415,18 @@ impl<'d> Guard<'d> {
     }
 
     /// The clock this guard reads.
-    pub(crate) fn clock(&self) -> Clock<'d> {
+    pub fn clock(&self) -> Clock<'d> {
         self.clock
     }
 
     /// What stopped the evaluation, if anything. Sticky: a filter that catches the error
     /// (`try ... catch`) only meets it again at its next tick.
-    pub(crate) fn tripped(&self) -> Option<Trip> {
+    pub fn tripped(&self) -> Option<Trip> {
         self.tripped.get()
     }
 
     /// Called by `_lro_tick`: `Err` once the time is up or the stack too deep.
-    pub(crate) fn tick(&self) -> std::result::Result<(), Trip> {
+    pub(crate) fn tick(&self) -> Result<(), Trip> {
         if let Some(trip) = self.tripped.get() {
             return Err(trip);
         }
@@ -534,7 +539,7 @@ fn checked_mul(term: &mut Term<&str>) {
 }
 
 /// Adds the tick to every definition inside `term` (the parser bounded its depth), and the
-/// checks of [`super::bounds`] wherever a value is built: `[f]` becomes
+/// checks of [`crate::bounds`] wherever a value is built: `[f]` becomes
 /// `[f | _lro_item] | _lro_close`; objects, growing operators and each `reduce`/`foreach`
 /// step are followed by `_lro_new` (a step is ticked too, as a loop); interpolated values
 /// are measured whole before they are printed.

@@ -13,11 +13,12 @@
 //! A parser can also *project* records ([`RecordParser::projecting`]): a top-level object
 //! keeps only the named fields, the others are checked (a line stays valid or invalid as
 //! it was) but not built. Recipes whose output depends on a few fields only (count by
-//! namespace, ...) read their records that way; see [`crate::recipes::Recipe::reads`].
+//! namespace, ...) read their records that way.
 
 use jaq_json::{Map, Num, Val};
+use lro_json::scan::next_escape;
 
-use super::convert;
+use crate::convert;
 
 /// Deepest nesting the fast path follows; serde_json, the fallback, stops at 128.
 const MAX_FAST_DEPTH: usize = 100;
@@ -27,7 +28,7 @@ const MAX_FAST_DIGITS: usize = 18;
 
 /// Reads record lines; keeps the size of the last record's top-level object as a hint.
 #[derive(Default, Clone)]
-pub(crate) struct RecordParser {
+pub struct RecordParser {
     fields: usize,
     /// The top-level fields kept, when records are projected.
     keep: Option<Vec<String>>,
@@ -36,7 +37,7 @@ pub(crate) struct RecordParser {
 impl RecordParser {
     /// A parser that keeps only the `keep` fields of top-level objects (all when `None`).
     /// Values other than objects are read whole.
-    pub(crate) fn projecting(keep: Option<&[String]>) -> Self {
+    pub fn projecting(keep: Option<&[String]>) -> Self {
         Self {
             fields: 0,
             keep: keep.map(<[String]>::to_vec),
@@ -44,7 +45,7 @@ impl RecordParser {
     }
 
     /// Parses one line (one JSON text, surrounding whitespace allowed).
-    pub(crate) fn parse(&mut self, line: &[u8]) -> Result<Val, serde_json::Error> {
+    pub fn parse(&mut self, line: &[u8]) -> Result<Val, serde_json::Error> {
         match self.fast(line) {
             Some(val) => Ok(val),
             None => convert::parse_val(line).map(|val| self.project(val)),
@@ -269,7 +270,7 @@ impl Reader<'_> {
     /// A string, its opening quote consumed.
     fn string(&mut self) -> Option<Val> {
         let start = self.at;
-        self.at = plain_run(self.text, self.at);
+        self.at = next_escape(self.text, self.at);
         loop {
             match *self.text.get(self.at)? {
                 b'"' => {
@@ -353,7 +354,7 @@ impl Reader<'_> {
                 0..=0x1f => return None,
                 _ => {
                     // A run of plain bytes (at least this one).
-                    let end = plain_run(self.text, self.at + 1);
+                    let end = next_escape(self.text, self.at + 1);
                     if build {
                         out.extend_from_slice(&self.text[self.at..end]);
                     }
@@ -449,35 +450,6 @@ impl Reader<'_> {
     }
 }
 
-/// Eight copies of byte `b`.
-const fn splat(b: u8) -> u64 {
-    u64::from_ne_bytes([b; 8])
-}
-
-/// The high bit of every byte of `word` below `n` (n <= 128), exact for the lowest such byte:
-/// a borrow can only flag bytes above a true one.
-const fn bytes_below(word: u64, n: u8) -> u64 {
-    word.wrapping_sub(splat(n)) & !word & splat(0x80)
-}
-
-/// The end of the run of string bytes from `at` that need no attention (no quote, backslash
-/// or control character), eight bytes at a time; the last seven bytes or fewer are left to
-/// the caller.
-pub(crate) fn plain_run(text: &[u8], mut at: usize) -> usize {
-    while let Some(chunk) = text.get(at..at + 8) {
-        let word = u64::from_le_bytes(chunk.try_into().unwrap_or_default());
-        let special = bytes_below(word ^ splat(b'"'), 1)
-            | bytes_below(word ^ splat(b'\\'), 1)
-            | bytes_below(word, 0x20);
-        if special != 0 {
-            // Little-endian: the lowest flagged bit is the first special byte.
-            return at + special.trailing_zeros() as usize / 8;
-        }
-        at += 8;
-    }
-    at
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -515,29 +487,6 @@ mod tests {
         same(
             "[1e400, -1e400, 1234567890123456789, 123456789012345678901234567890, -9223372036854775809, 3.14159265358979323846264338327950288, 1.50, 1E-2]",
         );
-    }
-
-    #[test]
-    fn plain_runs_stop_at_the_first_special_byte() {
-        let text = b"abcdefghijklmnop\"qrstuvwxyz0123456789";
-        assert_eq!(plain_run(text, 0), 16);
-        for special in [b'"', b'\\', 0x00, 0x1f, b'\n'] {
-            for at in 0..20 {
-                let mut bytes = vec![b'a'; 24];
-                bytes[at] = special;
-                // Bytes above the first special one must not confuse the scan.
-                bytes[at + 1..]
-                    .iter_mut()
-                    .step_by(2)
-                    .for_each(|b| *b = 0x80);
-                let found = plain_run(&bytes, 0);
-                assert!(
-                    found == at || (found < at && found + 8 > bytes.len()),
-                    "{special} at {at}: {found}"
-                );
-            }
-        }
-        assert_eq!(plain_run("é€😀 ~\x7f".as_bytes(), 0), 8);
     }
 
     #[test]
@@ -631,7 +580,7 @@ mod tests {
                     prop_assert_eq!(format!("{fast:?}"), format!("{slow:?}"));
                     // And the size counted while converting is serde_json's.
                     let (value, size) = convert::to_value_sized(&fast).unwrap();
-                    prop_assert_eq!(size, super::super::budget::json_size(&value));
+                    prop_assert_eq!(size, lro_json::size::json_size(&value));
                 }
                 // Declining is for integers of 19 digits or more (serde_json writes no other
                 // text the fast path leaves alone).

@@ -20,7 +20,7 @@ pub fn is_value(text: &str) -> bool {
 }
 
 /// The length of the compact JSON of the `Value` that `text` holds, counted as
-/// `crate::shape::compact_len` counts it (escapes are not counted), up to `cap`: reading
+/// [`crate::write::unescaped_len`] counts it (escapes are not counted), up to `cap`: reading
 /// stops once the count passes `cap`, which is then the answer. `None` when the text is not
 /// a `Value`, or when an object it reads before stopping names a key twice (its `Value`
 /// keeps only the last).
@@ -292,7 +292,7 @@ impl<'de> Visitor<'de> for Measure<'_> {
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
         // The `Value` visitor keeps a float as a Number (or null when not finite).
         self.0
-            .add(Number::from_f64(v).map_or(4, |n| crate::json::write::number_len(&n)))
+            .add(Number::from_f64(v).map_or(4, |n| crate::write::number_len(&n)))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {
@@ -323,7 +323,7 @@ impl<'de> Visitor<'de> for Measure<'_> {
                     if map.next_key_seed(Key(false))?.is_some() {
                         return Err(de::Error::custom("a number's map with another key"));
                     }
-                    return self.0.add(crate::json::write::number_len(&number));
+                    return self.0.add(crate::write::number_len(&number));
                 }
                 self.0.add(2)?;
             }
@@ -401,14 +401,14 @@ impl Visitor<'_> for Key {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::write::tests::arb_json;
+    use crate::strategy::arb_json;
     use proptest::prelude::*;
     use serde_json::Value;
 
     fn value_len(text: &str, cap: usize) -> Option<usize> {
         serde_json::from_str::<Value>(text)
             .ok()
-            .map(|v| crate::shape::compact_len(&v, cap))
+            .map(|v| crate::write::unescaped_len(&v, cap))
     }
 
     #[test]
@@ -620,7 +620,7 @@ mod tests {
         #[test]
         fn lengths_are_the_values(value in arb_json(), cap in 0usize..400) {
             let pretty = serde_json::to_string_pretty(&value).unwrap();
-            prop_assert_eq!(compact_len(&pretty, cap), Some(crate::shape::compact_len(&value, cap)));
+            prop_assert_eq!(compact_len(&pretty, cap), Some(crate::write::unescaped_len(&value, cap)));
             prop_assert!(is_value(&pretty));
         }
     }

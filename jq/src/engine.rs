@@ -11,46 +11,17 @@ use jaq_core::box_iter::box_once;
 use jaq_core::load::parse::Def;
 use jaq_core::load::{Arena, File, Loader};
 use jaq_core::native::{Fun, bome, v};
-use jaq_core::{Compiler, Ctx, DataT, Exn, Native, Vars, data::HasLut};
+use jaq_core::{Compiler, Ctx, Exn, Native, Vars};
 use jaq_json::Val;
 
-use super::bounds;
-use super::convert;
-use super::sandbox::{self, Guard, TICK, Trip, WITHHELD};
-use crate::error::{ErrorCode, LroError, Result};
-
-/// The data a run of the filter sees: the program and the guard.
-pub(crate) struct Data;
-
-impl DataT for Data {
-    type V<'a> = Val;
-    type Data<'a> = Env<'a>;
-}
-
-/// Per-run data handed to natives.
-#[derive(Clone)]
-pub(crate) struct Env<'a> {
-    lut: &'a jaq_core::Lut<Data>,
-    pub(super) guard: &'a Guard<'a>,
-}
-
-impl<'a> HasLut<'a, Data> for Env<'a> {
-    fn lut(&self) -> &'a jaq_core::Lut<Data> {
-        self.lut
-    }
-}
-
-pub(super) fn trip_error(trip: Trip) -> jaq_core::Error<Val> {
-    jaq_core::Error::str(match trip {
-        Trip::Time => "lro: time limit reached",
-        Trip::Stack => "lro: recursion too deep",
-        Trip::Depth => "lro: value nested too deep (or a text to parse nested too deep)",
-        Trip::Memory => "lro: memory limit reached",
-    })
-}
+use crate::bounds;
+use crate::convert;
+use crate::data::{Data, Env, trip_error};
+use crate::error::InvalidFilter;
+use crate::sandbox::{self, Guard, TICK, Trip, WITHHELD};
 
 /// A native that passes its input on once the guard's `$check` accepts it (see
-/// [`super::bounds`]); identity in path and update position too (`reduce` steps are checked,
+/// [`crate::bounds`]); identity in path and update position too (`reduce` steps are checked,
 /// and `getpath` is a `reduce` used in path position by `setpath`).
 macro_rules! check_native {
     ($name:expr, $check:ident) => {{
@@ -166,7 +137,7 @@ fn fromjson_native() -> Fun<Data> {
     ("fromjson", v(0), native)
 }
 
-/// `test/2` with cached patterns (see [`super::regex_test`]); replaces jaq's definition.
+/// `test/2` with cached patterns (see [`crate::regex_filters`]); replaces jaq's definition.
 fn test_native() -> Fun<Data> {
     let native = Native::<Data>::new(|mut cv| {
         let flags = cv.0.pop_var();
@@ -185,7 +156,7 @@ fn formats() -> impl Iterator<Item = Fun<Data>> {
 
 #[cfg(target_family = "wasm")]
 fn formats() -> impl Iterator<Item = Fun<Data>> {
-    super::tabular::funs()
+    crate::tabular::funs()
 }
 
 /// `empty` as a native. jaq defines it in jq (`{}[] as $x | .`), which costs a definition
@@ -327,13 +298,9 @@ const GUARDED: [(&str, usize, &str, &str); 17] = [
     ),
 ];
 
-/// Per byte of input, the estimated result of a regex native with the global flag: a match
-/// object or a piece of the string (with its key strings and allocations) per byte.
-pub(crate) const REGEX_PER_BYTE: u64 = 512;
-
 /// The natives: jaq's standard set without [`WITHHELD`], the [`GUARDED`] ones renamed, our
 /// `fromjson`, `strptime` (zones compiled in), `test` and `empty`, the tick and the checks of
-/// [`super::bounds`].
+/// [`crate::bounds`].
 fn natives() -> Vec<Fun<Data>> {
     let standard = jaq_core::funs::<Data>()
         .chain(jaq_std::funs::<Data>())
@@ -352,7 +319,7 @@ fn natives() -> Vec<Fun<Data>> {
         })
         .collect();
     natives.push(fromjson_native());
-    natives.push(super::time_zones::strptime_native());
+    natives.push(crate::time_zones::strptime_native());
     natives.push(test_native());
     natives.push(empty_native());
     natives.push(tick_native());
@@ -362,7 +329,7 @@ fn natives() -> Vec<Fun<Data>> {
     natives.push(check_native!(sandbox::MEASURE, check_whole));
     natives.push(nesting_native());
     natives.push(mul_native());
-    natives.extend(super::natives::all());
+    natives.extend(crate::natives::all());
     natives
 }
 
@@ -406,20 +373,17 @@ fn shorten<'s>(def: Def<&'static str>) -> Def<&'s str> {
 }
 
 /// A compiled filter with its variable names.
-pub(crate) struct Program {
+pub struct Program {
     filter: jaq_core::Filter<Data>,
     var_count: usize,
 }
 
-fn query_error(filter: &str, message: impl std::fmt::Display) -> LroError {
-    LroError::new(
-        ErrorCode::InvalidQuery,
-        format!("invalid jq filter {filter:?}: {message}"),
-    )
+fn query_error(filter: &str, message: impl std::fmt::Display) -> InvalidFilter {
+    InvalidFilter::new(format!("invalid jq filter {filter:?}: {message}"))
 }
 
 /// A variable name usable as `$name`.
-pub(crate) fn is_var_name(name: &str) -> bool {
+pub fn is_var_name(name: &str) -> bool {
     let mut chars = name.chars();
     chars
         .next()
@@ -439,7 +403,7 @@ impl Program {
     /// filter and variable names. Compiling with jaq's standard library takes most of a
     /// small extraction's time (0.6-0.9 ms of a one-record file); agents call the same
     /// recipes again and again. Errors are not kept.
-    pub(crate) fn cached(filter: &str, vars: &[&str]) -> Result<Arc<Self>> {
+    pub fn cached(filter: &str, vars: &[&str]) -> Result<Arc<Self>, InvalidFilter> {
         static CACHE: Mutex<Vec<Cached>> = Mutex::new(Vec::new());
         let hit = |(f, v, _): &Cached| {
             f == filter && v.iter().map(String::as_str).eq(vars.iter().copied())
@@ -472,7 +436,7 @@ impl Program {
     }
 
     /// Parses and compiles `filter` with `vars` (names without `$`) as global variables.
-    pub(crate) fn compile(filter: &str, vars: &[&str]) -> Result<Self> {
+    pub fn compile(filter: &str, vars: &[&str]) -> Result<Self, InvalidFilter> {
         sandbox::check_text(filter)?;
         let dollar: Vec<String> = vars.iter().map(|n| format!("${n}")).collect();
         let main = if dollar.is_empty() {
@@ -553,13 +517,13 @@ impl Program {
 
     /// Runs the filter on `input`, handing each output to `emit` until it returns `false`.
     /// Stops at the first runtime error.
-    pub(crate) fn run(
+    pub fn run(
         &self,
         input: Val,
         vars: &[Val],
         guard: &Guard<'_>,
         emit: &mut dyn FnMut(Val) -> bool,
-    ) -> std::result::Result<Flow, RunError> {
+    ) -> Result<Flow, RunError> {
         debug_assert_eq!(vars.len(), self.var_count);
         guard.enter();
         let ctx = Ctx::<Data>::new(
@@ -610,7 +574,7 @@ impl Program {
 
 /// How a run ended, when it did not fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Flow {
+pub enum Flow {
     /// All outputs were taken: go on with the next record.
     Continue,
     /// Stop reading: the output is full, or the filter called `halt`.
@@ -621,7 +585,7 @@ pub(crate) enum Flow {
 
 /// A jq runtime error message.
 #[derive(Debug)]
-pub(crate) struct RunError(pub(crate) String);
+pub struct RunError(pub String);
 
 fn describe_load_errors<P>(errors: &jaq_core::load::Errors<&str, P>) -> String {
     use jaq_core::load::Error;
@@ -676,7 +640,7 @@ mod tests {
         let again = Program::cached(".id |", &[])
             .err()
             .expect("a compile error");
-        assert_eq!(first.code(), ErrorCode::InvalidQuery);
+        assert!(first.message().starts_with("invalid jq filter"));
         assert_eq!(first.message(), again.message());
         // Past the cache's size the oldest is compiled anew; results stay correct.
         for i in 0..CACHED_PROGRAMS + 2 {
