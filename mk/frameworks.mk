@@ -1,4 +1,4 @@
-# Agent frameworks (issue 32): each Python framework's real agent loop (its own MCP client and
+# Agent frameworks: each Python framework's real agent loop (its own MCP client and
 # OpenAI model adapter) against the scripted model server (tests/frameworks/scripted_model.py),
 # through `lro proxy`, through the Python helper (the wheel), and direct. Two venvs, created
 # once: llama-index-tools-mcp 0.6.0 needs mcp 2.x and the OpenAI SDK 2.x, the others

@@ -1,4 +1,4 @@
-# Node addon (issue 5): bindings-node, a napi-rs addon with its committed index.d.ts.
+# Node addon: bindings-node, a napi-rs addon with its committed index.d.ts.
 # Needs node >= 20 and npm (on the machine); everything else comes from package-lock.json.
 
 NODE_DIR := bindings-node

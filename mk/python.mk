@@ -1,4 +1,4 @@
-# Python wheel (issue 4): bindings-python, a pyo3 extension built by maturin (abi3, CPython 3.9+),
+# Python wheel: bindings-python, a pyo3 extension built by maturin (abi3, CPython 3.9+),
 # tested in its own venv with the wheel installed as a user would (not an editable install).
 
 PY_DIR := bindings-python

@@ -1,4 +1,4 @@
-# Object storage (issue 20): host-s3, the core's Host over S3-compatible stores. Its tests run
+# Object storage: host-s3, the core's Host over S3-compatible stores. Its tests run
 # against moto's S3 server on loopback (PyPI `moto[server]`, in a venv made here), started on a
 # port the OS picks by host-s3/tests/e2e/with_moto.py, which exports the standard AWS_*
 # environment for the command it runs: the Rust tests, then the end-to-end tests (the `lro`

@@ -1,4 +1,4 @@
-# The browser (issue 21): the wasm-bindgen package's web build in headless Chromium (every
+# The browser: the wasm-bindgen package's web build in headless Chromium (every
 # conformance vector, in the page and in a Web Worker) and the playground
 # (bindings-wasm/playground/, static files). Chromium is Debian's package; playwright-core
 # (pinned in bindings-wasm/package-lock.json) drives it and downloads no browser of its own.
