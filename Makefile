@@ -21,7 +21,7 @@ setup-base: ## Install system tools the tests need (jq)
 # What `make test-rust` runs (`make test-stress` runs it too).
 RUST_TEST = $(CARGO) test -p lro-core -p lro-cli -p lro-js -p lro-node
 
-test-rust: setup-base check-architecture ## Rust unit, vector, jq-recipe and CLI tests (and the JS API's option objects, the Node addon's decoder)
+test-rust: setup-base check-architecture check-locks ## Rust unit, vector, jq-recipe and CLI tests (and the JS API's option objects, the Node addon's decoder)
 	$(RUST_TEST)
 
 check-architecture: ## No import circles between the modules of any crate (tests/architecture/import_cycles.py)
