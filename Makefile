@@ -4,8 +4,10 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
-# Each component's mk/*.mk adds its suite to TEST_TARGETS.
+# Each component's mk/*.mk adds its suite to TEST_TARGETS and what it installs (network,
+# mostly: npm, pip, apt) to SETUP_TARGETS.
 TEST_TARGETS := test-rust
+SETUP_TARGETS := setup-base
 
 .DEFAULT_GOAL := help
 
@@ -47,6 +49,14 @@ lint: ## rustfmt and clippy, warnings as errors
 
 include $(wildcard mk/*.mk)
 
-test: setup-base $(TEST_TARGETS) examples ## Install what is needed and run every test suite (what CI runs)
+setup: ## Install everything the test suites need, one install after another
+	@$(MAKE) --no-print-directory -j1 $(SETUP_TARGETS)
 
-.PHONY: help demo setup-base test test-rust check-architecture bench bench-query lint
+# The installs wait on the network and test-rust on the CPU: from a clean clone they run side
+# by side (they share no file and no cargo lock), then every other suite in order, each
+# building what it needs. --output-sync prints each one's output when it is done.
+test: setup-base ## Install what is needed and run every test suite (what CI runs)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust setup
+	@$(MAKE) --no-print-directory $(filter-out test-rust,$(TEST_TARGETS)) examples
+
+.PHONY: help demo setup-base setup test test-rust check-architecture bench bench-query lint

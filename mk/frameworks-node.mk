@@ -22,5 +22,6 @@ measure-frameworks-node: setup-frameworks-node build-proxy build-node ## What th
 	cd $(FW_NODE) && LRO_BIN=$(PROXY_LRO) node_modules/.bin/node measure.mjs
 
 TEST_TARGETS += test-frameworks-node
+SETUP_TARGETS += setup-frameworks-node
 
 .PHONY: setup-frameworks-node test-frameworks-node measure-frameworks-node

@@ -48,5 +48,6 @@ measure-frameworks: install-frameworks-wheel build-proxy ## What the model recei
 	cd $(FW_DIR) && LRO_BIN=$(PROXY_LRO) .venv-llama-index/bin/python measure.py --rows-only $(FW_LLAMA_TESTS)
 
 TEST_TARGETS += test-frameworks
+SETUP_TARGETS += setup-frameworks
 
 .PHONY: setup-frameworks install-frameworks-wheel test-frameworks measure-frameworks

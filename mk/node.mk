@@ -8,6 +8,7 @@ NODE_STAMP := $(NODE_DIR)/node_modules/.package-lock.json
 NODE_NAPI = cd $(CURDIR)/$(NODE_DIR) && npx --no-install napi
 
 TEST_TARGETS += test-node
+SETUP_TARGETS += setup-node
 
 # `npm install`, not `npm ci`: the napi CLI's optional per-platform packages that the registry
 # here does not carry are left out of the lock file, which `npm ci` rejects as out of sync.

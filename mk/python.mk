@@ -11,6 +11,7 @@ PY_STAMP := $(PY_VENV)/.installed
 PY_WHEELS := $(CURDIR)/target/wheels-python
 
 TEST_TARGETS += test-python
+SETUP_TARGETS += setup-python
 
 $(PY_STAMP): $(PY_DIR)/requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(PY_VENV)

@@ -11,6 +11,7 @@ S3_STAMP := $(S3_VENV)/.installed
 S3_WITH_MOTO = $(S3_PY) $(S3_E2E)/with_moto.py --
 
 TEST_TARGETS += test-s3
+SETUP_TARGETS += setup-s3
 
 $(S3_STAMP): $(S3_E2E)/requirements.txt
 	test -x $(S3_PY) || python3 -m venv $(S3_VENV)

@@ -38,6 +38,7 @@ WASM_COMPONENT_RAW := $(WASM_TARGET)/component/wasm32-wasip1/wasm-component/lro_
 WASM_COMPONENT := $(WASM_DIR)/component/dist/lro.component.wasm
 
 TEST_TARGETS += test-wasm
+SETUP_TARGETS += setup-wasm
 
 # Size budgets, in bytes. They began at 1.5 and 2 MiB (the core's offload, jq recipes and
 # extraction); they grew by 256 KiB each for what every build must also do since: read the

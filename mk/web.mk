@@ -9,6 +9,7 @@ PLAYGROUND_PORT ?= 8765
 # This file comes after wasm.mk (make includes mk/*.mk in name order), so in `make test` the
 # browser suite runs after test-wasm, whose build-wasm builds both artifacts side by side.
 TEST_TARGETS += test-browser
+SETUP_TARGETS += setup-browser
 
 setup-browser: ## Install Debian's chromium and playwright-core (npm), reusing what is present
 	@test -x $(BROWSER_CHROMIUM) || { echo "installing chromium"; \
