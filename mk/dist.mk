@@ -1,4 +1,4 @@
-# Shipping (issue 19): `make dist` writes the artifacts a registry would serve to dist/
+# Shipping: `make dist` writes the artifacts a registry would serve to dist/
 # (packaging/build_dist.py says what and how), `make test-dist` installs each one on a PATH
 # without cargo, rustc, maturin or a C compiler and runs examples/ against them.
 

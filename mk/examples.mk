@@ -1,4 +1,4 @@
-# examples/ (issue 19): each example runs against the builds `make test` already made (the
+# examples/: each example runs against the builds `make test` already made (the
 # wheel in bindings-python/.venv, the Node addon, the WASI component, the release `lro`) and
 # asserts its own output. `make test-dist` runs the same examples against the dist/ artifacts.
 

@@ -1,4 +1,4 @@
-# Agent frameworks in TypeScript (issue 32): the Vercel AI SDK and Mastra run a real agent loop
+# Agent frameworks in TypeScript: the Vercel AI SDK and Mastra run a real agent loop
 # (their own MCP client and OpenAI model adapter) against the scripted model server
 # (tests/frameworks/scripted_model.py), through `lro proxy` and the Node helper, in front of the
 # npm servers of the proxy's e2e tests. The frameworks need Node >= 22: the exact Node the tests
@@ -22,5 +22,6 @@ measure-frameworks-node: setup-frameworks-node build-proxy build-node ## What th
 	cd $(FW_NODE) && LRO_BIN=$(PROXY_LRO) node_modules/.bin/node measure.mjs
 
 TEST_TARGETS += test-frameworks-node
+SETUP_TARGETS += setup-frameworks-node
 
 .PHONY: setup-frameworks-node test-frameworks-node measure-frameworks-node

@@ -1,4 +1,4 @@
-# Agent frameworks (issue 32): each Python framework's real agent loop (its own MCP client and
+# Agent frameworks: each Python framework's real agent loop (its own MCP client and
 # OpenAI model adapter) against the scripted model server (tests/frameworks/scripted_model.py),
 # through `lro proxy`, through the Python helper (the wheel), and direct. Two venvs, created
 # once: llama-index-tools-mcp 0.6.0 needs mcp 2.x and the OpenAI SDK 2.x, the others
@@ -48,5 +48,6 @@ measure-frameworks: install-frameworks-wheel build-proxy ## What the model recei
 	cd $(FW_DIR) && LRO_BIN=$(PROXY_LRO) .venv-llama-index/bin/python measure.py --rows-only $(FW_LLAMA_TESTS)
 
 TEST_TARGETS += test-frameworks
+SETUP_TARGETS += setup-frameworks
 
 .PHONY: setup-frameworks install-frameworks-wheel test-frameworks measure-frameworks

@@ -1,4 +1,4 @@
-# Node addon (issue 5): bindings-node, a napi-rs addon with its committed index.d.ts.
+# Node addon: bindings-node, a napi-rs addon with its committed index.d.ts.
 # Needs node >= 20 and npm (on the machine); everything else comes from package-lock.json.
 
 NODE_DIR := bindings-node
@@ -8,6 +8,7 @@ NODE_STAMP := $(NODE_DIR)/node_modules/.package-lock.json
 NODE_NAPI = cd $(CURDIR)/$(NODE_DIR) && npx --no-install napi
 
 TEST_TARGETS += test-node
+SETUP_TARGETS += setup-node
 
 # `npm install`, not `npm ci`: the napi CLI's optional per-platform packages that the registry
 # here does not carry are left out of the lock file, which `npm ci` rejects as out of sync.

@@ -49,5 +49,6 @@ bench-proxy-memory: setup-proxy build-proxy ## Peak memory of `lro proxy` for a 
 	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/bench_proxy_memory.py --lro $(PROXY_LRO) --max-ratio 3
 
 TEST_TARGETS += test-proxy
+SETUP_TARGETS += setup-proxy
 
 .PHONY: setup-proxy build-proxy test-proxy bench-proxy measure-proxy bench-proxy-memory

@@ -1,4 +1,4 @@
-# Python wheel (issue 4): bindings-python, a pyo3 extension built by maturin (abi3, CPython 3.9+),
+# Python wheel: bindings-python, a pyo3 extension built by maturin (abi3, CPython 3.9+),
 # tested in its own venv with the wheel installed as a user would (not an editable install).
 
 PY_DIR := bindings-python
@@ -11,6 +11,7 @@ PY_STAMP := $(PY_VENV)/.installed
 PY_WHEELS := $(CURDIR)/target/wheels-python
 
 TEST_TARGETS += test-python
+SETUP_TARGETS += setup-python
 
 $(PY_STAMP): $(PY_DIR)/requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(PY_VENV)

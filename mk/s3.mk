@@ -1,4 +1,4 @@
-# Object storage (issue 20): host-s3, the core's Host over S3-compatible stores. Its tests run
+# Object storage: host-s3, the core's Host over S3-compatible stores. Its tests run
 # against moto's S3 server on loopback (PyPI `moto[server]`, in a venv made here), started on a
 # port the OS picks by host-s3/tests/e2e/with_moto.py, which exports the standard AWS_*
 # environment for the command it runs: the Rust tests, then the end-to-end tests (the `lro`
@@ -11,6 +11,7 @@ S3_STAMP := $(S3_VENV)/.installed
 S3_WITH_MOTO = $(S3_PY) $(S3_E2E)/with_moto.py --
 
 TEST_TARGETS += test-s3
+SETUP_TARGETS += setup-s3
 
 $(S3_STAMP): $(S3_E2E)/requirements.txt
 	test -x $(S3_PY) || python3 -m venv $(S3_VENV)

@@ -1,6 +1,8 @@
-# WebAssembly (issue 6): the wasm-bindgen package (bindings-wasm/js) and the WASI P2 component
-# (bindings-wasm/component), built with Debian's rustc-web + rust-web-src + lld (-Zbuild-std):
-# the rustup toolchain here has no wasm std. See ../shared/DESIGN.md and bindings-wasm/README.md.
+# WebAssembly: the wasm-bindgen package (bindings-wasm/js) and the WASI P2 component
+# (bindings-wasm/component), members of the root workspace built for their targets with
+# Debian's rustc-web + rust-web-src + lld (-Zbuild-std): the rustup toolchain here has no wasm
+# std. Their size-first settings are the root Cargo.toml's `wasm-js` and `wasm-component`
+# profiles. bindings-wasm/README.md says what each artifact is and how it is tested.
 
 WASM_DIR := bindings-wasm
 # A target dir of their own: the Debian compiler and build-std never invalidate native builds.
@@ -20,9 +22,9 @@ WASM_CARGO := RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
 	CARGO_TARGET_WASM32_WASIP1_LINKER=$(WASM_LD) \
 	CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C link-self-contained=no -L /usr/lib/wasm32-wasi" \
 	/usr/bin/cargo
-WASM_BUILD := build --manifest-path $(WASM_DIR)/Cargo.toml -Zbuild-std=std,panic_abort
-# The CLI must be the exact version of the crate in the lock file.
-WASM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"$$/\1/p;}' $(WASM_DIR)/Cargo.lock)
+WASM_BUILD := build -Zbuild-std=std,panic_abort
+# The CLI must be the exact version of the crate in the lock file (the workspace's one lock).
+WASM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"$$/\1/p;}' Cargo.lock)
 WASMTIME_PY_VERSION := 50.0.1
 # npm's binaryen (pinned in package-lock.json), not Debian's: binaryen 108's wasm-opt turns
 # wasm-bindgen's externref table into one JS cannot fill ("Table.set(): Argument 1 is invalid").
@@ -30,23 +32,23 @@ WASM_OPT := $(WASM_DIR)/node_modules/.bin/wasm-opt
 # -Oz: both artifacts have size budgets; the features are those rustc 1.96 emits for wasm32.
 WASM_OPT_FLAGS := -Oz --strip-debug --strip-producers --enable-bulk-memory --enable-nontrapping-float-to-int \
 	--enable-sign-ext --enable-mutable-globals --enable-reference-types --enable-multivalue
-WASM_JS_RAW := $(WASM_TARGET)/js/wasm32-unknown-unknown/release/lro_wasm.wasm
+WASM_JS_RAW := $(WASM_TARGET)/js/wasm32-unknown-unknown/wasm-js/lro_wasm.wasm
 WASM_JS_MODULE := $(WASM_DIR)/js/pkg/node/lro_wasm_bg.wasm
-WASM_COMPONENT_RAW := $(WASM_TARGET)/component/wasm32-wasip1/component/lro_component.wasm
+WASM_COMPONENT_RAW := $(WASM_TARGET)/component/wasm32-wasip1/wasm-component/lro_component.wasm
 WASM_COMPONENT := $(WASM_DIR)/component/dist/lro.component.wasm
 
 TEST_TARGETS += test-wasm
+SETUP_TARGETS += setup-wasm
 
 # Size budgets, in bytes. They began at 1.5 and 2 MiB (the core's offload, jq recipes and
 # extraction); they grew by 256 KiB each for what every build must also do since: read the
 # shapes real tools return (Python literals, tables, trees) and answer structured queries;
-# and the JS module by 64 KiB more for the Node addon's whole API (issue 22: MCP resources,
-# extractTool, the configuration story, typed options), and by 64 KiB more for numbers that
-# keep their digits (issue 26: serde_json's arbitrary_precision, exact decimal order, odd
-# array elements alone), and by 64 KiB more for the rest of issue 26 (the sandbox's depth,
-# memory and time bounds, guarded natives, labels of long names), and by 64 KiB more for
-# issue 32 (the extract tool answered by the core on every surface: its arguments, bounded
-# answers and next-call hints; the tool's name per server; the mcp options).
+# and the JS module by 64 KiB four times more: the Node addon's whole API (MCP resources,
+# extractTool, the configuration story, typed options); numbers that keep their digits
+# (serde_json's arbitrary_precision, exact decimal order, odd array elements alone); the
+# sandbox's depth, memory and time bounds, guarded natives and labels of long names; and the
+# extract tool answered by the core on every surface (its arguments, bounded answers and
+# next-call hints, the tool's name per server, the mcp options).
 # bindings-wasm/README.md lists where the bytes go.
 WASM_JS_BUDGET := 2097152
 WASM_COMPONENT_BUDGET := 2359296
@@ -73,12 +75,9 @@ setup-wasm: ## Install the wasm toolchain (Debian packages, wasm-bindgen-cli, jc
 	@test -x $(WASM_VENV)/bin/python || python3 -m venv $(WASM_VENV)
 	@$(WASM_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("wasmtime") != "$(WASMTIME_PY_VERSION)")' 2>/dev/null \
 	  || $(WASM_VENV)/bin/pip install -q "wasmtime==$(WASMTIME_PY_VERSION)"
-	@root=$$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1); \
-	 ours=$$(sed -n 's/^version = "\(.*\)"/\1/p' $(WASM_DIR)/Cargo.toml | head -1); \
-	 test "$$root" = "$$ours" || { echo "bindings-wasm version $$ours != workspace version $$root"; exit 1; }
 
 build-wasm-js: setup-wasm ## Build the wasm-bindgen package into bindings-wasm/js/pkg (node and web targets)
-	+CARGO_TARGET_DIR=$(WASM_TARGET)/js $(WASM_CARGO) $(WASM_BUILD) --release --target wasm32-unknown-unknown -p lro-wasm
+	+CARGO_TARGET_DIR=$(WASM_TARGET)/js $(WASM_CARGO) $(WASM_BUILD) --profile wasm-js --target wasm32-unknown-unknown -p lro-wasm
 	@# wasm-bindgen, then wasm-opt (about 90 s): only when cargo produced a new module since
 	@# the last complete run (the stamp is written last).
 	@if [ ! -f $(WASM_DIR)/js/pkg/.built ] || [ $(WASM_JS_RAW) -nt $(WASM_DIR)/js/pkg/.built ]; then \
@@ -99,7 +98,7 @@ build-wasm-js: setup-wasm ## Build the wasm-bindgen package into bindings-wasm/j
 	node $(WASM_DIR)/js/share.mjs
 
 build-wasm-component: setup-wasm ## Build the WASI P2 component (bindings-wasm/component/dist) and its jco transpilation
-	+CARGO_TARGET_DIR=$(WASM_TARGET)/component $(WASM_CARGO) $(WASM_BUILD) --profile component --target wasm32-wasip1 -p lro-component
+	+CARGO_TARGET_DIR=$(WASM_TARGET)/component $(WASM_CARGO) $(WASM_BUILD) --profile wasm-component --target wasm32-wasip1 -p lro-component
 	@# wasm-opt (about 90 s), jco new, jco transpile: only when cargo produced a new module since
 	@# the last complete run (the stamp is written last).
 	@if [ ! -f $(WASM_DIR)/component/dist/.built ] || [ $(WASM_COMPONENT_RAW) -nt $(WASM_DIR)/component/dist/.built ]; then \

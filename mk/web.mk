@@ -1,4 +1,4 @@
-# The browser (issue 21): the wasm-bindgen package's web build in headless Chromium (every
+# The browser: the wasm-bindgen package's web build in headless Chromium (every
 # conformance vector, in the page and in a Web Worker) and the playground
 # (bindings-wasm/playground/, static files). Chromium is Debian's package; playwright-core
 # (pinned in bindings-wasm/package-lock.json) drives it and downloads no browser of its own.
@@ -9,6 +9,7 @@ PLAYGROUND_PORT ?= 8765
 # This file comes after wasm.mk (make includes mk/*.mk in name order), so in `make test` the
 # browser suite runs after test-wasm, whose build-wasm builds both artifacts side by side.
 TEST_TARGETS += test-browser
+SETUP_TARGETS += setup-browser
 
 setup-browser: ## Install Debian's chromium and playwright-core (npm), reusing what is present
 	@test -x $(BROWSER_CHROMIUM) || { echo "installing chromium"; \

@@ -161,7 +161,7 @@ def wasm() -> None:
     shutil.copytree(source / "js" / "pkg" / "web", stage / "pkg" / "web")
     # The bundler target (webpack, Vite, Rollup with wasm ESM integration): generated here
     # only, from the module `make build-wasm` compiled, and size-optimized the same way.
-    raw = ROOT / "target" / "wasm" / "js" / "wasm32-unknown-unknown" / "release" / "lro_wasm.wasm"
+    raw = ROOT / "target" / "wasm" / "js" / "wasm32-unknown-unknown" / "wasm-js" / "lro_wasm.wasm"
     bundler = stage / "pkg" / "bundler"
     run("wasm-bindgen", "--target", "bundler", "--remove-name-section", "--remove-producers-section",
         "--out-dir", bundler, raw)

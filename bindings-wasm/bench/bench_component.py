@@ -56,7 +56,7 @@ def memory(i: int) -> dict:
 def native_binary() -> str:
     target = ROOT / "target" / "wasm-native"  # apart from the wasm builds: no lock contention
     subprocess.run(
-        ["cargo", "build", "--quiet", "--profile", "native-bench", "--manifest-path", str(HERE.parent / "Cargo.toml"), "-p", "lro-wasm-bench-native"],
+        ["cargo", "build", "--quiet", "--profile", "native-bench", "--manifest-path", str(ROOT / "Cargo.toml"), "-p", "lro-wasm-bench-native"],
         check=True,
         env={**os.environ, "CARGO_TARGET_DIR": str(target)},
     )

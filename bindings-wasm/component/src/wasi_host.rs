@@ -22,9 +22,7 @@ use std::path::{Component, Path, PathBuf};
 
 use lro_core::{DirEntry, EntryKind, Host, OpenFile, StdHost};
 use wasip2::filesystem::preopens::get_directories;
-use wasip2::filesystem::types::{
-    DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags,
-};
+use wasip2::filesystem::types::{DescriptorFlags, DescriptorType, ErrorCode, OpenFlags, PathFlags};
 
 /// Symbolic links followed before giving up, like Linux's `ELOOP` limit.
 const MAX_LINKS: usize = 40;
@@ -114,7 +112,9 @@ fn open_checked(dir: &Path, name: &str) -> Option<io::Result<OpenFile<'static>>>
         ) {
             Ok(file) => file,
             Err(ErrorCode::Loop) => {
-                return Ok(Err(lro_core::host::refused("a symbolic link, which is never followed")));
+                return Ok(Err(lro_core::host::refused(
+                    "a symbolic link, which is never followed",
+                )));
             }
             Err(err) => return Err(err),
         };
@@ -131,7 +131,10 @@ fn open_checked(dir: &Path, name: &str) -> Option<io::Result<OpenFile<'static>>>
         let stream = file.read_via_stream(0)?;
         Ok(Ok(OpenFile {
             size: Some(stat.size),
-            reader: Box::new(StreamReader { stream, _file: file }),
+            reader: Box::new(StreamReader {
+                stream,
+                _file: file,
+            }),
         }))
     };
     Some(open().unwrap_or_else(|code| Err(io_error(code))))

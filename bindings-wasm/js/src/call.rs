@@ -5,113 +5,14 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use js_sys::{Function, JSON, Object, Reflect, Uint8Array};
+use js_sys::{Function, Object, Reflect};
 use lro_core::{ErrorCode, LroError, OffloadConfig, OffloadEvent, Offloader};
-use lro_js::Argument;
 use serde_json::Value;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
 
 use crate::host::{self, BindingHost, JsHost, JsHostObject};
-
-/// An `LroError` as a JS `Error` named `LroError`, with the core's `code`.
-pub fn js_error(err: &LroError) -> JsValue {
-    let error = js_sys::Error::new(err.message());
-    error.set_name("LroError");
-    // Setting a property on a fresh Error cannot fail.
-    let _ = Reflect::set(&error, &"code".into(), &err.code().as_str().into());
-    error.into()
-}
-
-/// The message of a thrown JS value.
-fn message_of(thrown: &JsValue) -> String {
-    Reflect::get(thrown, &"message".into())
-        .ok()
-        .and_then(|m| m.as_string())
-        .or_else(|| thrown.as_string())
-        .unwrap_or_else(|| "an exception".to_owned())
-}
-
-/// `JSON.stringify(value)`, or `None` when it has no JSON form (`undefined`, a function). A
-/// cycle, a BigInt or a throwing `toJSON` is an error with `code`.
-pub fn stringify(value: &JsValue, code: ErrorCode, what: &str) -> Result<Option<String>, LroError> {
-    let text = JSON::stringify(value).map_err(|e| {
-        LroError::new(code, format!("{what} cannot be serialized to JSON: {}", message_of(&e)))
-    })?;
-    Ok(text.as_string())
-}
-
-/// An option object (`options`, `context`, `request`), read as `lro-js` describes it.
-pub fn read_option<T: Argument>(value: &JsValue) -> Result<T, LroError> {
-    if value.is_undefined() || value.is_null() {
-        return Ok(T::default());
-    }
-    lro_js::from_json(stringify(value, T::code_at(""), T::NAME)?.as_deref())
-}
-
-/// What a value is, for a message: its JSON text when short, else its type.
-fn describe(value: &JsValue) -> String {
-    match JSON::stringify(value).ok().and_then(|t| t.as_string()) {
-        Some(text) if text.len() <= 40 => text,
-        _ => value.js_typeof().as_string().unwrap_or_default(),
-    }
-}
-
-/// A string argument; anything else is `invalid_argument`.
-pub fn string(value: &JsValue) -> Result<String, LroError> {
-    value.as_string().ok_or_else(|| {
-        LroError::new(
-            ErrorCode::InvalidArgument,
-            format!("expected a string, got {}", describe(value)),
-        )
-    })
-}
-
-/// Tool output as the core takes it.
-pub enum Records {
-    /// A value (text output, or JSON's `null`).
-    Value(Value),
-    /// Serialized JSON, for the core's text path.
-    Json(Vec<u8>),
-}
-
-/// Tool output from JS: a Uint8Array is JSON bytes; a string is text output (one record per
-/// line); anything else a JSON value, as its text.
-pub fn records(value: &JsValue) -> Result<Records, LroError> {
-    if let Some(text) = value.as_string() {
-        return Ok(Records::Value(Value::String(text)));
-    }
-    if let Some(bytes) = value.dyn_ref::<Uint8Array>() {
-        return Ok(Records::Json(bytes.to_vec()));
-    }
-    if value.is_undefined() {
-        return Err(LroError::new(
-            ErrorCode::InvalidInput,
-            "records are missing (undefined)",
-        ));
-    }
-    Ok(match stringify(value, ErrorCode::InvalidInput, "records")? {
-        Some(text) => Records::Json(text.into_bytes()),
-        // No JSON form (a function, a symbol): JSON's `null`, as `JSON.stringify` nests it.
-        None => Records::Value(Value::Null),
-    })
-}
-
-/// Serialized JSON (`offloadJson`): a string, or its UTF-8 bytes.
-pub fn json_text(value: &JsValue) -> Result<Vec<u8>, LroError> {
-    if let Some(text) = value.as_string() {
-        return Ok(text.into_bytes());
-    }
-    value
-        .dyn_ref::<Uint8Array>()
-        .map(Uint8Array::to_vec)
-        .ok_or_else(|| {
-            LroError::new(
-                ErrorCode::InvalidInput,
-                "json must be a string or a Uint8Array of JSON text",
-            )
-        })
-}
+use crate::values::{js_error, message_of, stringify, to_js, variables};
 
 /// A `config` argument as given: its values, `onEvent` and `host`.
 pub struct Given {
@@ -192,14 +93,6 @@ impl Given {
     }
 }
 
-/// The variables of a JS object (`process.env`, say), as `lro_js::variables` reads them.
-pub fn variables(vars: &JsValue) -> Result<Vec<(String, String)>, LroError> {
-    let text = stringify(vars, ErrorCode::InvalidConfig, "environment")?;
-    serde_json::from_str(text.as_deref().unwrap_or("{}"))
-        .map(lro_js::variables)
-        .map_err(|e| LroError::new(ErrorCode::InvalidConfig, format!("invalid environment: {e}")))
-}
-
 /// A call ready to run: the configuration, the host and the event callback.
 pub struct Call {
     config: OffloadConfig,
@@ -216,7 +109,8 @@ impl Call {
             on_event,
             host,
         } = Given::read(config)?;
-        let config = lro_js::resolve(values, host::platform_environment).map_err(|e| js_error(&e))?;
+        let config =
+            lro_js::resolve(values, host::platform_environment).map_err(|e| js_error(&e))?;
         let host = match host {
             Some(object) => BindingHost::Js(JsHost(object.unchecked_into::<JsHostObject>())),
             None => host::platform_host(),
@@ -251,9 +145,9 @@ impl Call {
         if let Some(callback) = &self.on_event {
             for event in events.take() {
                 let event = lro_js::to_value(&event).map_err(|e| js_error(&e))?;
-                callback.call1(&JsValue::NULL, &crate::to_js(&event)?)?;
+                callback.call1(&JsValue::NULL, &to_js(&event)?)?;
             }
         }
-        crate::to_js(&result.map_err(|e| js_error(&e))?)
+        to_js(&result.map_err(|e| js_error(&e))?)
     }
 }

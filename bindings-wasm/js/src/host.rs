@@ -16,7 +16,9 @@ use std::rc::Rc;
 
 use js_sys::{Array, Function, Reflect, Uint8Array};
 use lro_core::host::ForwardingHost;
-use lro_core::{DirEntry, EntryKind, ErrorCode, Host, LroError, MemoryHost, OffloadConfig, OpenFile};
+use lro_core::{
+    DirEntry, EntryKind, ErrorCode, Host, LroError, MemoryHost, OffloadConfig, OpenFile,
+};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen]
@@ -145,7 +147,9 @@ impl Host for JsHost {
 
     fn open_file(&self, dir: &Path, name: &str) -> io::Result<OpenFile<'_>> {
         if name.is_empty() || name == "." || name == ".." || name.contains('/') {
-            return Err(lro_core::host::refused(format!("{name:?} is not a file name")));
+            return Err(lro_core::host::refused(format!(
+                "{name:?} is not a file name"
+            )));
         }
         // The host's checked read when it has one (the Node host: O_NOFOLLOW|O_NONBLOCK,
         // then fstat). Otherwise what can be done through `LroHost`: the entry must be a
@@ -158,7 +162,9 @@ impl Host for JsHost {
             match self.entry_kind(Path::new(&path))? {
                 EntryKind::File => {}
                 EntryKind::Symlink => {
-                    return Err(lro_core::host::refused("a symbolic link, which is never followed"));
+                    return Err(lro_core::host::refused(
+                        "a symbolic link, which is never followed",
+                    ));
                 }
                 _ => {
                     return Err(lro_core::host::refused("not a regular file"));
@@ -346,7 +352,7 @@ pub fn platform_environment(config: &mut OffloadConfig) -> Result<(), LroError> 
             format!("cannot read the environment: {}", io_error(e)),
         )
     })?;
-    config.apply_env(crate::call::variables(&vars)?)
+    config.apply_env(crate::values::variables(&vars)?)
 }
 
 /// A configuration file read through the platform's host (`configFromToml`), with the core's
@@ -355,17 +361,19 @@ pub fn platform_environment(config: &mut OffloadConfig) -> Result<(), LroError> 
 /// or have several).
 pub fn read_platform_file(path: &str) -> Result<String, LroError> {
     let host = platform_host();
-    lro_core::config_file::read_config_file_from_host(&host, Path::new(path), |resolved| {
-        match &host {
-            BindingHost::Js(js) => js
-                .0
-                .read_file(&resolved.to_string_lossy())
-                .map(|b| b.to_vec())
-                .map_err(io_error),
+    lro_core::config_file::read_config_file_from_host(
+        &host,
+        Path::new(path),
+        |resolved| match &host {
+            BindingHost::Js(js) => {
+                js.0.read_file(&resolved.to_string_lossy())
+                    .map(|b| b.to_vec())
+                    .map_err(io_error)
+            }
             BindingHost::Memory(memory) => memory
                 .store
                 .file(resolved)
                 .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such file")),
-        }
-    })
+        },
+    )
 }

@@ -20,27 +20,18 @@
 
 mod call;
 mod host;
+mod values;
 
-use js_sys::{JSON, Promise};
+use js_sys::Promise;
 use lro_core::{ErrorCode, ExtractRequest, LroError, OffloadConfig};
 use lro_js::{ExtractOptions, OffloadOptions, ToolContext};
 use serde_json::Value;
 use wasm_bindgen::prelude::*;
 
-use crate::call::{Call, js_error, read_option, string, stringify};
+use crate::call::Call;
+use crate::values::{js_error, read_option, string, stringify, to_js};
 
 pub use host::{BindingHost, InMemoryHost, JsHost, JsHostObject};
-
-/// A result computed in Rust, as a plain JS value (through `JSON.parse`).
-fn to_js(value: &Value) -> Result<JsValue, JsValue> {
-    let text = serde_json::to_string(value).map_err(|e| {
-        js_error(&LroError::new(
-            ErrorCode::InvalidInput,
-            format!("the result cannot be written as JSON: {e}"),
-        ))
-    })?;
-    JSON::parse(&text)
-}
 
 /// A call's result as a Promise: resolved with the value, or rejected with the error.
 fn promise(result: Result<JsValue, JsValue>) -> Promise {
@@ -60,9 +51,9 @@ fn thrown<T>(result: Result<T, LroError>) -> Result<T, JsValue> {
 pub fn offload(records: JsValue, options: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
     Call::new(&config)?.run(|lro| {
         let request = read_option::<OffloadOptions>(&options)?.into_request("recall")?;
-        let outcome = match call::records(&records)? {
-            call::Records::Value(value) => lro.offload(&value, &request)?,
-            call::Records::Json(bytes) => lro.offload_json(&bytes, &request)?,
+        let outcome = match values::records(&records)? {
+            values::Records::Value(value) => lro.offload(&value, &request)?,
+            values::Records::Json(bytes) => lro.offload_json(&bytes, &request)?,
         };
         lro_js::to_value(&outcome)
     })
@@ -79,7 +70,7 @@ pub fn offload_async(records: JsValue, options: JsValue, config: JsValue) -> Pro
 pub fn offload_json(json: JsValue, options: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
     Call::new(&config)?.run(|lro| {
         let request = read_option::<OffloadOptions>(&options)?.into_request("recall")?;
-        let bytes = call::json_text(&json)?;
+        let bytes = values::json_text(&json)?;
         lro_js::to_value(&lro.offload_json(&bytes, &request)?)
     })
 }
@@ -102,9 +93,9 @@ pub fn offload_inject(
     Call::new(&config)?.run(|lro| {
         let formatted = string(&formatted)?;
         let request = read_option::<OffloadOptions>(&options)?.into_request("inject")?;
-        let pre_budget = match call::records(&pre_budget)? {
-            call::Records::Value(value) => value,
-            call::Records::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+        let pre_budget = match values::records(&pre_budget)? {
+            values::Records::Value(value) => value,
+            values::Records::Json(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
                 LroError::new(
                     ErrorCode::InvalidInput,
                     format!("input is not valid JSON: {e}"),
@@ -184,7 +175,12 @@ pub fn extract_tool_call(arguments: JsValue, config: JsValue) -> Result<JsValue,
             &stringify(&arguments, ErrorCode::InvalidArgument, "arguments")?
                 .unwrap_or_else(|| "null".into()),
         )
-        .map_err(|e| LroError::new(ErrorCode::InvalidArgument, format!("invalid arguments: {e}")))?;
+        .map_err(|e| {
+            LroError::new(
+                ErrorCode::InvalidArgument,
+                format!("invalid arguments: {e}"),
+            )
+        })?;
         let cancel = std::sync::atomic::AtomicBool::new(false);
         lro_js::to_value(&lro_mcp::extract_tool::call_result(
             lro,
