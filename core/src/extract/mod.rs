@@ -85,15 +85,27 @@ use crate::offload::Offloader;
 pub use batches::EXTRACT_STACK_BYTES;
 #[cfg(feature = "extract")]
 pub use lro_jq::{MAX_FILTER_BYTES, MAX_FILTER_NESTING};
-pub use request::{ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSpec};
 #[cfg(feature = "extract")]
 pub use request::Verb;
+pub use request::{ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSpec};
 
 /// A filter the engine refused is the request's `invalid_query`, with the engine's message.
 #[cfg(feature = "extract")]
 impl From<lro_jq::InvalidFilter> for LroError {
     fn from(error: lro_jq::InvalidFilter) -> Self {
         LroError::new(ErrorCode::InvalidQuery, error.message())
+    }
+}
+
+/// A structured query refused before the file was read keeps its code and message.
+#[cfg(feature = "extract")]
+impl From<lro_query::Error> for LroError {
+    fn from(error: lro_query::Error) -> Self {
+        let code = match error.kind() {
+            lro_query::ErrorKind::InvalidQuery => ErrorCode::InvalidQuery,
+            lro_query::ErrorKind::InvalidArgument => ErrorCode::InvalidArgument,
+        };
+        LroError::new(code, error.message())
     }
 }
 

@@ -3,9 +3,10 @@
 
 use serde_json::Value;
 
-use super::aggregate::Aggregate;
-use super::filter::{self, Filter, Path};
-use super::shape::{self, Projection, SortKey};
+use lro_query::aggregate::Aggregate;
+use lro_query::filter::{self, Filter, Path};
+use lro_query::shape::{self, Projection, SortKey};
+
 use crate::error::{ErrorCode, LroError, Result};
 use crate::extract::request::ExtractRequest;
 

@@ -13,11 +13,12 @@ use std::collections::BTreeSet;
 use jaq_json::Val;
 use serde_json::Value;
 
-use super::aggregate::{Aggregate, group_name};
+use lro_query::aggregate::{Aggregate, group_name};
+use lro_query::filter::{AllItem, CmpOp, Cond, ElemMatch, Filter, Path};
+use lro_query::order::{JQ_ORDER, jq_key, rank, to_json};
+use lro_query::shape::SortKey;
+
 use super::compiled::Query;
-use super::filter::{AllItem, CmpOp, Cond, ElemMatch, Filter, Path};
-use super::order::{JQ_ORDER, jq_key, rank, to_json};
-use super::shape::SortKey;
 use crate::recipes::shell_quote;
 
 const DEF_LEAVES: &str = r#"def _l($p): if ($p | length) == 0 then [.] elif type == "object" then (if has($p[0]) then (.[$p[0]] | _l($p[1:])) else [] end) elif type == "array" then (if ($p[0] | test("^(0|[1-9][0-9]*)$")) then (($p[0] | tonumber) as $i | if $i < length then (.[$i] | _l($p[1:])) else [] end) else (.[] | if type == "object" then _l($p) else [] end) end) else [] end;"#;

@@ -10,16 +10,9 @@
 //! The semantics, and where they part from MongoDB or its emulators, are in
 //! `docs/extraction.md` ("Structured queries").
 
-mod aggregate;
 mod compiled;
-mod decimal;
-mod filter;
 mod jq;
-mod matcher;
-mod order;
 mod scan;
-mod shape;
-mod suggest;
 
 use serde_json::Value;
 
@@ -28,8 +21,9 @@ use super::reader::LineReader;
 use super::request::ExtractRequest;
 use crate::error::Result;
 pub(crate) use compiled::Query;
-pub(crate) use filter::Path;
 pub(crate) use jq::MAX_JQ_COMMAND;
+use lro_query::filter::{self, Path};
+use lro_query::suggest;
 
 impl ExtractRequest {
     /// The request is a structured query: it has `where` or a field that shapes or
@@ -61,13 +55,6 @@ impl Query {
     /// a section); `None` past [`jq::MAX_JQ_COMMAND`] bytes.
     pub(crate) fn jq_command(&self, file: &str, window: Option<(u64, u64)>) -> Option<String> {
         jq::command(self, file, window)
-    }
-}
-
-impl Path {
-    /// The top-level field.
-    fn root(&self) -> &str {
-        self.text.split('.').next().unwrap_or(&self.text)
     }
 }
 

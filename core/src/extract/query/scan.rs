@@ -17,11 +17,12 @@ use lro_jq::{Clock, RecordParser};
 use lro_json::size::json_size;
 use serde_json::Value;
 
-use super::aggregate::{Accumulator, values_of};
+use lro_query::aggregate::{Accumulator, values_of};
+use lro_query::filter::Path;
+use lro_query::matcher::{Leaf, any_leaf};
+use lro_query::shape::{SortValue, compare_records, sort_value};
+
 use super::compiled::Query;
-use super::filter::Path;
-use super::matcher::{Leaf, any_leaf};
-use super::shape::{SortValue, compare_records, sort_value};
 use crate::error::{LroError, Result};
 use crate::extract::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use crate::extract::budget::Budget;
@@ -302,7 +303,7 @@ pub(crate) fn scan(
     paths: &[&Path],
 ) -> Result<Scanned> {
     let mode = match (&query.aggregate, query.sort.is_empty()) {
-        (Some(super::aggregate::Aggregate::Count), _) => Mode::Count,
+        (Some(lro_query::aggregate::Aggregate::Count), _) => Mode::Count,
         // Sorting matters to an aggregate only when skip or limit picks records.
         (Some(_), true) => Mode::Values,
         (Some(_), false) if query.skip == 0 && query.limit.is_none() => Mode::Values,

@@ -13,22 +13,26 @@ use std::collections::BTreeMap;
 use jaq_json::Val;
 use serde_json::{Map, Value};
 
-use super::filter::Path;
-use super::matcher::{Leaf, any_leaf};
-use super::order::{Ordered, equal, to_f64, to_json};
+use crate::filter::Path;
+use crate::matcher::{Leaf, any_leaf};
+use crate::order::{Ordered, equal, to_f64, to_json};
 
 /// Which aggregate, and on which field.
 #[derive(Debug)]
-pub(crate) enum Aggregate {
+pub enum Aggregate {
+    /// `count`: how many records match.
     Count,
+    /// `group_by`: how many matching records hold each value of the field.
     GroupBy(Path),
+    /// `distinct`: the field's distinct values, in order.
     Distinct(Path),
+    /// `stats`: count, min, max, sum and average of the field's values.
     Stats(Path),
 }
 
 impl Aggregate {
     /// The field the aggregate reads.
-    pub(crate) fn path(&self) -> Option<&Path> {
+    pub fn path(&self) -> Option<&Path> {
         match self {
             Self::Count => None,
             Self::GroupBy(p) | Self::Distinct(p) | Self::Stats(p) => Some(p),
@@ -37,7 +41,7 @@ impl Aggregate {
 }
 
 /// The values of `path` in `record`, in order (see the module documentation).
-pub(crate) fn values_of(record: &Val, path: &Path) -> Vec<Val> {
+pub fn values_of(record: &Val, path: &Path) -> Vec<Val> {
     let mut out = Vec::new();
     any_leaf(record, &path.parts, &mut |leaf| {
         match leaf {
@@ -51,15 +55,20 @@ pub(crate) fn values_of(record: &Val, path: &Path) -> Vec<Val> {
 }
 
 /// An aggregate being computed, record by record in file order.
-pub(crate) enum Accumulator {
+pub enum Accumulator {
+    /// The records counted so far.
     Count(u64),
+    /// Each value seen, with how many records held it.
     Groups(BTreeMap<Ordered, u64>),
+    /// Each value seen.
     Distinct(BTreeMap<Ordered, ()>),
+    /// The statistics so far.
     Stats(Stats),
 }
 
+/// The running statistics of a field's values (`stats`).
 #[derive(Default)]
-pub(crate) struct Stats {
+pub struct Stats {
     count: u64,
     min: Option<Val>,
     max: Option<Val>,
@@ -67,7 +76,8 @@ pub(crate) struct Stats {
 }
 
 impl Accumulator {
-    pub(crate) fn new(aggregate: &Aggregate) -> Self {
+    /// An empty accumulator for `aggregate`.
+    pub fn new(aggregate: &Aggregate) -> Self {
         match aggregate {
             Aggregate::Count => Self::Count(0),
             Aggregate::GroupBy(_) => Self::Groups(BTreeMap::new()),
@@ -77,7 +87,7 @@ impl Accumulator {
     }
 
     /// Adds one matching record, given by the values of the aggregate's field.
-    pub(crate) fn add(&mut self, values: Vec<Val>) {
+    pub fn add(&mut self, values: Vec<Val>) {
         match self {
             Self::Count(n) => *n += 1,
             Self::Groups(groups) => {
@@ -107,14 +117,14 @@ impl Accumulator {
                     if stats
                         .min
                         .as_ref()
-                        .is_none_or(|m| super::order::compare(&v, m).is_lt())
+                        .is_none_or(|m| crate::order::compare(&v, m).is_lt())
                     {
                         stats.min = Some(v.clone());
                     }
                     if stats
                         .max
                         .as_ref()
-                        .is_none_or(|m| super::order::compare(&v, m).is_gt())
+                        .is_none_or(|m| crate::order::compare(&v, m).is_gt())
                     {
                         stats.max = Some(v);
                     }
@@ -124,7 +134,7 @@ impl Accumulator {
     }
 
     /// The result: a number, or one JSON array (group_by, distinct), or one object (stats).
-    pub(crate) fn finish(self, aggregate: &Aggregate) -> Value {
+    pub fn finish(self, aggregate: &Aggregate) -> Value {
         match self {
             Self::Count(n) => Value::from(n),
             Self::Groups(groups) => {
@@ -176,7 +186,7 @@ fn jq_number(f: f64) -> Value {
 
 /// The group key name of a `group_by` field in its output objects: the path, or `value`
 /// when the path is `count` (the name of the count).
-pub(crate) fn group_name(path: &Path) -> &str {
+pub fn group_name(path: &Path) -> &str {
     if path.text == "count" {
         "value"
     } else {

@@ -9,7 +9,7 @@ const MAX_DEPTH: usize = 8;
 
 /// Every dotted field path of `records` (through objects, and through arrays into their
 /// element objects), first seen first.
-pub(crate) fn field_paths<'r>(records: impl Iterator<Item = &'r Value>) -> Vec<String> {
+pub fn field_paths<'r>(records: impl Iterator<Item = &'r Value>) -> Vec<String> {
     let mut paths = Vec::new();
     for record in records {
         collect(record, "", 0, &mut paths);
@@ -67,7 +67,7 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// The warning for `missing`, a path no record has, given the `known` paths.
-pub(crate) fn warning(missing: &str, known: &[String]) -> String {
+pub fn warning(missing: &str, known: &[String]) -> String {
     let last = |p: &str| p.rsplit('.').next().unwrap_or(p).to_lowercase();
     let mut scored: Vec<(usize, &String)> = known
         .iter()

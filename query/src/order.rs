@@ -14,7 +14,7 @@ use jaq_json::{Num, Val};
 use serde_json::Value;
 
 /// The bracket of a value; comparisons (`$gt`, ...) only match values of the same bracket.
-pub(crate) fn rank(v: &Val) -> u8 {
+pub fn rank(v: &Val) -> u8 {
     match v {
         Val::Null => 1,
         Val::Num(_) => 2,
@@ -26,7 +26,7 @@ pub(crate) fn rank(v: &Val) -> u8 {
 }
 
 /// A number as a double (what jq holds; exact for integers up to 2^53).
-pub(crate) fn to_f64(n: &Num) -> f64 {
+pub fn to_f64(n: &Num) -> f64 {
     match n {
         // Beyond 2^53 the nearest double, as jq reads it.
         #[allow(clippy::cast_precision_loss, reason = "jq's own conversion")]
@@ -43,7 +43,7 @@ fn num_cmp(a: &Num, b: &Num) -> Ordering {
         (Num::Float(x), Num::Float(y)) => x.partial_cmp(y).unwrap_or(Ordering::Equal),
         // A big integer or a decimal kept as text: exactly, by the digits (a double would
         // make 10^29 and 10^29 + 1 equal).
-        _ => super::decimal::compare(&num_text(a), &num_text(b))
+        _ => crate::decimal::compare(&num_text(a), &num_text(b))
             .unwrap_or_else(|| to_f64(a).partial_cmp(&to_f64(b)).unwrap_or(Ordering::Equal)),
     }
 }
@@ -65,7 +65,7 @@ fn bytes(v: &Val) -> &[u8] {
 }
 
 /// The total order of values described in the module documentation.
-pub(crate) fn compare(a: &Val, b: &Val) -> Ordering {
+pub fn compare(a: &Val, b: &Val) -> Ordering {
     rank(a).cmp(&rank(b)).then_with(|| match (a, b) {
         (Val::Num(x), Val::Num(y)) => num_cmp(x, y),
         (Val::Bool(x), Val::Bool(y)) => x.cmp(y),
@@ -92,13 +92,13 @@ pub(crate) fn compare(a: &Val, b: &Val) -> Ordering {
 }
 
 /// Equality as MongoDB matches values.
-pub(crate) fn equal(a: &Val, b: &Val) -> bool {
+pub fn equal(a: &Val, b: &Val) -> bool {
     rank(a) == rank(b) && compare(a, b).is_eq()
 }
 
 /// A value wrapped in [`compare`]'s order, for sorted maps and sorting.
 #[derive(Debug, Clone)]
-pub(crate) struct Ordered(pub(crate) Val);
+pub struct Ordered(pub Val);
 
 impl PartialEq for Ordered {
     fn eq(&self, other: &Self) -> bool {
@@ -121,14 +121,22 @@ impl Ord for Ordered {
 /// `int` (a `long` beyond 32 bits, a `double` beyond 63), any other a `double`; JSON keeps
 /// `3.0` no more apart from `3` than jq does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BsonType {
+pub enum BsonType {
+    /// `double` (1): a number not integral, or integral beyond 63 bits.
     Double,
+    /// `string` (2).
     String,
+    /// `object` (3).
     Object,
+    /// `array` (4).
     Array,
+    /// `bool` (8).
     Bool,
+    /// `null` (10).
     Null,
+    /// `int` (16): an integral number within 32 bits.
     Int,
+    /// `long` (18): an integral number within 64 bits, beyond 32.
     Long,
     /// Any number.
     Number,
@@ -141,7 +149,7 @@ const INT64: f64 = 9_223_372_036_854_775_808.0;
 
 impl BsonType {
     /// A `$type` operand: an alias (`"string"`) or a BSON type number (`2`).
-    pub(crate) fn from_json(v: &Value) -> Option<Self> {
+    pub fn from_json(v: &Value) -> Option<Self> {
         let t = match v {
             Value::String(name) => match name.as_str() {
                 "double" => Self::Double,
@@ -187,7 +195,7 @@ impl BsonType {
     }
 
     /// `v` is of this type.
-    pub(crate) fn holds(self, v: &Val) -> bool {
+    pub fn holds(self, v: &Val) -> bool {
         match (self, v) {
             (Self::String, Val::TStr(_) | Val::BStr(_))
             | (Self::Object, Val::Obj(_))
@@ -211,7 +219,7 @@ impl BsonType {
     }
 
     /// A jq test of `.` for this type (jq 1.6 holds numbers as doubles).
-    pub(crate) fn jq_test(self) -> &'static str {
+    pub fn jq_test(self) -> &'static str {
         match self {
             Self::Double => {
                 r#"(type == "number" and (. != floor or . < -9223372036854775808 or . >= 9223372036854775808))"#
@@ -235,10 +243,10 @@ impl BsonType {
 
 /// The jq definitions of the order: `_r` (the bracket) and `_k` (a key whose jq order is
 /// [`compare`]'s, so jq's `==`, `<`, `sort_by` and `group_by` on keys follow MongoDB).
-pub(crate) const JQ_ORDER: &str = r#"def _r: if type == "null" then 1 elif type == "number" then 2 elif type == "string" then 3 elif type == "object" then 4 elif type == "array" then 5 else 8 end; def _k: if type == "object" then [4, [to_entries[] | [(.value | _r), .key, (.value | _k)]]] elif type == "array" then [5, map(_k)] else [_r, .] end;"#;
+pub const JQ_ORDER: &str = r#"def _r: if type == "null" then 1 elif type == "number" then 2 elif type == "string" then 3 elif type == "object" then 4 elif type == "array" then 5 else 8 end; def _k: if type == "object" then [4, [to_entries[] | [(.value | _r), .key, (.value | _k)]]] elif type == "array" then [5, map(_k)] else [_r, .] end;"#;
 
 /// [`JQ_ORDER`]'s `_k` of `v`, computed here, as a JSON literal for jq programs.
-pub(crate) fn jq_key(v: &Val) -> Value {
+pub fn jq_key(v: &Val) -> Value {
     match v {
         Val::Obj(map) => Value::Array(vec![
             Value::from(4),
@@ -263,7 +271,7 @@ pub(crate) fn jq_key(v: &Val) -> Value {
 }
 
 /// `v` as JSON, as extraction prints values (jq's way: `3.0` is `3`).
-pub(crate) fn to_json(v: &Val) -> Value {
+pub fn to_json(v: &Val) -> Value {
     lro_jq::convert::to_value_sized(v).map_or(Value::Null, |(value, _)| value)
 }
 

@@ -14,22 +14,20 @@
 
 use jaq_json::Val;
 
-use super::filter::{AllItem, CmpOp, Cond, ElemMatch, Filter, Part};
-use super::order::{compare, equal, rank};
+use crate::filter::{AllItem, CmpOp, Cond, ElemMatch, Filter, Part};
+use crate::order::{compare, equal, rank};
 
 /// What a path reaches.
 #[derive(Clone, Copy)]
-pub(crate) enum Leaf<'v> {
+pub enum Leaf<'v> {
+    /// No value: a key absent, an index past the end, a step into a scalar.
     Missing,
+    /// The value there.
     Value(&'v Val),
 }
 
 /// Calls `f` on each leaf of `parts` from `v` until it returns `true`; whether it did.
-pub(crate) fn any_leaf<'v>(
-    v: &'v Val,
-    parts: &[Part],
-    f: &mut dyn FnMut(Leaf<'v>) -> bool,
-) -> bool {
+pub fn any_leaf<'v>(v: &'v Val, parts: &[Part], f: &mut dyn FnMut(Leaf<'v>) -> bool) -> bool {
     let Some((first, rest)) = parts.split_first() else {
         return f(Leaf::Value(v));
     };
@@ -69,7 +67,7 @@ type Leaves<'a, 'v> = &'a dyn Fn(&mut dyn FnMut(Leaf<'v>) -> bool) -> bool;
 
 impl Filter {
     /// `record` matches.
-    pub(crate) fn matches<'v>(&self, record: &'v Val) -> bool {
+    pub fn matches<'v>(&self, record: &'v Val) -> bool {
         match self {
             Self::Always => true,
             Self::And(all) => all.iter().all(|f| f.matches(record)),
@@ -169,7 +167,7 @@ impl ElemMatch {
 
 #[cfg(test)]
 mod tests {
-    use super::super::filter::parse;
+    use crate::filter::parse;
     use lro_jq::convert::parse_val;
     use serde_json::{Value, json};
 
@@ -278,7 +276,7 @@ mod tests {
             (json!([1]), "where"),
         ] {
             let err = parse(&filter).unwrap_err();
-            assert_eq!(err.code(), crate::ErrorCode::InvalidQuery, "{filter}");
+            assert_eq!(err.kind(), crate::ErrorKind::InvalidQuery, "{filter}");
             assert!(
                 err.message().starts_with(part),
                 "{filter}: {}",

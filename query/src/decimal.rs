@@ -59,7 +59,7 @@ impl Decimal {
 }
 
 /// The order of two JSON number texts by value; `None` when one is not a finite number.
-pub(crate) fn compare(a: &str, b: &str) -> Option<Ordering> {
+pub fn compare(a: &str, b: &str) -> Option<Ordering> {
     let (a, b) = (Decimal::parse(a)?, Decimal::parse(b)?);
     Some(match (a.negative, b.negative) {
         (false, true) => Ordering::Greater,

@@ -5,12 +5,12 @@
 //! message names where in the document it is (`where.tags.$size: ...`).
 
 use jaq_json::Val;
+use lro_jq::convert::parse_val;
 use regex::bytes::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
 
-use super::order::BsonType;
-use crate::error::{ErrorCode, LroError, Result};
-use crate::extract::program::value_to_val;
+use crate::error::{Error, ErrorKind, Result};
+use crate::order::BsonType;
 
 /// Deepest nesting of `$and`/`$or`/`$nor`/`$not`/`$elemMatch` a filter may have.
 const MAX_DEPTH: usize = 32;
@@ -21,7 +21,7 @@ const MAX_PATTERN_BYTES: usize = 16 * 1024;
 
 /// A filter document.
 #[derive(Debug)]
-pub(crate) enum Filter {
+pub enum Filter {
     /// `{}`: every record.
     Always,
     /// Every sub-filter holds (a document of several keys, or `$and`).
@@ -36,79 +36,102 @@ pub(crate) enum Filter {
 
 /// One component of a dotted path.
 #[derive(Debug, Clone)]
-pub(crate) struct Part {
+pub struct Part {
     /// The component as an object key.
-    pub(crate) key: Val,
+    pub key: Val,
     /// The component as an array position, when it is one (`0`, `12`; not `01`).
-    pub(crate) index: Option<usize>,
+    pub index: Option<usize>,
 }
 
 /// A dotted path (`provenance.confidence`, `tags.0`).
 #[derive(Debug, Clone)]
-pub(crate) struct Path {
+pub struct Path {
     /// As written.
-    pub(crate) text: String,
-    pub(crate) parts: Vec<Part>,
+    pub text: String,
+    /// Its components, in order.
+    pub parts: Vec<Part>,
 }
 
 /// Comparison operators, on values of the same type bracket.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum CmpOp {
+pub enum CmpOp {
+    /// `$gt`.
     Gt,
+    /// `$gte`.
     Gte,
+    /// `$lt`.
     Lt,
+    /// `$lte`.
     Lte,
 }
 
 /// A condition on the values at a path.
 #[derive(Debug)]
-pub(crate) enum Cond {
+pub enum Cond {
+    /// `$eq` (or a plain value): a value, or an array element, equals it.
     Eq(Val),
+    /// `$ne`: no value nor array element equals it.
     Ne(Val),
+    /// `$gt`, `$gte`, `$lt`, `$lte`: a value of the same type bracket compares so.
     Cmp(CmpOp, Val),
+    /// `$in`: a value equals one of these.
     In(Vec<Val>),
+    /// `$nin`: no value equals any of these.
     Nin(Vec<Val>),
+    /// `$exists`: the path has a value (`true`) or has none (`false`).
     Exists(bool),
+    /// `$type`: a value is of one of these types.
     Type(Vec<BsonType>),
+    /// `$regex` (with `$options`): a string value matches the pattern.
     Regex(Box<Pattern>),
+    /// `$size`: the value is an array of this length.
     Size(usize),
+    /// `$all`: the array holds every item.
     All(Vec<AllItem>),
+    /// `$elemMatch`: one array element matches.
     ElemMatch(Box<ElemMatch>),
+    /// `$not`: the conditions do not all hold.
     Not(Vec<Cond>),
 }
 
 /// An item of `$all`: a value the array must hold, or an `$elemMatch` one element must match.
 #[derive(Debug)]
-pub(crate) enum AllItem {
+pub enum AllItem {
+    /// A value the array must hold.
     Value(Val),
+    /// An `$elemMatch` one element must match.
     ElemMatch(ElemMatch),
 }
 
 /// `$elemMatch`: conditions on each element itself, or a filter on element documents.
 #[derive(Debug)]
-pub(crate) enum ElemMatch {
+pub enum ElemMatch {
+    /// Operators on the element itself (`{"$gt": 3}`).
     Values(Vec<Cond>),
+    /// A filter document on the element (`{"kind": "a"}`).
     Document(Filter),
 }
 
 /// A compiled `$regex` with its `$options`.
 #[derive(Debug)]
-pub(crate) struct Pattern {
-    pub(crate) source: String,
+pub struct Pattern {
+    /// The pattern as written.
+    pub source: String,
     /// The options, in the order `imsx`, as the inline flags `(?ims)` take them.
-    pub(crate) flags: String,
-    pub(crate) regex: Regex,
+    pub flags: String,
+    /// The compiled pattern, the flags applied.
+    pub regex: Regex,
 }
 
-fn bad(at: &str, why: impl std::fmt::Display) -> LroError {
-    LroError::new(ErrorCode::InvalidQuery, format!("{at}: {why}"))
+fn bad(at: &str, why: impl std::fmt::Display) -> Error {
+    Error::new(ErrorKind::InvalidQuery, format!("{at}: {why}"))
 }
 
 const FIELD_OPERATORS: &str = "$eq, $ne, $gt, $gte, $lt, $lte, $in, $nin, $exists, $type, $regex \
     (with $options), $all, $size, $elemMatch, $not";
 
 /// Reads a filter document (the request's `where`).
-pub(crate) fn parse(doc: &Value) -> Result<Filter> {
+pub fn parse(doc: &Value) -> Result<Filter> {
     match doc {
         Value::Object(map) => document(map, "where", 0),
         other => Err(bad(
@@ -182,7 +205,7 @@ fn logical(value: &Value, at: &str, depth: usize) -> Result<Vec<Filter>> {
 }
 
 /// Parses a dotted field path.
-pub(crate) fn path(text: &str, at: &str) -> Result<Path> {
+pub fn path(text: &str, at: &str) -> Result<Path> {
     if text.is_empty() {
         return Err(bad(at, "a field name cannot be empty"));
     }
@@ -300,7 +323,8 @@ fn operators(map: &Map<String, Value>, at: &str, depth: usize) -> Result<Vec<Con
 }
 
 fn val(value: &Value, at: &str) -> Result<Val> {
-    value_to_val(value).map_err(|e| bad(at, e.message()))
+    let text = serde_json::to_vec(value).unwrap_or_default();
+    parse_val(&text).map_err(|e| bad(at, format!("parameter value {value}: {e}")))
 }
 
 fn values(operand: &Value, at: &str) -> Result<Vec<Val>> {
@@ -422,10 +446,17 @@ fn elem_match(operand: &Value, at: &str, depth: usize) -> Result<ElemMatch> {
     }
 }
 
+impl Path {
+    /// The top-level field.
+    pub fn root(&self) -> &str {
+        self.text.split('.').next().unwrap_or(&self.text)
+    }
+}
+
 impl Filter {
     /// Every path the filter reads, in order of appearance (nested `$elemMatch` documents
     /// read paths below their array's path: those are not listed).
-    pub(crate) fn paths<'f>(&'f self, out: &mut Vec<&'f Path>) {
+    pub fn paths<'f>(&'f self, out: &mut Vec<&'f Path>) {
         match self {
             Self::Always => {}
             Self::And(all) | Self::Or(all) | Self::Nor(all) => {

@@ -8,35 +8,36 @@
 //! have no `_id`.
 //!
 //! `sort` is `{"created": -1, "title": 1}` (keys in order), or `"-created"`, or a list of
-//! such names. MongoDB's sort order: the values of the path in [`super::order`]'s order,
+//! such names. MongoDB's sort order: the values of the path in [`crate::order`]'s order,
 //! an array by its smallest element ascending and its largest descending, an empty array
 //! before null, a missing field as null; ties keep the file's order.
 
 use jaq_json::Val;
 use serde_json::{Map, Value};
 
-use super::filter::{Path, path};
-use super::matcher::{Leaf, any_leaf};
-use super::order::compare;
-use crate::error::{ErrorCode, LroError, Result};
+use crate::error::{Error, ErrorKind, Result};
+use crate::filter::{Path, path};
+use crate::matcher::{Leaf, any_leaf};
+use crate::order::compare;
 
-fn bad(what: &str, why: impl std::fmt::Display) -> LroError {
-    LroError::new(ErrorCode::InvalidArgument, format!("{what}: {why}"))
+fn bad(what: &str, why: impl std::fmt::Display) -> Error {
+    Error::new(ErrorKind::InvalidArgument, format!("{what}: {why}"))
 }
 
 /// Which fields of a record to keep, or to drop, as a tree of path components.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) struct Projection {
+pub struct Projection {
     /// `true`: keep only these paths; `false`: drop them.
-    pub(crate) include: bool,
-    pub(crate) tree: Tree,
+    pub include: bool,
+    /// The paths as a tree of keys.
+    pub tree: Tree,
     /// The paths as given.
-    pub(crate) paths: Vec<String>,
+    pub paths: Vec<String>,
 }
 
 /// Path components: `None` ends a path (the whole value), `Some` goes on below.
 #[derive(Debug, Clone, PartialEq, Default)]
-pub(crate) struct Tree(pub(crate) Vec<(String, Option<Tree>)>);
+pub struct Tree(pub Vec<(String, Option<Tree>)>);
 
 impl Tree {
     fn get(&self, key: &str) -> Option<&Option<Tree>> {
@@ -66,7 +67,7 @@ impl Tree {
     }
 
     /// The tree as the JSON literal the jq equivalent takes (`{"a": true, "b": {"c": true}}`).
-    pub(crate) fn to_json(&self) -> Value {
+    pub fn to_json(&self) -> Value {
         Value::Object(
             self.0
                 .iter()
@@ -83,7 +84,7 @@ impl Tree {
 
 impl Projection {
     /// Reads `fields`.
-    pub(crate) fn parse(spec: &Value) -> Result<Self> {
+    pub fn parse(spec: &Value) -> Result<Self> {
         let (include, paths): (bool, Vec<String>) = match spec {
             Value::String(list) => (true, list.split(',').map(|s| s.trim().to_owned()).collect()),
             Value::Array(items) => (
@@ -148,12 +149,12 @@ impl Projection {
     }
 
     /// The top-level fields the projection reads.
-    pub(crate) fn roots(&self) -> impl Iterator<Item = &str> {
+    pub fn roots(&self) -> impl Iterator<Item = &str> {
         self.tree.0.iter().map(|(k, _)| k.as_str())
     }
 
     /// `record` projected. A record that is not an object is left as it is.
-    pub(crate) fn apply(&self, record: Value) -> Value {
+    pub fn apply(&self, record: Value) -> Value {
         match record {
             Value::Object(map) if self.include => Value::Object(keep_object(map, &self.tree)),
             Value::Object(map) => Value::Object(drop_object(map, &self.tree)),
@@ -223,13 +224,15 @@ fn drop_value(value: Value, tree: &Tree) -> Value {
 
 /// One sort key: a path and a direction.
 #[derive(Debug)]
-pub(crate) struct SortKey {
-    pub(crate) path: Path,
-    pub(crate) descending: bool,
+pub struct SortKey {
+    /// The field sorted on.
+    pub path: Path,
+    /// `true`: largest first.
+    pub descending: bool,
 }
 
 /// Reads `sort`.
-pub(crate) fn parse_sort(spec: &Value) -> Result<Vec<SortKey>> {
+pub fn parse_sort(spec: &Value) -> Result<Vec<SortKey>> {
     let named = |name: &str| -> Result<SortKey> {
         let (text, descending) = match name.trim().strip_prefix('-') {
             Some(rest) => (rest, true),
@@ -286,10 +289,10 @@ pub(crate) fn parse_sort(spec: &Value) -> Result<Vec<SortKey>> {
 }
 
 /// The sort value of a record for one key; `None` is an empty array, before everything.
-pub(crate) type SortValue = Option<Val>;
+pub type SortValue = Option<Val>;
 
 /// The value `record` sorts by for `key`.
-pub(crate) fn sort_value(record: &Val, key: &SortKey) -> SortValue {
+pub fn sort_value(record: &Val, key: &SortKey) -> SortValue {
     let mut best: Option<SortValue> = None;
     let mut consider = |candidate: SortValue| {
         let better = match &best {
@@ -316,7 +319,7 @@ pub(crate) fn sort_value(record: &Val, key: &SortKey) -> SortValue {
 }
 
 /// The order of sort values.
-pub(crate) fn compare_sort(a: &SortValue, b: &SortValue) -> std::cmp::Ordering {
+pub fn compare_sort(a: &SortValue, b: &SortValue) -> std::cmp::Ordering {
     match (a, b) {
         (None, None) => std::cmp::Ordering::Equal,
         (None, Some(_)) => std::cmp::Ordering::Less,
@@ -326,11 +329,7 @@ pub(crate) fn compare_sort(a: &SortValue, b: &SortValue) -> std::cmp::Ordering {
 }
 
 /// Orders two records' sort values by the keys, in order.
-pub(crate) fn compare_records(
-    keys: &[SortKey],
-    a: &[SortValue],
-    b: &[SortValue],
-) -> std::cmp::Ordering {
+pub fn compare_records(keys: &[SortKey], a: &[SortValue], b: &[SortValue]) -> std::cmp::Ordering {
     keys.iter()
         .zip(a.iter().zip(b))
         .map(|(key, (x, y))| {
@@ -373,7 +372,7 @@ mod tests {
             json!(3),
         ] {
             let err = Projection::parse(&bad).unwrap_err();
-            assert_eq!(err.code(), ErrorCode::InvalidArgument, "{bad}");
+            assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{bad}");
             assert!(err.message().starts_with("fields: "), "{}", err.message());
         }
     }
@@ -386,11 +385,11 @@ mod tests {
         let desc = key(json!("-a"));
         let r = v(json!({"a": [3, 1, "x"]}));
         assert_eq!(
-            sort_value(&r, &asc).map(|x| super::super::order::to_json(&x)),
+            sort_value(&r, &asc).map(|x| crate::order::to_json(&x)),
             Some(json!(1))
         );
         assert_eq!(
-            sort_value(&r, &desc).map(|x| super::super::order::to_json(&x)),
+            sort_value(&r, &desc).map(|x| crate::order::to_json(&x)),
             Some(json!("x"))
         );
         assert_eq!(sort_value(&v(json!({"a": []})), &asc), None);
@@ -398,8 +397,8 @@ mod tests {
         assert_eq!(parse_sort(&json!("-created,title")).unwrap().len(), 2);
         for bad in [json!({"a": 2}), json!([]), json!(""), json!(3)] {
             assert_eq!(
-                parse_sort(&bad).unwrap_err().code(),
-                ErrorCode::InvalidArgument,
+                parse_sort(&bad).unwrap_err().kind(),
+                ErrorKind::InvalidArgument,
                 "{bad}"
             );
         }
