@@ -1,4 +1,4 @@
-//! Why a query was refused: its kind (which argument was wrong) and a message for the agent.
+//! Why a query was refused or a run failed: its kind and a message for the agent.
 
 use std::fmt;
 
@@ -10,10 +10,14 @@ pub enum ErrorKind {
     InvalidQuery,
     /// Another argument (`fields`, `sort`) or a value in the query is not valid.
     InvalidArgument,
+    /// A jq filter failed on a record (an error it raised, a value it could not handle).
+    QueryFailed,
+    /// A run went past a bound: memory, value depth, recursion.
+    ResourceLimit,
 }
 
-/// A query refused before any record was read: its [`ErrorKind`] and a message naming the
-/// place in the query (`where.age.$gt: ...`, `sort: ...`).
+/// A query refused before any record was read, with a message naming the place in the query
+/// (`where.age.$gt: ...`, `sort: ...`), or a filter that failed on a record.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Error {
     kind: ErrorKind,

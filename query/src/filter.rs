@@ -5,12 +5,12 @@
 //! message names where in the document it is (`where.tags.$size: ...`).
 
 use jaq_json::Val;
-use lro_jq::convert::parse_val;
 use regex::bytes::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::order::BsonType;
+use crate::program::value_to_val;
 
 /// Deepest nesting of `$and`/`$or`/`$nor`/`$not`/`$elemMatch` a filter may have.
 const MAX_DEPTH: usize = 32;
@@ -323,8 +323,7 @@ fn operators(map: &Map<String, Value>, at: &str, depth: usize) -> Result<Vec<Con
 }
 
 fn val(value: &Value, at: &str) -> Result<Val> {
-    let text = serde_json::to_vec(value).unwrap_or_default();
-    parse_val(&text).map_err(|e| bad(at, format!("parameter value {value}: {e}")))
+    value_to_val(value).map_err(|e| bad(at, e.message()))
 }
 
 fn values(operand: &Value, at: &str) -> Result<Vec<Val>> {

@@ -5,7 +5,8 @@
 //! values ([`filter::Filter::matches`]); values compared in MongoDB's order across types
 //! ([`order`]); records projected ([`shape::Projection`]) and sorted ([`shape::parse_sort`]);
 //! summaries (`count`, `group_by`, `distinct`, `stats`) accumulated ([`aggregate`]); and, for a
-//! field no record has, a warning with the closest names ([`suggest`]).
+//! field no record has, a warning with the closest names ([`suggest`]). A jq filter runs on
+//! one record at a time through [`program`], its failures and trips named as errors.
 //!
 //! ```
 //! use lro_jq::convert::parse_val;
@@ -43,6 +44,7 @@ mod error;
 pub mod filter;
 pub mod matcher;
 pub mod order;
+pub mod program;
 pub mod shape;
 pub mod suggest;
 

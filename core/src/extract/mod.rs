@@ -51,8 +51,6 @@ pub(crate) mod fuzz_checks;
 #[cfg(feature = "extract")]
 mod lines;
 #[cfg(feature = "extract")]
-mod program;
-#[cfg(feature = "extract")]
 mod query;
 #[cfg(feature = "extract")]
 mod reader;
@@ -97,13 +95,15 @@ impl From<lro_jq::InvalidFilter> for LroError {
     }
 }
 
-/// A structured query refused before the file was read keeps its code and message.
+/// A query refused, or a filter failed, keeps its code and message.
 #[cfg(feature = "extract")]
 impl From<lro_query::Error> for LroError {
     fn from(error: lro_query::Error) -> Self {
         let code = match error.kind() {
             lro_query::ErrorKind::InvalidQuery => ErrorCode::InvalidQuery,
             lro_query::ErrorKind::InvalidArgument => ErrorCode::InvalidArgument,
+            lro_query::ErrorKind::QueryFailed => ErrorCode::QueryFailed,
+            lro_query::ErrorKind::ResourceLimit => ErrorCode::ResourceLimit,
         };
         LroError::new(code, error.message())
     }

@@ -24,9 +24,10 @@ use serde_json::Value;
 
 use lro_jq::{Clock, Flow, Guard, Program, RecordParser};
 
+use lro_query::program::{run_one, vars_of};
+
 use super::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use super::budget::Budget;
-use super::program::{run_one, vars_of};
 use super::reader::{LineReader, Pending, invalid_record};
 use crate::config::ExtractLimits;
 use crate::error::{LroError, Result};
@@ -117,7 +118,7 @@ impl<'p> Runner<'p> {
                 Ok(Flow::Stop) if full => End::Done,
                 Ok(Flow::Stop) => End::Halt,
                 Ok(Flow::Tripped(_)) => End::Time,
-                Err(e) => End::Failed(e),
+                Err(e) => End::Failed(e.into()),
             };
             return Outcome { outputs, end };
         }
@@ -178,7 +179,7 @@ pub(crate) fn run(
                 Ok(runner) => runner.run(batch),
                 Err(e) => Outcome {
                     outputs: Vec::new(),
-                    end: End::Failed(e.clone()),
+                    end: End::Failed(e.clone().into()),
                 },
             }
         };

@@ -8,8 +8,9 @@ use jaq_json::Val;
 use lro_jq::{Clock, Flow, Guard, Program, RecordParser, is_var_name};
 use serde_json::{Map, Value};
 
+use lro_query::program::{run_one, vars_of};
+
 use super::budget::Budget;
-use super::program::{run_one, vars_of};
 use super::reader::{LineReader, Pending, invalid_record, is_blank};
 use super::recipe;
 use super::records;

@@ -9,18 +9,20 @@ use lro_jq::convert::{parse_val, to_value_capped};
 use lro_jq::{Flow, Guard, Program, RunError, Trip};
 use serde_json::Value;
 
-use crate::error::{ErrorCode, LroError, Result};
+use crate::error::{Error, ErrorKind, Result};
 
 /// The engine values of filter variables.
-pub(crate) fn vars_of(values: &[Value]) -> Result<Vec<Val>> {
+pub fn vars_of(values: &[Value]) -> Result<Vec<Val>> {
     values.iter().map(value_to_val).collect()
 }
 
-pub(crate) fn value_to_val(value: &Value) -> Result<Val> {
+/// The engine value of a JSON value (a parameter, an operand), numbers keeping their digits;
+/// `invalid_argument` for one the engine cannot hold (nested too deep).
+pub fn value_to_val(value: &Value) -> Result<Val> {
     let text = serde_json::to_vec(value).unwrap_or_default();
     parse_val(&text).map_err(|e| {
-        LroError::new(
-            ErrorCode::InvalidArgument,
+        Error::new(
+            ErrorKind::InvalidArgument,
             format!("parameter value {value}: {e}"),
         )
     })
@@ -33,7 +35,7 @@ pub(crate) fn value_to_val(value: &Value) -> Result<Val> {
 /// `Ok(Flow::Stop)`: the sink refused an output, or the filter called `halt`;
 /// `Ok(Flow::Tripped(Trip::Time))`: the time is up. A failing filter is `query_failed`;
 /// recursion too deep, a value nested too deep and the memory bound are `resource_limit`.
-pub(crate) fn run_one(
+pub fn run_one(
     program: &Program,
     input: Val,
     vars: &[Val],
@@ -67,23 +69,23 @@ pub(crate) fn run_one(
         )))
     });
     if let Some(e) = convert_error {
-        return Err(LroError::new(
-            ErrorCode::ResourceLimit,
+        return Err(Error::new(
+            ErrorKind::ResourceLimit,
             format!("jq filter output{}: {e}", at()),
         ));
     }
     match outcome {
         Ok(Flow::Tripped(trip)) if trip.is_bound() => Err(bound_error(trip, room, &at())),
         Ok(flow) => Ok(flow),
-        Err(RunError(message)) => Err(LroError::new(
-            ErrorCode::QueryFailed,
+        Err(RunError(message)) => Err(Error::new(
+            ErrorKind::QueryFailed,
             format!("jq filter failed{}: {message}", at()),
         )),
     }
 }
 
 /// The `resource_limit` error of a bound the filter went past.
-pub(crate) fn bound_error(trip: Trip, max_memory: u64, at: &str) -> LroError {
+fn bound_error(trip: Trip, max_memory: u64, at: &str) -> Error {
     let what = match trip {
         Trip::Stack => "recursion too deep (does a definition call itself without end?)".to_owned(),
         Trip::Depth => format!(
@@ -98,8 +100,8 @@ pub(crate) fn bound_error(trip: Trip, max_memory: u64, at: &str) -> LroError {
             )
         }
     };
-    LroError::new(
-        ErrorCode::ResourceLimit,
+    Error::new(
+        ErrorKind::ResourceLimit,
         format!("jq filter stopped{at}: {what}"),
     )
 }
