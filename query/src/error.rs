@@ -1,6 +1,7 @@
 //! Why a query was refused or a run failed: its kind and a message for the agent.
 
 use std::fmt;
+use std::sync::Arc;
 
 /// What was wrong with a query.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -14,14 +15,20 @@ pub enum ErrorKind {
     QueryFailed,
     /// A run went past a bound: memory, value depth, recursion.
     ResourceLimit,
+    /// A record line is not JSON.
+    InvalidInput,
+    /// The source of the lines failed; [`Error::io_error`] has the error.
+    Io,
 }
 
 /// A query refused before any record was read, with a message naming the place in the query
-/// (`where.age.$gt: ...`, `sort: ...`), or a filter that failed on a record.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// (`where.age.$gt: ...`, `sort: ...`), a filter that failed on a record, or a line that
+/// could not be read or is not JSON.
+#[derive(Debug, Clone)]
 pub struct Error {
     kind: ErrorKind,
     message: String,
+    io: Option<Arc<std::io::Error>>,
 }
 
 impl Error {
@@ -30,7 +37,22 @@ impl Error {
         Self {
             kind,
             message: message.into(),
+            io: None,
         }
+    }
+
+    /// The error of a source of lines that failed to read.
+    pub fn io(error: std::io::Error) -> Self {
+        Self {
+            kind: ErrorKind::Io,
+            message: format!("cannot read the input: {error}"),
+            io: Some(Arc::new(error)),
+        }
+    }
+
+    /// The read error, for an [`ErrorKind::Io`] error.
+    pub fn io_error(&self) -> Option<&std::io::Error> {
+        self.io.as_deref()
     }
 
     /// What was wrong.

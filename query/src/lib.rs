@@ -6,7 +6,8 @@
 //! ([`order`]); records projected ([`shape::Projection`]) and sorted ([`shape::parse_sort`]);
 //! summaries (`count`, `group_by`, `distinct`, `stats`) accumulated ([`aggregate`]); and, for a
 //! field no record has, a warning with the closest names ([`suggest`]). A jq filter runs on
-//! one record at a time through [`program`], its failures and trips named as errors.
+//! one record at a time through [`program`], its failures and trips named as errors, over
+//! the lines [`reader::LineReader`] reads from any `std::io::Read` within a byte limit.
 //!
 //! ```
 //! use lro_jq::convert::parse_val;
@@ -45,6 +46,7 @@ pub mod filter;
 pub mod matcher;
 pub mod order;
 pub mod program;
+pub mod reader;
 pub mod shape;
 pub mod suggest;
 

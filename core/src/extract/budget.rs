@@ -5,9 +5,9 @@
 
 use lro_jq::Deadline;
 use lro_json::size::json_size;
+use lro_query::reader::LineReader;
 use serde_json::Value;
 
-use super::reader::LineReader;
 use super::request::ExtractResponse;
 use crate::config::ExtractLimits;
 

@@ -8,9 +8,9 @@
 //! scores are never written), so it is `null` here.
 
 use lro_jq::Deadline;
+use lro_query::reader::LineReader;
+use lro_query::reader::is_blank;
 
-use super::reader::LineReader;
-use super::reader::is_blank;
 use super::recipe::kind_of_header;
 use super::request::ExtractResponse;
 use crate::config::DescriptorProfile;

@@ -2,9 +2,9 @@
 //! merge) against parsing each line on its own, and filters under the sandbox's bounds.
 
 use lro_jq::convert::{parse_val, to_value_sized};
+use lro_query::reader::is_blank;
 use serde_json::Value;
 
-use super::reader::is_blank;
 use super::request::ExtractRequest;
 use crate::config::{ExtractLimits, OffloadConfig};
 use crate::error::ErrorCode;

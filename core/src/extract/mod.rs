@@ -53,8 +53,6 @@ mod lines;
 #[cfg(feature = "extract")]
 mod query;
 #[cfg(feature = "extract")]
-mod reader;
-#[cfg(feature = "extract")]
 mod recipe;
 #[cfg(feature = "extract")]
 mod records;
@@ -104,6 +102,13 @@ impl From<lro_query::Error> for LroError {
             lro_query::ErrorKind::InvalidArgument => ErrorCode::InvalidArgument,
             lro_query::ErrorKind::QueryFailed => ErrorCode::QueryFailed,
             lro_query::ErrorKind::ResourceLimit => ErrorCode::ResourceLimit,
+            lro_query::ErrorKind::InvalidInput => ErrorCode::InvalidInput,
+            lro_query::ErrorKind::Io => {
+                if let Some(io) = error.io_error() {
+                    return LroError::from_io(io, "cannot read the offload file");
+                }
+                ErrorCode::Io
+            }
         };
         LroError::new(code, error.message())
     }
@@ -175,7 +180,8 @@ impl<H: Host> Offloader<H> {
                 .cancelled_by(cancel);
         let mut budget = budget::Budget::new(&self.config.extract, &deadline);
         let reader = file.open(&self.host, file_path)?.reader;
-        let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        let mut lines =
+            lro_query::reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         if let Verb::Describe = verb {
             return describe::describe_file(
                 self,
@@ -237,7 +243,8 @@ impl<H: Host> Offloader<H> {
     ) -> Result<u64> {
         let file = self.offload_file(file_path)?;
         let reader = file.open(&self.host, file_path)?.reader;
-        let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        let mut lines =
+            lro_query::reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         if let Some(name) = section {
             let section = section_named(lines.header()?.as_deref(), name)?;
             lines.window(section.first_line as u64, section.last_line() as u64)?;
@@ -252,7 +259,8 @@ impl<H: Host> Offloader<H> {
             return Vec::new();
         };
         let reader = opened.reader;
-        let mut lines = reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        let mut lines =
+            lro_query::reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         let mut records = Vec::new();
         if lines.header().is_err() {
             return records;

@@ -25,10 +25,10 @@ use serde_json::Value;
 use lro_jq::{Clock, Flow, Guard, Program, RecordParser};
 
 use lro_query::program::{run_one, vars_of};
+use lro_query::reader::{LineReader, Pending, invalid_record};
 
 use super::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use super::budget::Budget;
-use super::reader::{LineReader, Pending, invalid_record};
 use crate::config::ExtractLimits;
 use crate::error::{LroError, Result};
 
@@ -91,7 +91,7 @@ impl<'p> Runner<'p> {
                 Err(e) => {
                     return Outcome {
                         outputs,
-                        end: End::Failed(invalid_record(line, &e)),
+                        end: End::Failed(invalid_record(line, &e).into()),
                     };
                 }
             };

@@ -14,16 +14,16 @@ mod compiled;
 mod jq;
 mod scan;
 
+use lro_query::filter::{self, Path};
+use lro_query::reader::LineReader;
+use lro_query::suggest;
 use serde_json::Value;
 
 use super::budget::Budget;
-use super::reader::LineReader;
 use super::request::ExtractRequest;
 use crate::error::Result;
 pub(crate) use compiled::Query;
 pub(crate) use jq::MAX_JQ_COMMAND;
-use lro_query::filter::{self, Path};
-use lro_query::suggest;
 
 impl ExtractRequest {
     /// The request is a structured query: it has `where` or a field that shapes or

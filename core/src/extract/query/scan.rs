@@ -20,14 +20,14 @@ use serde_json::Value;
 use lro_query::aggregate::{Accumulator, values_of};
 use lro_query::filter::Path;
 use lro_query::matcher::{Leaf, any_leaf};
+use lro_query::reader::LineReader;
+use lro_query::reader::invalid_record;
 use lro_query::shape::{SortValue, compare_records, sort_value};
 
 use super::compiled::Query;
 use crate::error::{LroError, Result};
 use crate::extract::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use crate::extract::budget::Budget;
-use crate::extract::reader::LineReader;
-use crate::extract::reader::invalid_record;
 
 /// What the scan returns besides the output.
 pub(crate) struct Scanned {
@@ -100,7 +100,7 @@ impl Worker<'_> {
             let record = match self.parser.parse(text) {
                 Ok(record) => record,
                 Err(e) => {
-                    result.end = End::Failed(invalid_record(line, &e));
+                    result.end = End::Failed(invalid_record(line, &e).into());
                     break;
                 }
             };
@@ -122,7 +122,7 @@ impl Worker<'_> {
                         match self.output(text) {
                             Ok(output) => Some(output),
                             Err(e) => {
-                                result.end = End::Failed(invalid_record(line, &e));
+                                result.end = End::Failed(invalid_record(line, &e).into());
                                 break;
                             }
                         }

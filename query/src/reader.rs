@@ -1,4 +1,5 @@
-//! Line-by-line reading of an offload file through the host, within `max_read_bytes`.
+//! Line-by-line reading of a file of JSON records (after one header line), within a byte
+//! limit, from any [`Read`] source.
 //!
 //! Memory stays bounded by the longest line: one buffer is reused for every line. Reading
 //! stops at the byte limit; whether more data was left is remembered so the response can say
@@ -6,13 +7,13 @@
 
 use std::io::{BufRead, BufReader, Read};
 
-use crate::error::{ErrorCode, LroError, Result};
+use crate::error::{Error, ErrorKind, Result};
 
 /// Buffer size for host reads: large enough that per-call overhead vanishes on big files.
 const READ_BUFFER: usize = 64 * 1024;
 
 /// Reads newline-terminated lines, counting bytes against a limit.
-pub(crate) struct LineReader<'h> {
+pub struct LineReader<'h> {
     reader: BufReader<Box<dyn Read + 'h>>,
     line: Vec<u8>,
     bytes_read: u64,
@@ -28,7 +29,8 @@ pub(crate) struct LineReader<'h> {
 }
 
 impl<'h> LineReader<'h> {
-    pub(crate) fn new(reader: Box<dyn Read + 'h>, max_bytes: u64) -> Self {
+    /// Reads `reader`, at most `max_bytes` of it.
+    pub fn new(reader: Box<dyn Read + 'h>, max_bytes: u64) -> Self {
         Self {
             reader: BufReader::with_capacity(READ_BUFFER, reader),
             line: Vec::new(),
@@ -43,7 +45,7 @@ impl<'h> LineReader<'h> {
 
     /// The next line without its line ending, or `None` at the end of the file or of the
     /// byte budget (then [`LineReader::cut`] tells which).
-    pub(crate) fn next_line(&mut self) -> Result<Option<&[u8]>> {
+    pub fn next_line(&mut self) -> Result<Option<&[u8]>> {
         if self.last_line.is_some_and(|last| self.lines_read >= last) {
             return Ok(None);
         }
@@ -52,7 +54,7 @@ impl<'h> LineReader<'h> {
         let n = (&mut self.reader)
             .take(remaining)
             .read_until(b'\n', &mut self.line)
-            .map_err(|e| LroError::from_io(&e, "cannot read the offload file"))?;
+            .map_err(Error::io)?;
         self.bytes_read += n as u64;
         let complete = self.line.last() == Some(&b'\n');
         if !complete && self.bytes_read >= self.max_bytes && self.has_more()? {
@@ -74,16 +76,13 @@ impl<'h> LineReader<'h> {
     }
 
     fn has_more(&mut self) -> Result<bool> {
-        let buf = self
-            .reader
-            .fill_buf()
-            .map_err(|e| LroError::from_io(&e, "cannot read the offload file"))?;
+        let buf = self.reader.fill_buf().map_err(Error::io)?;
         Ok(!buf.is_empty())
     }
 
     /// Skips the header (line 1). Returns it, if there was one; once read, the same text is
     /// returned again without reading.
-    pub(crate) fn header(&mut self) -> Result<Option<String>> {
+    pub fn header(&mut self) -> Result<Option<String>> {
         if self.lines_read == 0 {
             self.header = self
                 .next_line()?
@@ -94,7 +93,7 @@ impl<'h> LineReader<'h> {
 
     /// Limits reading to the file lines `first..=last` (a section): the lines before
     /// `first` are read and skipped now (their bytes count), and reading ends after `last`.
-    pub(crate) fn window(&mut self, first: u64, last: u64) -> Result<()> {
+    pub fn window(&mut self, first: u64, last: u64) -> Result<()> {
         self.header()?;
         while self.lines_read + 1 < first {
             if self.next_line()?.is_none() {
@@ -106,39 +105,39 @@ impl<'h> LineReader<'h> {
     }
 
     /// Bytes read so far.
-    pub(crate) fn bytes_read(&self) -> u64 {
+    pub fn bytes_read(&self) -> u64 {
         self.bytes_read
     }
 
     /// Record lines (after the header) read so far.
-    pub(crate) fn records_read(&self) -> u64 {
+    pub fn records_read(&self) -> u64 {
         self.lines_read.saturating_sub(1)
     }
 
     /// Whether reading stopped at the byte limit with data left.
-    pub(crate) fn cut(&self) -> bool {
+    pub fn cut(&self) -> bool {
         self.cut
     }
 
     /// The current file line number (1 = header) of the last line returned.
-    pub(crate) fn line_number(&self) -> u64 {
+    pub fn line_number(&self) -> u64 {
         self.lines_read
     }
 }
 
 /// A record line already read (while sampling), with its file line number.
-pub(crate) type Pending = Vec<(u64, Vec<u8>)>;
+pub type Pending = Vec<(u64, Vec<u8>)>;
 
 /// The error of a record line that is not JSON.
-pub(crate) fn invalid_record(line: u64, err: &serde_json::Error) -> LroError {
-    LroError::new(
-        ErrorCode::InvalidInput,
+pub fn invalid_record(line: u64, err: &serde_json::Error) -> Error {
+    Error::new(
+        ErrorKind::InvalidInput,
         format!("line {line} of the file is not valid JSON: {err}"),
     )
 }
 
 /// Whether a line holds only whitespace (skipped, as jq skips it).
-pub(crate) fn is_blank(line: &[u8]) -> bool {
+pub fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
 
