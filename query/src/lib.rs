@@ -7,7 +7,8 @@
 //! summaries (`count`, `group_by`, `distinct`, `stats`) accumulated ([`aggregate`]); and, for a
 //! field no record has, a warning with the closest names ([`suggest`]). A jq filter runs on
 //! one record at a time through [`program`], its failures and trips named as errors, over
-//! the lines [`reader::LineReader`] reads from any `std::io::Read` within a byte limit.
+//! the lines [`reader::LineReader`] reads from any `std::io::Read` within a byte limit, its
+//! output collected under [`budget::Limits`] and a deadline by [`budget::Budget`].
 //!
 //! ```
 //! use lro_jq::convert::parse_val;
@@ -40,6 +41,7 @@
 #![forbid(unsafe_code)]
 
 pub mod aggregate;
+pub mod budget;
 mod decimal;
 mod error;
 pub mod filter;

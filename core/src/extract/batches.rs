@@ -22,9 +22,9 @@ use std::thread;
 #[cfg(not(target_family = "wasm"))]
 use std::time::Duration;
 
+use lro_query::budget::Budget;
 use lro_query::reader::{LineReader, Pending, is_blank};
 
-use super::budget::Budget;
 use crate::error::Result;
 #[cfg(not(target_family = "wasm"))]
 use crate::error::{ErrorCode, LroError};

@@ -3,9 +3,9 @@
 use serde_json::Value;
 
 use lro_json::size::escaped_len;
+use lro_query::budget::Budget;
 use lro_query::reader::LineReader;
 
-use super::budget::Budget;
 use super::request::{LineRange, LineUnit};
 use crate::error::{ErrorCode, LroError, Result};
 

@@ -42,8 +42,6 @@
 #[cfg(feature = "extract")]
 mod batches;
 #[cfg(feature = "extract")]
-mod budget;
-#[cfg(feature = "extract")]
 mod describe;
 // The invariants of the `extract_*` fuzz targets (see `crate::fuzz_checks`).
 #[cfg(all(feature = "extract", any(test, fuzzing)))]
@@ -114,6 +112,35 @@ impl From<lro_query::Error> for LroError {
     }
 }
 
+/// The bounds of a run over the lines of an offload file.
+#[cfg(feature = "extract")]
+fn query_limits(limits: &crate::config::ExtractLimits) -> lro_query::budget::Limits {
+    lro_query::budget::Limits {
+        max_read_bytes: limits.max_read_bytes,
+        max_output_records: limits.max_output_records,
+        max_output_bytes: limits.max_output_bytes,
+        max_memory_bytes: limits.max_memory_bytes,
+    }
+}
+
+/// The response of a run's output (the jq equivalent is added by structured queries).
+#[cfg(feature = "extract")]
+fn response_of(output: lro_query::budget::Output) -> ExtractResponse {
+    ExtractResponse {
+        count: output.results.len(),
+        results: output.results,
+        truncated: output.truncated,
+        limit: output.limit,
+        returned: output.returned,
+        total: output.total,
+        hint: output.hint,
+        bytes_read: output.bytes_read,
+        records_read: output.records_read,
+        jq: None,
+        warnings: output.warnings,
+    }
+}
+
 /// The section of the file called `name`, from the file's header line.
 #[cfg(feature = "extract")]
 fn section_named(header: Option<&str>, name: &str) -> Result<crate::descriptor::SectionInfo> {
@@ -178,7 +205,8 @@ impl<H: Host> Offloader<H> {
         let deadline =
             lro_jq::Deadline::new(|| self.host.now_millis(), self.config.extract.timeout_ms)
                 .cancelled_by(cancel);
-        let mut budget = budget::Budget::new(&self.config.extract, &deadline);
+        let mut budget =
+            lro_query::budget::Budget::new(&query_limits(&self.config.extract), &deadline);
         let reader = file.open(&self.host, file_path)?.reader;
         let mut lines =
             lro_query::reader::LineReader::new(reader, self.config.extract.max_read_bytes);
@@ -215,7 +243,7 @@ impl<H: Host> Offloader<H> {
                 }
             }
         }
-        let mut response = budget.finish(&lines);
+        let mut response = response_of(budget.finish(&lines));
         if let Some(q) = &structured {
             response.jq = q.jq_command(&path.to_string_lossy(), window);
             if !missing.is_empty() {

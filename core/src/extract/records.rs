@@ -24,12 +24,11 @@ use serde_json::Value;
 
 use lro_jq::{Clock, Flow, Guard, Program, RecordParser};
 
+use lro_query::budget::Budget;
 use lro_query::program::{run_one, vars_of};
 use lro_query::reader::{LineReader, Pending, invalid_record};
 
 use super::batches::{Batch, Pool, Source, in_parallel, worker_count};
-use super::budget::Budget;
-use crate::config::ExtractLimits;
 use crate::error::{LroError, Result};
 
 /// How the run of a batch ended.
@@ -56,7 +55,7 @@ struct Runner<'p> {
     vars: Vec<Val>,
     guard: Guard<'p>,
     parser: RecordParser,
-    limits: ExtractLimits,
+    limits: lro_query::budget::Limits,
 }
 
 impl<'p> Runner<'p> {
@@ -64,7 +63,7 @@ impl<'p> Runner<'p> {
         program: &'p Program,
         vars: Vec<Val>,
         clock: Clock<'p>,
-        limits: ExtractLimits,
+        limits: lro_query::budget::Limits,
         parser: RecordParser,
     ) -> Self {
         Self {
@@ -102,7 +101,7 @@ impl<'p> Runner<'p> {
                 outputs.push((value, size));
                 full = outputs.len() as u64 > self.limits.max_output_records
                     || bytes > self.limits.max_output_bytes
-                    || super::budget::held(outputs.len() as u64, bytes)
+                    || lro_query::budget::held(outputs.len() as u64, bytes)
                         > self.limits.max_memory_bytes;
                 !full
             };

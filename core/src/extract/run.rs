@@ -8,10 +8,10 @@ use jaq_json::Val;
 use lro_jq::{Clock, Flow, Guard, Program, RecordParser, is_var_name};
 use serde_json::{Map, Value};
 
+use lro_query::budget::Budget;
 use lro_query::program::{run_one, vars_of};
 use lro_query::reader::{LineReader, Pending, invalid_record, is_blank};
 
-use super::budget::Budget;
 use super::recipe;
 use super::records;
 use crate::error::{ErrorCode, LroError, Result};

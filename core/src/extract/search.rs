@@ -6,9 +6,9 @@ use regex::bytes::RegexBuilder;
 use serde_json::{Map, Value};
 
 use lro_jq::MAX_FILTER_BYTES;
+use lro_query::budget::Budget;
 use lro_query::reader::LineReader;
 
-use super::budget::Budget;
 use super::request::SearchSpec;
 use crate::error::{ErrorCode, LroError, Result};
 

@@ -14,12 +14,12 @@ mod compiled;
 mod jq;
 mod scan;
 
+use lro_query::budget::Budget;
 use lro_query::filter::{self, Path};
 use lro_query::reader::LineReader;
 use lro_query::suggest;
 use serde_json::Value;
 
-use super::budget::Budget;
 use super::request::ExtractRequest;
 use crate::error::Result;
 pub(crate) use compiled::Query;

@@ -1,22 +1,58 @@
-//! The limits of one extraction: output records and bytes, and the time deadline.
+//! The limits of one run over lines of records: output records and bytes, memory, and the
+//! time deadline.
 //!
 //! Everything that produces output goes through [`Budget::push`], so no verb can forget a
 //! limit, and the first limit hit is the one reported (`truncated` + `limit`).
 
 use lro_jq::Deadline;
 use lro_json::size::json_size;
-use lro_query::reader::LineReader;
 use serde_json::Value;
 
-use super::request::ExtractResponse;
-use crate::config::ExtractLimits;
+use crate::reader::LineReader;
+
+/// The bounds of one run over a file's lines.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Limits {
+    /// Most bytes read from the file.
+    pub max_read_bytes: u64,
+    /// Most output values returned.
+    pub max_output_records: u64,
+    /// Most output bytes, as compact JSON.
+    pub max_output_bytes: u64,
+    /// Most memory the values of a jq filter and the output held may take, estimated.
+    pub max_memory_bytes: u64,
+}
+
+/// The output of a run and how a limit cut it, if one did.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Output {
+    /// The output values, in order.
+    pub results: Vec<Value>,
+    /// Set when a limit cut the result: there was more input or more output.
+    pub truncated: bool,
+    /// Which limit cut the result, human readable (`max_output_records (10000)`, ...).
+    pub limit: Option<String>,
+    /// When cut: how many items were returned (the results, or the items of a single
+    /// array result cut to its leading items).
+    pub returned: Option<u64>,
+    /// When cut and known: how many items the full result has.
+    pub total: Option<u64>,
+    /// When cut: how to ask for less.
+    pub hint: Option<String>,
+    /// Bytes of the file read, header included.
+    pub bytes_read: u64,
+    /// Records (lines after the header) read.
+    pub records_read: u64,
+    /// Things worth knowing about the run (a filter that called `halt`).
+    pub warnings: Vec<String>,
+}
 
 /// Estimated memory that `count` output values of `bytes` compact JSON take once converted:
 /// what the memory bound counts against the output held for the response. Measured on
 /// `range(1e9)` (one record's outputs are held twice, by the runner and by the response,
 /// each in a vector that doubles): about 200 bytes a small value; values with items and
 /// text take about 4 times their JSON.
-pub(crate) fn held(count: u64, bytes: u64) -> u64 {
+pub fn held(count: u64, bytes: u64) -> u64 {
     bytes
         .saturating_mul(4)
         .saturating_add(count.saturating_mul(OUTPUT_VALUE_BYTES))
@@ -26,9 +62,10 @@ pub(crate) fn held(count: u64, bytes: u64) -> u64 {
 const OUTPUT_VALUE_BYTES: u64 = 192;
 
 /// Output collected so far, and the limit that cut it, if any.
-pub(crate) struct Budget<'d> {
-    limits: ExtractLimits,
-    pub(crate) deadline: &'d Deadline<'d>,
+pub struct Budget<'d> {
+    limits: Limits,
+    /// The run's deadline, which workers' clocks follow.
+    pub deadline: &'d Deadline<'d>,
     results: Vec<Value>,
     output_bytes: u64,
     limit: Option<String>,
@@ -42,7 +79,8 @@ pub(crate) struct Budget<'d> {
 }
 
 impl<'d> Budget<'d> {
-    pub(crate) fn new(limits: &ExtractLimits, deadline: &'d Deadline<'d>) -> Self {
+    /// An empty output under `limits` and `deadline`.
+    pub fn new(limits: &Limits, deadline: &'d Deadline<'d>) -> Self {
         Self {
             limits: limits.clone(),
             deadline,
@@ -56,17 +94,17 @@ impl<'d> Budget<'d> {
     }
 
     /// The output byte limit.
-    pub(crate) fn max_output_bytes(&self) -> u64 {
+    pub fn max_output_bytes(&self) -> u64 {
         self.limits.max_output_bytes
     }
 
     /// The limits in force.
-    pub(crate) fn limits(&self) -> &ExtractLimits {
+    pub fn limits(&self) -> &Limits {
         &self.limits
     }
 
     /// Adds one output value; `false` when a limit was hit and the caller must stop.
-    pub(crate) fn push(&mut self, value: Value) -> bool {
+    pub fn push(&mut self, value: Value) -> bool {
         let size = json_size(&value);
         self.push_sized(value, size)
     }
@@ -76,7 +114,7 @@ impl<'d> Budget<'d> {
     /// The first output, when it is an array over a limit (a slurping recipe, an
     /// aggregate), is cut to its leading items that fit rather than dropped: its items
     /// count against `max_output_records` too.
-    pub(crate) fn push_sized(&mut self, value: Value, size: u64) -> bool {
+    pub fn push_sized(&mut self, value: Value, size: u64) -> bool {
         if self.limit.is_some() {
             return false;
         }
@@ -127,7 +165,7 @@ impl<'d> Budget<'d> {
     }
 
     /// Checks the clock between records; `false` when the time is up.
-    pub(crate) fn in_time(&mut self) -> bool {
+    pub fn in_time(&mut self) -> bool {
         if self.limit.is_some() {
             return false;
         }
@@ -178,7 +216,7 @@ impl<'d> Budget<'d> {
 
     /// Records that the output limits cut a stream of records whose full length, `total`,
     /// is known.
-    pub(crate) fn cut_output(&mut self, total: u64) {
+    pub fn cut_output(&mut self, total: u64) {
         if self.results.len() as u64 >= self.limits.max_output_records {
             self.cut(format!(
                 "max_output_records ({})",
@@ -194,11 +232,12 @@ impl<'d> Budget<'d> {
     }
 
     /// The deadline cut the result.
-    pub(crate) fn timed_out(&self) -> bool {
+    pub fn timed_out(&self) -> bool {
         self.timed_out
     }
 
-    pub(crate) fn cut_by_time(&mut self) {
+    /// The deadline cut the result (a cancellation, labelled as the deadline says).
+    pub fn cut_by_time(&mut self) {
         let label = self.deadline.label();
         if self.limit.is_none() {
             self.timed_out = true;
@@ -207,23 +246,23 @@ impl<'d> Budget<'d> {
     }
 
     /// Records that `limit` cut the result (the first limit wins).
-    pub(crate) fn cut(&mut self, limit: String) {
+    pub fn cut(&mut self, limit: String) {
         self.limit.get_or_insert(limit);
     }
 
     /// The filter called `halt`: said in the response, so an output stopped there is never
     /// taken for the whole result.
-    pub(crate) fn halt(&mut self) {
+    pub fn halt(&mut self) {
         self.halted = true;
     }
 
     /// A limit has cut the result.
-    pub(crate) fn is_cut(&self) -> bool {
+    pub fn is_cut(&self) -> bool {
         self.limit.is_some()
     }
 
     /// The response, with the byte limit reported when reading stopped early.
-    pub(crate) fn finish(mut self, lines: &LineReader<'_>) -> ExtractResponse {
+    pub fn finish(mut self, lines: &LineReader<'_>) -> Output {
         if lines.cut() {
             self.cut(format!("max_read_bytes ({})", self.limits.max_read_bytes));
         }
@@ -252,8 +291,7 @@ impl<'d> Budget<'d> {
                 returned.unwrap_or_default()
             )
         });
-        ExtractResponse {
-            count: self.results.len(),
+        Output {
             results: self.results,
             truncated,
             limit: self.limit,
@@ -262,7 +300,6 @@ impl<'d> Budget<'d> {
             hint,
             bytes_read: lines.bytes_read(),
             records_read: lines.records_read(),
-            jq: None,
             warnings: if self.halted {
                 vec!["the filter called halt: the records after it were not read".to_owned()]
             } else {
