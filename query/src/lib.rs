@@ -8,7 +8,8 @@
 //! field no record has, a warning with the closest names ([`suggest`]). A jq filter runs on
 //! one record at a time through [`program`], its failures and trips named as errors, over
 //! the lines [`reader::LineReader`] reads from any `std::io::Read` within a byte limit, its
-//! output collected under [`budget::Limits`] and a deadline by [`budget::Budget`].
+//! output collected under [`budget::Limits`] and a deadline by [`budget::Budget`]; records
+//! are processed in batches on worker threads by [`batches`].
 //!
 //! ```
 //! use lro_jq::convert::parse_val;
@@ -41,6 +42,7 @@
 #![forbid(unsafe_code)]
 
 pub mod aggregate;
+pub mod batches;
 pub mod budget;
 mod decimal;
 mod error;

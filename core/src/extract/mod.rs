@@ -40,8 +40,6 @@
 
 // The file commands and their pieces: with the `extract` feature (the jq engine, regex).
 #[cfg(feature = "extract")]
-mod batches;
-#[cfg(feature = "extract")]
 mod describe;
 // The invariants of the `extract_*` fuzz targets (see `crate::fuzz_checks`).
 #[cfg(all(feature = "extract", any(test, fuzzing)))]
@@ -76,9 +74,9 @@ use crate::host::Host;
 use crate::offload::Offloader;
 
 #[cfg(feature = "extract")]
-pub use batches::EXTRACT_STACK_BYTES;
-#[cfg(feature = "extract")]
 pub use lro_jq::{MAX_FILTER_BYTES, MAX_FILTER_NESTING};
+#[cfg(feature = "extract")]
+pub use lro_query::batches::EXTRACT_STACK_BYTES;
 #[cfg(feature = "extract")]
 pub use request::Verb;
 pub use request::{ExtractRequest, ExtractResponse, LineRange, LineUnit, SearchSpec};

@@ -24,11 +24,11 @@ use serde_json::Value;
 
 use lro_jq::{Clock, Flow, Guard, Program, RecordParser};
 
+use lro_query::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use lro_query::budget::Budget;
 use lro_query::program::{run_one, vars_of};
 use lro_query::reader::{LineReader, Pending, invalid_record};
 
-use super::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use crate::error::{LroError, Result};
 
 /// How the run of a batch ended.

@@ -18,6 +18,7 @@ use lro_json::size::json_size;
 use serde_json::Value;
 
 use lro_query::aggregate::{Accumulator, values_of};
+use lro_query::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use lro_query::budget::Budget;
 use lro_query::filter::Path;
 use lro_query::matcher::{Leaf, any_leaf};
@@ -27,7 +28,6 @@ use lro_query::shape::{SortValue, compare_records, sort_value};
 
 use super::compiled::Query;
 use crate::error::{LroError, Result};
-use crate::extract::batches::{Batch, Pool, Source, in_parallel, worker_count};
 
 /// What the scan returns besides the output.
 pub(crate) struct Scanned {

@@ -8,7 +8,7 @@
 //!
 //! Workers cannot read the host's clock (it is not shared with threads): the reading thread
 //! watches the deadline, also while it waits for an answer, and raises the `cancel` flag,
-//! which workers' guards check ([`super::sandbox::Clock::Flag`]); the flag also stops work
+//! which workers' guards check ([`lro_jq::Clock::Flag`]); the flag also stops work
 //! whose result is no longer wanted. Where threads cannot be started (WebAssembly) the pool
 //! says so and the caller runs the batches itself.
 
@@ -22,15 +22,14 @@ use std::thread;
 #[cfg(not(target_family = "wasm"))]
 use std::time::Duration;
 
-use lro_query::budget::Budget;
-use lro_query::reader::{LineReader, Pending, is_blank};
-
-use crate::error::Result;
+use crate::budget::Budget;
 #[cfg(not(target_family = "wasm"))]
-use crate::error::{ErrorCode, LroError};
+use crate::error::ErrorKind;
+use crate::error::{Error, Result};
+use crate::reader::{LineReader, Pending, is_blank};
 
-/// The native stack a thread that calls [`crate::Offloader::extract`] should have (the proxy's
-/// extraction threads and the core's workers have it). The bounds of the sandbox (values
+/// The native stack a thread that runs a filter over lines should have (the workers here
+/// have it; so should the threads of callers that run one). The bounds of the sandbox (values
 /// at most 1024 levels deep, 1 MiB of recursion) are sized to fit 2 MiB, Rust's default for
 /// spawned threads; this leaves a wide margin for debug builds and for the host's own frames.
 pub const EXTRACT_STACK_BYTES: usize = 8 * 1024 * 1024;
@@ -59,26 +58,29 @@ const WORKER_STACK: usize = EXTRACT_STACK_BYTES;
 
 /// Whole record lines, each with its file line number and its span in `text`.
 #[derive(Default)]
-pub(crate) struct Batch {
-    pub(crate) text: Vec<u8>,
-    pub(crate) records: Vec<(u64, usize, usize)>,
+pub struct Batch {
+    /// The lines, one after the other.
+    pub text: Vec<u8>,
+    /// Each record: its file line number and its span in `text`.
+    pub records: Vec<(u64, usize, usize)>,
 }
 
 impl Batch {
     /// The records: file line number and line.
-    pub(crate) fn lines(&self) -> impl Iterator<Item = (u64, &[u8])> {
+    pub fn lines(&self) -> impl Iterator<Item = (u64, &[u8])> {
         self.records
             .iter()
             .map(|&(number, start, end)| (number, &self.text[start..end]))
     }
 
-    pub(crate) fn is_empty(&self) -> bool {
+    /// The batch holds no record.
+    pub fn is_empty(&self) -> bool {
         self.records.is_empty()
     }
 }
 
 /// The record lines still to come: those read while sampling, then the file.
-pub(crate) struct Source<'l, 'h> {
+pub struct Source<'l, 'h> {
     lines: &'l mut LineReader<'h>,
     pending: std::vec::IntoIter<(u64, Vec<u8>)>,
     /// The file has no more lines.
@@ -86,7 +88,8 @@ pub(crate) struct Source<'l, 'h> {
 }
 
 impl<'l, 'h> Source<'l, 'h> {
-    pub(crate) fn new(lines: &'l mut LineReader<'h>, pending: Pending) -> Self {
+    /// The lines `pending` (already read), then the rest of `lines`.
+    pub fn new(lines: &'l mut LineReader<'h>, pending: Pending) -> Self {
         Self {
             lines,
             pending: pending.into_iter(),
@@ -95,13 +98,13 @@ impl<'l, 'h> Source<'l, 'h> {
     }
 
     /// The first batch (up to [`FIRST_BATCH_BYTES`]); empty when the input is.
-    pub(crate) fn first_batch(&mut self) -> Result<Batch> {
+    pub fn first_batch(&mut self) -> Result<Batch> {
         self.batch_up_to(FIRST_BATCH_BYTES, FIRST_BATCH_RECORDS)
     }
 
     /// The next batch; empty at the end of the input.
     #[cfg(not(target_family = "wasm"))]
-    pub(crate) fn batch(&mut self) -> Result<Batch> {
+    pub fn batch(&mut self) -> Result<Batch> {
         self.batch_up_to(BATCH_BYTES, BATCH_RECORDS)
     }
 
@@ -118,7 +121,7 @@ impl<'l, 'h> Source<'l, 'h> {
     /// Replaces the contents of `batch` with the next batch (reusing its memory: a fresh
     /// 64 KiB allocation per batch costs more than it seems, as it makes the allocator
     /// consolidate its free lists).
-    pub(crate) fn fill(&mut self, batch: &mut Batch) -> Result<()> {
+    pub fn fill(&mut self, batch: &mut Batch) -> Result<()> {
         self.fill_up_to(batch, BATCH_BYTES, BATCH_RECORDS)
     }
 
@@ -151,28 +154,28 @@ impl<'l, 'h> Source<'l, 'h> {
     }
 
     /// Lines may remain.
-    pub(crate) fn more(&self) -> bool {
+    pub fn more(&self) -> bool {
         !self.ended || self.pending.len() > 0
     }
 }
 
 /// How many worker threads to use: the machine's parallelism, up to [`MAX_WORKERS`]; 1
 /// where threads are not available (WebAssembly).
-pub(crate) fn worker_count() -> usize {
+pub fn worker_count() -> usize {
     // Asked once: the answer reads cgroup files on Linux, a cost on every small extraction.
     static WORKERS: OnceLock<usize> = OnceLock::new();
     *WORKERS.get_or_init(|| thread::available_parallelism().map_or(1, |n| n.get().min(MAX_WORKERS)))
 }
 
 /// The result of [`in_parallel`].
-pub(crate) enum Pool {
+pub enum Pool<E> {
     /// The batches were processed (or processing stopped: a merge said so, the time is up,
     /// an error).
     #[cfg_attr(
         target_family = "wasm",
         allow(dead_code, reason = "no threads on wasm: the pool never runs")
     )]
-    Ran(Result<()>),
+    Ran(std::result::Result<(), E>),
     /// No thread could be started: the first batch, untouched, for the caller to process.
     NoThreads(Batch),
 }
@@ -184,7 +187,7 @@ pub(crate) enum Pool {
     clippy::too_many_arguments,
     reason = "the signature of the threaded version"
 )]
-pub(crate) fn in_parallel<T, J, F, M>(
+pub fn in_parallel<T, J, F, M, E>(
     _source: &mut Source<'_, '_>,
     _budget: &mut Budget<'_>,
     first: Batch,
@@ -192,12 +195,13 @@ pub(crate) fn in_parallel<T, J, F, M>(
     _cancel: &AtomicBool,
     _job: &F,
     _merge: &mut M,
-) -> Pool
+) -> Pool<E>
 where
     T: Send,
     J: FnMut(&Batch) -> T,
     F: Fn() -> J + Sync,
-    M: FnMut(&mut Budget<'_>, T) -> Result<bool>,
+    M: FnMut(&mut Budget<'_>, T) -> std::result::Result<bool, E>,
+    E: From<Error>,
 {
     Pool::NoThreads(first)
 }
@@ -208,7 +212,7 @@ where
 /// Each worker calls `job` once to make its processing function (its own parser, guard,
 /// variables: values that must not cross threads), which should watch `cancel`.
 #[cfg(not(target_family = "wasm"))]
-pub(crate) fn in_parallel<T, J, F, M>(
+pub fn in_parallel<T, J, F, M, E>(
     source: &mut Source<'_, '_>,
     budget: &mut Budget<'_>,
     first: Batch,
@@ -216,12 +220,13 @@ pub(crate) fn in_parallel<T, J, F, M>(
     cancel: &AtomicBool,
     job: &F,
     merge: &mut M,
-) -> Pool
+) -> Pool<E>
 where
     T: Send,
     J: FnMut(&Batch) -> T,
     F: Fn() -> J + Sync,
-    M: FnMut(&mut Budget<'_>, T) -> Result<bool>,
+    M: FnMut(&mut Budget<'_>, T) -> std::result::Result<bool, E>,
+    E: From<Error>,
 {
     thread::scope(|scope| {
         let mut inputs = Vec::with_capacity(workers);
@@ -271,7 +276,7 @@ where
     clippy::too_many_arguments,
     reason = "the pool's channels and the caller's state, each used once"
 )]
-fn drive<T, M>(
+fn drive<T, M, E>(
     source: &mut Source<'_, '_>,
     budget: &mut Budget<'_>,
     cancel: &AtomicBool,
@@ -280,14 +285,15 @@ fn drive<T, M>(
     spares: &Receiver<Batch>,
     first: Batch,
     merge: &mut M,
-) -> Result<()>
+) -> std::result::Result<(), E>
 where
-    M: FnMut(&mut Budget<'_>, T) -> Result<bool>,
+    M: FnMut(&mut Budget<'_>, T) -> std::result::Result<bool, E>,
+    E: From<Error>,
 {
     let workers = inputs.len();
     let lost = || {
-        LroError::new(
-            ErrorCode::QueryFailed,
+        Error::new(
+            ErrorKind::QueryFailed,
             "an extraction worker thread stopped unexpectedly",
         )
     };
@@ -330,7 +336,7 @@ where
                     cancel.store(true, Ordering::Relaxed);
                 }
             }
-            Err(RecvTimeoutError::Disconnected) => return Err(lost()),
+            Err(RecvTimeoutError::Disconnected) => return Err(lost().into()),
         }
     }
 }
