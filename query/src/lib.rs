@@ -9,7 +9,8 @@
 //! one record at a time through [`program`], its failures and trips named as errors, over
 //! the lines [`reader::LineReader`] reads from any `std::io::Read` within a byte limit, its
 //! output collected under [`budget::Limits`] and a deadline by [`budget::Budget`]; records
-//! are processed in batches on worker threads by [`batches`].
+//! are processed in batches on worker threads by [`batches`], a jq filter run over them
+//! (or over all of them at once) by [`records`].
 //!
 //! ```
 //! use lro_jq::convert::parse_val;
@@ -51,6 +52,7 @@ pub mod matcher;
 pub mod order;
 pub mod program;
 pub mod reader;
+pub mod records;
 pub mod shape;
 pub mod suggest;
 

@@ -51,8 +51,6 @@ mod query;
 #[cfg(feature = "extract")]
 mod recipe;
 #[cfg(feature = "extract")]
-mod records;
-#[cfg(feature = "extract")]
 mod run;
 #[cfg(feature = "extract")]
 mod search;

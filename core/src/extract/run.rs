@@ -11,9 +11,9 @@ use serde_json::{Map, Value};
 use lro_query::budget::Budget;
 use lro_query::program::{run_one, vars_of};
 use lro_query::reader::{LineReader, Pending, invalid_record, is_blank};
+use lro_query::records;
 
 use super::recipe;
-use super::records;
 use crate::error::{ErrorCode, LroError, Result};
 use crate::profile::SAMPLE_SIZE;
 
@@ -121,7 +121,9 @@ fn execute(
     parser: &RecordParser,
 ) -> Result<()> {
     if !slurp {
-        return records::run(lines, budget, program, vars, values, pending, parser);
+        return Ok(records::run(
+            lines, budget, program, vars, values, pending, parser,
+        )?);
     }
     let slurped = records::slurp(lines, budget, pending, parser)?;
     if budget.is_cut() {

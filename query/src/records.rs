@@ -1,5 +1,5 @@
 //! Filters that work record by record: batches of lines run on worker threads when the
-//! input is longer than one batch ([`super::batches`]), merged back in record order.
+//! input is longer than one batch ([`crate::batches`]), merged back in record order.
 //!
 //! A batch is parsed, filtered and converted to output values by one runner; the reading
 //! thread adds the outcomes strictly in batch order to the budget, so the response is the
@@ -24,12 +24,11 @@ use serde_json::Value;
 
 use lro_jq::{Clock, Flow, Guard, Program, RecordParser};
 
-use lro_query::batches::{Batch, Pool, Source, in_parallel, worker_count};
-use lro_query::budget::Budget;
-use lro_query::program::{run_one, vars_of};
-use lro_query::reader::{LineReader, Pending, invalid_record};
-
-use crate::error::{LroError, Result};
+use crate::batches::{Batch, Pool, Source, in_parallel, worker_count};
+use crate::budget::Budget;
+use crate::error::{Error, Result};
+use crate::program::{run_one, vars_of};
+use crate::reader::{LineReader, Pending, invalid_record};
 
 /// How the run of a batch ended.
 enum End {
@@ -40,7 +39,7 @@ enum End {
     /// The time is up (or, on a worker, the work was cancelled).
     Time,
     /// A record is not JSON, or the filter failed on it.
-    Failed(LroError),
+    Failed(Error),
 }
 
 /// The outputs of a batch, with their compact JSON sizes, and how it ended.
@@ -55,7 +54,7 @@ struct Runner<'p> {
     vars: Vec<Val>,
     guard: Guard<'p>,
     parser: RecordParser,
-    limits: lro_query::budget::Limits,
+    limits: crate::budget::Limits,
 }
 
 impl<'p> Runner<'p> {
@@ -63,7 +62,7 @@ impl<'p> Runner<'p> {
         program: &'p Program,
         vars: Vec<Val>,
         clock: Clock<'p>,
-        limits: lro_query::budget::Limits,
+        limits: crate::budget::Limits,
         parser: RecordParser,
     ) -> Self {
         Self {
@@ -90,7 +89,7 @@ impl<'p> Runner<'p> {
                 Err(e) => {
                     return Outcome {
                         outputs,
-                        end: End::Failed(invalid_record(line, &e).into()),
+                        end: End::Failed(invalid_record(line, &e)),
                     };
                 }
             };
@@ -101,7 +100,7 @@ impl<'p> Runner<'p> {
                 outputs.push((value, size));
                 full = outputs.len() as u64 > self.limits.max_output_records
                     || bytes > self.limits.max_output_bytes
-                    || lro_query::budget::held(outputs.len() as u64, bytes)
+                    || crate::budget::held(outputs.len() as u64, bytes)
                         > self.limits.max_memory_bytes;
                 !full
             };
@@ -117,7 +116,7 @@ impl<'p> Runner<'p> {
                 Ok(Flow::Stop) if full => End::Done,
                 Ok(Flow::Stop) => End::Halt,
                 Ok(Flow::Tripped(_)) => End::Time,
-                Err(e) => End::Failed(e.into()),
+                Err(e) => End::Failed(e),
             };
             return Outcome { outputs, end };
         }
@@ -152,7 +151,7 @@ fn merge(budget: &mut Budget<'_>, outcome: Outcome) -> Result<bool> {
 /// Runs `program` on every record, in order, into `budget`. `vars` are its variables as
 /// engine values (for this thread), `values` the same as JSON (for worker threads); each
 /// thread reads records with a copy of `parser`.
-pub(crate) fn run(
+pub fn run(
     lines: &mut LineReader<'_>,
     budget: &mut Budget<'_>,
     program: &Program,
@@ -178,7 +177,7 @@ pub(crate) fn run(
                 Ok(runner) => runner.run(batch),
                 Err(e) => Outcome {
                     outputs: Vec::new(),
-                    end: End::Failed(e.clone().into()),
+                    end: End::Failed(e.clone()),
                 },
             }
         };
@@ -209,18 +208,18 @@ pub(crate) fn run(
 }
 
 /// Slurped records, and which thread parsed which of them.
-pub(crate) struct Slurped {
+pub struct Slurped {
     /// Every record, in file order.
-    pub(crate) records: Vec<Val>,
+    pub records: Vec<Val>,
     /// Records per batch, in order, and the number of workers the batches went to (round
     /// robin); `None` when they were parsed on the calling thread.
-    pub(crate) parsed_by: Option<(Vec<usize>, usize)>,
+    pub parsed_by: Option<(Vec<usize>, usize)>,
 }
 
 /// Every record as an engine value, in file order, for a slurping filter: parsed on worker
 /// threads when the input is longer than one batch. Stops early when the time is up (the
 /// budget then says so). Each thread reads records with a copy of `parser`.
-pub(crate) fn slurp(
+pub fn slurp(
     lines: &mut LineReader<'_>,
     budget: &mut Budget<'_>,
     pending: Pending,
@@ -282,7 +281,7 @@ pub(crate) fn slurp(
 
 /// No threads on WebAssembly (`parsed_by` is always `None` there): the records are dropped.
 #[cfg(target_family = "wasm")]
-pub(crate) fn release(_records: jaq_json::Rc<Vec<Val>>, _parsed_by: Option<(Vec<usize>, usize)>) {}
+pub fn release(_records: jaq_json::Rc<Vec<Val>>, _parsed_by: Option<(Vec<usize>, usize)>) {}
 
 /// Fewest records worth a second thread to free.
 #[cfg(not(target_family = "wasm"))]
@@ -293,7 +292,7 @@ const RELEASE_ON_TWO_THREADS: usize = 4096;
 /// two never free into the same allocator arena (glibc gives each thread its own, and
 /// freeing into an arena another thread is freeing into makes both wait on its lock).
 #[cfg(not(target_family = "wasm"))]
-pub(crate) fn release(records: jaq_json::Rc<Vec<Val>>, parsed_by: Option<(Vec<usize>, usize)>) {
+pub fn release(records: jaq_json::Rc<Vec<Val>>, parsed_by: Option<(Vec<usize>, usize)>) {
     // Still shared (an output kept it), or parsed on one thread: an ordinary drop.
     let Ok(records) = jaq_json::Rc::try_unwrap(records) else {
         return;
