@@ -1,9 +1,9 @@
 //! The records of a file in batches of whole lines, and a pool of worker threads that
 //! processes batches and hands the results back in batch order.
 //!
-//! The reading thread cuts the file into batches ([`BATCH_BYTES`]) and gives batch `i` to
+//! The reading thread cuts the file into batches (`BATCH_BYTES`, 64 KiB) and gives batch `i` to
 //! worker `i % n`; each worker answers its batches in the order it got them, so reading the
-//! answers round robin gives them in file order without any reordering. At most [`AHEAD`]
+//! answers round robin gives them in file order without any reordering. At most `AHEAD` (2)
 //! batches per worker are in flight, so memory stays bounded on files of any size.
 //!
 //! Workers cannot read the host's clock (it is not shared with threads): the reading thread
@@ -97,7 +97,7 @@ impl<'l, 'h> Source<'l, 'h> {
         }
     }
 
-    /// The first batch (up to [`FIRST_BATCH_BYTES`]); empty when the input is.
+    /// The first batch (up to `FIRST_BATCH_BYTES`); empty when the input is.
     pub fn first_batch(&mut self) -> Result<Batch> {
         self.batch_up_to(FIRST_BATCH_BYTES, FIRST_BATCH_RECORDS)
     }
@@ -159,7 +159,7 @@ impl<'l, 'h> Source<'l, 'h> {
     }
 }
 
-/// How many worker threads to use: the machine's parallelism, up to [`MAX_WORKERS`]; 1
+/// How many worker threads to use: the machine's parallelism, up to `MAX_WORKERS` (4); 1
 /// where threads are not available (WebAssembly).
 pub fn worker_count() -> usize {
     // Asked once: the answer reads cgroup files on Linux, a cost on every small extraction.
