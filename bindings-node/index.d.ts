@@ -320,6 +320,38 @@ export interface ExtractTool {
 }
 
 
+/** One configuration key, as the core's table lists it (`configKeys()`). */
+export interface ConfigKey {
+  /** The dotted name under `[prompt.offload]`: `threshold_tokens`, `extract.timeout_ms`. */
+  name: string
+  /** Its name in a config object, each part camelCase: `extract.timeoutMs`. */
+  camel_case: string
+  /** The environment variable that sets it. */
+  env: string
+  /** The TOML table that holds it: `prompt.offload`, `prompt.offload.extract`. */
+  toml: string
+  /** The JSON type of its values. */
+  type: 'boolean' | 'integer' | 'number' | 'string' | 'array'
+  /** Its bounds in words (empty when there are none). */
+  bounds: string
+  /** The smallest and largest value of an integer key. */
+  min?: number
+  max?: number
+  /** The names a choice takes. */
+  choices?: string[]
+  /** Its default (`null`: unset). */
+  default: unknown
+  /** A valid value other than the default. */
+  sample: unknown
+  /** A value every config object refuses. */
+  bad: unknown
+  /** What it does. */
+  doc: string
+}
+
+/** Every configuration key (`configKeys()`). */
+export type ConfigKeys = ConfigKey[]
+
 /** An offload file as an MCP resource (`listResources()`). */
 export interface Resource {
   /** `lro://offloads/{file}`. */
@@ -677,6 +709,14 @@ export declare function configFromToml(path: string): Config
  * `configFromToml`).
  */
 export declare function configFromTomlString(text: string): Config
+
+/**
+ * Every configuration key, from the core's table: its dotted `name`, `camelCase` (its name
+ * in a config object, `extract.timeoutMs` for `{ extract: { timeoutMs } }`), `env`, `type`,
+ * `bounds`, `default`, `doc`, and `sample` / `bad` (a valid value other than the default,
+ * and a refused one).
+ */
+export declare function configKeys(): ConfigKeys
 
 /** The stable error codes, as `err.code` holds them. */
 export declare function errorCodes(): ErrorCode[]

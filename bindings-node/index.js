@@ -840,6 +840,7 @@ module.exports.cleanupAsync = nativeBinding.cleanupAsync
 module.exports.configFromEnv = nativeBinding.configFromEnv
 module.exports.configFromToml = nativeBinding.configFromToml
 module.exports.configFromTomlString = nativeBinding.configFromTomlString
+module.exports.configKeys = nativeBinding.configKeys
 module.exports.errorCodes = nativeBinding.errorCodes
 module.exports.estimateTokens = nativeBinding.estimateTokens
 module.exports.extract = nativeBinding.extract

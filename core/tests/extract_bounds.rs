@@ -34,6 +34,9 @@ fn setup(dir: &Path, limits: ExtractLimits) -> (Offloader<StdHost>, String) {
 fn limits(max_memory_bytes: u64) -> ExtractLimits {
     ExtractLimits {
         max_memory_bytes,
+        // The bounds tested here are memory and depth: a clock no filter meets first, however
+        // slow the build or busy the machine, so a `resource_limit` never turns into a cut.
+        timeout_ms: 600_000,
         ..ExtractLimits::default()
     }
 }

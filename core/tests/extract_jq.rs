@@ -287,6 +287,9 @@ fn every_recipe_matches_jq_on_a_file_of_many_batches() {
         // Slurping recipes print every record at once: more than the default output limit.
         extract: ExtractLimits {
             max_output_bytes: 64 << 20,
+            // Compared with jq, not timed: a debug build on a busy machine may take longer
+            // than the default 10 s over 3,000 memories.
+            timeout_ms: 600_000,
             ..ExtractLimits::default()
         },
         ..OffloadConfig::default()
