@@ -23,14 +23,14 @@ setup-base: ## Install system tools the tests need (jq)
 # What `make test-rust` runs (`make test-stress` runs it too). Without make's MAKEFLAGS: beside
 # `setup` under `make -j2` cargo would be handed a jobserver it cannot open (a warning per
 # test binary), and the installs beside it wait on the network, not the CPU.
-RUST_TEST = $(CARGO) test -p lro-json -p lro-jq -p lro-core -p lro-mcp -p lro-cli -p lro-js -p lro-node
+RUST_TEST = $(CARGO) test -p lro-json -p lro-jq -p lro-query -p lro-core -p lro-mcp -p lro-cli -p lro-js -p lro-node
 
 test-rust: setup-base check-architecture check-locks ## Rust unit, vector, jq-recipe and CLI tests (and the JS API's option objects, the Node addon's decoder)
 	MAKEFLAGS= $(RUST_TEST)
 
 check-architecture: ## No import circles between the modules of any crate; the object store's host without the jq engine
 	python3 tests/architecture/import_cycles.py
-	@! $(CARGO) tree -p lro-host-s3 -e normal | grep -E ' (jaq-[a-z]+|lro-jq|regex) v' || { echo "lro-host-s3 depends on the jq engine (above)"; exit 1; }
+	@! $(CARGO) tree -p lro-host-s3 -e normal | grep -E ' (jaq-[a-z]+|lro-jq|lro-query|regex) v' || { echo "lro-host-s3 depends on the jq engine (above)"; exit 1; }
 
 bench: ## Criterion benchmarks of the core (figures in target/criterion)
 	$(CARGO) bench -p lro-core

@@ -150,13 +150,7 @@ impl<H: Host> Offloader<H> {
     /// time is asked of the host only when the name is dated ahead of the clock (one `stat`
     /// for such a file, none for the others).
     #[doc(hidden)]
-    pub fn created_at(
-        &self,
-        dir: &Path,
-        name: &str,
-        ulid: ulid::Ulid,
-        now: u64,
-    ) -> Option<u64> {
+    pub fn created_at(&self, dir: &Path, name: &str, ulid: ulid::Ulid, now: u64) -> Option<u64> {
         let named = ulid.timestamp_ms();
         let modified = if named > now.saturating_add(FUTURE_SKEW_MS) {
             self.host.modified_millis(&dir.join(name)).ok().flatten()

@@ -170,8 +170,7 @@ fn fit<H: Host>(
     // half the link's cost (reckoned for a file name of NOMINAL_PATH_BYTES) is set
     // aside, so the whole result stays within twice DESCRIPTOR_BUDGET_TOKENS.
     let link = if lro.config.mcp.resource_link {
-        lro.estimate(&crate::files::nominal_link_text())
-            .div_ceil(2)
+        lro.estimate(&crate::files::nominal_link_text()).div_ceil(2)
     } else {
         0
     };

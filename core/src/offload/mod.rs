@@ -27,9 +27,9 @@ use crate::error::{ErrorCode, LroError, Result};
 use crate::host::Host;
 use crate::json::read;
 use crate::jsonl::{Body, MifChunks};
+use crate::payload::RecordKind;
 use crate::shape::text_layout::{TEXT_PART_MIN, read_record};
 use crate::shape::{Format, TextRead, read_text};
-use crate::payload::RecordKind;
 
 use fallback::{inline, inline_lines};
 use prepared::{is_tree, offloads, prepare, prepare_json, prepare_lines, prepared_lines};
@@ -276,7 +276,9 @@ impl<H: Host> Offloader<H> {
         cleanup::run(self)
     }
 
-    /// The descriptor of the file written from `prepared` at `file_path`.
+    /// The descriptor of the file written from `prepared` at `file_path` (extraction's
+    /// `describe` rebuilds it from a file's header).
+    #[cfg(feature = "extract")]
     pub(crate) fn describe(
         &self,
         prepared: &Prepared<'_>,

@@ -40,8 +40,8 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-pub use text_layout::TEXT_PART_MIN;
 pub use text::{TextRead, read_text};
+pub use text_layout::TEXT_PART_MIN;
 pub use tree::TreeInfo;
 
 /// A field whose compact JSON is longer than this many bytes is *large*: it goes to the file.
