@@ -49,6 +49,8 @@ lint: ## rustfmt and clippy, warnings as errors
 	@# sink hold JS values, which are not Send + Sync as the core asks of a native host), and
 	@# there is no clippy for Debian's rustc-web that builds it. The component compiles natively.
 	$(CARGO) clippy --workspace --exclude lro-wasm --all-targets -- -D warnings
+	@# The core as lro-host-s3 builds it: without extraction (no jq engine, no lro-query).
+	$(CARGO) clippy -p lro-core --no-default-features --features std-host -- -D warnings
 
 include $(wildcard mk/*.mk)
 

@@ -37,6 +37,7 @@ use write::materialize;
 
 pub use crate::offloader::{MaybeShared, Offloader, SharedEstimator, SharedEventSink};
 pub use outcome::{InlineResult, Outcome};
+#[cfg(feature = "extract")]
 pub(crate) use prepared::Prepared;
 pub use prepared::{sample, score_range};
 pub(crate) use request::check_operation;
