@@ -3,7 +3,7 @@
 //! A filter document (`{"age": {"$gte": 30}, "tags": "admin"}`) parsed and checked whole
 //! before any record is read ([`filter::parse`]), then matched against records as jq engine
 //! values ([`filter::Filter::matches`]); values compared in MongoDB's order across types
-//! ([`order`]); records projected ([`shape::Projection`]) and sorted ([`shape::parse_sort`]);
+//! ([`order`]); records projected ([`projection::Projection`]) and sorted ([`projection::parse_sort`]);
 //! summaries (`count`, `group_by`, `distinct`, `stats`) accumulated ([`aggregate`]); and, for a
 //! field no record has, a warning with the closest names ([`suggest`]). A jq filter runs on
 //! one record at a time through [`program`], its failures and trips named as errors, over
@@ -14,7 +14,7 @@
 //!
 //! ```
 //! use lro_jq::convert::parse_val;
-//! use lro_query::{filter, shape::Projection, ErrorKind};
+//! use lro_query::{filter, projection::Projection, ErrorKind};
 //! use serde_json::json;
 //!
 //! let query = filter::parse(&json!({"age": {"$gte": 30}, "tags": "admin"})).unwrap();
@@ -51,9 +51,9 @@ pub mod filter;
 pub mod matcher;
 pub mod order;
 pub mod program;
+pub mod projection;
 pub mod reader;
 pub mod records;
-pub mod shape;
 pub mod suggest;
 
 pub use error::{Error, ErrorKind, Result};

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use lro_query::aggregate::Aggregate;
 use lro_query::filter::{self, Filter, Path};
-use lro_query::shape::{self, Projection, SortKey};
+use lro_query::projection::{self, Projection, SortKey};
 
 use crate::error::{ErrorCode, LroError, Result};
 use crate::extract::request::ExtractRequest;
@@ -74,7 +74,7 @@ impl Query {
         let sort = request
             .sort
             .as_ref()
-            .map(shape::parse_sort)
+            .map(projection::parse_sort)
             .transpose()?
             .unwrap_or_default();
         Ok(Self {

@@ -16,7 +16,7 @@ use serde_json::Value;
 use lro_query::aggregate::{Aggregate, group_name};
 use lro_query::filter::{AllItem, CmpOp, Cond, ElemMatch, Filter, Path};
 use lro_query::order::{JQ_ORDER, jq_key, rank, to_json};
-use lro_query::shape::SortKey;
+use lro_query::projection::SortKey;
 
 use super::compiled::Query;
 use crate::recipes::shell_quote;

@@ -22,9 +22,9 @@ use lro_query::batches::{Batch, Pool, Source, in_parallel, worker_count};
 use lro_query::budget::Budget;
 use lro_query::filter::Path;
 use lro_query::matcher::{Leaf, any_leaf};
+use lro_query::projection::{SortValue, compare_records, sort_value};
 use lro_query::reader::LineReader;
 use lro_query::reader::invalid_record;
-use lro_query::shape::{SortValue, compare_records, sort_value};
 
 use super::compiled::Query;
 use crate::error::{LroError, Result};
