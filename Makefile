@@ -4,6 +4,11 @@
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 CARGO ?= cargo
+# The native release artifacts (the `lro` binary, the Python wheel, the Node addon) are built for
+# this triple, named: the napi CLI always passes `--target`, and cargo keeps a named target's
+# build apart from a plain `--release` one (target/<triple>/release). Naming it for all three
+# lets them share one build of the core and its dependencies instead of compiling it twice.
+HOST_TRIPLE := $(shell rustc -vV | sed -n 's/^host: //p')
 # Each component's mk/*.mk adds its suite to TEST_TARGETS and what it installs (network,
 # mostly: npm, pip, apt) to SETUP_TARGETS.
 TEST_TARGETS := test-rust

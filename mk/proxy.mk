@@ -9,8 +9,9 @@ PROXY_VENV := $(PROXY_E2E)/.venv
 # need mcp 1.x, mcp-server-git mcp 2.x. One venv each, created once and reused.
 PROXY_DB_VENV := $(PROXY_E2E)/.venv-db
 PROXY_GIT_VENV := $(PROXY_E2E)/.venv-git
-# Where cargo puts the release binary (CARGO_TARGET_DIR is honoured, as cargo does).
-PROXY_LRO := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)/release/lro
+# Where cargo puts the release binary (CARGO_TARGET_DIR is honoured, as cargo does), built for
+# HOST_TRIPLE like the wheel and the Node addon (Makefile).
+PROXY_LRO := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)/$(HOST_TRIPLE)/release/lro
 
 $(PROXY_VENV)/.installed: $(PROXY_E2E)/requirements.txt
 	python3 -m venv $(PROXY_VENV)
@@ -34,7 +35,7 @@ $(PROXY_E2E)/node_modules/.installed: $(PROXY_E2E)/package.json $(PROXY_E2E)/pac
 setup-proxy: $(PROXY_VENV)/.installed $(PROXY_DB_VENV)/.installed $(PROXY_GIT_VENV)/.installed $(PROXY_E2E)/node_modules/.installed ## Install the proxy e2e dependencies (venvs, npm and PyPI servers)
 
 build-proxy: ## Build the release `lro` binary the proxy tests and benchmark run
-	$(CARGO) build --release -p lro-cli
+	$(CARGO) build --release --target $(HOST_TRIPLE) -p lro-cli
 
 test-proxy: setup-proxy build-proxy ## `lro proxy` end-to-end tests against real MCP servers (npm, PyPI) and a remote HTTP server
 	cd $(PROXY_E2E) && LRO_BIN=$(PROXY_LRO) .venv/bin/python -m pytest -q -p no:cacheprovider

@@ -7,7 +7,8 @@ PY := $(PY_VENV)/bin/python
 PYTHON ?= python3
 # Written after a successful install: newer than requirements-dev.txt means the venv is up to date.
 PY_STAMP := $(PY_VENV)/.installed
-# Release build in the workspace's target dir, shared with the other release builds of the core.
+# Release build in the workspace's target dir, for HOST_TRIPLE: shared with the other release
+# builds of the core (Makefile).
 PY_WHEELS := $(CURDIR)/target/wheels-python
 
 TEST_TARGETS += test-python
@@ -32,7 +33,7 @@ setup-python: $(PY_STAMP) $(PY_MCP1_STAMP) ## Create bindings-python/.venv (matu
 
 build-python: setup-python ## Build the `lro` wheel (release, abi3) and install it into the venv
 	rm -rf $(PY_WHEELS)
-	cd $(PY_DIR) && .venv/bin/maturin build --release --quiet --out $(PY_WHEELS)
+	cd $(PY_DIR) && .venv/bin/maturin build --release --target $(HOST_TRIPLE) --quiet --out $(PY_WHEELS)
 	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/lro-*.whl
 	$(PY_MCP1_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/lro-*.whl
 
