@@ -5,28 +5,8 @@
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
-/// Any JSON value: every scalar kind, strings with escapes, nested arrays and objects.
-pub fn arb_json() -> impl Strategy<Value = Value> {
-    let leaf = prop_oneof![
-        Just(Value::Null),
-        any::<bool>().prop_map(Value::from),
-        any::<i64>().prop_map(Value::from),
-        any::<u64>().prop_map(Value::from),
-        any::<f64>()
-            .prop_filter("finite", |f| f.is_finite())
-            .prop_map(Value::from),
-        "\\PC{0,12}".prop_map(Value::from),
-        "[\\x00-\\x7f]{0,24}".prop_map(Value::from),
-        any::<String>().prop_map(Value::from),
-    ];
-    leaf.prop_recursive(4, 48, 6, |inner| {
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 0..6).prop_map(Value::Array),
-            prop::collection::vec(("[a-z\"\\\\\\n]{0,4}", inner), 0..6)
-                .prop_map(|kv| Value::Object(kv.into_iter().collect())),
-        ]
-    })
-}
+/// Any JSON value: lro-json's own strategy, the one its property tests use.
+pub use lro_json::strategy::arb_json;
 
 /// A record of the kinds tool results hold: flat, with a tag list, a MIF memory, a node of
 /// a tree (or of something that only looks like one), or anything.
