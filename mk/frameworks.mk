@@ -38,7 +38,9 @@ FW_LLAMA_TESTS := test_llama_index.py
 
 test-frameworks: install-frameworks-wheel build-proxy ## Python agent frameworks (LangChain, OpenAI Agents, pydantic-ai, smolagents, LlamaIndex) in real agent loops on a scripted model, through lro proxy and the Python helper
 	@# Both venvs' suites run, whatever the first gives; the target fails if either does.
-	cd $(FW_DIR) && status=0 && export LRO_BIN=$(PROXY_LRO) && \
+	@# make's own variables stay out of the servers' environment: `make test VAR=value` puts
+	@# `$${-*-command-variables-*-}` in MAKEOVERRIDES, which langchain-mcp-adapters warns about.
+	cd $(FW_DIR) && unset MAKEOVERRIDES MAKEFLAGS MFLAGS && status=0 && export LRO_BIN=$(PROXY_LRO) && \
 	  { .venv/bin/python -m pytest -q -p no:cacheprovider $(FW_TESTS) || status=1; } && \
 	  { .venv-llama-index/bin/python -m pytest -q -p no:cacheprovider $(FW_LLAMA_TESTS) || status=1; } && \
 	  exit $$status
