@@ -8,6 +8,16 @@
 // Denied, and allowed in `signals` and `allocator` only (one foreign call each, see there).
 #![deny(unsafe_code)]
 
+/// `eprintln!` that cannot panic: when stderr is a pipe nobody reads any more (`2>&1 | head`,
+/// a client that closed the proxy's stderr), the line is lost, not the process or its exit
+/// code (`eprintln!` panics on a failed write).
+macro_rules! note {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod allocator;
 mod config_command;
 mod demo;
@@ -190,16 +200,16 @@ fn run(cli: Cli) -> Result<Exit, LroError> {
             out.flush()
                 .map_err(|e| LroError::from_io(&e, "cannot write output"))?;
             for warning in &response.warnings {
-                eprintln!("lro: warning: {warning}");
+                note!("lro: warning: {warning}");
             }
             if let Some(limit) = &response.limit {
                 match &response.hint {
                     // A configured cap (or the time limit): what fits was printed.
                     Some(hint) => {
-                        eprintln!("lro: output capped: {hint}");
+                        note!("lro: output capped: {hint}");
                         return Ok(Exit::Capped);
                     }
-                    None => eprintln!("lro: output truncated: {limit}"),
+                    None => note!("lro: output truncated: {limit}"),
                 }
             }
             Ok(Exit::Done)
@@ -226,7 +236,7 @@ fn main() -> ExitCode {
         Ok(Exit::Done) => ExitCode::SUCCESS,
         Ok(Exit::Capped) => ExitCode::from(EXIT_CAPPED),
         Err(err) => {
-            eprintln!("lro: error[{}]: {}", err.code(), err.message());
+            note!("lro: error[{}]: {}", err.code(), err.message());
             ExitCode::from(code_of(&err))
         }
     }

@@ -79,7 +79,7 @@ impl ConfigArgs {
             let text = lro_core::config_file::read_config_file(path)
                 .map_err(|e| LroError::new(ErrorCode::InvalidConfig, e.message().to_owned()))?;
             for warning in config.apply_toml_checked(&text)? {
-                eprintln!("lro: warning: {warning}");
+                note!("lro: warning: {warning}");
             }
         }
         config.apply_env_os(std::env::vars_os())?;
@@ -133,7 +133,7 @@ impl ConfigArgs {
         Ok(if self.events {
             lro.with_event_sink(|event: &OffloadEvent| {
                 if let Ok(line) = serde_json::to_string(event) {
-                    eprintln!("{line}");
+                    note!("{line}");
                 }
             })
         } else {

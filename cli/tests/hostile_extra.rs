@@ -197,3 +197,45 @@ fn concurrent_reads_of_an_offload_file_are_all_answered() {
     answered.sort_unstable();
     assert_eq!(answered, (10..18).collect::<Vec<_>>());
 }
+
+/// Runs the rest of its arguments with stderr a pipe whose reader is gone, as when stderr is
+/// piped to `head` that exited, or a client closed its end of the proxy's stderr.
+const BROKEN_STDERR: [&str; 3] = [
+    "python3",
+    "-c",
+    "import os, sys; r, w = os.pipe(); os.close(r); os.dup2(w, 2); os.execvp(sys.argv[1], sys.argv[1:])",
+];
+
+#[test]
+fn an_error_on_a_broken_stderr_keeps_its_exit_code() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = offload(dir.path());
+    let out = Command::new(BROKEN_STDERR[0])
+        .args(&BROKEN_STDERR[1..])
+        .arg(env!("CARGO_BIN_EXE_lro"))
+        .args(["extract", "--output-dir"])
+        .arg(dir.path())
+        .arg(&file)
+        .args(["--section", "nosuch", "--count"])
+        .output()
+        .unwrap();
+    // invalid_argument (65), as with a stderr someone reads; a panic would be 101.
+    assert_eq!(out.status.code(), Some(65), "{out:?}");
+}
+
+#[test]
+fn the_proxy_goes_on_with_a_broken_stderr() {
+    let mut proxy = Proxy::start_with(&BROKEN_STDERR, None, &[], &[]);
+    proxy.initialize(json!({"name": "broken-stderr", "version": "1"}));
+    // Each of these makes the proxy write a note to stderr, which fails.
+    for (i, line) in ["not json", "[1, 2]", "{\"jsonrpc\": \"2.0\", \"id\": 5}"]
+        .into_iter()
+        .enumerate()
+    {
+        proxy.send_line(line);
+        let answer = proxy.next();
+        assert!(answer["error"]["code"].is_i64(), "line {i}: {answer}");
+    }
+    let pong = proxy.call(7, "ping", json!({}));
+    assert_eq!(pong["result"], json!({}), "{pong}");
+}

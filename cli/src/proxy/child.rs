@@ -123,7 +123,7 @@ impl ChildUpstream {
                             skipped
                         };
                         if let Err(err) = skipped {
-                            eprintln!("lro proxy: cannot read from the MCP server: {err}");
+                            note!("lro proxy: cannot read from the MCP server: {err}");
                             break;
                         }
                     }
@@ -132,7 +132,7 @@ impl ChildUpstream {
                         router.server_message_dropped(&line, &[], None, &why);
                     }
                     Err(err) => {
-                        eprintln!("lro proxy: cannot read from the MCP server: {err}");
+                        note!("lro proxy: cannot read from the MCP server: {err}");
                         break;
                     }
                 }
@@ -148,7 +148,7 @@ impl ChildUpstream {
             let outcome = match status {
                 Some(s) if s.success() => Ok(()),
                 _ => {
-                    eprintln!("lro proxy: {reason}");
+                    note!("lro proxy: {reason}");
                     Err(reason)
                 }
             };
@@ -197,10 +197,10 @@ impl Upstream for ChildUpstream {
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .take();
         if !wait_exit(&self.child, EXIT_GRACE) {
-            eprintln!("lro proxy: the MCP server did not exit once its input closed: SIGTERM");
+            note!("lro proxy: the MCP server did not exit once its input closed: SIGTERM");
             signal(&self.child, Stop::Term);
             if !wait_exit(&self.child, TERM_GRACE) {
-                eprintln!("lro proxy: the MCP server did not exit on SIGTERM: SIGKILL");
+                note!("lro proxy: the MCP server did not exit on SIGTERM: SIGKILL");
                 signal(&self.child, Stop::Kill);
             }
         }
@@ -225,7 +225,7 @@ impl ChildUpstream {
                 id,
                 &format!("cannot send to the MCP server: {reason} (lro proxy)"),
             ),
-            None => eprintln!("lro proxy: a message from the client was dropped: {reason}"),
+            None => note!("lro proxy: a message from the client was dropped: {reason}"),
         }
     }
 }

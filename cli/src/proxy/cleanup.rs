@@ -22,10 +22,10 @@ pub fn spawn(
                         removed();
                     }
                     for error in report.errors {
-                        eprintln!("lro proxy: cleanup: {error}");
+                        note!("lro proxy: cleanup: {error}");
                     }
                 }
-                Err(err) => eprintln!(
+                Err(err) => note!(
                     "lro proxy: cleanup failed: error[{}]: {}",
                     err.code(),
                     err.message()

@@ -209,7 +209,7 @@ impl Inner {
                         self.router
                             .server_message_dropped(&start, &[], request, &why);
                     }
-                    Err(err) => eprintln!("lro proxy: the MCP server's event stream broke: {err}"),
+                    Err(err) => note!("lro proxy: the MCP server's event stream broke: {err}"),
                 }
             }
             200..=299 => {
@@ -223,7 +223,7 @@ impl Inner {
                             .server_message_dropped(start, &[], request, &why);
                     }
                     Ok(bytes) => self.deliver(bytes),
-                    Err(err) => eprintln!("lro proxy: cannot read the MCP server's answer: {err}"),
+                    Err(err) => note!("lro proxy: cannot read the MCP server's answer: {err}"),
                 }
             }
             _ => {
@@ -242,7 +242,7 @@ impl Inner {
                         jsonrpc::excerpt(&text)
                     );
                     if request.is_none() {
-                        eprintln!("lro proxy: {reason}");
+                        note!("lro proxy: {reason}");
                     }
                     self.fail(request, &reason);
                 }

@@ -212,7 +212,7 @@ fn spawn_client_reader(
                 Ok(lines::Line::TooLong) => {
                     router.client_message_too_long(&line);
                     if let Err(err) = lines::skip_line(&mut input, &mut line) {
-                        eprintln!("lro proxy: cannot read from the client: {err}");
+                        note!("lro proxy: cannot read from the client: {err}");
                         break;
                     }
                     line = Vec::new(); // the bound's worth of memory goes back
@@ -227,7 +227,7 @@ fn spawn_client_reader(
                     continue;
                 }
                 Err(err) => {
-                    eprintln!("lro proxy: cannot read from the client: {err}");
+                    note!("lro proxy: cannot read from the client: {err}");
                     break;
                 }
             }

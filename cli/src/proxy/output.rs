@@ -55,7 +55,7 @@ fn report(written: io::Result<()>) {
     // The client closing its end is how sessions end; anything else is worth a line.
     match written {
         Err(err) if err.kind() != io::ErrorKind::BrokenPipe => {
-            eprintln!("lro proxy: cannot write to the client: {err}")
+            note!("lro proxy: cannot write to the client: {err}")
         }
         _ => {}
     }

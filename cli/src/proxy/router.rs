@@ -131,7 +131,7 @@ impl Router {
         let peek = match read_envelope(line) {
             Ok(peek) => peek,
             Err((code, reason)) => {
-                eprintln!(
+                note!(
                     "lro proxy: answering {code} to a message from the client ({reason}): {}",
                     jsonrpc::excerpt(line)
                 );
@@ -155,7 +155,7 @@ impl Router {
                 request,
                 reason,
             } => {
-                eprintln!(
+                note!(
                     "lro proxy: answering {} to a message from the client ({reason}): {}",
                     jsonrpc::INVALID_REQUEST,
                     jsonrpc::excerpt(line)
@@ -173,7 +173,7 @@ impl Router {
             Kind::Request(id, _) if self.state.in_flight(&id) => {
                 // A second request with the id of one in flight: the server's answer could
                 // not tell them apart (MCP: an id is never used twice in a session).
-                eprintln!(
+                note!(
                     "lro proxy: answering {} to a request whose id {} is already in flight",
                     jsonrpc::INVALID_REQUEST,
                     id.to_value()
@@ -186,7 +186,7 @@ impl Router {
                 return ClientAction::Done;
             }
             Kind::Response(id) if !self.state.take_server_request(&id) => {
-                eprintln!(
+                note!(
                     "lro proxy: dropping a response from the client to no request of the server's (id {}): {}",
                     id.to_value(),
                     jsonrpc::excerpt(line)
@@ -296,7 +296,7 @@ impl Router {
     /// `lro_extract` call, its file path and query, to a server that never offered the tool
     /// (whose answer then came back inline); the proxy answers it instead.
     fn refuse_unreadable(&self, id: &IdKey, reason: &str) -> ClientAction {
-        eprintln!(
+        note!(
             "lro proxy: answering {INVALID_PARAMS} to request {}: {reason}",
             id.to_value()
         );
@@ -377,7 +377,7 @@ impl Router {
         let peek = match read_envelope(line_ref) {
             Ok(peek) => peek,
             Err((_, reason)) => {
-                eprintln!(
+                note!(
                     "lro proxy: ignoring a malformed message from the server ({reason}): {}",
                     jsonrpc::excerpt(line_ref)
                 );
@@ -412,7 +412,7 @@ impl Router {
                 request,
                 reason,
             } => {
-                eprintln!(
+                note!(
                     "lro proxy: ignoring an invalid message from the server ({reason}): {}",
                     jsonrpc::excerpt(line_ref)
                 );
@@ -438,7 +438,7 @@ impl Router {
                     "no request with this id is in flight (a duplicate or an unknown id)",
                 )
             };
-            eprintln!(
+            note!(
                 "lro proxy: dropping the server's {what} to request {}: {why}",
                 id.to_value()
             );
@@ -464,7 +464,7 @@ impl Router {
     /// A JSON-RPC batch from the server (MCP 2025-03-26): each message on its own.
     fn on_server_batch(&self, line: &[u8]) {
         let Ok(batch) = serde_json::from_slice::<Vec<Value>>(line) else {
-            eprintln!(
+            note!(
                 "lro proxy: ignoring a malformed message from the server: {}",
                 jsonrpc::excerpt(line)
             );
@@ -474,7 +474,7 @@ impl Router {
             if message.is_object() {
                 self.on_server_message(serde_json::to_vec(&message).unwrap_or_default());
             } else {
-                eprintln!(
+                note!(
                     "lro proxy: ignoring a batch item from the server that is not a message: {}",
                     jsonrpc::excerpt(message.to_string().as_bytes())
                 );
@@ -543,7 +543,7 @@ impl Router {
         let listed = tools.len();
         tools.retain(|tool| tool.get("name").and_then(Value::as_str) != Some(&extract_name));
         if tools.len() != listed {
-            eprintln!(
+            note!(
                 "lro proxy: the server's tool {extract_name:?} is hidden by the proxy's extract \
                  tool of the same name; give the extract tool another name with \
                  --extract-tool-name"
@@ -636,7 +636,7 @@ impl Router {
             }
             Ok(None) => self.pass(text),
             Err(err) => {
-                eprintln!(
+                note!(
                     "lro proxy: result of {} passed inline: error[{}]: {}",
                     context.tool_name,
                     err.code(),

@@ -66,7 +66,7 @@ pub fn offloader(args: &ConfigArgs, mcp: &McpArgs) -> Result<Offloader<NativeHos
     Ok(if args.events {
         lro.with_event_sink(|event: &OffloadEvent| {
             if let Ok(line) = serde_json::to_string(event) {
-                eprintln!("{line}");
+                note!("{line}");
             }
         })
     } else {

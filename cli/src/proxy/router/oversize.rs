@@ -38,7 +38,7 @@ impl Router {
     /// server has no answer), else `null`.
     pub fn client_message_unread(&self, start: &[u8], why: &str) {
         let read = jsonrpc::start_of(start);
-        eprintln!(
+        note!(
             "lro proxy: answering {} to a message from the client ({why}): {}",
             jsonrpc::INVALID_REQUEST,
             jsonrpc::excerpt(&start[..start.len().min(120)])
@@ -70,7 +70,7 @@ impl Router {
             .cloned()
             .or(read.id.filter(|_| !read.method))
             .or_else(|| jsonrpc::id_at_end(end).filter(|_| !read.method));
-        eprintln!(
+        note!(
             "lro proxy: dropping a message from the MCP server ({why}){}: {}",
             answered
                 .as_ref()

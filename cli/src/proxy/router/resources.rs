@@ -267,7 +267,7 @@ impl Router {
         };
         let merged = lro_page_result(&self.lro, &page, server_next, theirs).unwrap_or_else(|err| {
             // The server's resources still go through; the offload files are missing.
-            eprintln!(
+            note!(
                 "lro proxy: resources/list: offload files left out: error[{}]: {}",
                 err.code(),
                 err.message()
