@@ -46,12 +46,31 @@ fn looks_like(name: &str, target: &str) -> bool {
 
 /// The known key nearest to an unknown one (`extrct` gives `extract`), if one is close: the
 /// keys of [the table](crate::config::KEYS) and their sections.
+/// A key named by a part of its last word (`prefix` for `file_prefix`) gets that key.
 pub(crate) fn nearest_key(key: &str) -> Option<&'static str> {
-    let keys = crate::config::KEYS.iter();
-    keys.flat_map(|known| known.section().into_iter().chain([known.name]))
+    let keys = || {
+        crate::config::KEYS
+            .iter()
+            .flat_map(|known| known.section().into_iter().chain([known.name]))
+    };
+    let close = keys()
+        .filter(|known| *known != key)
         .filter_map(|known| distance(key, known, 2).map(|d| (d, known)))
         .min()
-        .map(|(_, known)| known)
+        .map(|(_, known)| known);
+    close.or_else(|| {
+        let lower = key.to_ascii_lowercase();
+        let (section, word) = lower.rsplit_once('.').unwrap_or(("", &lower));
+        let mut named = keys().filter(|known| {
+            let (known_section, last) = known.rsplit_once('.').unwrap_or(("", known));
+            known_section == section && word.len() >= 3 && last.split('_').any(|part| part == word)
+        });
+        // Only when one key has that word: `max` would name several.
+        match (named.next(), named.next()) {
+            (Some(known), None) => Some(known),
+            _ => None,
+        }
+    })
 }
 
 /// Warnings for the tables of a TOML document that look like `[prompt.offload]` but are not
@@ -85,10 +104,38 @@ pub fn section_warnings(doc: &toml::Table) -> Vec<String> {
                 .collect();
             if squeezed == "promptoffload" || key == "offload" || looks_like(key, "offload") {
                 warnings.push(ignored(format!("{key:?}")));
+            } else if let Some(table) = value.as_table() {
+                nested_sections(table, key, 1, &mut warnings);
             }
         }
     }
     warnings
+}
+
+/// Warns about a `[prompt.offload]` nested under other tables (`[tool.prompt.offload]`, as a
+/// `pyproject.toml` would hold it): LRO reads the top-level one only.
+fn nested_sections(table: &toml::Table, path: &str, depth: usize, warnings: &mut Vec<String>) {
+    // Deeper than a configuration file nests its tables in practice; TOML itself has no bound.
+    const MAX_DEPTH: usize = 8;
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for (key, value) in table {
+        let Some(inner) = value.as_table() else {
+            continue;
+        };
+        let prompt_like = key == "prompt" || looks_like(key, "prompt");
+        let offload = inner
+            .keys()
+            .find(|sub| *sub == "offload" || looks_like(sub, "offload"));
+        match offload {
+            Some(sub) if prompt_like => warnings.push(format!(
+                "configuration: [{path}.{key}.{sub}] looks like [prompt.offload] but is nested \
+                 under [{path}]; LRO reads [prompt.offload] at the top level only, so it is ignored"
+            )),
+            _ => nested_sections(inner, &format!("{path}.{key}"), depth + 1, warnings),
+        }
+    }
 }
 
 /// Reads a configuration file: a regular file (after symbolic links) of at most
@@ -226,11 +273,54 @@ mod tests {
     }
 
     #[test]
+    fn prompt_offload_nested_under_another_table_is_named() {
+        for (text, name) in [
+            (
+                "[tool.prompt.offload]\nenabled = true",
+                "[tool.prompt.offload]",
+            ),
+            (
+                "[atlatl.prompt.offload]\nenabled = true",
+                "[atlatl.prompt.offload]",
+            ),
+            (
+                "[a.b.Prompt.offload]\nenabled = true",
+                "[a.b.Prompt.offload]",
+            ),
+            (
+                "[tool.lro.prompt.ofload.extract]\ntimeout_ms = 1",
+                "[tool.lro.prompt.ofload]",
+            ),
+        ] {
+            let found = warnings(text);
+            assert_eq!(found.len(), 1, "{text}: {found:?}");
+            assert!(found[0].contains(name), "{text}: {found:?}");
+            assert!(found[0].contains("top level"), "{text}: {found:?}");
+        }
+        // The real one beside others' nested tables, and nested tables of other names.
+        let beside = "[prompt.offload]\nenabled = true\n[tool.ruff.lint]\nx = 1\n[a.prompt.templates]\ny = 2";
+        assert!(warnings(beside).is_empty(), "{:?}", warnings(beside));
+        // Deeper than any configuration nests: not walked (and no stack spent on it).
+        let deep = format!("[{}prompt.offload]\nx = 1", "t.".repeat(40));
+        assert!(warnings(&deep).is_empty());
+    }
+
+    #[test]
     fn unknown_keys_get_the_nearest_known_one() {
         assert_eq!(nearest_key("extrct"), Some("extract"));
         assert_eq!(nearest_key("Threshold_Tokens"), Some("threshold_tokens"));
-        assert_eq!(nearest_key("extract.timeout"), None);
+        assert_eq!(nearest_key("extract.timeout"), Some("extract.timeout_ms"));
         assert_eq!(nearest_key("extract.timeot_ms"), Some("extract.timeout_ms"));
         assert_eq!(nearest_key("colour"), None);
+        // A word of one key's name gets it; a word of several, none.
+        assert_eq!(nearest_key("prefix"), Some("file_prefix"));
+        assert_eq!(nearest_key("PREFIX"), Some("file_prefix"));
+        assert_eq!(
+            nearest_key("extract.memory"),
+            Some("extract.max_memory_bytes")
+        );
+        assert_eq!(nearest_key("extract.max"), None);
+        // A section is no key of its own to suggest.
+        assert_eq!(nearest_key("extract"), None);
     }
 }

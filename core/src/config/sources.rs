@@ -163,6 +163,7 @@ impl OffloadConfig {
     fn set(&mut self, key: &str, value: &RawValue<'_>) -> Result<()> {
         match keys::key(key) {
             Some(known) => known.set(self, value),
+            None if keys::is_section(key) => Err(super::value::section_as_key(key, value)),
             None => Err(unknown(key, value, crate::config_file::nearest_key(key))),
         }
     }

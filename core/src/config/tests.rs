@@ -215,3 +215,23 @@ fn process_environment_reads_only_the_prefix_and_names_bad_bytes() {
         "{err}"
     );
 }
+
+#[test]
+fn a_section_given_a_value_and_a_word_of_a_key_are_explained() {
+    let mut c = OffloadConfig::default();
+    let err = c
+        .apply_env([("ATLATL_PROMPT__OFFLOAD__EXTRACT", "5")])
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidConfig);
+    assert!(err.message().contains("is a section, not a key"), "{err}");
+    assert!(err.message().contains("extract.timeout_ms"), "{err}");
+    assert!(!err.message().contains("did you mean"), "{err}");
+    let err = c
+        .apply_env([("ATLATL_PROMPT__OFFLOAD__PREFIX", "team")])
+        .unwrap_err();
+    assert!(
+        err.message()
+            .contains("did you mean prompt.offload.file_prefix?"),
+        "{err}"
+    );
+}

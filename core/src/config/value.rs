@@ -47,6 +47,23 @@ pub(crate) fn unknown(key: &str, value: &RawValue<'_>, nearest: Option<&str>) ->
     )
 }
 
+/// The error for a value given to a section (`extract = 5`): a section holds keys.
+pub(crate) fn section_as_key(section: &str, value: &RawValue<'_>) -> LroError {
+    let keys: Vec<&str> = super::KEYS
+        .iter()
+        .filter(|key| key.section() == Some(section))
+        .map(|key| key.name)
+        .collect();
+    LroError::new(
+        ErrorCode::InvalidConfig,
+        format!(
+            "prompt.offload.{section} is a section, not a key (value {}); its keys: {}",
+            value.display(),
+            keys.join(", ")
+        ),
+    )
+}
+
 pub(crate) fn as_bool(key: &str, value: &RawValue<'_>) -> Result<bool> {
     match value {
         RawValue::Toml(toml::Value::Boolean(b)) | RawValue::Json(serde_json::Value::Bool(b)) => {
