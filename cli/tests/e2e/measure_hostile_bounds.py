@@ -143,14 +143,21 @@ def proxy(path):
 
 
 def header():
-    lying = os.path.join(OUT, "atlatl-recall-01JD0000000000000000000000.jsonl")
+    """A real two-section offload whose header then claims 100,000 relations (the file holds
+    300): `--describe`, and a count of that section."""
+    graph = {"entities": [{"id": i} for i in range(300)], "relations": [{"from": i, "to": i + 1} for i in range(300)]}
+    out = subprocess.run([LRO, "offload", "--operation", "graph", "--output-dir", OUT, "--threshold", "1"],
+                         input=json.dumps(graph), capture_output=True, text=True, check=True)
+    lying = json.loads(out.stdout)["file_path"]
+    with open(lying) as f:
+        head, rest = f.readline(), f.read()
+    meta = json.loads(head)
+    meta["sections"][1]["count"] = 100000
     with open(lying, "w") as f:
-        f.write(json.dumps({"type": "lro_header", "operation": "recall", "count": 2,
-                            "sections": [{"name": "a", "start": 2, "count": 500}]}) + "\n")
-        f.write('{"id": 1}\n{"id": 2}\n')
-    os.chmod(lying, 0o600)
-    code, note, peak, secs = timed([LRO, "extract", "--output-dir", OUT, lying, "--describe"])
-    print(f"lying header: lro extract --describe exit {code}, {peak} MB, {secs:.1f} s  {note}")
+        f.write(json.dumps(meta) + "\n" + rest)
+    for args in (["--describe"], ["--section", "relations", "--count"]):
+        code, note, peak, secs = timed([LRO, "extract", "--output-dir", OUT, lying] + args)
+        print(f"lying header: lro extract {' '.join(args):28} exit {code}, {peak} MB, {secs:.1f} s  {note}")
 
 
 path = offload()
