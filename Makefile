@@ -63,10 +63,16 @@ setup: ## Install everything the test suites need, one install after another
 	@$(MAKE) --no-print-directory -j1 $(SETUP_TARGETS)
 
 # The installs wait on the network and test-rust on the CPU: from a clean clone they run side
-# by side (they share no file and no cargo lock), then every other suite in order, each
-# building what it needs. --output-sync prints each one's output when it is done.
+# by side (they share no file and no cargo lock). Then the release artifacts are built side by
+# side: the native ones share one cargo lock and take turns, while the wasm ones, in target
+# directories of their own, fill the cores the native link steps leave idle. Then every other
+# suite in order, each finding what it needs built. --output-sync prints each one's output
+# when it is done.
+BUILD_TARGETS := build-proxy build-python build-node build-wasm-js build-wasm-component
+
 test: setup-base ## Install what is needed and run every test suite (what CI runs)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust setup
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILD_TARGETS)
 	@$(MAKE) --no-print-directory $(filter-out test-rust,$(TEST_TARGETS)) examples
 
 .PHONY: help demo setup-base setup test test-rust check-architecture bench bench-query lint

@@ -18,8 +18,15 @@ $(NODE_STAMP): $(NODE_DIR)/package-lock.json $(NODE_DIR)/package.json
 
 setup-node: $(NODE_STAMP) ## Install the Node addon's npm dependencies (napi CLI, MCP SDK, TypeScript) when the lock file changed
 
-build-node: setup-node ## Build the Node addon in release and regenerate index.js / index.d.ts
-	$(NODE_NAPI) build --platform --release
+# The build checks that napi's regenerated index.d.ts is the committed one (whichever target
+# builds the addon first in a run sees the file as committed; test-node checks it again).
+build-node: setup-node ## Build the Node addon in release and regenerate index.js / index.d.ts (fails if index.d.ts was stale)
+	@baseline=$$(mktemp) && cp $(NODE_DIR)/index.d.ts $$baseline && \
+	  $(NODE_NAPI) build --platform --release && \
+	  if ! cmp -s $$baseline $(CURDIR)/$(NODE_DIR)/index.d.ts; then \
+	    diff -u $$baseline $(CURDIR)/$(NODE_DIR)/index.d.ts | head -40; rm -f $$baseline; \
+	    echo "$(NODE_DIR)/index.d.ts was stale: napi regenerated it from the Rust types (above); commit the new file"; exit 1; \
+	  fi; rm -f $$baseline
 
 test-node: setup-node ## Node addon: release build, index.d.ts staleness check, node --test (vectors, API, errors, MCP end to end)
 	@baseline=$$(mktemp) && cp $(NODE_DIR)/index.d.ts $$baseline && \
