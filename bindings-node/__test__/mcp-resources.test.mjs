@@ -12,13 +12,16 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
+import crypto from 'node:crypto'
 import lro from './build.mjs'
 
 const { offload } = lro
 
 const here = path.dirname(fileURLToPath(import.meta.url))
 const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'lro-mcp-resources-')))
-const TTL_SECONDS = 2
+// Long enough that no file expires while the test runs, however loaded the machine: the expired
+// files are planted with names dated two hours back.
+const TTL_SECONDS = 3600
 let client
 const listChanged = []
 
@@ -113,11 +116,28 @@ test('offload files are resources beside the server\'s own, and the client hears
   assert.deepEqual(ulids, [...ulids].sort().reverse())
   assert.equal(listChanged.length, 1, 'one offload through the server')
 
-  // Past the time-to-live, the cleanup removes every file and tells the client.
-  await new Promise((resolve) => setTimeout(resolve, TTL_SECONDS * 1000 + 500))
+  // Files past the time-to-live (copies of a real one, named two hours back) are no
+  // resources; the cleanup removes them, tells the client, and leaves the others.
+  const template = path.join(dir, offloads[0].split('/').at(-1))
+  const planted = Array.from({ length: 3 }, () => `atlatl-bulk-${ulidAt(Date.now() - 2 * 3600 * 1000)}.jsonl`)
+  for (const name of planted) fs.copyFileSync(template, path.join(dir, name))
+  const listedNow = (await client.listResources()).resources.map((r) => r.uri)
+  assert.equal(listedNow.length, 101)
+  assert.ok(planted.every((name) => !listedNow.includes(`lro://offloads/${name}`)), 'expired files are not listed')
   const cleaned = await client.callTool({ name: 'cleanup_offloads', arguments: {} })
-  assert.deepEqual(JSON.parse(cleaned.content[0].text), { removed: 151 })
+  assert.deepEqual(JSON.parse(cleaned.content[0].text), { removed: 3 })
   await waitFor(2)
+  assert.ok(planted.every((name) => !fs.existsSync(path.join(dir, name))), 'cleanup removed the expired files')
   const after = await client.listResources()
-  assert.deepEqual(after.resources.map((r) => r.uri), ['memo://readme'])
+  assert.equal(after.resources.length, 101)
+  assert.ok(after.resources.some((r) => r.uri === 'memo://readme'))
 })
+
+/** A ULID for the time `ms` (Crockford base32: 10 characters of time, 16 random). */
+function ulidAt(ms) {
+  const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ'
+  let time = ''
+  for (let i = 0, t = ms; i < 10; i++, t = Math.floor(t / 32)) time = alphabet[t % 32] + time
+  const random = Array.from(crypto.randomBytes(16), (b) => alphabet[b % 32]).join('')
+  return time + random
+}
