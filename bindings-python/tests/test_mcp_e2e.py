@@ -6,6 +6,7 @@ import asyncio
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any, Dict, List
 
@@ -159,10 +160,19 @@ class Notifications:
 LIST_CHANGED = "notifications/resources/list_changed"
 
 
-async def resources_run(out_dir: str, ttl: int = 3600, server: Path = SERVER, python: str = sys.executable) -> Dict[str, Any]:
+def ulid_at(ms: int) -> str:
+    """A ULID for the time `ms` (Crockford base32: 10 characters of time, 16 random)."""
+    alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+    stamp = "".join(alphabet[(ms >> (5 * i)) & 31] for i in reversed(range(10)))
+    return stamp + "".join(alphabet[b % 32] for b in os.urandom(16))
+
+
+async def resources_run(out_dir: str, cleanup: bool = False, server: Path = SERVER, python: str = sys.executable) -> Dict[str, Any]:
     """A session with an LRO helper's server: an offload, then resources listed (every
-    page), read, templates, errors; 150 offload files more from another writer; with a short
-    `ttl`, a cleanup past it."""
+    page), read, templates, errors; 150 offload files more from another writer; with
+    `cleanup`, three files past the time-to-live (copies named two hours back: no file
+    expires by the clock while the test runs, however loaded the machine) and a cleanup."""
+    ttl = 3600
     params = StdioServerParameters(
         command=python,
         args=[str(server)],
@@ -212,11 +222,19 @@ async def resources_run(out_dir: str, ttl: int = 3600, server: Path = SERVER, py
                 if cursor is None:
                     break
             seen["pages"] = pages
-            if ttl < 60:
-                # Past the time-to-live, the cleanup removes every file and says so.
-                await anyio.sleep(ttl + 0.5)
+            if cleanup:
+                template = Path(out_dir) / pages[0][0].rsplit("/", 1)[1]
+                hours_ago = int(time.time() * 1000) - 2 * 3600 * 1000
+                planted = [f"atlatl-bulk-{ulid_at(hours_ago)}.jsonl" for _ in range(3)]
+                for name in planted:
+                    target = Path(out_dir) / name
+                    target.write_bytes(template.read_bytes())
+                    target.chmod(0o600)
+                seen["planted"] = [f"lro://offloads/{name}" for name in planted]
+                seen["listed_with_expired"] = await session.list_resources()
                 seen["cleanup"] = await session.call_tool("cleanup_offloads", {})
                 await notes.wait_for(LIST_CHANGED, 2)
+                seen["left"] = [name for name in planted if (Path(out_dir) / name).exists()]
                 seen["after_cleanup"] = await session.list_resources()
     return seen
 
@@ -261,11 +279,20 @@ def test_offloads_are_resources_over_stdio(out_dir: str) -> None:
     assert seen["notes"].methods.count(LIST_CHANGED) == 1
 
 
-def test_cleanup_tells_the_clients_that_listed(out_dir: str) -> None:
-    seen = anyio.run(resources_run, out_dir, 2)
-    assert json.loads(seen["cleanup"].content[0].text) == {"removed": 151}
+def assert_expired_cleaned(seen: Dict[str, Any], page: int) -> None:
+    """Files past the time-to-live are no resources; the cleanup removed those alone and told
+    the client."""
+    listed = [str(r.uri) for r in seen["listed_with_expired"].resources]
+    assert len(listed) == page and not set(seen["planted"]) & set(listed)
+    assert json.loads(seen["cleanup"].content[0].text) == {"removed": 3}
+    assert seen["left"] == []
     assert seen["notes"].methods.count(LIST_CHANGED) == 2
-    assert [str(r.uri) for r in seen["after_cleanup"].resources] == ["memo://readme"]
+    assert [str(r.uri) for r in seen["after_cleanup"].resources] == listed
+
+
+def test_cleanup_tells_the_clients_that_listed(out_dir: str) -> None:
+    seen = anyio.run(resources_run, out_dir, True)
+    assert_expired_cleaned(seen, 101)
 
 
 # The server on the SDK's 1.x line: its venv (`make test-python` makes it).
@@ -275,7 +302,7 @@ MCP1_PYTHON = Path(os.environ.get("LRO_MCP1_PYTHON", Path(__file__).parents[1] /
 def test_mcp1_fastmcp_serves_the_same_resources(out_dir: str) -> None:
     if not MCP1_PYTHON.exists():
         pytest.fail(f"{MCP1_PYTHON} is missing: run `make test-python` (it makes the mcp 1.x venv)")
-    seen = anyio.run(resources_run, out_dir, 2, SERVER, str(MCP1_PYTHON))
+    seen = anyio.run(resources_run, out_dir, True, SERVER, str(MCP1_PYTHON))
     assert seen["capabilities"].resources.list_changed is True
     recall = seen["recall"]
     link = seen["link"]
@@ -288,6 +315,4 @@ def test_mcp1_fastmcp_serves_the_same_resources(out_dir: str) -> None:
     assert seen["readme"].contents[0].text == "500 memories about caching"
     assert seen["errors"] == {"traversal": -32602, "not an offload": -32602, "missing": -32002}
     assert [len(p) for p in seen["pages"]] == [101, 51]
-    assert json.loads(seen["cleanup"].content[0].text) == {"removed": 151}
-    assert seen["notes"].methods.count(LIST_CHANGED) == 2
-    assert [str(r.uri) for r in seen["after_cleanup"].resources] == ["memo://readme"]
+    assert_expired_cleaned(seen, 101)
