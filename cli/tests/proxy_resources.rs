@@ -11,13 +11,14 @@ use serde_json::json;
 
 #[test]
 fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
-    // A cleanup every second and files that live four: the list changes on its own. With
-    // --resource-link and --structured-content, the result links its file and carries the
-    // descriptor twice.
+    // A cleanup every second: the list changes on its own when a file expires (one planted
+    // with a name dated two hours back; the others live an hour, so none expires by the clock
+    // while a loaded machine runs the test). With --resource-link and --structured-content,
+    // the result links its file and carries the descriptor twice.
     let mut proxy = Proxy::start(
         &[
             "--ttl-seconds",
-            "4",
+            "3600",
             "--cleanup-interval",
             "1",
             "--resource-link",
@@ -90,7 +91,16 @@ fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
     );
     assert_eq!(denied["error"]["code"], -32602, "{denied}");
 
-    // Four seconds on, the cleanup removes the file and says so; the mock's resource is left.
+    // A copy of the file named two hours back has expired: the next cleanup removes it and
+    // says so; the fresh file and the mock's resource are left.
+    let dir = std::path::Path::new(file).parent().unwrap();
+    let expired_name = format!(
+        "atlatl-records-{}.jsonl",
+        ulid::Ulid::from_parts(ulid_ms_ago(2 * 3600 * 1000), 7)
+    );
+    let staged = proxy.dir.path().join("staged.jsonl");
+    std::fs::copy(file, &staged).unwrap();
+    std::fs::rename(&staged, dir.join(&expired_name)).unwrap();
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let message = proxy.next();
@@ -99,11 +109,30 @@ fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
         }
         assert!(Instant::now() < deadline, "no list_changed after cleanup");
     }
-    assert!(!std::path::Path::new(file).exists());
+    assert!(
+        !dir.join(&expired_name).exists(),
+        "the expired copy is removed"
+    );
+    assert!(
+        std::path::Path::new(file).exists(),
+        "the fresh file is kept"
+    );
     let after = proxy.call(8, "resources/list", json!({}));
-    assert_eq!(after["result"]["resources"], json!([theirs]));
-    let gone = proxy.call(9, "resources/read", json!({"uri": uri}));
+    assert_eq!(after["result"]["resources"], listed["result"]["resources"]);
+    let gone = proxy.call(
+        9,
+        "resources/read",
+        json!({"uri": format!("lro://offloads/{expired_name}")}),
+    );
     assert_eq!(gone["error"]["code"], -32002, "{gone}");
+}
+
+/// The Unix time in milliseconds, `ago` milliseconds back.
+fn ulid_ms_ago(ago: u64) -> u64 {
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    u64::try_from(now.as_millis()).unwrap() - ago
 }
 
 #[test]
