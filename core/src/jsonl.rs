@@ -298,7 +298,7 @@ impl Body {
 
     /// Line `i` parsed back into a `Value`.
     pub fn value(&self, i: usize) -> Value {
-        serde_json::from_slice(self.line_bytes(i)).unwrap_or(Value::Null)
+        crate::json::parse::from_slice(self.line_bytes(i)).unwrap_or(Value::Null)
     }
 
     /// Whether these records are MIF memories: every line an object with an `id` and a

@@ -46,8 +46,7 @@ pub(crate) fn recipe(
                     continue;
                 }
                 sample.push(
-                    serde_json::from_slice::<Value>(line)
-                        .map_err(|e| invalid_record(number, &e))?,
+                    crate::json::parse::from_slice(line).map_err(|e| invalid_record(number, &e))?,
                 );
                 pending.push((number, line.to_vec()));
             }
