@@ -17,7 +17,7 @@
 
 use std::borrow::Cow;
 
-use lro_core::json::write::{write_number, write_str};
+use lro_core::json::write::{number_from_f64, write_number, write_str};
 use lro_core::jsonl::Body;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple};
@@ -125,7 +125,7 @@ impl Writer {
 
     /// Non-finite floats become `null`, as serde_json and `JSON.stringify` write them.
     fn float(&mut self, f: f64) {
-        match Number::from_f64(f) {
+        match number_from_f64(f) {
             Some(n) => write_number(&mut self.out, &n),
             None => self.out.extend_from_slice(b"null"),
         }

@@ -78,7 +78,7 @@ fn digits_survive_offload_and_extract_and_odd_values_stay_alone() {
     for mode in ["json", "auto"] {
         for (odd, last) in [
             ("1", r#"{"id":2999,"x":1}"#.to_owned()),
-            ("1e400", r#"{"id":2999,"x":1e+400}"#.to_owned()),
+            ("1e400", r#"{"id":2999,"x":1e400}"#.to_owned()),
             (
                 r#""\ud800""#,
                 r#"{"text":"{\"id\": 2999, \"x\": \"\\ud800\"}"}"#.to_owned(),
@@ -148,9 +148,117 @@ fn the_proxy_keeps_the_digits_in_the_file_and_through_lro_extract() {
         3,
         json!({"file_path": file, "query": "select(.id == 2999) | .x"}),
     );
-    assert_eq!(odd["content"][0]["text"].as_str().unwrap(), "1e+400\n");
+    assert_eq!(odd["content"][0]["text"].as_str().unwrap(), "1e400\n");
     // Still answering.
     assert_eq!(proxy.call(4, "ping", json!({}))["result"], json!({}));
+}
+
+/// Numbers with an exponent, spelled as a hand or an old emitter writes them: serde_json's
+/// reader would respell each (`1e+5`, `1e+2`, `0e+0`, ...).
+const EXPONENTS: [&str; 6] = [
+    "1E5",
+    "1E+2",
+    "0e0",
+    "1.2345678901234567890123e5",
+    "-1E-7",
+    "2e3",
+];
+
+/// `n` records `{"k": i, "v": <an exponent>}`, as compact lines (what the file must hold).
+fn exponent_lines(n: usize) -> Vec<String> {
+    (0..n)
+        .map(|i| format!(r#"{{"k":{i},"v":{}}}"#, EXPONENTS[i % EXPONENTS.len()]))
+        .collect()
+}
+
+#[test]
+fn numbers_with_an_exponent_keep_their_text_in_the_file_and_through_extraction() {
+    let dir = tempfile::tempdir().unwrap();
+    let dir_s = dir.path().to_str().unwrap();
+    let lines = exponent_lines(300);
+    let array = format!("[{}]", lines.join(", "));
+    // One array (the text scan), sections of an object (laid out from text and small parts
+    // read as values), and a record naming a key twice (the `Value` path).
+    let object = format!(r#"{{"a": {array}, "b": {array}, "total": 1E3}}"#);
+    let twice = format!(r#"[{{"k": -1, "v": 9E9, "v": 7E7}}, {}]"#, lines.join(", "));
+    let mut twice_lines = vec![r#"{"k":-1,"v":7E7}"#.to_owned()];
+    twice_lines.extend(lines.iter().cloned());
+    let both: Vec<String> = lines.iter().chain(&lines).cloned().collect();
+    for mode in ["json", "auto"] {
+        for (input, expected) in [(&array, &lines), (&object, &both), (&twice, &twice_lines)] {
+            let out = lro(
+                &["offload", "--output-dir", dir_s, "--input", mode],
+                input.as_bytes(),
+            );
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
+            let path = descriptor["file_path"].as_str().unwrap().to_owned();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let (header, body) = text.split_once('\n').unwrap();
+            let written: Vec<&str> = body.lines().collect();
+            assert_eq!(written, *expected, "{mode}: {}", &input[..60]);
+            if input == &object {
+                assert!(header.contains(r#""total":1E3"#), "{header}");
+            }
+            // Passed through, every reader gives the tokens back byte for byte.
+            let all = extract(dir_s, &path, &["--query", "."]);
+            assert_eq!(all.lines().collect::<Vec<_>>(), written, "{mode}");
+            let ranged = extract(dir_s, &path, &["--lines", "0:6"]);
+            assert_eq!(ranged.lines().collect::<Vec<_>>(), written[..6], "{mode}");
+            let found = extract(dir_s, &path, &["--where", r#"{"k": 3}"#, "--limit", "1"]);
+            assert_eq!(
+                found.trim_end(),
+                written[expected
+                    .iter()
+                    .position(|l| l.starts_with(r#"{"k":3,"#))
+                    .unwrap()]
+            );
+            let values = extract(
+                dir_s,
+                &path,
+                &["--query", "select(.k >= 0 and .k < 6) | .v"],
+            );
+            assert_eq!(
+                values.lines().take(6).collect::<Vec<_>>(),
+                EXPONENTS,
+                "{mode}"
+            );
+            // Computed with, a number is a double, written as jq writes one.
+            let computed = extract(dir_s, &path, &["--query", "select(.k == 0) | .v * 2"]);
+            assert_eq!(computed.lines().next(), Some("200000"), "{mode}");
+        }
+    }
+}
+
+#[test]
+fn the_proxy_keeps_exponents_in_the_file_and_through_lro_extract() {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let lines = exponent_lines(300);
+    let result = proxy.tool(1, "echo", json!({"text": format!("[{}]", lines.join(","))}));
+    let descriptor = &proxy_support::descriptor(&result);
+    assert_eq!(descriptor["offloaded"], true, "{result}");
+    let file = descriptor["file_path"].as_str().unwrap().to_owned();
+    let body = std::fs::read_to_string(&file).unwrap();
+    assert_eq!(body.lines().skip(1).collect::<Vec<_>>(), lines);
+    let found = proxy.extract(2, json!({"file_path": file, "where": {"k": {"$lt": 6}}}));
+    assert_eq!(found["isError"], false, "{found}");
+    assert_eq!(
+        found["content"][0]["text"].as_str().unwrap(),
+        format!("{}\n", lines[..6].join("\n"))
+    );
+    let values = proxy.extract(
+        3,
+        json!({"file_path": file, "query": "select(.k < 6) | .v"}),
+    );
+    assert_eq!(
+        values["content"][0]["text"].as_str().unwrap(),
+        format!("{}\n", EXPONENTS.join("\n"))
+    );
 }
 
 /// 3,000 records; every 100th names `name` twice (30 keys named twice in all).

@@ -10,12 +10,26 @@
 //! removed once its ULID is an hour old. Symbolic links, directories and every other file are
 //! left alone, and nothing outside `output_dir` is ever looked at. Several processes may clean one directory at once (replicas sharing a
 //! volume): a file another cleanup removed first is neither an error nor reported twice.
+//!
+//! Another prefix's files are never touched. Prefixes and operations may both hold `-`, so a
+//! name of this prefix may also be one of another (`team-a-data-{ulid}.jsonl` is prefix
+//! `team`'s operation `a-data` or prefix `team-a`'s operation `data`,
+//! [`crate::files::is_ambiguous`]): such a file is this prefix's only when its header, read
+//! through the host's checked open (the first line, bounded), names the operation its name
+//! holds after this prefix. One that cannot be read, or whose first line is no LRO header,
+//! is neither removed nor counted as kept. The temporary file of an unfinished write may
+//! have no complete header yet: one whose header names another operation is left alone, one
+//! without a header is removed once stale (whichever prefix's write died, it holds nothing
+//! anyone can read, and every prefix's cleanup decides the same).
 
 use serde::{Deserialize, Serialize};
 
 use crate::error::{LroError, Result};
 use crate::events::OffloadEvent;
-use crate::files::{STALE_TEMP_MS, is_expired_at, parse_offload_file_name, parse_temp_file_name};
+use crate::files::{
+    OffloadFileName, Owner, STALE_TEMP_MS, first_line, is_ambiguous, is_expired_at, owner_of,
+    parse_offload_file_name, parse_temp_file_name,
+};
 use crate::host::{EntryKind, Host};
 use crate::offloader::Offloader;
 use crate::time::iso8601;
@@ -69,6 +83,11 @@ pub(crate) fn run<H: Host>(lro: &Offloader<H>) -> Result<CleanupReport> {
         }
         let prefix = &lro.config.file_prefix;
         if let Some(parsed) = parse_offload_file_name(&entry.name, prefix) {
+            if is_ambiguous(prefix, &parsed)
+                && owner(lro, &dir, &entry.name, &parsed) != Some(Owner::Prefix)
+            {
+                continue;
+            }
             let created = lro.created_at(&dir, &entry.name, parsed.ulid, now);
             if is_expired_at(created, lro.config.ttl_seconds, now) {
                 expired.push((created.unwrap_or(now), entry.name));
@@ -78,7 +97,14 @@ pub(crate) fn run<H: Host>(lro: &Offloader<H>) -> Result<CleanupReport> {
         } else if let Some(parsed) = parse_temp_file_name(&entry.name, prefix) {
             // Not reported as kept: it is no offload file, only the remains of one.
             let created = lro.created_at(&dir, &entry.name, parsed.ulid, now);
-            if is_expired_at(created, STALE_TEMP_MS / 1000, now) {
+            let ours = || {
+                !is_ambiguous(prefix, &parsed)
+                    || matches!(
+                        owner(lro, &dir, &entry.name, &parsed),
+                        Some(Owner::Prefix | Owner::Unknown)
+                    )
+            };
+            if is_expired_at(created, STALE_TEMP_MS / 1000, now) && ours() {
                 temps.push((created.unwrap_or(now), entry.name));
             }
         }
@@ -112,6 +138,20 @@ pub(crate) fn run<H: Host>(lro: &Offloader<H>) -> Result<CleanupReport> {
         }
     }
     Ok(report)
+}
+
+/// Whose the file `name` of `dir` (named `parsed` as this prefix's) is, by its header read
+/// through the host's checked open; `None` when it cannot be opened or read (a link, a FIFO,
+/// another user's file, gone meanwhile).
+fn owner<H: Host>(
+    lro: &Offloader<H>,
+    dir: &std::path::Path,
+    name: &str,
+    parsed: &OffloadFileName,
+) -> Option<Owner> {
+    let opened = lro.host.open_file(dir, name).ok()?;
+    let line = first_line(&mut std::io::BufReader::new(opened.reader)).ok()?;
+    Some(owner_of(parsed, &line))
 }
 
 /// Removes the temporary files of writes that never finished. They are no offload

@@ -107,6 +107,81 @@ pub fn parse_offload_file_name(name: &str, prefix: &str) -> Option<OffloadFileNa
     })
 }
 
+/// The longest first line read to tell whose a file is ([`owner_of`]) or to describe it.
+pub const MAX_HEADER_BYTES: u64 = 1 << 20;
+
+/// Whether the name of `parsed` (read as a file of `prefix`) could also be another prefix's
+/// file: prefixes and operations may both hold `-`, so `team-a-data-{ulid}.jsonl` is prefix
+/// `team`'s operation `a-data` or prefix `team-a`'s operation `data`. Only when neither the
+/// prefix nor the operation holds a `-` does the name alone tell (the one `-` before the
+/// ULID's is then where the prefix ends); otherwise the file's header says
+/// ([`owner_of`]).
+///
+/// ```
+/// use lro_core::files::{is_ambiguous, parse_offload_file_name};
+/// let name = "team-a-data-01JH5X3Q7Y0000000000000000.jsonl";
+/// assert!(is_ambiguous("team", &parse_offload_file_name(name, "team").unwrap()));
+/// assert!(is_ambiguous("team-a", &parse_offload_file_name(name, "team-a").unwrap()));
+/// let name = "atlatl-recall-01JH5X3Q7Y0000000000000000.jsonl";
+/// assert!(!is_ambiguous("atlatl", &parse_offload_file_name(name, "atlatl").unwrap()));
+/// ```
+pub fn is_ambiguous(prefix: &str, parsed: &OffloadFileName) -> bool {
+    prefix.contains('-') || parsed.operation.contains('-')
+}
+
+/// Whose a file is, by its first line, when its name alone cannot tell ([`is_ambiguous`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Owner {
+    /// An LRO header naming the operation the file's name holds after the prefix: the
+    /// prefix's file (LRO names a file `{prefix}-{header's operation}-{ulid}.jsonl`).
+    Prefix,
+    /// An LRO header naming another operation: another prefix's file.
+    Other,
+    /// No LRO header to tell (none yet in a write's temporary file, or not an LRO file).
+    Unknown,
+}
+
+/// Whose the file named `parsed` (as a file of some prefix) is, by its `first_line` (read
+/// with at most [`MAX_HEADER_BYTES`], its line ending included or not).
+///
+/// ```
+/// use lro_core::files::{Owner, owner_of, parse_offload_file_name};
+/// let name = "team-a-data-01JH5X3Q7Y0000000000000000.jsonl";
+/// let as_team = parse_offload_file_name(name, "team").unwrap();
+/// let header = br#"{"type":"lro_header","operation":"data","count":1}"#;
+/// assert_eq!(owner_of(&as_team, header), Owner::Other);
+/// let as_team_a = parse_offload_file_name(name, "team-a").unwrap();
+/// assert_eq!(owner_of(&as_team_a, header), Owner::Prefix);
+/// assert_eq!(owner_of(&as_team_a, br#"{"type":"lro_header","oper"#), Owner::Unknown);
+/// ```
+pub fn owner_of(parsed: &OffloadFileName, first_line: &[u8]) -> Owner {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        #[serde(rename = "type")]
+        header_type: String,
+        operation: String,
+    }
+    match serde_json::from_slice::<Named>(first_line.trim_ascii_end()) {
+        Ok(named) if named.header_type == crate::descriptor::HEADER_TYPE => {
+            if named.operation == parsed.operation {
+                Owner::Prefix
+            } else {
+                Owner::Other
+            }
+        }
+        _ => Owner::Unknown,
+    }
+}
+
+/// The first line of `reader`, at most [`MAX_HEADER_BYTES`] of it (with its `\n` when
+/// that was read): what [`owner_of`] reads.
+pub fn first_line(reader: &mut impl std::io::BufRead) -> std::io::Result<Vec<u8>> {
+    use std::io::{BufRead, Read};
+    let mut line = Vec::new();
+    reader.take(MAX_HEADER_BYTES).read_until(b'\n', &mut line)?;
+    Ok(line)
+}
+
 /// Parses `name` as the temporary file of an unfinished write of an offload file of `prefix`
 /// (`{offload file name}.tmp-{n}`, as `StdHost::temp_name` makes it: `n` a decimal `u64`
 /// without leading zeros); `None` for anything else.

@@ -298,7 +298,7 @@ impl Body {
 
     /// Line `i` parsed back into a `Value`.
     pub fn value(&self, i: usize) -> Value {
-        serde_json::from_slice(self.line_bytes(i)).unwrap_or(Value::Null)
+        crate::json::parse::from_slice(self.line_bytes(i)).unwrap_or(Value::Null)
     }
 
     /// Whether these records are MIF memories: every line an object with an `id` and a
@@ -529,11 +529,48 @@ pub fn header_line(header: &OffloadHeader) -> Vec<u8> {
     line
 }
 
-/// Parses a header line; `None` when it is not an LRO header.
+/// Parses a header line; `None` when it is not an LRO header. Its sections are not
+/// checked: a reader that uses them takes [`checked_header`].
 pub fn parse_header(line: &str) -> Option<OffloadHeader> {
     serde_json::from_str::<OffloadHeader>(line.trim_end())
         .ok()
         .filter(|h| h.header_type == crate::descriptor::HEADER_TYPE)
+}
+
+/// The header of a file whose first line is `line` (`None`: the file is empty), for a reader
+/// that trusts its sections or count: `invalid_input` when there is no LRO header, when a
+/// field does not parse (a count or line number that fits no `usize`, say), or when its
+/// sections lie about its records ([`OffloadHeader::check_sections`]). Every reader of
+/// sections (the file commands, recipes, `describe`, the MCP resource listing) takes it.
+pub fn checked_header(line: Option<&str>) -> crate::error::Result<OffloadHeader> {
+    use crate::error::{ErrorCode, LroError};
+    let no_header = || LroError::new(ErrorCode::InvalidInput, "the file has no LRO header line");
+    let line = line.ok_or_else(no_header)?.trim_end();
+    let header = match serde_json::from_str::<OffloadHeader>(line) {
+        Ok(header) => header,
+        Err(err) => {
+            // An LRO header whose fields are wrong says what is wrong; anything else has none.
+            #[derive(serde::Deserialize)]
+            struct Marker {
+                #[serde(rename = "type")]
+                header_type: String,
+            }
+            let marked = serde_json::from_str::<Marker>(line)
+                .is_ok_and(|m| m.header_type == crate::descriptor::HEADER_TYPE);
+            if !marked {
+                return Err(no_header());
+            }
+            return Err(LroError::new(
+                ErrorCode::InvalidInput,
+                format!("the file's LRO header line is not valid: {err}"),
+            ));
+        }
+    };
+    if header.header_type != crate::descriptor::HEADER_TYPE {
+        return Err(no_header());
+    }
+    header.check_sections()?;
+    Ok(header)
 }
 
 #[cfg(test)]

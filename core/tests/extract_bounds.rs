@@ -212,6 +212,95 @@ fn a_header_whose_sections_run_past_the_records_is_invalid_input() {
     }
 }
 
+/// The requests that read a section of a file, each over section `b`.
+fn section_readers() -> Vec<(&'static str, Value)> {
+    vec![
+        ("count", json!({"section": "b", "count": true})),
+        ("where", json!({"section": "b", "where": {"id": "m15"}})),
+        ("query", json!({"section": "b", "query": ".id"})),
+        (
+            "lines",
+            json!({"section": "b", "lines": {"start": 0, "end": 3}}),
+        ),
+        (
+            "chars",
+            json!({"section": "b", "lines": {"start": 0, "end": 30, "unit": "chars"}}),
+        ),
+        (
+            "search",
+            json!({"section": "b", "search": {"pattern": "m1"}}),
+        ),
+        ("recipe alone", json!({"recipe": 6})),
+        ("describe", json!({"describe": true})),
+    ]
+}
+
+#[test]
+fn every_reader_of_a_section_refuses_a_lying_header() {
+    let dir = tempfile::tempdir().unwrap();
+    let (lro, file) = setup(dir.path(), ExtractLimits::default());
+    let text = std::fs::read_to_string(&file).unwrap();
+    let (header, body) = text.split_once('\n').unwrap();
+    let write = |header: &str| std::fs::write(&file, format!("{header}\n{body}")).unwrap();
+    let extract = |request: &Value| {
+        let request: ExtractRequest = serde_json::from_value(request.clone()).unwrap();
+        let _alone = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        lro.extract(&file, &request)
+    };
+    let with = |sections: Value, count: Option<u64>| {
+        let mut header: Value = serde_json::from_str(header).unwrap();
+        header["sections"] = sections;
+        if let Some(count) = count {
+            header["count"] = json!(count);
+        }
+        header.to_string()
+    };
+    // The truth: two sections of ten records each; every reader answers.
+    write(&with(
+        json!([{"name": "a", "first_line": 2, "count": 10}, {"name": "b", "first_line": 12, "count": 10}]),
+        None,
+    ));
+    for (what, request) in section_readers() {
+        let answer = extract(&request).unwrap_or_else(|e| panic!("{what}: {e}"));
+        if what == "count" {
+            assert_eq!(answer.results, vec![json!(10)], "{what}");
+        }
+    }
+    let huge = u64::MAX;
+    let lies = [
+        // Past the header's count, far past it, wrapping, overlapping, out of order.
+        with(json!([{"name": "a", "first_line": 2, "count": 10}, {"name": "b", "first_line": 12, "count": 5000}]), None),
+        with(json!([{"name": "a", "first_line": 2, "count": 10}, {"name": "b", "first_line": 12, "count": huge}]), None),
+        with(json!([{"name": "a", "first_line": 2, "count": 10}, {"name": "b", "first_line": huge, "count": 10}]), None),
+        with(json!([{"name": "a", "first_line": 2, "count": 20}, {"name": "b", "first_line": 2, "count": 20}]), None),
+        with(json!([{"name": "b", "first_line": 12, "count": 10}, {"name": "a", "first_line": 2, "count": 10}]), None),
+        // Numbers that fit no count.
+        with(json!([{"name": "a", "first_line": 2, "count": 10}, {"name": "b", "first_line": 12, "count": 10}]), None)
+            .replace("\"first_line\":12", "\"first_line\":18446744073709551616"),
+        with(json!([{"name": "a", "first_line": 2, "count": 10}, {"name": "b", "first_line": 12, "count": 10}]), None)
+            .replace("\"first_line\":12", "\"first_line\":-12"),
+        // A count that lies with it: the sections fit the count, the file ends first.
+        with(json!([{"name": "a", "first_line": 2, "count": 10}, {"name": "b", "first_line": 12, "count": 4990}]), Some(5000)),
+    ];
+    for (i, lie) in lies.iter().enumerate() {
+        write(lie);
+        for (what, request) in section_readers() {
+            if i == lies.len() - 1 && matches!(what, "recipe alone" | "lines" | "chars") {
+                // The sections fit the count, so only a reader that reaches the end of the
+                // file finds the lie: not one of the first records of `b`, which are there,
+                // nor a MIF recipe, which reads the whole file (no section).
+                continue;
+            }
+            match extract(&request) {
+                Err(err) => assert_eq!(err.code(), ErrorCode::InvalidInput, "{what} {lie}: {err}"),
+                Ok(answer) => panic!("{what} answered {:?} from {lie}", answer.results),
+            }
+        }
+    }
+}
+
 #[test]
 fn values_that_grow_by_wide_levels_are_met_by_a_walk() {
     // Each level is 5,000 items (about 80 KB): a 4 MiB bound holds about 50 of them.

@@ -6,12 +6,13 @@
 //! Numbers keep their digits when they are only passed through (as jq 1.7 keeps literals):
 //! an integer is exact (a machine integer, or a big integer beyond it), and a number whose
 //! text is not the one its double prints as (`1.50`, `3.0`, `1E2`, `-0`, `1e400`, a long
-//! decimal) is a decimal literal (`Num::Dec`), written back as it was read. A number that
+//! decimal) is a decimal literal (`Num::Dec`), written back as it was read, byte for byte
+//! (`1E2` stays `1E2`: records are read with their tokens, see [`parse_val`]). A number that
 //! a filter computes with becomes a double there and is printed the way jq prints a double:
 //! an integral double is an integer (`1.5 * 2` prints as `3`), NaN is `null`, and
 //! infinities are the largest finite doubles.
 
-use serde_json::{Map, Number, Value};
+use serde_json::{Map, Value};
 
 use lro_json::size::{json_size, string_size};
 
@@ -57,21 +58,40 @@ const EXACT_INT: f64 = 9_007_199_254_740_992.0;
 /// Like jq 1.6, which holds every number as a double, an integral number written as a float
 /// (`3.0`) is read as the integer `3`, so `tostring` and `@tsv` give `"3"` as jq does.
 pub fn parse_val(bytes: &[u8]) -> Result<Val, serde_json::Error> {
+    if lro_json::parse::respelled(bytes) {
+        // serde_json's reader would respell an exponent (`1E5` as `1e+5`): read the text
+        // with its tokens kept, then take the value apart.
+        return lro_json::parse::from_slice(bytes).map(val_of);
+    }
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let val = serde::de::DeserializeSeed::deserialize(JqVal, &mut de)?;
     de.end()?;
     Ok(val)
 }
 
+/// The jaq value of a `Value` read from text (at most serde_json's 128 levels deep), as
+/// [`JqVal`] reads the same text.
+fn val_of(value: Value) -> Val {
+    match value {
+        Value::Null => Val::Null,
+        Value::Bool(b) => Val::Bool(b),
+        Value::Number(n) => Val::Num(number_of_literal(n.as_str())),
+        Value::String(s) => Val::utf8_str(s.into_bytes()),
+        Value::Array(items) => Val::Arr(items.into_iter().map(val_of).collect::<Vec<_>>().into()),
+        Value::Object(map) => {
+            let mut entries = jaq_json::Map::default();
+            for (key, value) in map {
+                entries.insert(Val::utf8_str(key.into_bytes()), val_of(value));
+            }
+            Val::obj(entries)
+        }
+    }
+}
+
 /// The jaq number of a JSON number token `literal` (valid JSON number grammar): an exact
 /// integer, a double when the double prints back as `literal`, else the literal itself.
 pub(crate) fn number_of_literal(literal: &str) -> Num {
-    if !lro_json::write::number_is_canonical(literal.as_bytes()) {
-        // As serde_json reads it (`1E2` as `1e+2`), so both readers agree.
-        let mut canonical = Vec::with_capacity(literal.len() + 1);
-        lro_json::write::write_number_text(&mut canonical, literal.as_bytes());
-        return number_of_literal(std::str::from_utf8(&canonical).unwrap_or(literal));
-    }
+    // `1E2` is no double's text nor an integer's: a literal, kept as written.
     let integral = !literal.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
     let exact = if integral {
         // `-0` is no integer's text: a literal.
@@ -190,7 +210,7 @@ fn float(f: f64) -> Value {
         // In range, so the cast is exact.
         Value::from(f as i64)
     } else {
-        Number::from_f64(f).map_or(Value::Null, Value::Number)
+        lro_json::write::number_from_f64(f).map_or(Value::Null, Value::Number)
     }
 }
 
@@ -207,9 +227,9 @@ fn number(n: &Num) -> Value {
     }
 }
 
-/// `text` as a JSON number kept as written, when it is one.
+/// `text` as a JSON number kept as written, byte for byte, when it is one.
 fn json_number(text: &str) -> Option<Value> {
-    serde_json::from_str::<Number>(text).ok().map(Value::Number)
+    is_number_text(text.as_bytes()).then(|| Value::Number(lro_json::parse::number_of_token(text)))
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -324,10 +344,13 @@ mod tests {
     fn numbers_print_as_jq_prints_them() {
         let text = br#"{"a": 1.0, "b": 1.5, "c": [null, true, "x"], "d": 12345678901234567890, "e": 123456789012345678901234567890, "f": -9223372036854775809, "g": 3.14159265358979323846264338327950288, "h": 1e400, "i": -0, "j": 1E2, "k": 1.50}"#;
         let v = parse_val(text).unwrap();
-        // Passed through, every number keeps its text (jq 1.7 keeps literals alike).
+        // Passed through, every number keeps its text, byte for byte (jq 1.7 keeps literals
+        // alike), whichever reader read it: serde's, and the fast record parser.
+        let fast = crate::RecordParser::projecting(None).parse(text).unwrap();
+        assert_eq!(to_value(&fast).unwrap(), to_value(&v).unwrap());
         assert_eq!(
             lro_json::write::to_string(&to_value(&v).unwrap()),
-            r#"{"a":1.0,"b":1.5,"c":[null,true,"x"],"d":12345678901234567890,"e":123456789012345678901234567890,"f":-9223372036854775809,"g":3.14159265358979323846264338327950288,"h":1e+400,"i":-0,"j":1e+2,"k":1.50}"#
+            r#"{"a":1.0,"b":1.5,"c":[null,true,"x"],"d":12345678901234567890,"e":123456789012345678901234567890,"f":-9223372036854775809,"g":3.14159265358979323846264338327950288,"h":1e400,"i":-0,"j":1E2,"k":1.50}"#
         );
         assert_eq!(float(f64::NAN), Value::Null);
         assert_eq!(float(f64::INFINITY), json!(f64::MAX));

@@ -1,23 +1,23 @@
 //! JSON text to compact JSON, without building a tree: the fast path for results that
 //! arrive as text (MCP tool results, Python `str`/`bytes`, JS strings).
 //!
-//! The output is exactly what `serde_json::to_string(&serde_json::from_slice::<Value>(..))`
-//! would give, because the JSONL file and the descriptor must not depend on which path a
+//! The output is exactly what `serde_json::to_string(&crate::parse::from_slice(..))` would
+//! give, because the JSONL file and the descriptor must not depend on which path a
 //! result took. Most of the text is already in that form: the scan only reads it, and copies
 //! it in runs (one per element when the text is compact) up to the first thing that needs
 //! changing, which gets serde_json's own treatment:
 //! - whitespace outside strings is dropped;
 //! - strings are copied as they are unless an escape is not the one serde_json writes
 //!   (`\/`, `\u00e9`, `\u000A`, ...): such a string is decoded and re-encoded;
-//! - numbers are copied as written (serde_json's `arbitrary_precision` keeps their text),
-//!   but for the exponent marker, which serde_json reads as `e` and a sign (`1E2`: `1e+2`).
+//! - numbers are copied as written, byte for byte (`1E2` too), as [`crate::parse`] reads
+//!   them into a `Value` (serde_json's own reader would respell the exponent: `1e+2`).
 //!
 //! Anything the copy could get wrong makes the scan give up (`None`) and the caller falls
 //! back to parsing a `Value`, which then decides, errors included: invalid JSON or UTF-8,
 //! duplicate keys (a `Value` keeps the last), nesting near serde_json's depth limit.
 
 use crate::scan::next_escape;
-use crate::write::{number_is_canonical, write_number_text, write_str};
+use crate::write::write_str;
 
 /// Deeper nesting falls back to serde_json, whose limit (128) then applies exactly.
 const MAX_DEPTH: usize = 100;
@@ -393,21 +393,11 @@ impl Scanner<'_> {
         Some(())
     }
 
-    /// Reads a number, which goes out as it is written: serde_json (with
-    /// `arbitrary_precision`) keeps a number's text, so `1.50`, `-0`, `1e400` and integers
-    /// of any length are copied; only an exponent marker is respelled as serde_json reads
-    /// it (`1E2` as `1e+2`). The grammar is checked (RFC 8259), as serde_json does.
+    /// Reads a number, which goes out as it is written, byte for byte: `1.50`, `-0`, `1e400`,
+    /// `1E2` and integers of any length ([`crate::parse`] keeps them alike). The grammar is
+    /// checked (RFC 8259), as serde_json does.
     fn number(&mut self) -> Option<()> {
-        let end = number_end(self.input, self.pos)?;
-        let token = &self.input[self.pos..end];
-        if number_is_canonical(token) {
-            self.pos = end;
-        } else {
-            self.flush();
-            write_number_text(&mut self.out, token);
-            self.pos = end;
-            self.run = end;
-        }
+        self.pos = number_end(self.input, self.pos)?;
         Some(())
     }
 }
@@ -470,7 +460,7 @@ mod tests {
 
     /// What the Value path writes for `input`, one element per line.
     fn via_value(input: &[u8]) -> Option<Vec<u8>> {
-        let Value::Array(items) = serde_json::from_slice::<Value>(input).ok()? else {
+        let Value::Array(items) = crate::parse::from_slice(input).ok()? else {
             return None;
         };
         let mut out = Vec::new();
@@ -486,7 +476,7 @@ mod tests {
     fn check(input: &[u8]) {
         // Declining (None) is always allowed: the caller then takes the Value path.
         if let Some(compacted) = compact_value(input) {
-            let value: Value = serde_json::from_slice(input).expect("vouched for");
+            let value: Value = crate::parse::from_slice(input).expect("vouched for");
             assert_eq!(compacted, serde_json::to_vec(&value).unwrap());
         }
         if let Some(lines) = array_lines(input) {

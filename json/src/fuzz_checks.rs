@@ -49,12 +49,13 @@ pub fn check_json_write(data: &[u8]) {
 }
 
 /// When the canonical scan vouches for a text, it is a JSON array and each element's line
-/// and field spans are serde_json's; when it gives up, the `Value` path decides (nothing to
-/// check). Stopping early hands over exactly the leading elements. A single value the scan
-/// compacts is serde_json's compact text of it.
+/// and field spans are serde_json's (of the `Value` [`crate::parse`] reads, numbers as
+/// written); when it gives up, the `Value` path decides (nothing to check). Stopping early
+/// hands over exactly the leading elements. A single value the scan compacts is serde_json's
+/// compact text of it.
 pub fn check_json_canonical(data: &[u8]) {
     if let Some(compacted) = canonical::compact_value(data) {
-        let reference = serde_json::from_slice::<Value>(data);
+        let reference = crate::parse::from_slice(data);
         let Ok(value) = reference else {
             panic!("compact_value accepted a text serde_json refuses: {reference:?}");
         };
@@ -79,7 +80,7 @@ pub fn check_json_canonical(data: &[u8]) {
         return;
     };
     assert!(complete, "every element was wanted");
-    let reference = serde_json::from_slice::<Value>(data);
+    let reference = crate::parse::from_slice(data);
     let Ok(Value::Array(items)) = reference else {
         panic!("the scan accepted a text serde_json reads as {reference:?}");
     };

@@ -27,6 +27,7 @@
 //! - [`scan`]: the one byte scan of JSON strings (the next byte JSON must escape);
 //! - [`write`]: compact output identical to `serde_json::to_writer`, with faster escaping;
 //! - [`canonical`]: JSON text straight to that same compact output, without a tree;
+//! - [`parse`]: JSON text to a `Value` as serde_json reads it, numbers kept as written;
 //! - [`fields`]: the top-level fields of such a compact line, without a tree;
 //! - [`read`]: facts about any JSON text (valid as a `Value`? its compact length, an
 //!   object's fields, a string's content) read with serde_json's deserializer, no tree;
@@ -45,6 +46,7 @@ pub mod fields;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod nested;
+pub mod parse;
 pub mod read;
 pub mod scan;
 pub mod size;

@@ -25,6 +25,13 @@ pub fn is_value(text: &str) -> bool {
 /// a `Value`, or when an object it reads before stopping names a key twice (its `Value`
 /// keeps only the last).
 pub fn compact_len(text: &str, cap: usize) -> Option<usize> {
+    if crate::parse::respelled(text.as_bytes()) {
+        // serde_json's reader spells `1E5` as `1e+5`, one byte longer than the text keeps it
+        // ([`crate::parse`]): measured whole, less those bytes.
+        let spelled = measure(text, usize::MAX, true)?;
+        let kept = spelled.saturating_sub(crate::parse::unsigned_exponents(text.as_bytes()));
+        return Some(kept.min(cap));
+    }
     measure(text, cap, true)
 }
 
@@ -292,7 +299,7 @@ impl<'de> Visitor<'de> for Measure<'_> {
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<(), E> {
         // The `Value` visitor keeps a float as a Number (or null when not finite).
         self.0
-            .add(Number::from_f64(v).map_or(4, |n| crate::write::number_len(&n)))
+            .add(crate::write::number_from_f64(v).map_or(4, |n| crate::write::number_len(&n)))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<(), E> {

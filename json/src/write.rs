@@ -72,15 +72,30 @@ fn write_escaped(out: &mut Vec<u8>, bytes: &[u8], mut at: usize) {
     }
 }
 
-/// Writes a number as serde_json's parser holds it: with `arbitrary_precision`
-/// (workspace-wide) a `Number` is its text, the digits as read, and the exponent marker
-/// written `e` with its sign (`1E2` reads as `1e+2`). A double serde_json formats itself
-/// (`Number::from_f64`) says `1e22`; it is written `1e+22`, as that text would read, so a
-/// number has one spelling whichever path it took (and Python's `repr` and JavaScript's
-/// `String` agree).
+/// Writes a number as its text, as serde_json writes it: with `arbitrary_precision`
+/// (workspace-wide) a `Number` is its text, and one read by [`crate::parse`] is the token it
+/// was read from, byte for byte (`1E5` stays `1E5`). A double LRO formats itself takes the
+/// spelling serde_json's reader gives a text ([`number_from_f64`]: `1e+22`), as Python's
+/// `repr` and JavaScript's `String` do.
 #[inline]
 pub fn write_number(out: &mut Vec<u8>, n: &Number) {
-    write_number_text(out, n.as_str().as_bytes());
+    out.extend_from_slice(n.as_str().as_bytes());
+}
+
+/// The number of a finite double as LRO writes a double it formats itself (a jq result, a
+/// Python float): serde_json's shortest digits, the exponent spelled as serde_json's reader
+/// spells a text's (`1e22` as `1e+22`). `None` for NaN and infinities.
+pub fn number_from_f64(f: f64) -> Option<Number> {
+    let n = Number::from_f64(f)?;
+    let token = n.as_str().as_bytes();
+    if number_is_canonical(token) {
+        return Some(n);
+    }
+    let mut spelled = Vec::with_capacity(token.len() + 1);
+    write_number_text(&mut spelled, token);
+    String::from_utf8(spelled)
+        .ok()
+        .map(|text| crate::parse::number_of_token(&text))
 }
 
 /// Where a number token's exponent marker is, if it has one.
@@ -89,14 +104,16 @@ fn exponent_at(token: &[u8]) -> Option<usize> {
     token.iter().position(|&b| b == b'e' || b == b'E')
 }
 
-/// Whether the number token `token` is already written as [`write_number`] writes it.
+/// Whether the number token `token` is spelled as serde_json's reader spells it (`e` and a
+/// sign in an exponent).
 #[inline]
 pub fn number_is_canonical(token: &[u8]) -> bool {
     exponent_at(token)
         .is_none_or(|at| token[at] == b'e' && matches!(token.get(at + 1), Some(b'+' | b'-')))
 }
 
-/// Writes the valid JSON number token `token` as [`write_number`] does.
+/// Writes the valid JSON number token `token` as serde_json's reader spells it (`1E2` as
+/// `1e+2`).
 pub fn write_number_text(out: &mut Vec<u8>, token: &[u8]) {
     match exponent_at(token) {
         Some(at) if !number_is_canonical(token) => {
@@ -119,10 +136,7 @@ pub fn number_is_integer(n: &Number) -> bool {
 
 /// The length [`write_number`] writes for `n`.
 pub fn number_len(n: &Number) -> usize {
-    let token = n.as_str().as_bytes();
-    let unsigned_exponent =
-        exponent_at(token).is_some_and(|at| !matches!(token.get(at + 1), Some(b'+' | b'-')));
-    token.len() + usize::from(unsigned_exponent)
+    n.as_str().len()
 }
 
 /// Writes `value` as compact JSON, identical to `serde_json::to_writer(out, value)`.
@@ -234,11 +248,9 @@ pub(crate) mod tests {
         }
     }
 
-    /// `value` as serde_json writes it once its numbers are read from text, the only way
-    /// records reach a file (doubles it formats itself say `1e22`, text reads as `1e+22`).
+    /// `value` as serde_json writes it.
     pub(crate) fn serde_text(value: &Value) -> String {
-        let reread: Value = serde_json::from_str(&serde_json::to_string(value).unwrap()).unwrap();
-        serde_json::to_string(&reread).unwrap()
+        serde_json::to_string(value).unwrap()
     }
 
     #[test]
@@ -263,9 +275,19 @@ pub(crate) mod tests {
             assert_eq!(to_string(&Value::Number(n.clone())), out);
             assert_eq!(number_len(&n), out.len());
         }
-        let made = Number::from_f64(1e22).unwrap();
-        assert_eq!(to_string(&Value::Number(made.clone())), "1e+22");
-        assert_eq!(number_len(&made), 5);
+        // Read by `crate::parse`, a number keeps its token.
+        for token in ["1E5", "1E+2", "0e0", "1.2345678901234567890123e5", "-1E-7"] {
+            let value = crate::parse::from_str(token).unwrap();
+            assert_eq!(to_string(&value), token);
+        }
+        // A double LRO formats itself: spelled as serde_json's reader spells a text.
+        for (f, text) in [(1e22, "1e+22"), (1.5e-7, "1.5e-7"), (0.1, "0.1")] {
+            let ours = number_from_f64(f).unwrap();
+            assert_eq!(to_string(&Value::Number(ours.clone())), text);
+            assert_eq!(number_len(&ours), text.len());
+        }
+        assert_eq!(number_from_f64(1.5).unwrap().as_str(), "1.5");
+        assert!(number_from_f64(f64::NAN).is_none());
     }
 
     proptest! {

@@ -124,7 +124,7 @@ fn content_items<'a>(items: &[Item<'a>]) -> Option<(Vec<&'a str>, Vec<Value>)> {
             }
             continue;
         }
-        others.push(serde_json::from_str(item.text).ok()?);
+        others.push(lro_core::json::parse::from_str(item.text).ok()?);
     }
     Some((texts, others))
 }
@@ -251,7 +251,7 @@ pub fn structured_duplicates(result: &str) -> usize {
 }
 
 fn parse(text: &str) -> Result<Value> {
-    serde_json::from_str(text).map_err(|e| {
+    lro_core::json::parse::from_str(text).map_err(|e| {
         LroError::new(
             ErrorCode::InvalidInput,
             format!("the tool result is not valid JSON: {e}"),

@@ -40,7 +40,7 @@
 //! ```
 
 use std::cmp::Reverse;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -59,10 +59,6 @@ use lro_core::shape::Format;
 
 /// Resources in one page of [`list_resources`].
 pub const PAGE_SIZE: usize = 100;
-
-/// The longest header line read to describe a resource (a file of many sections lists them
-/// all there); a longer one gives a description from the file name alone.
-const MAX_HEADER_BYTES: u64 = 1 << 20;
 
 /// A query string is quoted in a description up to this many characters.
 const MAX_QUERY_CHARS: usize = 80;
@@ -263,20 +259,31 @@ pub fn list_resources_page<H: Host>(
     })
 }
 
-/// The resource of one listed file; `None` when it went away meanwhile (a cleanup), or when
+/// The resource of one listed file; `None` when it went away meanwhile (a cleanup), when
 /// the checked open refuses it (a link, FIFO, hard link or another user's file swapped in
-/// after the listing: never waited on, never served, so never listed).
+/// after the listing: never waited on, never served, so never listed), or when its name
+/// could be another prefix's ([`lro_core::files::is_ambiguous`]) and its header does not
+/// confirm it is this prefix's (a page then holds fewer files; its cursor is unchanged).
 fn describe_resource<H: Host>(
     lro: &Offloader<H>,
     dir: &Path,
     file: &Candidate,
 ) -> Option<Resource> {
-    let (header, size) = match lro.host().open_file(dir, &file.name) {
-        Ok(opened) => (read_header(opened.reader), opened.size),
+    let (line, size) = match lro.host().open_file(dir, &file.name) {
+        Ok(opened) => (read_first_line(opened.reader), opened.size),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => return None,
         Err(err) if lro_core::host::is_refused(&err) => return None,
         Err(_) => (None, None),
     };
+    if lro_core::files::is_ambiguous(&lro.config().file_prefix, &file.parsed)
+        && line
+            .as_deref()
+            .map(|line| lro_core::files::owner_of(&file.parsed, line))
+            != Some(lro_core::files::Owner::Prefix)
+    {
+        return None;
+    }
+    let header = line.as_deref().and_then(header_of);
     let operation = &file.parsed.operation;
     let (title, description) = match &header {
         Some(header) => (
@@ -290,7 +297,7 @@ fn describe_resource<H: Host>(
         None => (
             None,
             Some(format!(
-                "Offloaded result of {operation} (its header line cannot be read)."
+                "Offloaded result of {operation} (its header line cannot be read or is not valid)."
             )),
         ),
     };
@@ -381,13 +388,16 @@ pub fn read_resource<H: Host>(lro: &Offloader<H>, uri: &str) -> Result<ReadResou
     })
 }
 
-/// The header of an offload file, read from its first line (bounded).
-fn read_header(reader: Box<dyn Read + '_>) -> Option<OffloadHeader> {
-    let mut line = Vec::new();
-    BufReader::new(reader.take(MAX_HEADER_BYTES))
-        .read_until(b'\n', &mut line)
-        .ok()?;
-    lro_core::jsonl::parse_header(std::str::from_utf8(&line).ok()?)
+/// The first line of an offload file (bounded: [`lro_core::files::MAX_HEADER_BYTES`], so a longer header
+/// gives a description from the file name alone); `None` when it cannot be read.
+fn read_first_line(reader: Box<dyn Read + '_>) -> Option<Vec<u8>> {
+    lro_core::files::first_line(&mut BufReader::new(reader)).ok()
+}
+
+/// The header a first line holds, checked ([`lro_core::jsonl::checked_header`]: a header
+/// whose sections lie describes nothing).
+fn header_of(line: &[u8]) -> Option<OffloadHeader> {
+    lro_core::jsonl::checked_header(Some(std::str::from_utf8(line).ok()?)).ok()
 }
 
 /// What a file's records are called: memories, lines of text, or records.

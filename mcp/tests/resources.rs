@@ -336,3 +336,69 @@ fn templates_and_error_codes() {
     assert!(templates.iter().all(|t| t["mimeType"] == MIME_TYPE));
     assert_eq!(jsonrpc_error_code(ErrorCode::Io), -32603);
 }
+
+/// A lro with `prefix`, its clock at [`NOW`].
+fn lro_with_prefix(prefix: &str) -> Offloader<MemoryHost> {
+    let config = OffloadConfig {
+        file_prefix: prefix.to_owned(),
+        ..OffloadConfig::default()
+    };
+    let lro = Offloader::new(config, MemoryHost::new()).unwrap();
+    lro.host().set_now_millis(NOW);
+    lro
+}
+
+#[test]
+fn another_prefix_files_named_like_ours_are_neither_listed_nor_read() {
+    // Prefix `team`; `team-a-data-*` is its operation `a-data` or prefix `team-a`'s `data`.
+    let lro = lro_with_prefix("team");
+    let own = name(&offload(&lro, "a-data", 200));
+    assert!(own.starts_with("team-a-data-"), "{own}");
+    let dir = lro.output_dir();
+    let ulid = ulid::Ulid::from_parts(NOW - 1, 7);
+    let header = |operation: &str, extra: &str| {
+        format!(
+            "{{\"type\":\"lro_header\",\"operation\":\"{operation}\",\"query\":null,\"count\":2,\"schema_version\":\"raw\",\"timestamp\":\"2026-01-01T00:00:00.000Z\",\"estimated_tokens\":9,\"detail\":\"raw\"{extra}}}\n{{\"a\":1}}\n{{\"a\":2}}\n"
+        )
+    };
+    let theirs = format!("team-a-data-{ulid}.jsonl");
+    lro.host()
+        .insert_file(dir.join(&theirs), header("data", ""));
+    // No header to tell: not listed under a name that could be another prefix's.
+    let unknown = format!("team-b-c-{ulid}.jsonl");
+    lro.host()
+        .insert_file(dir.join(&unknown), "not an offload file\n");
+    // Ours, but its sections run past its records: listed, its sections not described.
+    let lying = format!("team-lies-{ulid}.jsonl");
+    let sections = r#","sections":[{"name":"x","first_line":2,"count":1},{"name":"y","first_line":3,"count":99}]"#;
+    lro.host()
+        .insert_file(dir.join(&lying), header("lies", sections));
+    let page = list_resources(&lro, None).unwrap();
+    let mut names: Vec<&str> = page.resources.iter().map(|r| r.name.as_str()).collect();
+    names.sort_unstable();
+    let mut expected = vec![own.as_str(), lying.as_str()];
+    expected.sort_unstable();
+    assert_eq!(names, expected);
+    let described = page.resources.iter().find(|r| r.name == lying).unwrap();
+    let description = described.description.as_deref().unwrap();
+    assert!(description.contains("not valid"), "{description}");
+    for file in [&theirs, &unknown] {
+        let err = read_resource(&lro, &uri_for(file)).unwrap_err();
+        assert_eq!(err.code(), ErrorCode::PathDenied, "{file}: {err}");
+    }
+    let read = read_resource(&lro, &uri_for(&own)).unwrap();
+    assert_eq!(read.contents[0].text.lines().count(), 201);
+    // The same directory seen by prefix `team-a`: the other way round.
+    let team_a = lro_with_prefix("team-a");
+    for (path, bytes) in lro.host().paths().into_iter().filter_map(|p| {
+        let bytes = lro.host().file(&p)?;
+        Some((p, bytes))
+    }) {
+        team_a.host().insert_file(path, bytes);
+    }
+    let page = list_resources(&team_a, None).unwrap();
+    let names: Vec<&str> = page.resources.iter().map(|r| r.name.as_str()).collect();
+    assert_eq!(names, [theirs.as_str()]);
+    let err = read_resource(&team_a, &uri_for(&own)).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::PathDenied);
+}

@@ -24,8 +24,9 @@ pub struct LineReader<'h> {
     cut: bool,
     /// The header line, once read.
     header: Option<String>,
-    /// The last file line to return (a section's), when reading is limited to one.
-    last_line: Option<u64>,
+    /// The file lines of the section reading is limited to, when it is: its first line and
+    /// the line after its last.
+    section: Option<(u64, u64)>,
 }
 
 impl<'h> LineReader<'h> {
@@ -39,14 +40,17 @@ impl<'h> LineReader<'h> {
             lines_read: 0,
             cut: false,
             header: None,
-            last_line: None,
+            section: None,
         }
     }
 
     /// The next line without its line ending, or `None` at the end of the file or of the
     /// byte budget (then [`LineReader::cut`] tells which).
     pub fn next_line(&mut self) -> Result<Option<&[u8]>> {
-        if self.last_line.is_some_and(|last| self.lines_read >= last) {
+        if self
+            .section
+            .is_some_and(|(_, end)| self.lines_read + 1 >= end)
+        {
             return Ok(None);
         }
         self.line.clear();
@@ -63,6 +67,18 @@ impl<'h> LineReader<'h> {
             return Ok(None);
         }
         if n == 0 {
+            if let Some((first, end)) = self.section {
+                // The file ended, not the byte budget: the section's records are not all there.
+                return Err(Error::new(
+                    ErrorKind::InvalidInput,
+                    format!(
+                        "the file ends at line {}, before the end of the section its header \
+                         places at lines {first} to {}",
+                        self.lines_read,
+                        end - 1
+                    ),
+                ));
+            }
             return Ok(None);
         }
         if complete {
@@ -91,16 +107,19 @@ impl<'h> LineReader<'h> {
         Ok(self.header.clone())
     }
 
-    /// Limits reading to the file lines `first..=last` (a section): the lines before
-    /// `first` are read and skipped now (their bytes count), and reading ends after `last`.
-    pub fn window(&mut self, first: u64, last: u64) -> Result<()> {
+    /// Limits reading to the `count` file lines from line `first` (a section's records):
+    /// the lines before `first` are read and skipped now (their bytes count), and reading
+    /// ends after the section's last line. The file ending before that line is
+    /// `invalid_input` (its header promised records it does not hold), never fewer records
+    /// answered as if they were all; the byte limit ending it is a cut, as anywhere.
+    pub fn section(&mut self, first: u64, count: u64) -> Result<()> {
         self.header()?;
+        self.section = Some((first, first.saturating_add(count)));
         while self.lines_read + 1 < first {
             if self.next_line()?.is_none() {
                 break;
             }
         }
-        self.last_line = Some(last);
         Ok(())
     }
 
@@ -171,9 +190,9 @@ mod tests {
     }
 
     #[test]
-    fn a_window_reads_one_section_and_the_header_once() {
+    fn a_section_reads_its_lines_and_the_header_once() {
         let mut r = LineReader::new(Box::new(&b"h\na\nb\nc\nd\n"[..]), 100);
-        r.window(3, 4).unwrap();
+        r.section(3, 2).unwrap();
         assert_eq!(r.header().unwrap().as_deref(), Some("h"));
         let mut got = Vec::new();
         while let Some(l) = r.next_line().unwrap() {
@@ -181,5 +200,39 @@ mod tests {
         }
         assert_eq!(got, ["b", "c"]);
         assert_eq!(r.line_number(), 4);
+    }
+
+    fn section(data: &'static [u8], max: u64, first: u64, count: u64) -> Result<Vec<String>> {
+        let mut r = LineReader::new(Box::new(data), max);
+        r.section(first, count)?;
+        let mut got = Vec::new();
+        while let Some(l) = r.next_line()? {
+            got.push(String::from_utf8(l.to_vec()).unwrap());
+        }
+        Ok(got)
+    }
+
+    #[test]
+    fn a_section_the_file_ends_in_is_invalid_input() {
+        assert_eq!(
+            section(b"h\na\nb\n", 100, 2, 0).unwrap(),
+            Vec::<String>::new()
+        );
+        assert_eq!(section(b"h\na\nb\n", 100, 3, 1).unwrap(), ["b"]);
+        assert_eq!(section(b"h\na\nb", 100, 2, 2).unwrap(), ["a", "b"]);
+        for (first, count) in [(2, 3), (3, 5), (9, 1), (u64::MAX, 1), (2, u64::MAX)] {
+            let err = section(b"h\na\nb\n", 100, first, count).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                ErrorKind::InvalidInput,
+                "{first} {count}: {err:?}"
+            );
+        }
+        // The byte limit ending the section is a cut, not a lie.
+        let mut r = LineReader::new(Box::new(&b"h\na\nb\nc\n"[..]), 5);
+        r.section(2, 3).unwrap();
+        assert_eq!(r.next_line().unwrap(), Some(&b"a"[..]));
+        assert_eq!(r.next_line().unwrap(), None);
+        assert!(r.cut());
     }
 }

@@ -719,8 +719,10 @@ fn read_request(line: &[u8]) -> Result<Value, String> {
 /// JSON-RPC's "Invalid params".
 const INVALID_PARAMS: i64 = -32602;
 
+/// A server's answer as serde_json reads it, numbers kept as written (an offloaded
+/// `structuredContent` holds `1E5` as the server wrote it).
 fn parse(text: &[u8]) -> Option<Value> {
-    serde_json::from_slice(text).ok()
+    lro_core::json::parse::from_slice(text).ok()
 }
 
 mod oversize;

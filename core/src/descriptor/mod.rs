@@ -117,6 +117,12 @@ impl SectionInfo {
 }
 
 impl OffloadHeader {
+    /// Refuses a header whose sections lie about its records ([`check_sections`] against
+    /// the header's own `count`): what every reader of a section checks before trusting one.
+    pub fn check_sections(&self) -> crate::error::Result<()> {
+        check_sections(&self.sections, self.count)
+    }
+
     /// Every section of the file: the listed ones, or the whole body as one.
     pub fn all_sections(&self) -> Vec<SectionInfo> {
         if !self.sections.is_empty() {
@@ -131,6 +137,37 @@ impl OffloadHeader {
             entries: false,
         }]
     }
+}
+
+/// Refuses sections that lie about the `records` a file holds (`invalid_input`): each must
+/// start after the header (line 2 on), after the section before it ends (in order, not
+/// overlapping), and end within the records; a first line or count whose sum does not fit
+/// is refused too, never wrapped. `describe` checks them against the records it read, every
+/// other reader against the header's `count` (then the file ending before a section's last
+/// record is `invalid_input` too, see `lro_query::reader::LineReader::section`).
+pub fn check_sections(sections: &[SectionInfo], records: usize) -> crate::error::Result<()> {
+    let mut next = 2usize;
+    for section in sections {
+        let end = section.first_line.checked_add(section.count);
+        let within = end.is_some_and(|end| records.checked_add(2).is_none_or(|last| end <= last));
+        if section.first_line < next || !within {
+            return Err(crate::error::LroError::new(
+                crate::error::ErrorCode::InvalidInput,
+                format!(
+                    "the header's section {:?} (file lines {} to {}) does not lie within the \
+                     {records} records the file holds, after the sections before it",
+                    section.label(),
+                    section.first_line,
+                    section
+                        .first_line
+                        .saturating_add(section.count)
+                        .saturating_sub(1)
+                ),
+            ));
+        }
+        next = section.first_line + section.count;
+    }
+    Ok(())
 }
 
 /// Summary of the result set.

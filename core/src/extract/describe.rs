@@ -59,7 +59,7 @@ pub(super) fn describe_file<H: Host>(
         ));
     }
     let body = Body::new(bytes, line_ends);
-    check_sections(&header.sections, body.len())?;
+    // Its sections were checked against its count (`kind_of_header`): the count decides.
     if body.len() != header.count {
         return Err(LroError::new(
             ErrorCode::InvalidInput,
@@ -101,33 +101,4 @@ pub(super) fn describe_file<H: Host>(
         jq: None,
         warnings: Vec::new(),
     })
-}
-
-/// Refuses a header whose sections lie about the body: each must start after the header,
-/// after the previous one, and end within the `records` the file holds.
-pub(crate) fn check_sections(
-    sections: &[crate::descriptor::SectionInfo],
-    records: usize,
-) -> Result<()> {
-    let mut next = 2usize;
-    for section in sections {
-        let end = section.first_line.checked_add(section.count);
-        if section.first_line < next || end.is_none_or(|end| end > records + 2) {
-            return Err(LroError::new(
-                ErrorCode::InvalidInput,
-                format!(
-                    "the header's section {:?} (file lines {} to {}) does not lie within the \
-                     {records} records the file holds, after the sections before it",
-                    section.label(),
-                    section.first_line,
-                    section
-                        .first_line
-                        .saturating_add(section.count)
-                        .saturating_sub(1)
-                ),
-            ));
-        }
-        next = section.first_line + section.count;
-    }
-    Ok(())
 }

@@ -45,7 +45,7 @@ fn records(
         };
         if index >= start {
             // Every line of an offload file is JSON; anything else is returned as text.
-            let value = serde_json::from_slice::<Value>(line)
+            let value = crate::json::parse::from_slice(line)
                 .unwrap_or_else(|_| Value::from(String::from_utf8_lossy(line).into_owned()));
             if !budget.push(value) {
                 break;

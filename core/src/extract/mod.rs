@@ -137,12 +137,11 @@ fn response_of(output: lro_query::budget::Output) -> ExtractResponse {
     }
 }
 
-/// The section of the file called `name`, from the file's header line.
+/// The section of the file called `name`, from the file's header line (checked:
+/// [`crate::jsonl::checked_header`]).
 #[cfg(feature = "extract")]
 fn section_named(header: Option<&str>, name: &str) -> Result<crate::descriptor::SectionInfo> {
-    let header = header
-        .and_then(crate::jsonl::parse_header)
-        .ok_or_else(|| LroError::new(ErrorCode::InvalidInput, "the file has no LRO header line"))?;
+    let header = crate::jsonl::checked_header(header)?;
     let sections = header.all_sections();
     crate::descriptor::labels::find(&sections, name)
         .cloned()
@@ -221,7 +220,7 @@ impl<H: Host> Offloader<H> {
         if let Some(name) = &request.section {
             let section = section_named(lines.header()?.as_deref(), name)?;
             window = Some((section.first_line as u64, section.last_line() as u64));
-            lines.window(section.first_line as u64, section.last_line() as u64)?;
+            lines.section(section.first_line as u64, section.count as u64)?;
         }
         match verb {
             Verb::Recipe(number) => {
@@ -271,7 +270,7 @@ impl<H: Host> Offloader<H> {
             lro_query::reader::LineReader::new(reader, self.config.extract.max_read_bytes);
         if let Some(name) = section {
             let section = section_named(lines.header()?.as_deref(), name)?;
-            lines.window(section.first_line as u64, section.last_line() as u64)?;
+            lines.section(section.first_line as u64, section.count as u64)?;
         }
         lines::chars_before(&mut lines, index)
     }

@@ -18,18 +18,14 @@ use serde_json::{Map, Value};
 
 use crate::descriptor::{OffloadHeader, SectionInfo};
 use crate::error::{ErrorCode, LroError, Result};
-use crate::jsonl::parse_header;
+use crate::jsonl::checked_header;
 use crate::payload::RecordKind;
 use crate::recipes::{self, MifExamples, Recipe, mif_recipes};
 
-/// The header a header line holds, and the record kind it declares.
+/// The header a header line holds, its sections checked ([`checked_header`]), and the
+/// record kind it declares.
 pub(crate) fn kind_of_header(header: Option<&str>) -> Result<(OffloadHeader, RecordKind)> {
-    let header = header.and_then(parse_header).ok_or_else(|| {
-        LroError::new(
-            ErrorCode::InvalidInput,
-            "the file has no LRO header line, so its recipes are unknown",
-        )
-    })?;
+    let header = checked_header(header)?;
     let kind = RecordKind::from_detail_name(&header.detail).ok_or_else(|| {
         LroError::new(
             ErrorCode::InvalidInput,

@@ -29,7 +29,7 @@ pub(crate) fn recipe(
     // In a file of several sections the recipe reads its own section only.
     let (number, section, partial) = recipe::section_of(&header, kind, number);
     if partial {
-        lines.window(section.first_line as u64, section.last_line() as u64)?;
+        lines.section(section.first_line as u64, section.count as u64)?;
     }
     let mut pending: Pending = Vec::new();
     let recipe = match recipe::without_sample(kind, number, params) {
@@ -46,8 +46,7 @@ pub(crate) fn recipe(
                     continue;
                 }
                 sample.push(
-                    serde_json::from_slice::<Value>(line)
-                        .map_err(|e| invalid_record(number, &e))?,
+                    crate::json::parse::from_slice(line).map_err(|e| invalid_record(number, &e))?,
                 );
                 pending.push((number, line.to_vec()));
             }

@@ -18,11 +18,19 @@
 //!
 //! A symbolic link inside the directory is refused even when it points to an offload file
 //! there: following it would be a second lookup by name, the race this design removes.
+//!
+//! A name that could also be another prefix's ([`crate::files::is_ambiguous`]:
+//! `team-a-data-{ulid}.jsonl` read with prefix `team`) is this prefix's file only when its
+//! header names the operation the name holds after the prefix ([`crate::files::owner_of`],
+//! read through the opened handle); otherwise it is `path_denied`, as a name of another
+//! prefix is.
 
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{ErrorCode, LroError, Result};
-use crate::files::parse_offload_file_name;
+use crate::files::{
+    OffloadFileName, Owner, first_line, is_ambiguous, owner_of, parse_offload_file_name,
+};
 use crate::host::{Host, OpenFile, is_uri};
 
 fn denied(file_path: &str, why: &str) -> LroError {
@@ -32,11 +40,10 @@ fn denied(file_path: &str, why: &str) -> LroError {
     )
 }
 
-/// The file name of `path` when it is an offload file name of `prefix`.
-fn offload_name<'p>(path: &'p Path, prefix: &str) -> Option<&'p str> {
-    path.file_name()
-        .and_then(|n| n.to_str())
-        .filter(|n| parse_offload_file_name(n, prefix).is_some())
+/// The file name of `path` when it is an offload file name of `prefix`, and its parts.
+fn offload_name<'p>(path: &'p Path, prefix: &str) -> Option<(&'p str, OffloadFileName)> {
+    let name = path.file_name()?.to_str()?;
+    Some((name, parse_offload_file_name(name, prefix)?))
 }
 
 /// An offload file named directly inside the output directory, not opened yet.
@@ -46,6 +53,9 @@ pub struct OffloadFile {
     pub dir: PathBuf,
     /// The file's name in it (an offload file name).
     pub name: String,
+    /// Its parts, when the name could also be another prefix's: its header must confirm
+    /// them when it is opened.
+    confirm: Option<OffloadFileName>,
 }
 
 impl OffloadFile {
@@ -54,10 +64,32 @@ impl OffloadFile {
         self.dir.join(&self.name)
     }
 
-    /// Opens it with the host's checked open; `shown` names it in errors.
+    /// Opens it with the host's checked open; `shown` names it in errors. A name that could
+    /// be another prefix's is `path_denied` unless the file's header confirms it.
     pub fn open<'h, H: Host + ?Sized>(&self, host: &'h H, shown: &str) -> Result<OpenFile<'h>> {
-        host.open_file(&self.dir, &self.name)
-            .map_err(|e| LroError::from_io(&e, &format!("cannot open {shown}")))
+        let cannot = |e: &std::io::Error| LroError::from_io(e, &format!("cannot open {shown}"));
+        let opened = host
+            .open_file(&self.dir, &self.name)
+            .map_err(|e| cannot(&e))?;
+        let Some(parsed) = &self.confirm else {
+            return Ok(opened);
+        };
+        let mut rest = std::io::BufReader::new(opened.reader);
+        let line = first_line(&mut rest).map_err(|e| cannot(&e))?;
+        if owner_of(parsed, &line) != Owner::Prefix {
+            return Err(denied(
+                shown,
+                &format!(
+                    "not an offload file of this prefix (its header does not name the \
+                     operation {:?})",
+                    parsed.operation
+                ),
+            ));
+        }
+        Ok(OpenFile {
+            reader: Box::new(std::io::Read::chain(std::io::Cursor::new(line), rest)),
+            size: opened.size,
+        })
     }
 }
 
@@ -96,7 +128,7 @@ pub fn resolve_offload_file<H: Host + ?Sized>(
     } else {
         output_dir.join(given)
     };
-    let Some(name) = offload_name(&given, prefix) else {
+    let Some((name, parsed)) = offload_name(&given, prefix) else {
         return Err(denied(
             file_path,
             &format!("not an offload file (expected {prefix}-OPERATION-ULID.jsonl)"),
@@ -117,5 +149,6 @@ pub fn resolve_offload_file<H: Host + ?Sized>(
     Ok(OffloadFile {
         dir,
         name: name.to_owned(),
+        confirm: is_ambiguous(prefix, &parsed).then_some(parsed),
     })
 }

@@ -94,7 +94,7 @@ impl<H: Host> Offloader<H> {
             }
         }
         // Inline results (small by definition), other shapes and unusual text: the tree.
-        let value: Value = match serde_json::from_slice(json) {
+        let value: Value = match crate::json::parse::from_slice(json) {
             Ok(value) => value,
             // An array one of whose elements has a lone surrogate: that element becomes a
             // text record, the others stay records (crate::shape::odd).

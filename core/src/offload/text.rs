@@ -49,7 +49,7 @@ pub(crate) fn offload_json_text<H: Host>(
         request,
         || TextLayout::of_json(json, min_text),
         // Below the threshold the result is small: its value is returned as it is.
-        || serde_json::from_str::<Value>(json).ok(),
+        || crate::json::parse::from_str(json).ok(),
     )
 }
 

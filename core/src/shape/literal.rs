@@ -213,7 +213,10 @@ impl Reader<'_> {
             // grammar is Python's float grammar without `1.` and `.5`, which repr() never
             // writes; the grammar is checked first.
             serde_json::from_str::<Number>(token).ok()?;
-            token.parse::<f64>().ok().and_then(Number::from_f64)?
+            token
+                .parse::<f64>()
+                .ok()
+                .and_then(crate::json::write::number_from_f64)?
         };
         self.at += end;
         Some(number)

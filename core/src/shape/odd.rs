@@ -14,7 +14,7 @@ pub(crate) fn array_with_odd_elements(text: &str) -> Option<Value> {
     let mut odd = false;
     for element in split_elements(inner)? {
         let element = element.trim_matches([' ', '\n', '\r', '\t']);
-        match serde_json::from_str::<Value>(element) {
+        match crate::json::parse::from_str(element) {
             Ok(value) => items.push(value),
             Err(_) => {
                 // Refused only for its lone surrogates: the same text with them replaced

@@ -34,7 +34,7 @@ pub fn read_text(text: &str) -> TextRead {
         if !trimmed.starts_with(['[', '{', '"']) {
             break;
         }
-        match serde_json::from_str::<Value>(trimmed) {
+        match crate::json::parse::from_str(trimmed) {
             Ok(value @ (Value::Array(_) | Value::Object(_))) => {
                 return TextRead::Value(value, Format::Json);
             }
@@ -85,8 +85,12 @@ pub(crate) fn json_lines(text: &str) -> Option<Vec<Value>> {
     let mut stream = serde_json::Deserializer::from_str(trimmed).into_iter::<Value>();
     let mut end = 0;
     while let Some(value) = stream.next() {
-        let value = value.ok()?;
+        let mut value = value.ok()?;
         let segment = &trimmed[end..stream.byte_offset()];
+        if crate::json::parse::respelled(segment.as_bytes()) {
+            // Numbers as written (`1E5`), not as serde_json's reader spells them.
+            crate::json::parse::restore(segment.trim_start().as_bytes(), &mut value);
+        }
         let gap = &segment[..segment.len() - segment.trim_start().len()];
         // Values side by side on one line (`{}{}`, `[1] [2]`) are not JSON lines.
         let own_line = values.is_empty() || gap.contains('\n');

@@ -412,7 +412,7 @@ pub(crate) fn read_record(text: &str) -> Option<(Vec<u8>, usize)> {
                     return Some((record, 0));
                 }
                 // Valid JSON the scan does not vouch for is read as a `Value`.
-                let value = serde_json::from_str::<Value>(trimmed).ok();
+                let value = crate::json::parse::from_str(trimmed).ok();
                 match value {
                     Some(value) => {
                         let duplicate_keys = dupes::count(trimmed.as_bytes());
@@ -443,7 +443,7 @@ fn name_of(path: &[String]) -> Option<String> {
 /// The `Value` of a part, when its nesting (with the `nesting` containers around it) stays
 /// within [`MAX_NESTING`].
 fn parse(text: &str, nesting: usize) -> Option<Value> {
-    let value: Value = serde_json::from_str(text).ok()?;
+    let value: Value = crate::json::parse::from_str(text).ok()?;
     (nesting + depth_of(&value) <= MAX_NESTING).then_some(value)
 }
 

@@ -173,7 +173,7 @@ impl Worker<'_> {
 
     /// The output record of a matching line: the whole record, projected.
     fn output(&self, text: &[u8]) -> std::result::Result<(Value, u64), serde_json::Error> {
-        let record: Value = serde_json::from_slice(text)?;
+        let record: Value = crate::json::parse::from_slice(text)?;
         let value = match &self.query.projection {
             Some(p) => p.apply(record),
             None => record,
@@ -444,8 +444,8 @@ fn finish(mut merge: Merge<'_>, budget: &mut Budget<'_>, query: &Query) -> Resul
                     let total = window_total(merge.matched);
                     let mut returned = 0u64;
                     for hit in window {
-                        let record: Value =
-                            serde_json::from_slice(&hit.line).map_err(|e| invalid_record(0, &e))?;
+                        let record: Value = crate::json::parse::from_slice(&hit.line)
+                            .map_err(|e| invalid_record(0, &e))?;
                         let value = match &query.projection {
                             Some(p) => p.apply(record),
                             None => record,
