@@ -265,3 +265,117 @@ fn a_large_where_gets_no_jq_equivalent_and_a_small_answer() {
         "{small}"
     );
 }
+
+/// Flat filters of at most 16 KiB, shallow in brackets, thousands of operators or path steps
+/// deep: each overflowed the stack (exit 134; the proxy died with its extraction thread).
+fn flat_chains() -> [String; 6] {
+    [
+        ".|".repeat(8000) + ".",
+        "1,".repeat(8000) + "1",
+        "1+".repeat(4000) + "1",
+        "..|".repeat(5400) + ".",
+        ".".to_owned() + &"[]?".repeat(4000),
+        ".a".repeat(8000),
+    ]
+}
+
+/// A `fields` path of 30,000 components (60 KB): its tree of components overflowed the stack.
+fn long_path() -> String {
+    vec!["a"; 30_000].join(".")
+}
+
+#[test]
+fn flat_chains_and_long_paths_are_refused_by_lro_extract() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = offload(dir.path());
+    for filter in flat_chains() {
+        let out = extract(dir.path(), &file, &["--query", &filter]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(65), "{}: {stderr}", &filter[..20]);
+        assert!(
+            stderr.starts_with("lro: error[invalid_query]: filter is too deep: ")
+                && stderr.lines().count() == 1,
+            "{stderr}"
+        );
+    }
+    for option in ["--fields", "--sort", "--group-by"] {
+        let out = extract(dir.path(), &file, &["--where", "{}", option, &long_path()]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(65), "{option}: {stderr}");
+        assert!(
+            stderr.starts_with("lro: error[invalid_argument]: ")
+                && stderr.contains("has 30000 components; the limit is 128")
+                && stderr.lines().count() == 1
+                && stderr.len() < 300,
+            "{option}: {stderr}"
+        );
+    }
+    // Chains and paths within the bounds are unchanged by them.
+    let out = extract(
+        dir.path(),
+        &file,
+        &["--query", &format!("[{}.id] | length", ".id, ".repeat(200))],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().next(),
+        Some("201")
+    );
+    let out = extract(
+        dir.path(),
+        &file,
+        &[
+            "--where",
+            "{}",
+            "--fields",
+            "id,title.a.b.c",
+            "--limit",
+            "1",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).lines().next(),
+        Some(r#"{"id":"m0"}"#)
+    );
+}
+
+#[test]
+fn the_proxy_refuses_flat_chains_and_long_paths_and_goes_on() {
+    let mut proxy = Proxy::start(
+        &[],
+        &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", TIMEOUT_MS)],
+    );
+    let file = offload(proxy.dir.path());
+    proxy.initialize(json!({"name": "hostile"}));
+    let file = file.to_str().unwrap();
+    let mut calls: Vec<(Value, &str)> = flat_chains()
+        .into_iter()
+        .map(|filter| (json!({"file_path": file, "query": filter}), "invalid_query"))
+        .collect();
+    calls.push((
+        json!({"file_path": file, "where": {}, "fields": long_path()}),
+        "invalid_argument",
+    ));
+    for (id, (arguments, code)) in (10..).zip(calls) {
+        let result = proxy.extract(id, arguments);
+        assert_eq!(result["isError"], true, "{result}");
+        assert!(
+            text(&result).starts_with(&format!("error[{code}]: ")),
+            "{result}"
+        );
+        let pong = proxy.call(id + 1000, "ping", json!({}));
+        assert_eq!(pong["result"], json!({}), "{pong}");
+    }
+    let ok = proxy.extract(2000, json!({"file_path": file, "query": ".id"}));
+    assert_ne!(ok["isError"], true, "{ok}");
+    assert!(text(&ok).contains("m49"), "{ok}");
+}

@@ -649,4 +649,51 @@ mod tests {
         let c = Program::cached(".id // $x", &["x"]).unwrap();
         assert!(!Arc::ptr_eq(&a, &c));
     }
+
+    #[test]
+    fn the_deepest_chains_accepted_compile_and_run() {
+        use crate::sandbox::MAX_FILTER_DEPTH as MAX;
+        // Each of the costliest chains at the limit. A release build takes under 1 MiB of
+        // stack for the deepest (`+`, `+=`) and wasm under half its 1 MiB, a debug build about
+        // 4 MiB: run where extraction runs, on a thread of 8 MiB.
+        // Each chain of `n` terms, the largest `n` accepted, and the start of its output on `{}`.
+        type Chain = (fn(usize) -> String, usize, &'static str);
+        let chains: [Chain; 6] = [
+            (|n| "1+".repeat(n) + "1", MAX, "257"),
+            (|n| ".a+=".repeat(n) + "1", MAX - 1, "{\"a\":{\"a\":{\"a\":"),
+            (|n| ".|".repeat(n) + ".", MAX - 1, "{}"),
+            (|n| ".".to_owned() + &"[]?".repeat(n), (MAX - 1) / 2, "none"),
+            (
+                |n| format!("[{}1] | length", "1,".repeat(n)),
+                MAX - 2,
+                "255",
+            ),
+            (|n| ".a".repeat(n), MAX, "null"),
+        ];
+        std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(move || {
+                for (chain, n, expected) in chains {
+                    let filter = chain(n);
+                    let program = Program::compile(&filter, &[]).unwrap();
+                    let flag = std::sync::atomic::AtomicBool::new(false);
+                    let guard = Guard::new(crate::Clock::Flag(&flag), 64 << 20);
+                    let mut outputs = Vec::new();
+                    let input = crate::convert::parse_val(b"{}").unwrap();
+                    let flow = program.run(input, &[], &guard, &mut |out| {
+                        outputs.push(crate::convert::to_value(&out).unwrap().to_string());
+                        true
+                    });
+                    assert_eq!(flow.unwrap(), Flow::Continue, "{}", &filter[..12]);
+                    let shown = outputs.first().map_or("none", String::as_str);
+                    assert!(shown.starts_with(expected), "{}: {shown}", &filter[..12]);
+                    // One level more is refused before it is parsed.
+                    let error = Program::compile(&chain(n + 1), &[]).err().expect("refused");
+                    assert!(error.message().starts_with("filter is too deep: "));
+                }
+            })
+            .unwrap()
+            .join()
+            .expect("no overflow");
+    }
 }

@@ -38,7 +38,8 @@
 //!
 //! - [`Program`]: compile (with a process-wide cache) and run a filter;
 //! - [`Guard`], [`Clock`], [`Deadline`], [`Trip`]: the bounds of a run and why one stopped;
-//! - [`check_text`], [`MAX_FILTER_BYTES`], [`MAX_FILTER_NESTING`]: the filter text's limits;
+//! - [`check_text`], [`MAX_FILTER_BYTES`], [`MAX_FILTER_NESTING`], [`MAX_FILTER_DEPTH`]: the
+//!   filter text's limits;
 //! - [`convert`] and [`RecordParser`]: JSON text and `serde_json` values to jaq values and
 //!   back, numbers keeping their digits;
 //! - [`InvalidFilter`], [`RunError`]: a filter refused before it ran, and one that failed.
@@ -66,4 +67,6 @@ pub use deadline::Deadline;
 pub use engine::{Flow, Program, RunError, is_var_name};
 pub use error::InvalidFilter;
 pub use record_parser::RecordParser;
-pub use sandbox::{Clock, Guard, MAX_FILTER_BYTES, MAX_FILTER_NESTING, Trip, check_text};
+pub use sandbox::{
+    Clock, Guard, MAX_FILTER_BYTES, MAX_FILTER_DEPTH, MAX_FILTER_NESTING, Trip, check_text,
+};

@@ -204,10 +204,26 @@ fn logical(value: &Value, at: &str, depth: usize) -> Result<Vec<Filter>> {
         .collect()
 }
 
+/// Most components a dotted path may have: a record nests at most this deep (the limit the
+/// record parser keeps, serde_json's), so a longer path names nothing, and what follows a path
+/// (`fields`' tree of components, its projection, the jq equivalent) recurses on its length.
+pub const MAX_PATH_COMPONENTS: usize = lro_jq::MAX_PARSE_DEPTH;
+
 /// Parses a dotted field path.
 pub fn path(text: &str, at: &str) -> Result<Path> {
     if text.is_empty() {
         return Err(bad(at, "a field name cannot be empty"));
+    }
+    let components = text.split('.').count();
+    if components > MAX_PATH_COMPONENTS {
+        let start: String = text.chars().take(40).collect();
+        return Err(bad(
+            at,
+            format!(
+                "field path \"{start}...\" has {components} components; the limit is \
+                 {MAX_PATH_COMPONENTS} (no record nests deeper)"
+            ),
+        ));
     }
     let parts = text
         .split('.')

@@ -343,6 +343,7 @@ pub fn compare_records(keys: &[SortKey], a: &[SortValue], b: &[SortValue]) -> st
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::filter::MAX_PATH_COMPONENTS;
     use lro_jq::convert::parse_val;
     use serde_json::json;
 
@@ -375,6 +376,47 @@ mod tests {
             assert_eq!(err.kind(), ErrorKind::InvalidArgument, "{bad}");
             assert!(err.message().starts_with("fields: "), "{}", err.message());
         }
+    }
+
+    #[test]
+    fn paths_are_at_most_as_long_as_records_are_deep() {
+        // A path of 30,000 components built a tree as deep, whose walks overflowed the stack.
+        let long = |n: usize| vec!["a"; n].join(".");
+        let deepest = long(MAX_PATH_COMPONENTS);
+        let keep = Projection::parse(&json!([deepest])).unwrap();
+        let mut record = json!(1);
+        for _ in 0..MAX_PATH_COMPONENTS {
+            record = json!({ "a": record });
+        }
+        assert_eq!(keep.apply(record.clone()), record);
+        assert_eq!(parse_sort(&json!(deepest)).unwrap().len(), 1);
+        let too_long = long(30_000);
+        for spec in [
+            json!(too_long),
+            json!([too_long]),
+            json!({ too_long.clone(): 0 }),
+        ] {
+            let err = Projection::parse(&spec).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+            assert!(
+                err.message().starts_with("fields: field path \"a.a.a.")
+                    && err.message().ends_with(&format!(
+                        "has 30000 components; the limit is {MAX_PATH_COMPONENTS} (no record nests deeper)"
+                    )),
+                "{}",
+                err.message()
+            );
+            assert!(err.message().len() < 200);
+        }
+        let err = parse_sort(&json!(long(MAX_PATH_COMPONENTS + 1))).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidArgument);
+        assert!(
+            err.message().starts_with("sort: field path"),
+            "{}",
+            err.message()
+        );
+        let err = crate::filter::parse(&json!({ too_long: 1 })).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidQuery);
     }
 
     #[test]

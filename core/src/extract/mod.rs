@@ -72,7 +72,7 @@ use crate::host::Host;
 use crate::offload::Offloader;
 
 #[cfg(feature = "extract")]
-pub use lro_jq::{MAX_FILTER_BYTES, MAX_FILTER_NESTING};
+pub use lro_jq::{MAX_FILTER_BYTES, MAX_FILTER_DEPTH, MAX_FILTER_NESTING};
 #[cfg(feature = "extract")]
 pub use lro_query::batches::EXTRACT_STACK_BYTES;
 #[cfg(feature = "extract")]
