@@ -187,7 +187,7 @@ fn empty_native() -> Fun<Data> {
 /// their input are refused before they build it when the estimate ([`Guard::check_grows`],
 /// bytes per byte of a string input and per item of an array or object) does not fit the
 /// memory bound, and `implode` refuses what is not a code point (jaq takes `-65` as `A`).
-const GUARDED: [(&str, usize, &str, &str); 17] = [
+const GUARDED: [(&str, usize, &str, &str); 29] = [
     (
         "range",
         3,
@@ -198,7 +198,7 @@ const GUARDED: [(&str, usize, &str, &str); 17] = [
         "tojson",
         0,
         "_lro_tojson",
-        "def tojson: _lro_measure | _lro_tojson;",
+        "def tojson: _lro_printed(\"json\") | _lro_tojson;",
     ),
     (
         "fromxml",
@@ -290,11 +290,88 @@ const GUARDED: [(&str, usize, &str, &str); 17] = [
         "_lro_ascii_upcase",
         "def ascii_upcase: _lro_grows(2; 0) | _lro_ascii_upcase;",
     ),
+    // Text natives whose result's length is counted from their input (`_lro_sized`).
     (
         "escape_html",
         0,
         "_lro_escape_html",
-        "def escape_html: _lro_grows(7; 0) | _lro_escape_html;",
+        "def escape_html: _lro_sized(\"html\") | _lro_escape_html;",
+    ),
+    (
+        "encode_uri",
+        0,
+        "_lro_encode_uri",
+        "def encode_uri: _lro_sized(\"uri\") | _lro_encode_uri;",
+    ),
+    (
+        "encode_base64",
+        0,
+        "_lro_encode_base64",
+        "def encode_base64: _lro_sized(\"base64\") | _lro_encode_base64;",
+    ),
+    (
+        "escape_sh",
+        0,
+        "_lro_escape_sh",
+        "def escape_sh: _lro_sized(\"sh\") | _lro_escape_sh;",
+    ),
+    // Up to 255 bytes per directive (`%255d`, the widest jiff pads to): 64 per byte of
+    // the format bounds every directive's text (`%c`, 24 bytes from 2, is the most of the
+    // unpadded ones).
+    (
+        "strftime",
+        1,
+        "_lro_strftime",
+        "def strftime($f): _lro_grows_of($f; 64) | _lro_strftime($f);",
+    ),
+    // Serializers: the text estimated from the value (`_lro_printed`).
+    (
+        "@csv",
+        0,
+        "_lro_fmt_csv",
+        "def @csv: _lro_printed(\"csv\") | _lro_fmt_csv;",
+    ),
+    (
+        "@tsv",
+        0,
+        "_lro_fmt_tsv",
+        "def @tsv: _lro_printed(\"tsv\") | _lro_fmt_tsv;",
+    ),
+    (
+        "tocsv",
+        0,
+        "_lro_tocsv",
+        "def tocsv: _lro_printed(\"csv\") | _lro_tocsv;",
+    ),
+    (
+        "totsv",
+        0,
+        "_lro_totsv",
+        "def totsv: _lro_printed(\"tsv\") | _lro_totsv;",
+    ),
+    (
+        "toyaml",
+        0,
+        "_lro_toyaml",
+        "def toyaml: _lro_printed(\"yaml\") | _lro_toyaml;",
+    ),
+    (
+        "toxml",
+        0,
+        "_lro_toxml",
+        "def toxml: _lro_printed(\"xml\") | _lro_toxml;",
+    ),
+    (
+        "totoml",
+        0,
+        "_lro_totoml",
+        "def totoml: _lro_printed(\"toml\") | _lro_totoml;",
+    ),
+    (
+        "tocbor",
+        0,
+        "_lro_tocbor",
+        "def tocbor: _lro_printed(\"cbor\") | _lro_tocbor;",
     ),
 ];
 
