@@ -245,6 +245,52 @@ fn number_text(n: &jaq_json::Num) -> u64 {
     }
 }
 
+/// An estimate from above of the bytes the value parsed from `text` in `format` takes
+/// (`fromjson`, `fromyaml`, `fromcsv`, ...), so a text is refused before it is parsed into
+/// a value many times its size (`[0,0,0,...]`: 16 bytes of item per 2 bytes of text). For
+/// JSON, from its structure outside strings: a box per array, string and object (three),
+/// two item slots per item (the vector may have doubled), an entry per key; for the other
+/// formats, an entry and a box per byte that may separate or open a value.
+pub(crate) fn parsed_bytes(format: &str, text: &[u8]) -> u64 {
+    let n = text.len() as u64;
+    if format == "cbor" {
+        // Every byte may be a value of its own.
+        return n.saturating_mul(ENTRY + BOX);
+    }
+    if format != "json" {
+        let marks = text
+            .iter()
+            .filter(|b| b",:;=\n\t[]{}<>-|".contains(b))
+            .count() as u64;
+        return n.saturating_add(marks.saturating_mul(ENTRY + BOX));
+    }
+    let (mut in_string, mut escaped) = (false, false);
+    let mut bytes = n;
+    for &b in text {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        bytes += match b {
+            b'"' => {
+                in_string = true;
+                BOX
+            }
+            b'[' => BOX + 2 * SLOT,
+            b'{' => 3 * BOX,
+            b',' => 2 * SLOT,
+            b':' => ENTRY,
+            _ => 0,
+        };
+    }
+    bytes
+}
+
 /// Deepest nesting a text in one of jaq's formats may have for its parser (which recurses
 /// on it) to be run: the limit serde_json puts on records.
 pub const MAX_PARSE_DEPTH: usize = 128;
@@ -260,6 +306,8 @@ pub(crate) fn parse_depth(format: &str, text: &[u8]) -> usize {
         "yaml" => crate::convert::nesting_depth(text) + most_leading(text),
         // Every array, map or tag header byte may open a level.
         "cbor" => text.iter().filter(|&&b| (0x80..=0xdf).contains(&b)).count(),
+        // Rows of fields: flat.
+        "csv" | "tsv" => 0,
         _ => crate::convert::nesting_depth(text),
     }
 }

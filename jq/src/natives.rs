@@ -237,15 +237,8 @@ fn halt_error() -> Fun<Data> {
                 if let Err(trip) = cv.0.data().guard.check_whole(other) {
                     return bome(Err(trip_error(trip)));
                 }
-                let mut json = other.to_string();
-                if json.len() > HALT_MESSAGE_BYTES {
-                    let mut end = HALT_MESSAGE_BYTES;
-                    while !json.is_char_boundary(end) {
-                        end -= 1;
-                    }
-                    json.truncate(end);
-                }
-                json
+                // Printed up to the limit only: the whole text may be far larger.
+                crate::engine::capped(other, HALT_MESSAGE_BYTES).0
             }
         };
         cv.0.data().guard.set_halt_message(text);
@@ -342,6 +335,10 @@ mod tests {
             r#""a" * 100000 | split("a")"#,
             r#""a" * 100000 | . / "a""#,
             r#""a" * 100000 | split("")"#,
+            // Parsing a text into a value many times its size.
+            r#""[" + ("0," * 60000) + "0]" | fromjson"#,
+            r#"("0," * 60000) + "0" | fromcsv"#,
+            r#""- 0\n" * 60000 | fromyaml"#,
         ] {
             let got = run(&format!("{filter} | length"));
             if got != memory {
@@ -349,6 +346,21 @@ mod tests {
             }
         }
         assert!(failed.is_empty(), "not refused: {failed:#?}");
+    }
+
+    #[test]
+    fn error_messages_show_a_bounded_part_of_the_value() {
+        for filter in [
+            r#"{"a": "\u0001" * 200000} | error"#,
+            r#""\u0001" * 200000 | .[0]"#,
+            r#"{"a": "\u0001" * 200000} | halt_error"#,
+            r#""[" + "x" * 200000 | fromjson"#,
+        ] {
+            let message = run(filter).expect_err(filter);
+            assert!(message.len() < 5000, "{filter}: {} bytes", message.len());
+        }
+        let message = run(r#"{"a": 1} | error"#).unwrap_err();
+        assert!(message.contains(r#"{"a":1}"#), "{message}");
     }
 
     #[test]
@@ -418,6 +430,18 @@ mod tests {
             (
                 r#"[range(5)] | map(tostring) | add"#,
                 serde_json::json!(["01234"]),
+            ),
+            (
+                r#""[1, {\"a\": \"x,y\"}]" | fromjson"#,
+                serde_json::json!([[1, {"a": "x,y"}]]),
+            ),
+            (
+                r#""a,b\n1,2\n" | [fromcsv]"#,
+                serde_json::json!([[["a", "b"], [1, 2]]]),
+            ),
+            (
+                r#"{"a": {"b": 1}} * {"a": {"c": 2}}"#,
+                serde_json::json!([{"a": {"b": 1, "c": 2}}]),
             ),
         ] {
             assert_eq!(

@@ -425,6 +425,8 @@ impl<'d> Guard<'d> {
         let bytes = match (a, b) {
             (Val::TStr(s) | Val::BStr(s), Val::Num(n))
             | (Val::Num(n), Val::TStr(s) | Val::BStr(s)) => s.len() as f64 * times(n),
+            // A deep merge: at most the entries of both.
+            (Val::Obj(_), Val::Obj(_)) => crate::natives::sum_bytes(a, b) as f64,
             _ => return Ok(()),
         };
         if bytes + self.collected.get() as f64 > self.limit() as f64 {
