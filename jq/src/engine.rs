@@ -207,7 +207,7 @@ fn empty_native() -> Fun<Data> {
 /// their input are refused before they build it when the estimate ([`Guard::check_grows`],
 /// bytes per byte of a string input and per item of an array or object) does not fit the
 /// memory bound, and `implode` refuses what is not a code point (jaq takes `-65` as `A`).
-const GUARDED: [(&str, usize, &str, &str); 31] = [
+const GUARDED: [(&str, usize, &str, &str); 33] = [
     (
         "range",
         3,
@@ -321,6 +321,20 @@ const GUARDED: [(&str, usize, &str, &str); 31] = [
         0,
         "_lro_ascii_upcase",
         "def ascii_upcase: _lro_grows(2; 0) | _lro_ascii_upcase;",
+    ),
+    // Natives that gather the outputs of `f` for every item (the sort or group keys): the
+    // keys count as a collection's items until the native returns.
+    (
+        "sort_by",
+        1,
+        "_lro_sort_by",
+        "def sort_by(f): _lro_mark as $m | _lro_sort_by(f | _lro_item) | _lro_unmark($m);",
+    ),
+    (
+        "group_by",
+        1,
+        "_lro_group_by",
+        "def group_by(f): _lro_mark as $m | _lro_group_by(f | _lro_item) | _lro_unmark($m);",
     ),
     // Text natives whose result's length is counted from their input (`_lro_sized`).
     (

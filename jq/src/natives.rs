@@ -335,6 +335,10 @@ mod tests {
             r#""a" * 100000 | split("a")"#,
             r#""a" * 100000 | . / "a""#,
             r#""a" * 100000 | split("")"#,
+            // Keys gathered for every item by a native.
+            r#"[range(3000)] | sort_by("x" * 1000)"#,
+            r#"[range(3000)] | group_by("x" * 1000)"#,
+            r#"[range(3000)] | unique_by("x" * 1000)"#,
             // Parsing a text into a value many times its size.
             r#""[" + ("0," * 60000) + "0]" | fromjson"#,
             r#"("0," * 60000) + "0" | fromcsv"#,
@@ -426,6 +430,10 @@ mod tests {
             (
                 r#"[1, 2, 3] | map_values(empty), del(.[0])"#,
                 serde_json::json!([[], [2, 3]]),
+            ),
+            (
+                r#"[3, 1, 2] | sort_by(-.), group_by(. % 2), min_by(-.), max_by(-.), unique_by(. % 2)"#,
+                serde_json::json!([[3, 2, 1], [[2], [3, 1]], 3, 1, [2, 3]]),
             ),
             (
                 r#"[range(5)] | map(tostring) | add"#,
