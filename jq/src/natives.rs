@@ -2,9 +2,9 @@
 //! checked before it builds it ([`crate::Guard::check_grows`]), code points checked
 //! before `implode`, and `halt_error` made an error of the call.
 
-use jaq_core::box_iter::box_once;
+use jaq_core::box_iter::{box_once, flat_map_with, map_with};
 use jaq_core::native::{Fun, bome, v};
-use jaq_core::{Exn, Native};
+use jaq_core::{Bind, Exn, Native};
 use jaq_json::{Num, Val};
 
 use crate::bounds::{self, Printed};
@@ -129,7 +129,8 @@ fn grows_of() -> Fun<Data> {
 }
 
 /// The estimated bytes of `l + r` (strings, arrays, objects; `null` and numbers make
-/// nothing new), for [`crate::sandbox::ADD`].
+/// nothing new), for [`crate::sandbox::ADD`]: twice both sides, since jaq appends `r` to
+/// (a copy of) `l`, whose buffer may double to make room.
 pub(crate) fn sum_bytes(l: &Val, r: &Val) -> u64 {
     let (a, _) = bounds::shallow(l);
     let (b, _) = bounds::shallow(r);
@@ -137,7 +138,7 @@ pub(crate) fn sum_bytes(l: &Val, r: &Val) -> u64 {
         (Val::TStr(_), Val::TStr(_))
         | (Val::BStr(_), Val::BStr(_))
         | (Val::Arr(_), Val::Arr(_))
-        | (Val::Obj(_), Val::Obj(_)) => a.saturating_add(b),
+        | (Val::Obj(_), Val::Obj(_)) => a.saturating_add(b).saturating_mul(2),
         _ => 0,
     }
 }
@@ -173,6 +174,37 @@ macro_rules! operator {
         });
         ($name, v(2), native)
     }};
+}
+
+/// `_lro_add(l; r)`: `l + r`, as jaq's operator runs it (for each output of `l`, each of
+/// `r`, both on the input), once the guard accepts the estimate of the result
+/// ([`sum_bytes`]) before it is built. A native that runs its operands itself costs about
+/// what the operator does, where binding them to variables first cost a third more.
+fn add_native() -> Fun<Data> {
+    let native = Native::<Data>::new(|mut cv| {
+        let (r, rc) = cv.0.pop_fun();
+        let (l, lc) = cv.0.pop_fun();
+        let guard = cv.0.data().guard;
+        let input = cv.1;
+        flat_map_with(
+            l.run((lc, input.clone())),
+            (rc, input),
+            move |x, (rc, input)| {
+                map_with(r.run((rc, input)), x, move |y, x| {
+                    let (x, y) = (x?, y?);
+                    guard
+                        .check_bytes(sum_bytes(&x, &y))
+                        .map_err(|trip| Exn::from(trip_error(trip)))?;
+                    Ok((x + y)?)
+                })
+            },
+        )
+    });
+    (
+        sandbox::ADD,
+        Box::new([Bind::Fun(()), Bind::Fun(())]),
+        native,
+    )
 }
 
 /// `_lro_mark`: the bytes gathered so far, as a number, where an update starts.
@@ -261,7 +293,7 @@ pub(crate) fn all() -> [Fun<Data>; 11] {
         printed(),
         sized_native(),
         grows_of(),
-        operator!(sandbox::ADD, sum_bytes),
+        add_native(),
         operator!(sandbox::DIV, quotient_bytes),
         mark(),
         unmark(),

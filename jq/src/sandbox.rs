@@ -589,8 +589,17 @@ fn checked_mul(term: &mut Term<&str>) {
 /// The native that checks the text of a value before a native prints it
 /// ([`Guard::check_printed`]).
 pub(crate) const PRINTED: &str = "_lro_printed";
-/// The native that refuses `l + r` before it is built ([`Guard::check_bytes`]).
+/// The native that computes `l + r` once the guard accepts its estimate
+/// ([`crate::natives::sum_bytes`]).
 pub(crate) const ADD: &str = "_lro_add";
+
+/// `l + r` becomes `_lro_add(l; r)`: the sum refused before it is allocated.
+fn checked_add(term: &mut Term<&str>) {
+    let Term::BinOp(l, _, r) = std::mem::take(term) else {
+        return;
+    };
+    *term = Term::Call(ADD, vec![*l, *r]);
+}
 /// The native that refuses `l / r` (a string split into pieces) before it is built.
 pub(crate) const DIV: &str = "_lro_div";
 
@@ -625,7 +634,7 @@ fn checked_pair<'s>(
 
 /// An interpolated string, `"a\(f)b\(g)"`, is the sum of its parts (jaq adds them from the
 /// right: `"a" + ((f | tostring) + ("b" + (g | tostring)))`): it becomes that sum with
-/// each `+` checked before the text is allocated ([`checked_op`]), so many copies of a
+/// each `+` checked before the text is allocated ([`checked_add`]), so many copies of a
 /// large value (`"\(.)\(.)\(.)..."`) are refused as they are joined. Runs of literal parts
 /// stay one literal.
 fn checked_interpolation(term: &mut Term<&str>) {
@@ -654,8 +663,7 @@ fn checked_interpolation(term: &mut Term<&str>) {
     }
     let mut sum = segments.pop().unwrap_or_default();
     while let Some(segment) = segments.pop() {
-        let add = BinaryOp::Math(jaq_core::ops::Math::Add);
-        sum = checked_pair(segment, add, sum, ADD);
+        sum = Term::Call(ADD, vec![segment, sum]);
     }
     *term = sum;
 }
@@ -696,7 +704,7 @@ fn counted_update(term: &mut Term<&str>) {
             match math {
                 jaq_core::ops::Math::Mul => checked_mul(&mut step),
                 jaq_core::ops::Math::Add => {
-                    checked_op(&mut step, ADD);
+                    checked_add(&mut step);
                     then(&mut step, NEW);
                 }
                 jaq_core::ops::Math::Div => checked_op(&mut step, DIV),
@@ -816,7 +824,7 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
         Term::Obj(_) => then(term, NEW),
         Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Mul), _) => checked_mul(term),
         Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Add), _) => {
-            checked_op(term, ADD);
+            checked_add(term);
             then(term, NEW);
         }
         Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Div), _) => checked_op(term, DIV),
