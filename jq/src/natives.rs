@@ -371,6 +371,9 @@ mod tests {
             r#"[range(3000)] | sort_by("x" * 1000)"#,
             r#"[range(3000)] | group_by("x" * 1000)"#,
             r#"[range(3000)] | unique_by("x" * 1000)"#,
+            // Their own tables, one entry per item.
+            r#"[range(40000)] | unique"#,
+            r#"[range(40000)] | sort_by(-.)"#,
             // Parsing a text into a value many times its size.
             r#""[" + ("0," * 60000) + "0]" | fromjson"#,
             r#"("0," * 60000) + "0" | fromcsv"#,
