@@ -117,6 +117,180 @@ impl<'c> Measure<'c> {
     }
 }
 
+/// The formats a value is printed in by a native (`tojson`, `tostring`, string interpolation,
+/// `@csv`, `toyaml`, ...), for [`printed`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Printed {
+    /// jaq's JSON, sized exactly: `tojson`, `@json`, and `tostring` of what is not a string.
+    Json,
+    /// `tostring` and string interpolation: a string is itself (no new text), anything else
+    /// is its JSON.
+    Text,
+    /// The other serializers (`@csv`, `@tsv`, `toyaml`, `toxml`, `totoml`, `tocbor`),
+    /// estimated from above: this many bytes per byte of a string, and per value a few bytes
+    /// plus its indentation.
+    Other { per_byte: u64 },
+}
+
+impl Printed {
+    /// The format of the serializer called `name` (as the prelude passes it).
+    pub(crate) fn named(name: &[u8]) -> Self {
+        match name {
+            b"json" => Self::Json,
+            b"text" => Self::Text,
+            // Quotes doubled (CSV), tabs and newlines escaped (TSV).
+            b"csv" | b"tsv" => Self::Other { per_byte: 2 },
+            b"cbor" => Self::Other { per_byte: 1 },
+            // Escapes of control characters and markup (`&quot;`, `\u0001`).
+            _ => Self::Other { per_byte: 6 },
+        }
+    }
+}
+
+/// Bytes of the JSON text of a string (with its quotes), as jaq writes it: control
+/// characters and DEL as `\u00XX` (`\b`, `\t`, `\n`, `\f`, `\r` as two bytes), `"` and `\`
+/// escaped; a byte string also writes the bytes past ASCII as `\xXX`.
+pub(crate) fn json_string_len(text: &[u8], bytes: bool) -> u64 {
+    let mut len = if bytes { 3 } else { 2 };
+    for &b in text {
+        len += match b {
+            0x08 | 0x0c | b'\t' | b'\n' | b'\r' | b'\\' | b'"' => 2,
+            0x00..=0x1f | 0x7f => 6,
+            0x80..=0xff if bytes => 4,
+            _ => 1,
+        };
+    }
+    len
+}
+
+/// Bytes of a number as jaq prints it: at most this for a machine integer or a double.
+const NUMBER_TEXT: u64 = 32;
+
+/// A walk over a value about to be printed: the bytes the value holds ([`shallow`]) and the
+/// bytes of its text, together against `room`, and its depth (printing recurses on it).
+pub(crate) fn printed(
+    value: &Val,
+    format: Printed,
+    room: u64,
+    expired: &dyn Fn() -> bool,
+) -> Result<u64, Excess> {
+    if format == Printed::Text && matches!(value, Val::TStr(_) | Val::BStr(_)) {
+        // `tostring` of a string is the string itself.
+        return Ok(0);
+    }
+    let format = if format == Printed::Text {
+        Printed::Json
+    } else {
+        format
+    };
+    let mut walk = Measure::new(room, expired);
+    walk.printed(value, format, 0)?;
+    Ok(walk.bytes)
+}
+
+impl Measure<'_> {
+    fn add(&mut self, bytes: u64) -> Result<(), Excess> {
+        self.bytes = self.bytes.saturating_add(bytes);
+        if self.bytes > self.room {
+            return Err(Excess::Memory);
+        }
+        Ok(())
+    }
+
+    fn printed(&mut self, value: &Val, format: Printed, depth: usize) -> Result<(), Excess> {
+        if depth > MAX_VALUE_DEPTH {
+            return Err(Excess::Depth);
+        }
+        self.visited += 1;
+        if self.visited % WALK_CLOCK_EVERY == 0 && (self.expired)() {
+            return Err(Excess::Time);
+        }
+        // The value itself, then its text.
+        self.add(shallow(value).0)?;
+        let text = match (format, value) {
+            (Printed::Json, Val::TStr(s)) => json_string_len(s, false),
+            (Printed::Json, Val::BStr(s)) => json_string_len(s, true),
+            (Printed::Json, Val::Arr(items)) => 2 + items.len() as u64,
+            (Printed::Json, Val::Obj(entries)) => 2 + 2 * entries.len() as u64,
+            (Printed::Json, Val::Num(n)) => number_text(n),
+            (Printed::Json, _) => 5,
+            (Printed::Other { per_byte }, Val::TStr(s) | Val::BStr(s)) => {
+                8 + 2 * depth as u64 + per_byte * s.len() as u64
+            }
+            (Printed::Other { .. }, Val::Num(n)) => 8 + 2 * depth as u64 + number_text(n),
+            (Printed::Other { .. }, _) => 8 + 2 * depth as u64,
+            (Printed::Text, _) => 0,
+        };
+        self.add(text)?;
+        match value {
+            Val::Arr(items) => items
+                .iter()
+                .try_for_each(|v| self.printed(v, format, depth + 1)),
+            Val::Obj(entries) => entries.iter().try_for_each(|(k, v)| {
+                self.printed(k, format, depth + 1)?;
+                self.printed(v, format, depth + 1)
+            }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Bytes of a number's text: its digits for the numbers kept as text, at most
+/// [`NUMBER_TEXT`] for the others.
+fn number_text(n: &jaq_json::Num) -> u64 {
+    match n {
+        jaq_json::Num::Dec(text) => NUMBER_TEXT.max(text.len() as u64),
+        jaq_json::Num::BigInt(i) => NUMBER_TEXT.max(i.bits() / 3 + 2),
+        _ => NUMBER_TEXT,
+    }
+}
+
+/// An estimate from above of the bytes the value parsed from `text` in `format` takes
+/// (`fromjson`, `fromyaml`, `fromcsv`, ...), so a text is refused before it is parsed into
+/// a value many times its size (`[0,0,0,...]`: 16 bytes of item per 2 bytes of text). For
+/// JSON, from its structure outside strings: a box per array, string and object (three),
+/// two item slots per item (the vector may have doubled), an entry per key; for the other
+/// formats, an entry and a box per byte that may separate or open a value.
+pub(crate) fn parsed_bytes(format: &str, text: &[u8]) -> u64 {
+    let n = text.len() as u64;
+    if format == "cbor" {
+        // Every byte may be a value of its own.
+        return n.saturating_mul(ENTRY + BOX);
+    }
+    if format != "json" {
+        let marks = text
+            .iter()
+            .filter(|b| b",:;=\n\t[]{}<>-|".contains(b))
+            .count() as u64;
+        return n.saturating_add(marks.saturating_mul(ENTRY + BOX));
+    }
+    let (mut in_string, mut escaped) = (false, false);
+    let mut bytes = n;
+    for &b in text {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        bytes += match b {
+            b'"' => {
+                in_string = true;
+                BOX
+            }
+            b'[' => BOX + 2 * SLOT,
+            b'{' => 3 * BOX,
+            b',' => 2 * SLOT,
+            b':' => ENTRY,
+            _ => 0,
+        };
+    }
+    bytes
+}
+
 /// Deepest nesting a text in one of jaq's formats may have for its parser (which recurses
 /// on it) to be run: the limit serde_json puts on records.
 pub const MAX_PARSE_DEPTH: usize = 128;
@@ -132,6 +306,8 @@ pub(crate) fn parse_depth(format: &str, text: &[u8]) -> usize {
         "yaml" => crate::convert::nesting_depth(text) + most_leading(text),
         // Every array, map or tag header byte may open a level.
         "cbor" => text.iter().filter(|&&b| (0x80..=0xdf).contains(&b)).count(),
+        // Rows of fields: flat.
+        "csv" | "tsv" => 0,
         _ => crate::convert::nesting_depth(text),
     }
 }

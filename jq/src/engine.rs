@@ -55,7 +55,8 @@ fn mul_native() -> Fun<Data> {
 }
 
 /// `_lro_nesting($format)`: refuses a text whose nesting is past what the format's parser
-/// may recurse on ([`bounds::parse_depth`]), before the parser sees it.
+/// may recurse on ([`bounds::parse_depth`]), or whose value would not fit the memory left
+/// ([`bounds::parsed_bytes`]), before the parser sees it.
 fn nesting_native() -> Fun<Data> {
     let native = Native::<Data>::new(|mut cv| {
         let format = cv.0.pop_var();
@@ -73,6 +74,15 @@ fn nesting_native() -> Fun<Data> {
                 "lro: cannot parse as {format}: nested more than {} levels deep",
                 bounds::MAX_PARSE_DEPTH
             ))));
+        }
+        if let Val::TStr(s) | Val::BStr(s) = &cv.1 {
+            if let Err(trip) =
+                cv.0.data()
+                    .guard
+                    .check_bytes(bounds::parsed_bytes(&format, s))
+            {
+                return bome(Err(trip_error(trip)));
+            }
         }
         box_once(Ok(cv.1))
     });
@@ -110,6 +120,16 @@ fn fromjson_native() -> Fun<Data> {
                     convert::MAX_INPUT_DEPTH
                 )))]
             }
+            Val::TStr(s) | Val::BStr(s)
+                if cv
+                    .0
+                    .data()
+                    .guard
+                    .check_bytes(bounds::parsed_bytes("json", s))
+                    .is_err() =>
+            {
+                vec![Err(trip_error(Trip::Memory))]
+            }
             Val::TStr(s) | Val::BStr(s) => {
                 // jaq-json's parse_many repeats the same error forever on invalid input
                 // (its lexer does not advance): stop at the first error, as jq does.
@@ -119,7 +139,7 @@ fn fromjson_native() -> Fun<Data> {
                     values.push(r.map_err(|e| {
                         jaq_core::Error::str(format!(
                             "{e} (while parsing '{}')",
-                            String::from_utf8_lossy(s)
+                            capped_text(&String::from_utf8_lossy(&s[..s.len().min(4096)]), 1024)
                         ))
                     }));
                     if failed {
@@ -187,7 +207,7 @@ fn empty_native() -> Fun<Data> {
 /// their input are refused before they build it when the estimate ([`Guard::check_grows`],
 /// bytes per byte of a string input and per item of an array or object) does not fit the
 /// memory bound, and `implode` refuses what is not a code point (jaq takes `-65` as `A`).
-const GUARDED: [(&str, usize, &str, &str); 17] = [
+const GUARDED: [(&str, usize, &str, &str); 33] = [
     (
         "range",
         3,
@@ -198,7 +218,7 @@ const GUARDED: [(&str, usize, &str, &str); 17] = [
         "tojson",
         0,
         "_lro_tojson",
-        "def tojson: _lro_measure | _lro_tojson;",
+        "def tojson: _lro_printed(\"json\") | _lro_tojson;",
     ),
     (
         "fromxml",
@@ -223,6 +243,18 @@ const GUARDED: [(&str, usize, &str, &str); 17] = [
         0,
         "_lro_fromcbor",
         "def fromcbor: _lro_nesting(\"cbor\") | _lro_fromcbor;",
+    ),
+    (
+        "fromcsv",
+        0,
+        "_lro_fromcsv",
+        "def fromcsv: _lro_nesting(\"csv\") | _lro_fromcsv;",
+    ),
+    (
+        "fromtsv",
+        0,
+        "_lro_fromtsv",
+        "def fromtsv: _lro_nesting(\"tsv\") | _lro_fromtsv;",
     ),
     // One number (16 bytes) per byte, in a vector that may have doubled.
     (
@@ -290,11 +322,104 @@ const GUARDED: [(&str, usize, &str, &str); 17] = [
         "_lro_ascii_upcase",
         "def ascii_upcase: _lro_grows(2; 0) | _lro_ascii_upcase;",
     ),
+    // Natives that gather the outputs of `f` for every item (the sort or group keys): the
+    // keys count as a collection's items until the native returns, and the native's own
+    // tables per item (measured: about 86 bytes an item for `sort_by`'s cached keys, more
+    // for `group_by`'s pairs and one array per group) are counted before it starts.
+    (
+        "sort_by",
+        1,
+        "_lro_sort_by",
+        "def sort_by(f): _lro_grows(0; 96) | _lro_mark as $m | _lro_sort_by(f | _lro_item) | _lro_unmark($m);",
+    ),
+    (
+        "group_by",
+        1,
+        "_lro_group_by",
+        "def group_by(f): _lro_grows(0; 192) | _lro_mark as $m | _lro_group_by(f | _lro_item) | _lro_unmark($m);",
+    ),
+    // Text natives whose result's length is counted from their input (`_lro_sized`).
     (
         "escape_html",
         0,
         "_lro_escape_html",
-        "def escape_html: _lro_grows(7; 0) | _lro_escape_html;",
+        "def escape_html: _lro_sized(\"html\") | _lro_escape_html;",
+    ),
+    (
+        "encode_uri",
+        0,
+        "_lro_encode_uri",
+        "def encode_uri: _lro_sized(\"uri\") | _lro_encode_uri;",
+    ),
+    (
+        "encode_base64",
+        0,
+        "_lro_encode_base64",
+        "def encode_base64: _lro_sized(\"base64\") | _lro_encode_base64;",
+    ),
+    (
+        "escape_sh",
+        0,
+        "_lro_escape_sh",
+        "def escape_sh: _lro_sized(\"sh\") | _lro_escape_sh;",
+    ),
+    // Up to 255 bytes per directive (`%255d`, the widest jiff pads to): 64 per byte of
+    // the format bounds every directive's text (`%c`, 24 bytes from 2, is the most of the
+    // unpadded ones).
+    (
+        "strftime",
+        1,
+        "_lro_strftime",
+        "def strftime($f): _lro_grows_of($f; 64) | _lro_strftime($f);",
+    ),
+    // Serializers: the text estimated from the value (`_lro_printed`).
+    (
+        "@csv",
+        0,
+        "_lro_fmt_csv",
+        "def @csv: _lro_printed(\"csv\") | _lro_fmt_csv;",
+    ),
+    (
+        "@tsv",
+        0,
+        "_lro_fmt_tsv",
+        "def @tsv: _lro_printed(\"tsv\") | _lro_fmt_tsv;",
+    ),
+    (
+        "tocsv",
+        0,
+        "_lro_tocsv",
+        "def tocsv: _lro_printed(\"csv\") | _lro_tocsv;",
+    ),
+    (
+        "totsv",
+        0,
+        "_lro_totsv",
+        "def totsv: _lro_printed(\"tsv\") | _lro_totsv;",
+    ),
+    (
+        "toyaml",
+        0,
+        "_lro_toyaml",
+        "def toyaml: _lro_printed(\"yaml\") | _lro_toyaml;",
+    ),
+    (
+        "toxml",
+        0,
+        "_lro_toxml",
+        "def toxml: _lro_printed(\"xml\") | _lro_toxml;",
+    ),
+    (
+        "totoml",
+        0,
+        "_lro_totoml",
+        "def totoml: _lro_printed(\"toml\") | _lro_totoml;",
+    ),
+    (
+        "tocbor",
+        0,
+        "_lro_tocbor",
+        "def tocbor: _lro_printed(\"cbor\") | _lro_tocbor;",
     ),
 ];
 
@@ -548,7 +673,7 @@ impl Program {
                 }
                 Err(exn) => {
                     return match exn.get_err() {
-                        Ok(error) => Err(RunError(error.to_string())),
+                        Ok(error) => Err(RunError(capped_text(&error, ERROR_MESSAGE_BYTES))),
                         // `halt` stops the output as jq stops printing (the response
                         // says so); `halt_error` and `halt(N)` with N > 0 are jq's way to
                         // fail, so they are the error of the call.
@@ -570,6 +695,52 @@ impl Program {
         }
         Ok(guard.tripped().map_or(Flow::Continue, Flow::Tripped))
     }
+}
+
+/// Longest jq error message kept (jaq's messages show the value at fault, which may be as
+/// large as the memory bound, and 6 times larger once printed).
+pub(crate) const ERROR_MESSAGE_BYTES: usize = 4096;
+
+/// A text cut at a byte limit: writing past it fails, so a value's `Display` stops there.
+struct Capped {
+    text: String,
+    cap: usize,
+}
+
+impl std::fmt::Write for Capped {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.text.len() + s.len() <= self.cap {
+            self.text.push_str(s);
+            return Ok(());
+        }
+        let mut end = self.cap - self.text.len();
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text.push_str(&s[..end]);
+        Err(std::fmt::Error)
+    }
+}
+
+/// `value` as text, cut after `cap` bytes, and whether it was cut: printing stops there,
+/// so the text of a huge value is never made.
+pub(crate) fn capped(value: &dyn std::fmt::Display, cap: usize) -> (String, bool) {
+    use std::fmt::Write;
+    let mut out = Capped {
+        text: String::new(),
+        cap,
+    };
+    let cut = write!(out, "{value}").is_err();
+    (out.text, cut)
+}
+
+/// [`capped`], with `...` where the text was cut.
+pub(crate) fn capped_text(value: &dyn std::fmt::Display, cap: usize) -> String {
+    let (mut text, cut) = capped(value, cap);
+    if cut {
+        text.push_str("...");
+    }
+    text
 }
 
 /// How a run ended, when it did not fail.

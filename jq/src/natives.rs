@@ -2,12 +2,14 @@
 //! checked before it builds it ([`crate::Guard::check_grows`]), code points checked
 //! before `implode`, and `halt_error` made an error of the call.
 
-use jaq_core::box_iter::box_once;
+use jaq_core::box_iter::{box_once, flat_map_with, map_with};
 use jaq_core::native::{Fun, bome, v};
-use jaq_core::{Exn, Native};
+use jaq_core::{Bind, Exn, Native};
 use jaq_json::{Num, Val};
 
+use crate::bounds::{self, Printed};
 use crate::data::{Data, REGEX_PER_BYTE, trip_error};
+use crate::sandbox::{self, Trip};
 
 /// Longest part of a `halt_error` value shown in the error message.
 const HALT_MESSAGE_BYTES: usize = 1024;
@@ -46,6 +48,178 @@ fn grows_regex() -> Fun<Data> {
         }
     });
     ("_lro_grows_regex", v(1), native)
+}
+
+/// A native of one variable that passes its input on once `check(guard, input, variable)`
+/// accepts it.
+macro_rules! checked_by {
+    ($name:expr, $check:expr) => {{
+        let native = Native::<Data>::new(|mut cv| {
+            let arg = cv.0.pop_var();
+            let check: fn(&crate::sandbox::Guard<'_>, &Val, &Val) -> Result<(), Trip> = $check;
+            match check(cv.0.data().guard, &cv.1, &arg) {
+                Ok(()) => box_once(Ok(cv.1)),
+                Err(trip) => bome(Err(trip_error(trip))),
+            }
+        });
+        ($name, v(1), native)
+    }};
+}
+
+/// The bytes of a string value.
+fn text(value: &Val) -> Option<&[u8]> {
+    match value {
+        Val::TStr(s) | Val::BStr(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// `_lro_printed($format)`: the input, once [`crate::Guard::check_printed`] accepts its text
+/// in `$format` (`"json"`, `"text"`, `"csv"`, ...).
+fn printed() -> Fun<Data> {
+    checked_by!("_lro_printed", |guard, value, format| {
+        guard.check_printed(value, Printed::named(text(format).unwrap_or(b"")))
+    })
+}
+
+/// The exact length of what the string native `kind` makes of `s`.
+fn sized(kind: &[u8], s: &[u8]) -> u64 {
+    let n = s.len() as u64;
+    let count = |set: &[u8]| s.iter().filter(|b| set.contains(b)).count() as u64;
+    match kind {
+        // `@uri`: every byte but the unreserved ones becomes `%XX`.
+        b"uri" => {
+            let kept = s
+                .iter()
+                .filter(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~'))
+                .count() as u64;
+            kept + 3 * (n - kept)
+        }
+        b"base64" => n.div_ceil(3) * 4,
+        // `&lt;`, `&gt;`, `&amp;`, `&apos;`, `&quot;`.
+        b"html" => n + 3 * count(b"<>") + 4 * count(b"&") + 5 * count(b"'\""),
+        // `'` becomes `'\''`.
+        b"sh" => n + 3 * count(b"'"),
+        _ => n,
+    }
+}
+
+/// `_lro_sized($kind)`: a string native whose result's length is known from its input
+/// (`@uri`, `@base64`, `@html`, `@sh`), refused before it runs when the input and the
+/// result would not fit the memory left.
+fn sized_native() -> Fun<Data> {
+    checked_by!("_lro_sized", |guard, value, kind| match text(value) {
+        Some(s) => guard.check_bytes(s.len() as u64 + sized(text(kind).unwrap_or(b""), s)),
+        None => Ok(()),
+    })
+}
+
+/// `_lro_grows_of($x; $per_byte)`: the input, once the guard accepts `$per_byte` bytes per
+/// byte of the string `$x` (a native's argument, such as `strftime`'s format).
+fn grows_of() -> Fun<Data> {
+    let native = Native::<Data>::new(|mut cv| {
+        let per_byte = count(&cv.0.pop_var());
+        let x = cv.0.pop_var();
+        match cv.0.data().guard.check_grows(&x, per_byte, 0) {
+            Ok(()) => box_once(Ok(cv.1)),
+            Err(trip) => bome(Err(trip_error(trip))),
+        }
+    });
+    ("_lro_grows_of", v(2), native)
+}
+
+/// The estimated bytes of `l + r` (strings, arrays, objects; `null` and numbers make
+/// nothing new), for [`crate::sandbox::ADD`]: twice both sides, since jaq appends `r` to
+/// (a copy of) `l`, whose buffer may double to make room.
+pub(crate) fn sum_bytes(l: &Val, r: &Val) -> u64 {
+    let (a, _) = bounds::shallow(l);
+    let (b, _) = bounds::shallow(r);
+    match (l, r) {
+        (Val::TStr(_), Val::TStr(_))
+        | (Val::BStr(_), Val::BStr(_))
+        | (Val::Arr(_), Val::Arr(_))
+        | (Val::Obj(_), Val::Obj(_)) => a.saturating_add(b).saturating_mul(2),
+        _ => 0,
+    }
+}
+
+/// Bytes of a piece of a split string: its slot and the box of its shared bytes.
+const PIECE: u64 = bounds::SLOT + 48;
+
+/// The estimated bytes of `l / r`: for strings, an array of the pieces (one more than the
+/// separator's occurrences, or one per character for `""`).
+pub(crate) fn quotient_bytes(l: &Val, r: &Val) -> u64 {
+    let (Some(s), Some(sep)) = (text(l), text(r)) else {
+        return 0;
+    };
+    let pieces = if sep.is_empty() {
+        s.iter().filter(|&&b| (b & 0xc0) != 0x80).count() as u64
+    } else {
+        memchr::memmem::find_iter(s, sep).count() as u64 + 1
+    };
+    pieces.saturating_mul(PIECE)
+}
+
+/// `_lro_add($l; $r)` and `_lro_div($l; $r)`: the input, once the guard accepts the
+/// estimated result of `$l + $r` or `$l / $r`, before it is built.
+macro_rules! operator {
+    ($name:expr, $bytes:expr) => {{
+        let native = Native::<Data>::new(|mut cv| {
+            let r = cv.0.pop_var();
+            let l = cv.0.pop_var();
+            match cv.0.data().guard.check_bytes($bytes(&l, &r)) {
+                Ok(()) => box_once(Ok(cv.1)),
+                Err(trip) => bome(Err(trip_error(trip))),
+            }
+        });
+        ($name, v(2), native)
+    }};
+}
+
+/// `_lro_add(l; r)`: `l + r`, as jaq's operator runs it (for each output of `l`, each of
+/// `r`, both on the input), once the guard accepts the estimate of the result
+/// ([`sum_bytes`]) before it is built. A native that runs its operands itself costs about
+/// what the operator does, where binding them to variables first cost a third more.
+fn add_native() -> Fun<Data> {
+    let native = Native::<Data>::new(|mut cv| {
+        let (r, rc) = cv.0.pop_fun();
+        let (l, lc) = cv.0.pop_fun();
+        let guard = cv.0.data().guard;
+        let input = cv.1;
+        flat_map_with(
+            l.run((lc, input.clone())),
+            (rc, input),
+            move |x, (rc, input)| {
+                map_with(r.run((rc, input)), x, move |y, x| {
+                    let (x, y) = (x?, y?);
+                    guard
+                        .check_bytes(sum_bytes(&x, &y))
+                        .map_err(|trip| Exn::from(trip_error(trip)))?;
+                    Ok((x + y)?)
+                })
+            },
+        )
+    });
+    (
+        sandbox::ADD,
+        Box::new([Bind::Fun(()), Bind::Fun(())]),
+        native,
+    )
+}
+
+/// `_lro_mark`: the bytes gathered so far, as a number, where an update starts.
+fn mark() -> Fun<Data> {
+    let native = Native::<Data>::new(|cv| {
+        let mark = cv.0.data().guard.mark();
+        box_once(Ok(Val::from(isize::try_from(mark).unwrap_or(isize::MAX))))
+    });
+    ("_lro_mark", v(0), native)
+}
+
+/// `_lro_unmark($mark)`: an update is complete (see [`crate::Guard::unmark`]).
+fn unmark() -> Fun<Data> {
+    checked_by!("_lro_unmark", |guard, value, mark| guard
+        .unmark(count(mark), value))
 }
 
 /// Whether `value` is a Unicode scalar value (a code point that is not a surrogate).
@@ -95,15 +269,8 @@ fn halt_error() -> Fun<Data> {
                 if let Err(trip) = cv.0.data().guard.check_whole(other) {
                     return bome(Err(trip_error(trip)));
                 }
-                let mut json = other.to_string();
-                if json.len() > HALT_MESSAGE_BYTES {
-                    let mut end = HALT_MESSAGE_BYTES;
-                    while !json.is_char_boundary(end) {
-                        end -= 1;
-                    }
-                    json.truncate(end);
-                }
-                json
+                // Printed up to the limit only: the whole text may be far larger.
+                crate::engine::capped(other, HALT_MESSAGE_BYTES).0
             }
         };
         cv.0.data().guard.set_halt_message(text);
@@ -117,6 +284,214 @@ fn halt_error() -> Fun<Data> {
 }
 
 /// The natives of this module.
-pub(crate) fn all() -> [Fun<Data>; 4] {
-    [grows(), grows_regex(), codepoints(), halt_error()]
+pub(crate) fn all() -> [Fun<Data>; 11] {
+    [
+        grows(),
+        grows_regex(),
+        codepoints(),
+        halt_error(),
+        printed(),
+        sized_native(),
+        grows_of(),
+        add_native(),
+        operator!(sandbox::DIV, quotient_bytes),
+        mark(),
+        unmark(),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicBool;
+
+    use crate::{Clock, Flow, Guard, Program, Trip, convert};
+
+    /// A small bound: each attack below starts from an input far below it and would build
+    /// several times it in one native step.
+    const BOUND: u64 = 1 << 20;
+
+    /// The outputs of `filter` on `null` under [`BOUND`], or how it stopped.
+    fn run(filter: &str) -> Result<Vec<serde_json::Value>, String> {
+        let _alone = crate::TEST_BUDGET
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let program = Program::compile(filter, &[]).map_err(|e| e.message().to_owned())?;
+        let flag = AtomicBool::new(false);
+        let guard = Guard::new(Clock::Flag(&flag), BOUND);
+        let mut out = Vec::new();
+        let flow = program.run(jaq_json::Val::Null, &[], &guard, &mut |v| {
+            out.push(convert::to_value(&v).unwrap());
+            true
+        });
+        match flow {
+            Ok(Flow::Tripped(trip)) => Err(format!("{trip:?}")),
+            Ok(_) => Ok(out),
+            Err(e) => Err(e.0),
+        }
+    }
+
+    #[test]
+    fn natives_that_print_or_join_are_refused_before_they_build() {
+        let memory = Err(format!("{:?}", Trip::Memory));
+        let mut failed = Vec::new();
+        for filter in [
+            // Printing: control characters take 6 bytes each.
+            r#""\u0001" * 200000 | tojson"#,
+            r#""\u0001" * 200000 | @json"#,
+            r#"["\u0001" * 200000] | tostring"#,
+            r#"["\u0001" * 200000] | "\(.)""#,
+            r#"["\u0001" * 200000] | @text"#,
+            r#"["\u0001" * 200000] | toyaml"#,
+            // Interpolation: many copies of one value.
+            r#""x" * 200000 | "\(.)\(.)\(.)\(.)\(.)\(.)""#,
+            r#""x" * 200000 | "a\(.)b\(.)c\(.)d\(.)e\(.)f\(.)""#,
+            r#""x" * 200000 | @base64 "\(.)\(.)\(.)\(.)""#,
+            // Formats.
+            r#""é" * 150000 | @uri"#,
+            r#"["\"" * 400000] | @csv"#,
+            r#"["\t" * 400000] | @tsv"#,
+            r#""x" * 500000 | @base64"#,
+            r#""'" * 300000 | @sh"#,
+            r#""<" * 300000 | @html"#,
+            // Dates: 24 bytes per `%c`.
+            r#"0 | strftime("%c" * 30000)"#,
+            // Joining and concatenating many values.
+            r#"[range(5000) | ""] | join("x" * 400)"#,
+            r#"[range(5000) | ""] | .[] += "x" * 400"#,
+            r#"[range(5000) | ""] | .[] |= . + "x" * 400"#,
+            r#"[range(5000) | ""] | map_values("x" * 400)"#,
+            r#"[range(100) | "x" * 20000] | add"#,
+            r#""x" * 400000 | . + . + ."#,
+            r#"[range(30000)] | . + . + ."#,
+            // Splitting into many pieces.
+            r#""a" * 100000 | split("a")"#,
+            r#""a" * 100000 | . / "a""#,
+            r#""a" * 100000 | split("")"#,
+            // Keys gathered for every item by a native.
+            r#"[range(3000)] | sort_by("x" * 1000)"#,
+            r#"[range(3000)] | group_by("x" * 1000)"#,
+            r#"[range(3000)] | unique_by("x" * 1000)"#,
+            // Their own tables, one entry per item.
+            r#"[range(40000)] | unique"#,
+            r#"[range(40000)] | sort_by(-.)"#,
+            // Parsing a text into a value many times its size.
+            r#""[" + ("0," * 60000) + "0]" | fromjson"#,
+            r#"("0," * 60000) + "0" | fromcsv"#,
+            r#""- 0\n" * 60000 | fromyaml"#,
+        ] {
+            let got = run(&format!("{filter} | length"));
+            if got != memory {
+                failed.push(format!("{filter}: {got:?}"));
+            }
+        }
+        assert!(failed.is_empty(), "not refused: {failed:#?}");
+    }
+
+    #[test]
+    fn error_messages_show_a_bounded_part_of_the_value() {
+        for filter in [
+            r#"{"a": "\u0001" * 200000} | error"#,
+            r#""\u0001" * 200000 | .[0]"#,
+            r#"{"a": "\u0001" * 200000} | halt_error"#,
+            r#""[" + "x" * 200000 | fromjson"#,
+        ] {
+            let message = run(filter).expect_err(filter);
+            assert!(message.len() < 5000, "{filter}: {} bytes", message.len());
+        }
+        let message = run(r#"{"a": 1} | error"#).unwrap_err();
+        assert!(message.contains(r#"{"a":1}"#), "{message}");
+    }
+
+    #[test]
+    fn printing_and_joining_within_the_bound_answer_as_jq() {
+        for (filter, expected) in [
+            (r#""\u0001a" | tojson"#, serde_json::json!(["\"\\u0001a\""])),
+            (
+                r#"[1, {"a": "\u0007"}] | tostring"#,
+                serde_json::json!(["[1,{\"a\":\"\\u0007\"}]"]),
+            ),
+            (
+                r#""\(1,2)-\(3,4)""#,
+                serde_json::json!(["1-3", "1-4", "2-3", "2-4"]),
+            ),
+            (r#"@base64 "x\("hi")y""#, serde_json::json!(["xaGk=y"])),
+            (r#"@text "a\(1)\("b")""#, serde_json::json!(["a1b"])),
+            (r#"@json "a\("x")b""#, serde_json::json!(["a\"x\"b"])),
+            (
+                r#"{"\("a","b")": 1}"#,
+                serde_json::json!([{"a": 1}, {"b": 1}]),
+            ),
+            (r#""a\tb\(1)\n""#, serde_json::json!(["a\tb1\n"])),
+            (r#"[1, "a\"b"] | @csv"#, serde_json::json!(["1,\"a\"\"b\""])),
+            (r#"["a\tb"] | @tsv"#, serde_json::json!(["a\\tb"])),
+            (r#""it's" | @sh"#, serde_json::json!(["'it'\\''s'"])),
+            (
+                r#""é <&>" | @uri, @html, @base64"#,
+                serde_json::json!(["%C3%A9%20%3C%26%3E", "é &lt;&amp;&gt;", "w6kgPCY+"]),
+            ),
+            (
+                r#"0 | strftime("%Y-%m-%dT%H:%M:%SZ")"#,
+                serde_json::json!(["1970-01-01T00:00:00Z"]),
+            ),
+            (
+                r#"["a", 1, null] | join(", ")"#,
+                serde_json::json!(["a, 1, null"]),
+            ),
+            (
+                r#""a,b" | split(","), . / ",""#,
+                serde_json::json!([["a", "b"], ["a", "b"]]),
+            ),
+            (r#""ab" | split("")"#, serde_json::json!([["a", "b"]])),
+            (
+                r#"10 / 4, 1 + 2, null + "a""#,
+                serde_json::json!([2.5, 3, "a"]),
+            ),
+            (
+                r#"{"a": 1} | .a += (1, 2)"#,
+                serde_json::json!([{"a": 2}, {"a": 3}]),
+            ),
+            (
+                r#"[[1], [2]] | .[] += [3]"#,
+                serde_json::json!([[[1, 3], [2, 3]]]),
+            ),
+            (
+                r#"[1, 2] | .[] *= 2 | .[] -= 1"#,
+                serde_json::json!([[1, 3]]),
+            ),
+            (
+                r#"{"a": {"b": 1}} | .a.b |= . + 1 | .a.c //= 5"#,
+                serde_json::json!([{"a": {"b": 2, "c": 5}}]),
+            ),
+            (
+                r#"[1, 2, 3] | map_values(empty), del(.[0])"#,
+                serde_json::json!([[], [2, 3]]),
+            ),
+            (
+                r#"[3, 1, 2] | sort_by(-.), group_by(. % 2), min_by(-.), max_by(-.), unique_by(. % 2)"#,
+                serde_json::json!([[3, 2, 1], [[2], [3, 1]], 3, 1, [2, 3]]),
+            ),
+            (
+                r#"[range(5)] | map(tostring) | add"#,
+                serde_json::json!(["01234"]),
+            ),
+            (
+                r#""[1, {\"a\": \"x,y\"}]" | fromjson"#,
+                serde_json::json!([[1, {"a": "x,y"}]]),
+            ),
+            (
+                r#""a,b\n1,2\n" | [fromcsv]"#,
+                serde_json::json!([[["a", "b"], [1, 2]]]),
+            ),
+            (
+                r#"{"a": {"b": 1}} * {"a": {"c": 2}}"#,
+                serde_json::json!([{"a": {"b": 1, "c": 2}}]),
+            ),
+        ] {
+            assert_eq!(
+                run(filter),
+                Ok(expected.as_array().unwrap().clone()),
+                "{filter}"
+            );
+        }
+    }
 }

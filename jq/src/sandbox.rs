@@ -465,6 +465,52 @@ impl<'d> Guard<'d> {
         self.claim(held)
     }
 
+    /// `_lro_printed($format)`: refuses, before a native prints `value` (`tojson`,
+    /// `tostring`, string interpolation, `@csv`, ...), a value whose text (with the value,
+    /// held meanwhile) would not fit the memory left; also walks its depth, since printing
+    /// recurses on it.
+    pub(crate) fn check_printed(&self, value: &Val, format: bounds::Printed) -> Result<(), Trip> {
+        if let Some(trip) = self.tripped.get() {
+            return Err(trip);
+        }
+        let collected = self.collected.get();
+        let expired = || self.clock.expired();
+        let room = self.limit().saturating_sub(collected);
+        match bounds::printed(value, format, room, &expired) {
+            Ok(bytes) => self.claim(collected.saturating_add(bytes)),
+            Err(bounds::Excess::Depth) => self.trip(Trip::Depth),
+            Err(bounds::Excess::Memory) => self.trip(Trip::Memory),
+            Err(bounds::Excess::Time) => self.trip(Trip::Time),
+        }
+    }
+
+    /// Refuses a native step estimated to hold `bytes` at once (its result, and its input
+    /// where the input is held while the result is built) when they would not fit the
+    /// memory left.
+    pub(crate) fn check_bytes(&self, bytes: u64) -> Result<(), Trip> {
+        if let Some(trip) = self.tripped.get() {
+            return Err(trip);
+        }
+        let held = self.collected.get().saturating_add(bytes);
+        if held > self.limit() {
+            return self.trip(Trip::Memory);
+        }
+        self.claim(held)
+    }
+
+    /// `_lro_mark`: the bytes gathered so far, for [`Guard::unmark`] to return to once an
+    /// update is complete (its new values are counted as items meanwhile, as a collection's).
+    pub(crate) fn mark(&self) -> u64 {
+        self.collected.get()
+    }
+
+    /// `_lro_unmark($mark)`: an update is complete; the values it made no longer count as
+    /// gathered, and the updated value is checked whole ([`Guard::check_new`]).
+    pub(crate) fn unmark(&self, mark: u64, value: &Val) -> Result<(), Trip> {
+        self.collected.set(mark.min(self.collected.get()));
+        self.check_new(value)
+    }
+
     /// `halt_error`: keeps what the filter gave, to report it as the error of the call.
     pub(crate) fn set_halt_message(&self, message: String) {
         *self.halt_message.borrow_mut() = Some(message);
@@ -491,6 +537,8 @@ impl<'d> Guard<'d> {
         let bytes = match (a, b) {
             (Val::TStr(s) | Val::BStr(s), Val::Num(n))
             | (Val::Num(n), Val::TStr(s) | Val::BStr(s)) => s.len() as f64 * times(n),
+            // A deep merge: at most the entries of both.
+            (Val::Obj(_), Val::Obj(_)) => crate::natives::sum_bytes(a, b) as f64,
             _ => return Ok(()),
         };
         if bytes + self.collected.get() as f64 > self.limit() as f64 {
@@ -650,6 +698,140 @@ fn checked_mul(term: &mut Term<&str>) {
     );
 }
 
+/// The native that checks the text of a value before a native prints it
+/// ([`Guard::check_printed`]).
+pub(crate) const PRINTED: &str = "_lro_printed";
+/// The native that computes `l + r` once the guard accepts its estimate
+/// ([`crate::natives::sum_bytes`]).
+pub(crate) const ADD: &str = "_lro_add";
+
+/// `l + r` becomes `_lro_add(l; r)`: the sum refused before it is allocated.
+fn checked_add(term: &mut Term<&str>) {
+    let Term::BinOp(l, _, r) = std::mem::take(term) else {
+        return;
+    };
+    *term = Term::Call(ADD, vec![*l, *r]);
+}
+/// The native that refuses `l / r` (a string split into pieces) before it is built.
+pub(crate) const DIV: &str = "_lro_div";
+
+/// `l op r` becomes `l as $l | r as $r | check($l; $r) | $l op $r` (the order jaq runs
+/// `l op r` in), so the result is refused before it is allocated.
+fn checked_op<'s>(term: &mut Term<&'s str>, check: &'s str) {
+    let Term::BinOp(l, op, r) = std::mem::take(term) else {
+        return;
+    };
+    *term = checked_pair(*l, op, *r, check);
+}
+
+fn checked_pair<'s>(
+    l: Term<&'s str>,
+    op: BinaryOp<&'s str>,
+    r: Term<&'s str>,
+    check: &'s str,
+) -> Term<&'s str> {
+    let (a, b) = ("$lro l", "$lro r");
+    let result = Term::BinOp(Box::new(Term::Var(a)), op, Box::new(Term::Var(b)));
+    let body = pipe(Term::Call(check, vec![Term::Var(a), Term::Var(b)]), result);
+    Term::BinOp(
+        Box::new(l),
+        BinaryOp::Pipe(Some(Pattern::Var(a))),
+        Box::new(Term::BinOp(
+            Box::new(r),
+            BinaryOp::Pipe(Some(Pattern::Var(b))),
+            Box::new(body),
+        )),
+    )
+}
+
+/// An interpolated string, `"a\(f)b\(g)"`, is the sum of its parts (jaq adds them from the
+/// right: `"a" + ((f | tostring) + ("b" + (g | tostring)))`): it becomes that sum with
+/// each `+` checked before the text is allocated ([`checked_add`]), so many copies of a
+/// large value (`"\(.)\(.)\(.)..."`) are refused as they are joined. Runs of literal parts
+/// stay one literal.
+fn checked_interpolation(term: &mut Term<&str>) {
+    let Term::Str(fmt, parts) = term else {
+        return;
+    };
+    if !parts.iter().any(|p| matches!(p, StrPart::Term(_))) || parts.len() < 2 {
+        return;
+    }
+    let fmt = *fmt;
+    let mut segments: Vec<Term<&str>> = Vec::new();
+    let mut literals = Vec::new();
+    for part in std::mem::take(parts) {
+        match part {
+            StrPart::Term(t) => {
+                if !literals.is_empty() {
+                    segments.push(Term::Str(None, std::mem::take(&mut literals)));
+                }
+                segments.push(Term::Str(fmt, vec![StrPart::Term(t)]));
+            }
+            literal => literals.push(literal),
+        }
+    }
+    if !literals.is_empty() {
+        segments.push(Term::Str(None, literals));
+    }
+    let mut sum = segments.pop().unwrap_or_default();
+    while let Some(segment) = segments.pop() {
+        sum = Term::Call(ADD, vec![segment, sum]);
+    }
+    *term = sum;
+}
+
+/// The native that returns the bytes gathered so far ([`Guard::mark`]).
+pub(crate) const MARK: &str = "_lro_mark";
+/// The native that ends an update ([`Guard::unmark`]).
+pub(crate) const UNMARK: &str = "_lro_unmark";
+
+/// An update makes a new value per path, each checked alone; together they can be far
+/// past the bound (`.[] |= . + $long` over a million items). `l |= f` becomes
+/// `_lro_mark as $m | (l |= (f | _lro_item)) | _lro_unmark($m)`: the new values count as a
+/// collection's items until the update is complete. `l op= r` is jaq's
+/// `r as $y | l |= . op $y`, written so, with its operator checked ([`checked_op`]).
+fn counted_update(term: &mut Term<&str>) {
+    let Term::BinOp(l, op, r) = std::mem::take(term) else {
+        return;
+    };
+    let (l, r) = (*l, *r);
+    let (m, y) = ("$lro m", "$lro y");
+    let update = |l, f| {
+        let f = pipe(f, call(ITEM));
+        let updated = Term::BinOp(Box::new(l), BinaryOp::Update, Box::new(f));
+        let unmark = Term::Call(UNMARK, vec![Term::Var(m)]);
+        Term::BinOp(
+            Box::new(call(MARK)),
+            BinaryOp::Pipe(Some(Pattern::Var(m))),
+            Box::new(pipe(updated, unmark)),
+        )
+    };
+    *term = match op {
+        BinaryOp::UpdateMath(math) => {
+            let mut step = Term::BinOp(
+                Box::new(Term::Id),
+                BinaryOp::Math(math),
+                Box::new(Term::Var(y)),
+            );
+            match math {
+                jaq_core::ops::Math::Mul => checked_mul(&mut step),
+                jaq_core::ops::Math::Add => {
+                    checked_add(&mut step);
+                    then(&mut step, NEW);
+                }
+                jaq_core::ops::Math::Div => checked_op(&mut step, DIV),
+                _ => {}
+            }
+            Term::BinOp(
+                Box::new(r),
+                BinaryOp::Pipe(Some(Pattern::Var(y))),
+                Box::new(update(l, step)),
+            )
+        }
+        _ => update(l, r),
+    };
+}
+
 /// Adds the tick to every definition inside `term` (the parser bounded its depth), and the
 /// checks of [`crate::bounds`] wherever a value is built: `[f]` becomes
 /// `[f | _lro_item] | _lro_close`; objects, growing operators and each `reduce`/`foreach`
@@ -664,13 +846,21 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
             }
             tick_term(rest);
         }
-        Term::Str(_, parts) => {
-            for part in parts {
+        Term::Str(fmt, parts) => {
+            for part in parts.iter_mut() {
                 if let StrPart::Term(t) = part {
                     tick_term(t);
-                    then(t, MEASURE);
+                    if fmt.is_none() {
+                        // `tostring` of the value: its text is checked before it is made
+                        // (a format, `@csv "\(.)"`, checks its own).
+                        *t = pipe(
+                            std::mem::take(t),
+                            Term::Call(PRINTED, vec![Term::Str(None, vec![StrPart::Str("text")])]),
+                        );
+                    }
                 }
             }
+            checked_interpolation(term);
         }
         Term::Arr(Some(t)) => {
             tick_term(t);
@@ -745,6 +935,12 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
         Term::Arr(Some(_)) => then(term, CLOSE),
         Term::Obj(_) => then(term, NEW),
         Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Mul), _) => checked_mul(term),
+        Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Add), _) => {
+            checked_add(term);
+            then(term, NEW);
+        }
+        Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Div), _) => checked_op(term, DIV),
+        Term::BinOp(_, BinaryOp::UpdateMath(_) | BinaryOp::Update, _) => counted_update(term),
         Term::BinOp(_, op, _) if builds(op) => then(term, NEW),
         _ => {}
     }
@@ -797,6 +993,9 @@ mod tests {
     fn the_memory_bound_is_shared_by_the_running_guards() {
         // A terabyte bound, so claims of other tests running meanwhile do not matter.
         const BOUND: u64 = 1 << 40;
+        let _alone = crate::TEST_BUDGET
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
         let flag = AtomicBool::new(false);
         let text = Val::utf8_str(vec![b'x'; 1024]);
         let first = Guard::new(Clock::Flag(&flag), BOUND);

@@ -25,7 +25,26 @@ ATTACKS = [
     ("array doubling", "[1] | until(length > 1e10; . + .)"),
     ("string doubling", '"x" | until(length > 1e10; . + .)'),
     ("range(1e9)", "[range(1e9)]"),
+    # Natives that print, join, split, format or parse: many times their input in one step.
+    ("tojson 6x", '"\\u0001" * 400000000 | tojson | length'),
+    ("interpolation", '"x" * 100000000 | "' + "\\(.)" * 60 + '" | length'),
+    ("@uri 3x", '"é" * 200000000 | @uri | length'),
+    ("@csv 2x", '["\\"" * 300000000] | @csv | length'),
+    ("strftime 12x", '0 | strftime("%c" * 200000000) | length'),
+    ("join", '[range(1000000)] | join("x" * 3000) | length'),
+    ("update +=", '[range(1000000) | ""] | .[] += "x" * 3000 | length'),
+    ("sort_by keys", '[range(1000000)] | sort_by("x" * 3000) | length'),
+    ("fromjson 8x", '"[" + ("0," * 200000000) + "0]" | fromjson | length'),
 ]
+
+# Every run in a 4 GB address space (as the red team ran them): a binary that does not bound
+# these aborts on a failed allocation instead of taking the machine's memory.
+ADDRESS_SPACE = 4_000_000_000
+
+
+def capped():
+    import resource
+    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE, ADDRESS_SPACE))
 
 
 def memories(n):
@@ -43,7 +62,8 @@ def timed(args, timeout=120):
     """Runs args under /usr/bin/time: (exit code, last stderr line, peak MB, seconds)."""
     t = time.time()
     try:
-        p = subprocess.run(["/usr/bin/time", "-f", "%M"] + args, capture_output=True, text=True, timeout=timeout)
+        p = subprocess.run(["/usr/bin/time", "-f", "%M"] + args, capture_output=True, text=True, timeout=timeout,
+                           preexec_fn=capped)
     except subprocess.TimeoutExpired:
         return "timeout", "", None, time.time() - t
     lines = p.stderr.strip().splitlines()
@@ -67,7 +87,8 @@ def cli(path):
 class Proxy:
     def __init__(self):
         self.p = subprocess.Popen(["/usr/bin/time", "-f", "%M", LRO, "proxy", "--output-dir", OUT, "--", sys.executable, MOCK],
-                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1,
+                                  preexec_fn=capped)
         self.pending = {}
         self.call(0, "initialize", {"protocolVersion": "2025-06-18", "capabilities": {},
                                     "clientInfo": {"name": "m", "version": "1"}})

@@ -175,6 +175,21 @@ const BOUNDED_TOKENS: &[&str] = &[
     ".[]?",
     ".[0]",
     " as $x | $x",
+    // Natives that print, join, split or parse: their results are checked before they are
+    // built (appended, so the seeds above keep their meaning).
+    "\"\\u0001\" * 1000",
+    "\"\\(.)\\(.)\\(.)\\(.)\\(.)\\(.)\\(.)\\(.)\"",
+    "@uri",
+    "@csv",
+    "@sh",
+    "@html",
+    "toyaml",
+    "strftime(\"%c\" * 1000)",
+    "join(\"x\" * 1000)",
+    ".[] += \"x\" * 1000",
+    "split(\"\")",
+    "fromcsv",
+    "\"é\" * 1000",
 ];
 
 /// How an input of the `extract_bounded` target reads as a filter.
@@ -265,6 +280,14 @@ mod tests {
             "reduce range(3000) as $i (.;  [.] )"
         );
         assert_eq!(bounded_filter(&[26]), "\"<a>\" * 300 | fromxml");
+        assert_eq!(
+            bounded_filter(&[6, 12, 66]),
+            "\"x\" * 1000 | \"\\(.)\\(.)\\(.)\\(.)\\(.)\\(.)\\(.)\\(.)\""
+        );
+        assert_eq!(
+            bounded_filter(&[25, 12, 73]),
+            "[range(100000)] | join(\"x\" * 1000)"
+        );
     }
 
     proptest::proptest! {
