@@ -48,9 +48,12 @@ SETUP_TARGETS += setup-wasm
 # (serde_json's arbitrary_precision, exact decimal order, odd array elements alone); the
 # sandbox's depth, memory and time bounds, guarded natives and labels of long names; and the
 # extract tool answered by the core on every surface (its arguments, bounded answers and
-# next-call hints, the tool's name per server, the mcp options).
+# next-call hints, the tool's name per server, the mcp options); then 16 KiB for the natives
+# sized before they build (printing, interpolation, formats, parsers, updates), the filter's
+# depth bound on its tokens and number tokens kept exactly (2,099,476 bytes). Cutting the
+# module back down is work of its own, measured in bindings-wasm/README.md.
 # bindings-wasm/README.md lists where the bytes go.
-WASM_JS_BUDGET := 2097152
+WASM_JS_BUDGET := 2113536
 WASM_COMPONENT_BUDGET := 2359296
 
 # `npm install`, not `npm ci`: jco's and rolldown's optional per-platform packages that this
