@@ -349,6 +349,63 @@ fn most_leading(text: &[u8]) -> usize {
         .unwrap_or(0)
 }
 
+/// A text cut at a byte limit: writing past it fails, so a value's `Display` stops there.
+struct Capped {
+    text: String,
+    cap: usize,
+}
+
+impl std::fmt::Write for Capped {
+    fn write_str(&mut self, s: &str) -> std::fmt::Result {
+        if self.text.len() + s.len() <= self.cap {
+            self.text.push_str(s);
+            return Ok(());
+        }
+        let mut end = self.cap - self.text.len();
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        self.text.push_str(&s[..end]);
+        Err(std::fmt::Error)
+    }
+}
+
+/// `value` as text, cut after `cap` bytes, and whether it was cut: printing stops there,
+/// so the text of a huge value is never made.
+pub(crate) fn capped(value: &dyn std::fmt::Display, cap: usize) -> (String, bool) {
+    use std::fmt::Write;
+    let mut out = Capped {
+        text: String::new(),
+        cap,
+    };
+    let cut = write!(out, "{value}").is_err();
+    (out.text, cut)
+}
+
+/// [`capped`], with `...` where the text was cut.
+pub(crate) fn capped_text(value: &dyn std::fmt::Display, cap: usize) -> String {
+    let (mut text, cut) = capped(value, cap);
+    if cut {
+        text.push_str("...");
+    }
+    text
+}
+
+/// The estimated bytes of `l + r` (strings, arrays, objects; `null` and numbers make
+/// nothing new), for [`crate::sandbox::ADD`]: twice both sides, since jaq appends `r` to
+/// (a copy of) `l`, whose buffer may double to make room.
+pub(crate) fn sum_bytes(l: &Val, r: &Val) -> u64 {
+    let (a, _) = shallow(l);
+    let (b, _) = shallow(r);
+    match (l, r) {
+        (Val::TStr(_), Val::TStr(_))
+        | (Val::BStr(_), Val::BStr(_))
+        | (Val::Arr(_), Val::Arr(_))
+        | (Val::Obj(_), Val::Obj(_)) => a.saturating_add(b).saturating_mul(2),
+        _ => 0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

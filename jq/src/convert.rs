@@ -195,7 +195,7 @@ impl<'de> serde::de::Visitor<'de> for JqVal {
 
 /// Whether `text` is one JSON number token.
 fn is_number_text(text: &[u8]) -> bool {
-    lro_json::canonical::number_end(text, 0) == Some(text.len())
+    lro_json::scan::number_end(text, 0) == Some(text.len())
 }
 
 /// The key serde_json's `arbitrary_precision` gives a number's text under.

@@ -14,7 +14,7 @@ use jaq_core::native::{Fun, bome, v};
 use jaq_core::{Compiler, Ctx, Exn, Native, Vars};
 use jaq_json::Val;
 
-use crate::bounds;
+use crate::bounds::{self, capped_text};
 use crate::convert;
 use crate::data::{Data, Env, trip_error};
 use crate::error::InvalidFilter;
@@ -700,48 +700,6 @@ impl Program {
 /// Longest jq error message kept (jaq's messages show the value at fault, which may be as
 /// large as the memory bound, and 6 times larger once printed).
 pub(crate) const ERROR_MESSAGE_BYTES: usize = 4096;
-
-/// A text cut at a byte limit: writing past it fails, so a value's `Display` stops there.
-struct Capped {
-    text: String,
-    cap: usize,
-}
-
-impl std::fmt::Write for Capped {
-    fn write_str(&mut self, s: &str) -> std::fmt::Result {
-        if self.text.len() + s.len() <= self.cap {
-            self.text.push_str(s);
-            return Ok(());
-        }
-        let mut end = self.cap - self.text.len();
-        while !s.is_char_boundary(end) {
-            end -= 1;
-        }
-        self.text.push_str(&s[..end]);
-        Err(std::fmt::Error)
-    }
-}
-
-/// `value` as text, cut after `cap` bytes, and whether it was cut: printing stops there,
-/// so the text of a huge value is never made.
-pub(crate) fn capped(value: &dyn std::fmt::Display, cap: usize) -> (String, bool) {
-    use std::fmt::Write;
-    let mut out = Capped {
-        text: String::new(),
-        cap,
-    };
-    let cut = write!(out, "{value}").is_err();
-    (out.text, cut)
-}
-
-/// [`capped`], with `...` where the text was cut.
-pub(crate) fn capped_text(value: &dyn std::fmt::Display, cap: usize) -> String {
-    let (mut text, cut) = capped(value, cap);
-    if cut {
-        text.push_str("...");
-    }
-    text
-}
 
 /// How a run ended, when it did not fail.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

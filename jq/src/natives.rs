@@ -128,21 +128,6 @@ fn grows_of() -> Fun<Data> {
     ("_lro_grows_of", v(2), native)
 }
 
-/// The estimated bytes of `l + r` (strings, arrays, objects; `null` and numbers make
-/// nothing new), for [`crate::sandbox::ADD`]: twice both sides, since jaq appends `r` to
-/// (a copy of) `l`, whose buffer may double to make room.
-pub(crate) fn sum_bytes(l: &Val, r: &Val) -> u64 {
-    let (a, _) = bounds::shallow(l);
-    let (b, _) = bounds::shallow(r);
-    match (l, r) {
-        (Val::TStr(_), Val::TStr(_))
-        | (Val::BStr(_), Val::BStr(_))
-        | (Val::Arr(_), Val::Arr(_))
-        | (Val::Obj(_), Val::Obj(_)) => a.saturating_add(b).saturating_mul(2),
-        _ => 0,
-    }
-}
-
 /// Bytes of a piece of a split string: its slot and the box of its shared bytes.
 const PIECE: u64 = bounds::SLOT + 48;
 
@@ -178,7 +163,7 @@ macro_rules! operator {
 
 /// `_lro_add(l; r)`: `l + r`, as jaq's operator runs it (for each output of `l`, each of
 /// `r`, both on the input), once the guard accepts the estimate of the result
-/// ([`sum_bytes`]) before it is built. A native that runs its operands itself costs about
+/// ([`bounds::sum_bytes`]) before it is built. A native that runs its operands itself costs about
 /// what the operator does, where binding them to variables first cost a third more.
 fn add_native() -> Fun<Data> {
     let native = Native::<Data>::new(|mut cv| {
@@ -193,7 +178,7 @@ fn add_native() -> Fun<Data> {
                 map_with(r.run((rc, input)), x, move |y, x| {
                     let (x, y) = (x?, y?);
                     guard
-                        .check_bytes(sum_bytes(&x, &y))
+                        .check_bytes(bounds::sum_bytes(&x, &y))
                         .map_err(|trip| Exn::from(trip_error(trip)))?;
                     Ok((x + y)?)
                 })
@@ -270,7 +255,7 @@ fn halt_error() -> Fun<Data> {
                     return bome(Err(trip_error(trip)));
                 }
                 // Printed up to the limit only: the whole text may be far larger.
-                crate::engine::capped(other, HALT_MESSAGE_BYTES).0
+                crate::bounds::capped(other, HALT_MESSAGE_BYTES).0
             }
         };
         cv.0.data().guard.set_halt_message(text);

@@ -538,7 +538,7 @@ impl<'d> Guard<'d> {
             (Val::TStr(s) | Val::BStr(s), Val::Num(n))
             | (Val::Num(n), Val::TStr(s) | Val::BStr(s)) => s.len() as f64 * times(n),
             // A deep merge: at most the entries of both.
-            (Val::Obj(_), Val::Obj(_)) => crate::natives::sum_bytes(a, b) as f64,
+            (Val::Obj(_), Val::Obj(_)) => crate::bounds::sum_bytes(a, b) as f64,
             _ => return Ok(()),
         };
         if bytes + self.collected.get() as f64 > self.limit() as f64 {
@@ -702,7 +702,7 @@ fn checked_mul(term: &mut Term<&str>) {
 /// ([`Guard::check_printed`]).
 pub(crate) const PRINTED: &str = "_lro_printed";
 /// The native that computes `l + r` once the guard accepts its estimate
-/// ([`crate::natives::sum_bytes`]).
+/// ([`crate::bounds::sum_bytes`]).
 pub(crate) const ADD: &str = "_lro_add";
 
 /// `l + r` becomes `_lro_add(l; r)`: the sum refused before it is allocated.

@@ -16,7 +16,7 @@
 //! back to parsing a `Value`, which then decides, errors included: invalid JSON or UTF-8,
 //! duplicate keys (a `Value` keeps the last), nesting near serde_json's depth limit.
 
-use crate::scan::next_escape;
+use crate::scan::{next_escape, number_end};
 use crate::write::write_str;
 
 /// Deeper nesting falls back to serde_json, whose limit (128) then applies exactly.
@@ -400,40 +400,6 @@ impl Scanner<'_> {
         self.pos = number_end(self.input, self.pos)?;
         Some(())
     }
-}
-
-/// The end of the JSON number token starting at `start`, or `None` when the text there is
-/// not one (`01`, `1.`, `.5`, `1e`, `-`): `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`.
-pub fn number_end(bytes: &[u8], start: usize) -> Option<usize> {
-    let digits = |mut pos: usize| {
-        let from = pos;
-        while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
-            pos += 1;
-        }
-        (pos > from).then_some(pos)
-    };
-    let mut pos = start + usize::from(bytes.get(start) == Some(&b'-'));
-    pos = match bytes.get(pos)? {
-        b'0' => pos + 1,
-        b'1'..=b'9' => digits(pos)?,
-        _ => return None,
-    };
-    if bytes.get(pos) == Some(&b'.') {
-        pos = digits(pos + 1)?;
-    }
-    if let Some(b'e' | b'E') = bytes.get(pos) {
-        pos += 1;
-        if let Some(b'+' | b'-') = bytes.get(pos) {
-            pos += 1;
-        }
-        pos = digits(pos)?;
-    }
-    // "01" or "1x": serde_json reads the token and then fails on what follows; the scan
-    // leaves that failure to the caller's structural checks, except for a digit.
-    if bytes.get(pos).is_some_and(u8::is_ascii_digit) {
-        return None;
-    }
-    Some(pos)
 }
 
 /// `\uXXXX` (the four hex digits) as serde_json writes it: a control character without a

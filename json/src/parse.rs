@@ -16,7 +16,7 @@
 
 use serde_json::{Number, Value};
 
-use crate::canonical::number_end;
+use crate::scan::number_end;
 
 /// Reads `text` as serde_json does, numbers kept as written.
 pub fn from_slice(text: &[u8]) -> serde_json::Result<Value> {

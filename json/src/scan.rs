@@ -95,6 +95,40 @@ fn needs_escape(byte: u8) -> bool {
     NEEDS_ESCAPE[byte as usize]
 }
 
+/// The end of the JSON number token starting at `start`, or `None` when the text there is
+/// not one (`01`, `1.`, `.5`, `1e`, `-`): `-? (0 | [1-9][0-9]*) (.[0-9]+)? ([eE][+-]?[0-9]+)?`.
+pub fn number_end(bytes: &[u8], start: usize) -> Option<usize> {
+    let digits = |mut pos: usize| {
+        let from = pos;
+        while bytes.get(pos).is_some_and(u8::is_ascii_digit) {
+            pos += 1;
+        }
+        (pos > from).then_some(pos)
+    };
+    let mut pos = start + usize::from(bytes.get(start) == Some(&b'-'));
+    pos = match bytes.get(pos)? {
+        b'0' => pos + 1,
+        b'1'..=b'9' => digits(pos)?,
+        _ => return None,
+    };
+    if bytes.get(pos) == Some(&b'.') {
+        pos = digits(pos + 1)?;
+    }
+    if let Some(b'e' | b'E') = bytes.get(pos) {
+        pos += 1;
+        if let Some(b'+' | b'-') = bytes.get(pos) {
+            pos += 1;
+        }
+        pos = digits(pos)?;
+    }
+    // "01" or "1x": serde_json reads the token and then fails on what follows; the scan
+    // leaves that failure to the caller's structural checks, except for a digit.
+    if bytes.get(pos).is_some_and(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(pos)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
