@@ -8,19 +8,17 @@
 // Denied, and allowed in `signals` and `allocator` only (one foreign call each, see there).
 #![deny(unsafe_code)]
 
-/// `eprintln!` that cannot panic: when stderr is a pipe nobody reads any more (`2>&1 | head`,
-/// a client that closed the proxy's stderr), the line is lost, not the process or its exit
-/// code (`eprintln!` panics on a failed write).
+/// A line on stderr that cannot stop the process: see [`notes`].
 macro_rules! note {
-    ($($arg:tt)*) => {{
-        use std::io::Write as _;
-        let _ = writeln!(std::io::stderr(), $($arg)*);
-    }};
+    ($($arg:tt)*) => {
+        $crate::notes::write(format_args!($($arg)*))
+    };
 }
 
 mod allocator;
 mod config_command;
 mod demo;
+mod notes;
 mod options;
 mod proxy;
 mod signals;
@@ -232,12 +230,15 @@ fn main() -> ExitCode {
     } else {
         exit_code
     };
-    match run(cli) {
+    let code = match run(cli) {
         Ok(Exit::Done) => ExitCode::SUCCESS,
         Ok(Exit::Capped) => ExitCode::from(EXIT_CAPPED),
         Err(err) => {
             note!("lro: error[{}]: {}", err.code(), err.message());
             ExitCode::from(code_of(&err))
         }
-    }
+    };
+    // The proxy's notes are written by a thread of their own: let it finish, for a moment.
+    notes::flush(std::time::Duration::from_secs(2));
+    code
 }

@@ -239,3 +239,50 @@ fn the_proxy_goes_on_with_a_broken_stderr() {
     let pong = proxy.call(7, "ping", json!({}));
     assert_eq!(pong["result"], json!({}), "{pong}");
 }
+
+#[test]
+fn the_proxy_goes_on_when_nobody_reads_its_stderr() {
+    use std::io::{BufRead, BufReader, Write};
+    use std::process::Stdio;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
+        .args(["proxy", "--output-dir"])
+        .arg(dir.path())
+        .arg("--")
+        .arg("python3")
+        .arg(proxy_support::mock_server())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        // Open, and never read: the pipe fills after 64 KiB of notes.
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _unread = child.stderr.take().unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let (tx, answers) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if tx.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let next = || {
+        answers
+            .recv_timeout(proxy_support::TIMEOUT)
+            .expect("the proxy stopped answering")
+    };
+    // Each malformed line is answered -32700 and noted on stderr (about 120 bytes): 2,000
+    // of them are four times what the pipe holds.
+    for i in 0..2000 {
+        writeln!(stdin, "not json {i} {}", "x".repeat(40)).unwrap();
+        let answer: Value = serde_json::from_str(&next()).unwrap();
+        assert_eq!(answer["error"]["code"], -32700, "line {i}: {answer}");
+    }
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":7,"method":"ping"}}"#).unwrap();
+    let pong: Value = serde_json::from_str(&next()).unwrap();
+    assert_eq!(pong["id"], 7, "{pong}");
+    drop(stdin);
+    let _ = child.wait();
+}

@@ -140,6 +140,8 @@ pub(crate) trait Upstream: Send + Sync {
 
 /// Runs the proxy until the client or the server goes away.
 pub fn run(args: ProxyArgs) -> Result<(), LroError> {
+    // A client that never reads the proxy's stderr must not stop the calls (see `notes`).
+    crate::notes::in_background();
     let lro = Arc::new(settings::offloader(&args.config, &args.mcp)?);
     let timeout = (args.request_timeout > 0).then(|| Duration::from_secs(args.request_timeout));
     let limits = router::MessageLimits {
