@@ -88,6 +88,20 @@ impl<'h> LineReader<'h> {
             }
         }
         self.lines_read += 1;
+        let in_section = self.section.filter(|&(first, _)| self.lines_read >= first);
+        if let Some((first, end)) = in_section.filter(|_| is_blank(&self.line)) {
+            // LRO writes no blank line: one inside a section means the section holds fewer
+            // records than its header counts.
+            return Err(Error::new(
+                ErrorKind::InvalidInput,
+                format!(
+                    "line {} is blank, inside the section its header places at lines {first} \
+                     to {}: the file does not hold the records its header counts",
+                    self.lines_read,
+                    end - 1
+                ),
+            ));
+        }
         Ok(Some(&self.line))
     }
 
@@ -210,6 +224,15 @@ mod tests {
             got.push(String::from_utf8(l.to_vec()).unwrap());
         }
         Ok(got)
+    }
+
+    #[test]
+    fn a_blank_line_inside_a_section_is_invalid_input() {
+        let err = section(b"h\na\n\nc\nd\n", 100, 2, 3).unwrap_err();
+        assert_eq!(err.kind(), ErrorKind::InvalidInput, "{err}");
+        assert!(err.to_string().contains("line 3 is blank"), "{err}");
+        // Before and after the section, blank lines are not its business.
+        assert_eq!(section(b"h\n\nb\nc\n\n", 100, 3, 2).unwrap(), ["b", "c"]);
     }
 
     #[test]
