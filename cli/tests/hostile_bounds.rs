@@ -45,10 +45,10 @@ const ATTACKS: [(&str, &str); 12] = [
 ];
 
 /// Filters whose values the memory bound did not count: natives that print, join, split,
-/// format or parse build many times their input in one step (a process under the default
+/// format or parse, and arithmetic on big integers, build many times their input in one step (a process under the default
 /// bound aborted on a failed allocation). Under [`MEMORY`] each input is small and the value
 /// it would build is past the bound: refused before it is built (`resource_limit`).
-const UNCOUNTED: [&str; 10] = [
+const UNCOUNTED: [&str; 12] = [
     r#""\u0001" * 12000000 | tojson | length"#,
     r#"["\u0001" * 12000000] | tostring | length"#,
     r#""x" * 10000000 | "\(.)\(.)\(.)\(.)\(.)\(.)\(.)\(.)" | length"#,
@@ -59,6 +59,10 @@ const UNCOUNTED: [&str; 10] = [
     r#"[range(100000) | ""] | join("x" * 1000) | length"#,
     r#"[range(100000) | ""] | .[] += "x" * 1000 | length"#,
     r#""[" + ("0," * 5000000) + "0]" | fromjson | length"#,
+    // Big integers: a product past the integer bound (minutes of one uninterrupted
+    // multiplication, or hundreds of megabytes of copies) is refused before it is computed.
+    "(reduce range(19) as $i (12345678901234567890; . * .)) as $b | [range(200) as $j | $b + $j] | length",
+    "reduce range(22) as $i (12345678901234567890; . * .) | . == 0",
 ];
 
 /// A memory bound small enough for the memory attacks to meet it fast in a debug build.

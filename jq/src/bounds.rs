@@ -58,8 +58,61 @@ pub(crate) fn shallow(value: &Val) -> (u64, usize) {
         // twice `BOX + ENTRY x n` for the small objects `to_entries` makes by the million.
         Val::Obj(entries) => (3 * BOX + ENTRY * entries.len() as u64, entries.len()),
         Val::TStr(s) | Val::BStr(s) => (BOX + s.len() as u64, 0),
+        Val::Num(jaq_json::Num::BigInt(i)) => (BOX + i.bits() / 8, 0),
         _ => (0, 0),
     }
+}
+
+/// Most bits an integer computed by a filter may have: 2^20 bits (315,653 decimal digits,
+/// 128 KiB). Big integers are exact and jaq's arithmetic on them is not interrupted: a
+/// product of two such numbers takes about 10 ms, a remainder as long, and printing one
+/// (`tostring`, the output) about 90 ms (measured natively on a laptop core; the cost grows
+/// as N^1.6 for a product and N^2 for printing), so no single step runs far past the time
+/// limit, while integers of any size a record holds stay exact.
+pub const MAX_INTEGER_BITS: u64 = 1 << 20;
+
+/// The arithmetic operators whose results [`integer_bytes`] sizes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arith {
+    Add,
+    Sub,
+    Mul,
+    Rem,
+}
+
+/// Bits of an integer operand, `None` for what is not one.
+fn integer_bits(value: &Val) -> Option<u64> {
+    match value {
+        Val::Num(jaq_json::Num::Int(i)) => {
+            Some(u64::from(usize::BITS - i.unsigned_abs().leading_zeros()))
+        }
+        Val::Num(jaq_json::Num::BigInt(i)) => Some(i.bits()),
+        _ => None,
+    }
+}
+
+/// The estimated bytes of `l op r` when both are integers and one is a big integer (what
+/// jaq computes exactly, with no check inside), [`u64::MAX`] when its bits would pass
+/// [`MAX_INTEGER_BITS`], 0 for anything else (machine integers, doubles, other values).
+pub(crate) fn integer_bytes(op: Arith, l: &Val, r: &Val) -> u64 {
+    let (Some(a), Some(b)) = (integer_bits(l), integer_bits(r)) else {
+        return 0;
+    };
+    if !matches!(l, Val::Num(jaq_json::Num::BigInt(_)))
+        && !matches!(r, Val::Num(jaq_json::Num::BigInt(_)))
+    {
+        // Two machine integers: at most 128 bits.
+        return 0;
+    }
+    let bits = match op {
+        Arith::Add | Arith::Sub => a.max(b) + 1,
+        Arith::Mul => a.saturating_add(b),
+        Arith::Rem => a.min(b),
+    };
+    if bits > MAX_INTEGER_BITS {
+        return u64::MAX;
+    }
+    BOX + bits / 8
 }
 
 /// Why a value is refused.
@@ -391,8 +444,8 @@ pub(crate) fn capped_text(value: &dyn std::fmt::Display, cap: usize) -> String {
     text
 }
 
-/// The estimated bytes of `l + r` (strings, arrays, objects; `null` and numbers make
-/// nothing new), for [`crate::sandbox::ADD`]: twice both sides, since jaq appends `r` to
+/// The estimated bytes of `l + r` (strings, arrays, objects, big integers
+/// ([`integer_bytes`]); `null` and other numbers make nothing new), for [`crate::sandbox::ADD`]: twice both sides, since jaq appends `r` to
 /// (a copy of) `l`, whose buffer may double to make room.
 pub(crate) fn sum_bytes(l: &Val, r: &Val) -> u64 {
     let (a, _) = shallow(l);
@@ -402,7 +455,7 @@ pub(crate) fn sum_bytes(l: &Val, r: &Val) -> u64 {
         | (Val::BStr(_), Val::BStr(_))
         | (Val::Arr(_), Val::Arr(_))
         | (Val::Obj(_), Val::Obj(_)) => a.saturating_add(b).saturating_mul(2),
-        _ => 0,
+        _ => integer_bytes(Arith::Add, l, r),
     }
 }
 

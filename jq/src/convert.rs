@@ -88,11 +88,19 @@ fn val_of(value: Value) -> Val {
     }
 }
 
+/// Longest integer literal read as an exact (big) integer: converting decimal digits to
+/// binary costs time quadratic in their number (10,000 digits: a fraction of a millisecond,
+/// a million: seconds), so a longer one is kept as its text (printed back as written,
+/// computed with as a double, as jq does with every integer past 2^53).
+pub const MAX_INTEGER_DIGITS: usize = 10_000;
+
 /// The jaq number of a JSON number token `literal` (valid JSON number grammar): an exact
-/// integer, a double when the double prints back as `literal`, else the literal itself.
+/// integer (up to [`MAX_INTEGER_DIGITS`] digits), a double when the double prints back as
+/// `literal`, else the literal itself.
 pub(crate) fn number_of_literal(literal: &str) -> Num {
     // `1E2` is no double's text nor an integer's: a literal, kept as written.
-    let integral = !literal.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'));
+    let integral = !literal.bytes().any(|b| matches!(b, b'.' | b'e' | b'E'))
+        && literal.len() <= MAX_INTEGER_DIGITS;
     let exact = if integral {
         // `-0` is no integer's text: a literal.
         (literal != "-0")
@@ -339,6 +347,30 @@ fn convert(val: &Val, depth: usize, room: u64) -> Result<(Value, u64), String> {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn integer_literals_past_the_digit_bound_keep_their_text() {
+        let long = "7".repeat(MAX_INTEGER_DIGITS + 1);
+        let v = parse_val(format!("[{long}]").as_bytes()).unwrap();
+        let fast = crate::RecordParser::projecting(None)
+            .parse(format!("[{long}]").as_bytes())
+            .unwrap();
+        for v in [v, fast] {
+            let Val::Arr(items) = &v else {
+                panic!("not an array")
+            };
+            assert!(matches!(&items[0], Val::Num(Num::Dec(_))));
+            assert_eq!(
+                lro_json::write::to_string(&to_value(&v).unwrap()),
+                format!("[{long}]")
+            );
+        }
+        let exact = "7".repeat(MAX_INTEGER_DIGITS);
+        assert!(matches!(
+            parse_val(exact.as_bytes()).unwrap(),
+            Val::Num(Num::BigInt(_))
+        ));
+    }
 
     #[test]
     fn numbers_print_as_jq_prints_them() {

@@ -145,6 +145,16 @@ pub(crate) fn quotient_bytes(l: &Val, r: &Val) -> u64 {
     pieces.saturating_mul(PIECE)
 }
 
+/// The estimated bytes of `l - r` (big integers only: [`bounds::integer_bytes`]).
+fn difference_bytes(l: &Val, r: &Val) -> u64 {
+    bounds::integer_bytes(bounds::Arith::Sub, l, r)
+}
+
+/// The estimated bytes of `l % r` (big integers only: [`bounds::integer_bytes`]).
+fn remainder_bytes(l: &Val, r: &Val) -> u64 {
+    bounds::integer_bytes(bounds::Arith::Rem, l, r)
+}
+
 /// `_lro_add($l; $r)` and `_lro_div($l; $r)`: the input, once the guard accepts the
 /// estimated result of `$l + $r` or `$l / $r`, before it is built.
 macro_rules! operator {
@@ -269,7 +279,7 @@ fn halt_error() -> Fun<Data> {
 }
 
 /// The natives of this module.
-pub(crate) fn all() -> [Fun<Data>; 11] {
+pub(crate) fn all() -> [Fun<Data>; 13] {
     [
         grows(),
         grows_regex(),
@@ -280,6 +290,8 @@ pub(crate) fn all() -> [Fun<Data>; 11] {
         grows_of(),
         add_native(),
         operator!(sandbox::DIV, quotient_bytes),
+        operator!(sandbox::SUB, difference_bytes),
+        operator!(sandbox::REM, remainder_bytes),
         mark(),
         unmark(),
     ]
@@ -370,6 +382,61 @@ mod tests {
             }
         }
         assert!(failed.is_empty(), "not refused: {failed:#?}");
+    }
+
+    #[test]
+    fn big_integers_are_sized_before_they_are_computed() {
+        let memory = Err(format!("{:?}", Trip::Memory));
+        // 2^(2^19) - 1 has 2^19 bits; its square 2^20, the integer bound: anything larger
+        // than the square is refused before it is computed.
+        let big = "((reduce range(19) as $i (2; . * .)) - 1 | . * .)";
+        for filter in [
+            "reduce range(30) as $i (12345678901234567890; . * .) | . == 0".to_owned(),
+            format!("{big} | . * 3"),
+            format!("{big} as $b | $b * $b"),
+            format!("{big} as $b | $b + 1"),
+            format!("{big} as $b | $b - 1"),
+            format!("{big} as $b | -1 - $b"),
+            format!("{big} as $b | {{a: $b}} | .a *= 2"),
+            format!("{big} as $b | [$b] | .[0] -= 1"),
+            format!("{big} as $b | [$b] | .[0] += 1"),
+            // Many big integers in one array: each counts its digits (8 KiB each here).
+            "(reduce range(10) as $i (12345678901234567890; . * .)) as $b \
+             | [range(200) as $j | $b + $j]"
+                .to_owned(),
+        ] {
+            assert_eq!(run(&format!("{filter} | length")), memory, "{filter}");
+        }
+        // Within the bounds, big integers stay exact.
+        for (filter, expected) in [
+            (
+                "12345678901234567890 * 12345678901234567890 | tostring",
+                serde_json::json!(["152415787532388367501905199875019052100"]),
+            ),
+            (
+                "123456789012345678901234567890 % 1000000007 | tostring",
+                serde_json::json!(["197434842"]),
+            ),
+            (
+                "123456789012345678901234567890 - 123456789012345678901234567889",
+                serde_json::json!([1]),
+            ),
+            (
+                "(reduce range(10) as $i (12345678901234567890; . * .)) as $b \
+                 | [range(50) as $j | $b + $j] | length",
+                serde_json::json!([50]),
+            ),
+            (
+                "((reduce range(19) as $i (2; . * .)) - 1 | . * .) % 7",
+                serde_json::json!([2]),
+            ),
+        ] {
+            assert_eq!(
+                run(filter),
+                Ok(expected.as_array().unwrap().clone()),
+                "{filter}"
+            );
+        }
     }
 
     #[test]

@@ -531,7 +531,8 @@ impl<'d> Guard<'d> {
         self.tripped.set(Some(Trip::Depth));
     }
 
-    /// `_lro_mul`: refuses `text * n` when the repeated text would not fit the memory bound.
+    /// `_lro_mul`: refuses `text * n` when the repeated text would not fit the memory bound,
+    /// and a product of big integers past [`bounds::MAX_INTEGER_BITS`].
     pub(crate) fn check_mul(&self, a: &Val, b: &Val) -> Result<(), Trip> {
         let times = |n: &jaq_json::Num| n.to_string().parse::<f64>().unwrap_or(f64::INFINITY);
         let bytes = match (a, b) {
@@ -539,6 +540,8 @@ impl<'d> Guard<'d> {
             | (Val::Num(n), Val::TStr(s) | Val::BStr(s)) => s.len() as f64 * times(n),
             // A deep merge: at most the entries of both.
             (Val::Obj(_), Val::Obj(_)) => crate::bounds::sum_bytes(a, b) as f64,
+            // A product of integers, one of them big: refused past the integer bound.
+            (Val::Num(_), Val::Num(_)) => bounds::integer_bytes(bounds::Arith::Mul, a, b) as f64,
             _ => return Ok(()),
         };
         if bytes + self.collected.get() as f64 > self.limit() as f64 {
@@ -714,6 +717,11 @@ fn checked_add(term: &mut Term<&str>) {
 }
 /// The native that refuses `l / r` (a string split into pieces) before it is built.
 pub(crate) const DIV: &str = "_lro_div";
+/// The native that refuses `l - r` of big integers past [`crate::bounds::MAX_INTEGER_BITS`].
+pub(crate) const SUB: &str = "_lro_sub";
+/// The native that refuses `l % r` of big integers past [`crate::bounds::MAX_INTEGER_BITS`]
+/// (a remainder is no longer than its operands, but computing it costs a division).
+pub(crate) const REM: &str = "_lro_rem";
 
 /// `l op r` becomes `l as $l | r as $r | check($l; $r) | $l op $r` (the order jaq runs
 /// `l op r` in), so the result is refused before it is allocated.
@@ -820,7 +828,8 @@ fn counted_update(term: &mut Term<&str>) {
                     then(&mut step, NEW);
                 }
                 jaq_core::ops::Math::Div => checked_op(&mut step, DIV),
-                _ => {}
+                jaq_core::ops::Math::Sub => checked_op(&mut step, SUB),
+                jaq_core::ops::Math::Rem => checked_op(&mut step, REM),
             }
             Term::BinOp(
                 Box::new(r),
@@ -940,6 +949,8 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
             then(term, NEW);
         }
         Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Div), _) => checked_op(term, DIV),
+        Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Sub), _) => checked_op(term, SUB),
+        Term::BinOp(_, BinaryOp::Math(jaq_core::ops::Math::Rem), _) => checked_op(term, REM),
         Term::BinOp(_, BinaryOp::UpdateMath(_) | BinaryOp::Update, _) => counted_update(term),
         Term::BinOp(_, op, _) if builds(op) => then(term, NEW),
         _ => {}
