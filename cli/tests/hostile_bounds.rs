@@ -48,7 +48,7 @@ const ATTACKS: [(&str, &str); 12] = [
 /// format or parse build many times their input in one step (a process under the default
 /// bound aborted on a failed allocation). Under [`MEMORY`] each input is small and the value
 /// it would build is past the bound: refused before it is built (`resource_limit`).
-const UNCOUNTED: [&str; 10] = [
+const UNCOUNTED: [&str; 11] = [
     r#""\u0001" * 12000000 | tojson | length"#,
     r#"["\u0001" * 12000000] | tostring | length"#,
     r#""x" * 10000000 | "\(.)\(.)\(.)\(.)\(.)\(.)\(.)\(.)" | length"#,
@@ -59,6 +59,8 @@ const UNCOUNTED: [&str; 10] = [
     r#"[range(100000) | ""] | join("x" * 1000) | length"#,
     r#"[range(100000) | ""] | .[] += "x" * 1000 | length"#,
     r#""[" + ("0," * 5000000) + "0]" | fromjson | length"#,
+    // Each replacement small, each step's result counted, every step held until the end.
+    r#""x" * 10000 | gsub("x"; "y" * 100000) | length"#,
 ];
 
 /// A memory bound small enough for the memory attacks to meet it fast in a debug build.
