@@ -48,7 +48,7 @@ const ATTACKS: [(&str, &str); 12] = [
 /// format or parse, and arithmetic on big integers, build many times their input in one step (a process under the default
 /// bound aborted on a failed allocation). Under [`MEMORY`] each input is small and the value
 /// it would build is past the bound: refused before it is built (`resource_limit`).
-const UNCOUNTED: [&str; 12] = [
+const UNCOUNTED: [&str; 13] = [
     r#""\u0001" * 12000000 | tojson | length"#,
     r#"["\u0001" * 12000000] | tostring | length"#,
     r#""x" * 10000000 | "\(.)\(.)\(.)\(.)\(.)\(.)\(.)\(.)" | length"#,
@@ -63,6 +63,8 @@ const UNCOUNTED: [&str; 12] = [
     // multiplication, or hundreds of megabytes of copies) is refused before it is computed.
     "(reduce range(19) as $i (12345678901234567890; . * .)) as $b | [range(200) as $j | $b + $j] | length",
     "reduce range(22) as $i (12345678901234567890; . * .) | . == 0",
+    // Each replacement small, each step's result counted, every step held until the end.
+    r#""x" * 10000 | gsub("x"; "y" * 100000) | length"#,
 ];
 
 /// A memory bound small enough for the memory attacks to meet it fast in a debug build.

@@ -2,7 +2,7 @@
 //! checked before it builds it ([`crate::Guard::check_grows`]), code points checked
 //! before `implode`, and `halt_error` made an error of the call.
 
-use jaq_core::box_iter::{box_once, flat_map_with, map_with};
+use jaq_core::box_iter::{BoxIter, box_once, flat_map_with, map_with};
 use jaq_core::native::{Fun, bome, v};
 use jaq_core::{Bind, Exn, Native};
 use jaq_json::{Num, Val};
@@ -181,7 +181,7 @@ fn add_native() -> Fun<Data> {
         let (l, lc) = cv.0.pop_fun();
         let guard = cv.0.data().guard;
         let input = cv.1;
-        flat_map_with(
+        settled(flat_map_with(
             l.run((lc, input.clone())),
             (rc, input),
             move |x, (rc, input)| {
@@ -193,13 +193,93 @@ fn add_native() -> Fun<Data> {
                     Ok((x + y)?)
                 })
             },
-        )
+        ))
     });
     (
         sandbox::ADD,
         Box::new([Bind::Fun(()), Bind::Fun(())]),
         native,
     )
+}
+
+/// The outputs of `outputs`, read one ahead: once the last has been read, the iterator that
+/// made them (and the operands it holds, such as the left side of `+`) is dropped, and the
+/// size hint is exact. jaq keeps an iterator whose hint is not exact on its stack while it
+/// evaluates what follows (a `reduce` step keeps every step before it, a pipe its left
+/// side), so without this every accumulator a `reduce` or a recursion builds is held until
+/// the end: each counted alone against the bound, together many times it
+/// (`gsub("x"; "y" * 100000)` on 10,000 matches held a gigabyte).
+pub(crate) struct Settled<'a, T> {
+    next: Option<T>,
+    rest: Option<BoxIter<'a, T>>,
+}
+
+impl<T> Settled<'_, T> {
+    fn read_ahead(&mut self) -> Option<T> {
+        let item = self.rest.as_mut().and_then(Iterator::next);
+        if item.is_none() {
+            self.rest = None;
+        }
+        item
+    }
+}
+
+impl<T> Iterator for Settled<'_, T> {
+    type Item = T;
+
+    fn next(&mut self) -> Option<T> {
+        let item = self.next.take()?;
+        self.next = self.read_ahead();
+        Some(item)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let ahead = usize::from(self.next.is_some());
+        match &self.rest {
+            None => (ahead, Some(ahead)),
+            Some(rest) => (ahead + rest.size_hint().0, None),
+        }
+    }
+}
+
+/// [`Settled`] outputs: the first two read now, so a single output is known to be single
+/// (jaq then pipes it on without keeping the iterator that made it).
+pub(crate) fn settled<'a, T: 'a>(outputs: BoxIter<'a, T>) -> BoxIter<'a, T> {
+    let mut s = Settled {
+        next: None,
+        rest: Some(outputs),
+    };
+    s.next = s.read_ahead();
+    if s.next.is_some() {
+        let second = s.read_ahead();
+        if let Some(second) = second {
+            // Two outputs: keep both in order, the rest still lazy.
+            let first = s.next.take();
+            return Box::new(first.into_iter().chain(Settled {
+                next: Some(second),
+                rest: s.rest,
+            }));
+        }
+    }
+    Box::new(s)
+}
+
+/// `_lro_settled(f)`: the outputs of `f` (a `reduce` or `foreach` step), [`settled`], in
+/// every position (`reduce` runs its step in path and update position too).
+fn settled_native() -> Fun<Data> {
+    let native = Native::<Data>::new(|mut cv| {
+        let (f, fc) = cv.0.pop_fun();
+        settled(f.run((fc, cv.1)))
+    })
+    .with_paths(|mut cv| {
+        let (f, fc) = cv.0.pop_fun();
+        settled(f.paths((fc, cv.1)))
+    })
+    .with_update(|mut cv, u| {
+        let (f, fc) = cv.0.pop_fun();
+        settled(f.update((fc, cv.1), u))
+    });
+    (sandbox::SETTLED, Box::new([Bind::Fun(())]), native)
 }
 
 /// `_lro_mark`: the bytes gathered so far, as a number, where an update starts.
@@ -279,7 +359,7 @@ fn halt_error() -> Fun<Data> {
 }
 
 /// The natives of this module.
-pub(crate) fn all() -> [Fun<Data>; 13] {
+pub(crate) fn all() -> [Fun<Data>; 14] {
     [
         grows(),
         grows_regex(),
@@ -289,6 +369,7 @@ pub(crate) fn all() -> [Fun<Data>; 13] {
         sized_native(),
         grows_of(),
         add_native(),
+        settled_native(),
         operator!(sandbox::DIV, quotient_bytes),
         operator!(sandbox::SUB, difference_bytes),
         operator!(sandbox::REM, remainder_bytes),

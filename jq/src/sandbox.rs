@@ -715,6 +715,9 @@ fn checked_add(term: &mut Term<&str>) {
     };
     *term = Term::Call(ADD, vec![*l, *r]);
 }
+/// The native that reads a `reduce` or `foreach` step's outputs one ahead
+/// ([`crate::natives::settled`]).
+pub(crate) const SETTLED: &str = "_lro_settled";
 /// The native that refuses `l / r` (a string split into pieces) before it is built.
 pub(crate) const DIV: &str = "_lro_div";
 /// The native that refuses `l - r` of big integers past [`crate::bounds::MAX_INTEGER_BITS`].
@@ -901,6 +904,9 @@ pub(crate) fn tick_term(term: &mut Term<&str>) {
             if let Some(update) = args.get_mut(1) {
                 *update = ticked(std::mem::take(update));
                 then(update, NEW);
+                // Read one ahead, so a step's iterator (which holds the accumulator it
+                // started from) is not kept while the later steps run.
+                *update = Term::Call(SETTLED, vec![std::mem::take(update)]);
             }
         }
         Term::TryCatch(t, c) => {
