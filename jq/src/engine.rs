@@ -562,7 +562,7 @@ impl Program {
 
     /// Parses and compiles `filter` with `vars` (names without `$`) as global variables.
     pub fn compile(filter: &str, vars: &[&str]) -> Result<Self, InvalidFilter> {
-        sandbox::check_text(filter)?;
+        crate::filter_text::check_text(filter)?;
         let dollar: Vec<String> = vars.iter().map(|n| format!("${n}")).collect();
         let main = if dollar.is_empty() {
             "_lro_main".to_owned()
@@ -781,7 +781,7 @@ mod tests {
 
     #[test]
     fn the_deepest_chains_accepted_compile_and_run() {
-        use crate::sandbox::MAX_FILTER_DEPTH as MAX;
+        use crate::filter_text::MAX_FILTER_DEPTH as MAX;
         // Each of the costliest chains at the limit. A release build takes under 1 MiB of
         // stack for the deepest (`+`, `+=`) and wasm under half its 1 MiB, a debug build about
         // 4 MiB: run where extraction runs, on a thread of 8 MiB.

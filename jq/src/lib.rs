@@ -51,6 +51,7 @@ mod data;
 mod deadline;
 mod engine;
 mod error;
+mod filter_text;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_checks;
@@ -72,7 +73,6 @@ pub use bounds::{MAX_PARSE_DEPTH, MAX_VALUE_DEPTH};
 pub use deadline::Deadline;
 pub use engine::{Flow, Program, RunError, is_var_name};
 pub use error::InvalidFilter;
+pub use filter_text::{MAX_FILTER_BYTES, MAX_FILTER_DEPTH, MAX_FILTER_NESTING, check_text};
 pub use record_parser::RecordParser;
-pub use sandbox::{
-    Clock, Guard, MAX_FILTER_BYTES, MAX_FILTER_DEPTH, MAX_FILTER_NESTING, Trip, check_text,
-};
+pub use sandbox::{Clock, Guard, Trip};
