@@ -6,9 +6,9 @@ DIST_VENV := $(CURDIR)/target/dist-venv
 # maturin and cargo-zigbuild link with zig for glibc 2.17; auditwheel checks the wheel's tag.
 DIST_TOOLS := maturin==1.16.0 ziglang==0.15.2 cargo-zigbuild==0.24.1 auditwheel==6.4.2
 
-$(DIST_VENV)/.installed: mk/dist.mk
-	test -x $(DIST_VENV)/bin/python || python3 -m venv $(DIST_VENV)
-	$(DIST_VENV)/bin/pip install --quiet --disable-pip-version-check $(DIST_TOOLS)
+$(DIST_VENV)/.installed: mk/dist.mk | $(UV)
+	$(call venv,$(DIST_VENV))
+	$(call pip,$(DIST_VENV)) $(DIST_TOOLS)
 	touch $@
 
 setup-dist: $(DIST_VENV)/.installed setup-node build-wasm ## Install the packaging tools (maturin, zig, cargo-zigbuild, auditwheel) and build the wasm artifacts

@@ -7,20 +7,19 @@
 FW_DIR := tests/frameworks
 FW_VENV := $(FW_DIR)/.venv
 FW_LLAMA_VENV := $(FW_DIR)/.venv-llama-index
-# Every transitive version pinned (pip freeze of a working install): pip resolves nothing.
-FW_PIP := --quiet --disable-pip-version-check
+# Every transitive version is pinned (pip freeze of a working install): nothing is resolved.
 # The npm MCP servers of the proxy e2e tests (mk/proxy.mk installs them; named here in full,
 # since prerequisites expand when read, before proxy.mk is).
 FW_NPM_SERVERS := cli/tests/e2e/node_modules/.installed
 
-$(FW_VENV)/.installed: $(FW_DIR)/requirements.txt $(FW_DIR)/constraints.txt
-	test -x $(FW_VENV)/bin/python || python3 -m venv $(FW_VENV)
-	$(FW_VENV)/bin/pip install $(FW_PIP) -r $(FW_DIR)/requirements.txt -c $(FW_DIR)/constraints.txt
+$(FW_VENV)/.installed: $(FW_DIR)/requirements.txt $(FW_DIR)/constraints.txt | $(UV)
+	$(call venv,$(FW_VENV))
+	$(call pip,$(FW_VENV)) -r $(FW_DIR)/requirements.txt -c $(FW_DIR)/constraints.txt
 	touch $@
 
-$(FW_LLAMA_VENV)/.installed: $(FW_DIR)/requirements-llama-index.txt $(FW_DIR)/constraints-llama-index.txt
-	test -x $(FW_LLAMA_VENV)/bin/python || python3 -m venv $(FW_LLAMA_VENV)
-	$(FW_LLAMA_VENV)/bin/pip install $(FW_PIP) -r $(FW_DIR)/requirements-llama-index.txt -c $(FW_DIR)/constraints-llama-index.txt
+$(FW_LLAMA_VENV)/.installed: $(FW_DIR)/requirements-llama-index.txt $(FW_DIR)/constraints-llama-index.txt | $(UV)
+	$(call venv,$(FW_LLAMA_VENV))
+	$(call pip,$(FW_LLAMA_VENV)) -r $(FW_DIR)/requirements-llama-index.txt -c $(FW_DIR)/constraints-llama-index.txt
 	touch $@
 
 # The two venvs side by side: installing is mostly waiting on the network, and the cold
@@ -30,8 +29,8 @@ setup-frameworks: $(FW_NPM_SERVERS) ## Install the Python agent frameworks (two 
 
 # The wheel `make build-python` built, into both venvs (the Python helper's server runs there).
 install-frameworks-wheel: setup-frameworks build-python
-	$(FW_VENV)/bin/pip install $(FW_PIP) --force-reinstall --no-deps $(PY_WHEELS)/lro-*.whl
-	$(FW_LLAMA_VENV)/bin/pip install $(FW_PIP) --force-reinstall --no-deps $(PY_WHEELS)/lro-*.whl
+	$(call pip,$(FW_VENV)) --reinstall --no-deps $(PY_WHEELS)/lro-*.whl
+	$(call pip,$(FW_LLAMA_VENV)) --reinstall --no-deps $(PY_WHEELS)/lro-*.whl
 
 FW_TESTS := test_langchain.py test_openai_agents.py test_pydantic_ai.py test_smolagents.py
 FW_LLAMA_TESTS := test_llama_index.py

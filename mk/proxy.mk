@@ -13,19 +13,19 @@ PROXY_GIT_VENV := $(PROXY_E2E)/.venv-git
 # HOST_TRIPLE like the wheel and the Node addon (Makefile).
 PROXY_LRO := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)/$(HOST_TRIPLE)/release/lro
 
-$(PROXY_VENV)/.installed: $(PROXY_E2E)/requirements.txt
-	python3 -m venv $(PROXY_VENV)
-	$(PROXY_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+$(PROXY_VENV)/.installed: $(PROXY_E2E)/requirements.txt | $(UV)
+	$(call venv,$(PROXY_VENV))
+	$(call pip,$(PROXY_VENV)) -r $<
 	touch $@
 
-$(PROXY_DB_VENV)/.installed: $(PROXY_E2E)/requirements-db-servers.txt
-	python3 -m venv $(PROXY_DB_VENV)
-	$(PROXY_DB_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+$(PROXY_DB_VENV)/.installed: $(PROXY_E2E)/requirements-db-servers.txt | $(UV)
+	$(call venv,$(PROXY_DB_VENV))
+	$(call pip,$(PROXY_DB_VENV)) -r $<
 	touch $@
 
-$(PROXY_GIT_VENV)/.installed: $(PROXY_E2E)/requirements-git-server.txt
-	python3 -m venv $(PROXY_GIT_VENV)
-	$(PROXY_GIT_VENV)/bin/pip install --quiet --disable-pip-version-check -r $<
+$(PROXY_GIT_VENV)/.installed: $(PROXY_E2E)/requirements-git-server.txt | $(UV)
+	$(call venv,$(PROXY_GIT_VENV))
+	$(call pip,$(PROXY_GIT_VENV)) -r $<
 	touch $@
 
 $(PROXY_E2E)/node_modules/.installed: $(PROXY_E2E)/package.json $(PROXY_E2E)/package-lock.json

@@ -4,7 +4,6 @@
 PY_DIR := bindings-python
 PY_VENV := $(PY_DIR)/.venv
 PY := $(PY_VENV)/bin/python
-PYTHON ?= python3
 # Written after a successful install: newer than requirements-dev.txt means the venv is up to date.
 PY_STAMP := $(PY_VENV)/.installed
 # Release build in the workspace's target dir, for HOST_TRIPLE: shared with the other release
@@ -14,9 +13,9 @@ PY_WHEELS := $(CURDIR)/target/wheels-python
 TEST_TARGETS += test-python
 SETUP_TARGETS += setup-python
 
-$(PY_STAMP): $(PY_DIR)/requirements-dev.txt
-	test -x $(PY) || $(PYTHON) -m venv $(PY_VENV)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r $(PY_DIR)/requirements-dev.txt
+$(PY_STAMP): $(PY_DIR)/requirements-dev.txt | $(UV)
+	$(call venv,$(PY_VENV))
+	$(call pip,$(PY_VENV)) -r $(PY_DIR)/requirements-dev.txt
 	touch $@
 
 # The official SDK's 1.x line (FastMCP), which lro.mcp serves too: a venv of its own for the
@@ -24,9 +23,9 @@ $(PY_STAMP): $(PY_DIR)/requirements-dev.txt
 PY_MCP1_VENV := $(PY_DIR)/.venv-mcp1
 PY_MCP1_STAMP := $(PY_MCP1_VENV)/.installed
 
-$(PY_MCP1_STAMP): $(PY_DIR)/requirements-mcp1.txt
-	test -x $(PY_MCP1_VENV)/bin/python || $(PYTHON) -m venv $(PY_MCP1_VENV)
-	$(PY_MCP1_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r $(PY_DIR)/requirements-mcp1.txt
+$(PY_MCP1_STAMP): $(PY_DIR)/requirements-mcp1.txt | $(UV)
+	$(call venv,$(PY_MCP1_VENV))
+	$(call pip,$(PY_MCP1_VENV)) -r $(PY_DIR)/requirements-mcp1.txt
 	touch $@
 
 setup-python: $(PY_STAMP) $(PY_MCP1_STAMP) ## Create bindings-python/.venv (maturin, pytest, mypy, mcp, fastmcp) and .venv-mcp1 (mcp 1.x), once
@@ -34,8 +33,8 @@ setup-python: $(PY_STAMP) $(PY_MCP1_STAMP) ## Create bindings-python/.venv (matu
 build-python: setup-python ## Build the `lro` wheel (release, abi3) and install it into the venv
 	rm -rf $(PY_WHEELS)
 	cd $(PY_DIR) && .venv/bin/maturin build --release --target $(HOST_TRIPLE) --quiet --out $(PY_WHEELS)
-	$(PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/lro-*.whl
-	$(PY_MCP1_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/lro-*.whl
+	$(call pip,$(PY_VENV)) --reinstall --no-deps $(PY_WHEELS)/lro-*.whl
+	$(call pip,$(PY_MCP1_VENV)) --reinstall --no-deps $(PY_WHEELS)/lro-*.whl
 
 test-python: build-python ## Python wheel: stubs checked by mypy stubtest, then pytest (vectors, API, errors, MCP end to end)
 	cd $(PY_DIR) && .venv/bin/python -m mypy.stubtest lro --allowlist stubtest-allowlist.txt

@@ -13,15 +13,15 @@ S3_WITH_MOTO = $(S3_PY) $(S3_E2E)/with_moto.py --
 TEST_TARGETS += test-s3
 SETUP_TARGETS += setup-s3
 
-$(S3_STAMP): $(S3_E2E)/requirements.txt
-	test -x $(S3_PY) || python3 -m venv $(S3_VENV)
-	$(S3_PY) -m pip install --quiet --disable-pip-version-check -r $<
+$(S3_STAMP): $(S3_E2E)/requirements.txt | $(UV)
+	$(call venv,$(S3_VENV))
+	$(call pip,$(S3_VENV)) -r $<
 	touch $@
 
 setup-s3: $(S3_STAMP) ## Create host-s3/tests/e2e/.venv with moto's S3 server, boto3, the AWS CLI, mcp, pytest (once)
 
 test-s3: setup-s3 build-proxy build-python build-node ## Object store: host-s3 and the CLI, proxy, Python and Node replicas against moto's S3 server on loopback
-	$(S3_PY) -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps $(PY_WHEELS)/lro-*.whl
+	$(call pip,$(S3_VENV)) --reinstall --no-deps $(PY_WHEELS)/lro-*.whl
 	$(S3_WITH_MOTO) $(CARGO) test -p lro-host-s3
 	cd $(S3_E2E) && LRO_BIN=$(PROXY_LRO) .venv/bin/python with_moto.py -- .venv/bin/python -m pytest -q -p no:cacheprovider
 

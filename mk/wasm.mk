@@ -59,7 +59,7 @@ WASM_COMPONENT_BUDGET := 2359296
 # `npm install`, not `npm ci`: jco's and rolldown's optional per-platform packages that this
 # registry lacks are left out of the lock file, which `npm ci` rejects as out of sync (as for
 # the Node addon); `npm install` still installs the locked versions.
-setup-wasm: ## Install the wasm toolchain (Debian packages, wasm-bindgen-cli, jco, wasmtime-py), reusing what is present
+setup-wasm: $(UV) ## Install the wasm toolchain (Debian packages, wasm-bindgen-cli, jco, wasmtime-py), reusing what is present
 	@missing=""; for p in $(WASM_APT); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing$$missing"; \
@@ -75,9 +75,9 @@ setup-wasm: ## Install the wasm toolchain (Debian packages, wasm-bindgen-cli, jc
 	fi
 	@test -d $(WASM_DIR)/node_modules/@bytecodealliance/jco -a -d $(WASM_DIR)/node_modules/@bytecodealliance/preview2-shim \
 	  -a -x $(WASM_OPT) || (cd $(WASM_DIR) && npm install --no-audit --no-fund --loglevel=error)
-	@test -x $(WASM_VENV)/bin/python || python3 -m venv $(WASM_VENV)
+	@$(call venv,$(WASM_VENV))
 	@$(WASM_VENV)/bin/python -c 'import importlib.metadata as m, sys; sys.exit(m.version("wasmtime") != "$(WASMTIME_PY_VERSION)")' 2>/dev/null \
-	  || $(WASM_VENV)/bin/pip install -q "wasmtime==$(WASMTIME_PY_VERSION)"
+	  || $(call pip,$(WASM_VENV)) "wasmtime==$(WASMTIME_PY_VERSION)"
 
 build-wasm-js: setup-wasm ## Build the wasm-bindgen package into bindings-wasm/js/pkg (node and web targets)
 	+CARGO_TARGET_DIR=$(WASM_TARGET)/js $(WASM_CARGO) $(WASM_BUILD) --profile wasm-js --target wasm32-unknown-unknown -p lro-wasm
