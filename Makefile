@@ -23,9 +23,14 @@ venv = test -x $(1)/bin/python || UV_PYTHON_DOWNLOADS=never $(UV) venv --quiet -
 # put a freshly built wheel over the last one).
 pip = $(UV) pip install --quiet --python $(1)/bin/python
 
+# Into a directory of its own, then renamed into place: two makes running side by side (a
+# suite's sub-make) may both get here, and the second then finds a complete install.
 $(UV):
-	$(PYTHON) -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
-	  --target $(CURDIR)/target/uv "uv==$(UV_VERSION)"
+	@test -x $@ || { tmp=$(CURDIR)/target/uv.$$$$ && rm -rf $$tmp \
+	  && $(PYTHON) -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+	     --target $$tmp "uv==$(UV_VERSION)" \
+	  && { mv -T $$tmp $(CURDIR)/target/uv 2>/dev/null || rm -rf $$tmp; }; }
+	@test -x $@
 
 # Each component's mk/*.mk adds its suite to TEST_TARGETS and what it installs (network,
 # mostly: npm, pip, apt) to SETUP_TARGETS.
