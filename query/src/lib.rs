@@ -54,6 +54,7 @@ pub mod program;
 pub mod projection;
 pub mod reader;
 pub mod records;
+pub mod structured;
 pub mod suggest;
 
 pub use error::{Error, ErrorKind, Result};

@@ -47,8 +47,6 @@ pub(crate) mod fuzz_checks;
 #[cfg(feature = "extract")]
 mod lines;
 #[cfg(feature = "extract")]
-mod query;
-#[cfg(feature = "extract")]
 mod recipe;
 #[cfg(feature = "extract")]
 mod run;
@@ -62,6 +60,8 @@ pub mod safety;
 use std::sync::atomic::AtomicBool;
 
 #[cfg(feature = "extract")]
+use lro_query::structured::{self, Query};
+#[cfg(feature = "extract")]
 use serde_json::Value;
 
 #[cfg(feature = "extract")]
@@ -70,6 +70,8 @@ use crate::error::{ErrorCode, LroError, Result};
 use crate::host::Host;
 #[cfg(feature = "extract")]
 use crate::offload::Offloader;
+#[cfg(feature = "extract")]
+use crate::recipes::shell_quote;
 
 #[cfg(feature = "extract")]
 pub use lro_jq::{MAX_FILTER_BYTES, MAX_FILTER_DEPTH, MAX_FILTER_NESTING};
@@ -137,6 +139,17 @@ fn response_of(output: lro_query::budget::Output) -> ExtractResponse {
     }
 }
 
+/// The shell command that prints the records' lines of `file` (its lines `first..=last`
+/// only, for a section, as recipes of a file of sections read theirs): what a structured
+/// query's jq command reads.
+#[cfg(feature = "extract")]
+fn jq_source(file: &str, window: Option<(u64, u64)>) -> String {
+    match window {
+        Some((first, last)) => format!("sed -n '{first},{last}p' {}", shell_quote(file)),
+        None => format!("tail -n +2 {}", shell_quote(file)),
+    }
+}
+
 /// The section of the file called `name`, from the file's header line (checked:
 /// [`crate::jsonl::checked_header`]).
 #[cfg(feature = "extract")]
@@ -192,7 +205,7 @@ impl<H: Host> Offloader<H> {
     ) -> Result<ExtractResponse> {
         let verb = request.verb()?;
         let structured = match verb {
-            Verb::Structured => Some(query::Query::compile(request)?),
+            Verb::Structured => Some(Query::compile(&request.structured())?),
             _ => None,
         };
         let file = self.offload_file(file_path)?;
@@ -234,20 +247,20 @@ impl<H: Host> Offloader<H> {
             Verb::Describe => unreachable!("answered above"),
             Verb::Structured => {
                 if let Some(q) = &structured {
-                    missing = query::run(&mut lines, &mut budget, q)?;
+                    missing = q.run(&mut lines, &mut budget)?;
                 }
             }
         }
         let mut response = response_of(budget.finish(&lines));
         if let Some(q) = &structured {
-            response.jq = q.jq_command(&path.to_string_lossy(), window);
+            response.jq = q.jq_command(&jq_source(&path.to_string_lossy(), window));
             if !missing.is_empty() {
-                response.warnings = query::warnings(&missing, &self.first_records(&file));
+                response.warnings = structured::warnings(&missing, &self.first_records(&file));
             }
             if response.jq.is_none() {
                 response.warnings.push(format!(
                     "the equivalent jq command is left out: it would be longer than {} bytes",
-                    query::MAX_JQ_COMMAND
+                    structured::MAX_JQ_COMMAND
                 ));
             }
         }

@@ -159,6 +159,33 @@ pub enum Verb<'r> {
 
 #[cfg(feature = "extract")]
 impl ExtractRequest {
+    /// The structured query's arguments (`where`, `fields`, `sort`, ...), unchecked.
+    pub(crate) fn structured(&self) -> lro_query::structured::Spec<'_> {
+        lro_query::structured::Spec {
+            filter: self.filter.as_ref(),
+            fields: self.fields.as_ref(),
+            sort: self.sort.as_ref(),
+            skip: self.skip,
+            limit: self.limit,
+            count: self.count == Some(true),
+            group_by: self.group_by.as_deref(),
+            distinct: self.distinct.as_deref(),
+            stats: self.stats.as_deref(),
+        }
+    }
+
+    /// The request is a structured query: it has `where` or a field that shapes or
+    /// summarizes one.
+    pub(crate) fn is_structured(&self) -> bool {
+        self.structured().is_structured()
+    }
+
+    /// The structured query summarizes the records (`count`, `group_by`, `distinct`,
+    /// `stats`) rather than returning them.
+    pub fn is_summary(&self) -> bool {
+        self.structured().is_summary()
+    }
+
     /// The one verb this request names, or `invalid_argument`.
     #[doc(hidden)]
     pub fn verb(&self) -> Result<Verb<'_>> {
