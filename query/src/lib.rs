@@ -56,5 +56,6 @@ pub mod reader;
 pub mod records;
 pub mod structured;
 pub mod suggest;
+pub mod verbs;
 
 pub use error::{Error, ErrorKind, Result};

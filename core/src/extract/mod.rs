@@ -45,13 +45,7 @@ mod describe;
 #[cfg(all(feature = "extract", any(test, fuzzing)))]
 pub(crate) mod fuzz_checks;
 #[cfg(feature = "extract")]
-mod lines;
-#[cfg(feature = "extract")]
 mod recipe;
-#[cfg(feature = "extract")]
-mod run;
-#[cfg(feature = "extract")]
-mod search;
 // Always: the request and response types (plain data), and where an offload file may be.
 mod request;
 pub mod safety;
@@ -61,6 +55,8 @@ use std::sync::atomic::AtomicBool;
 
 #[cfg(feature = "extract")]
 use lro_query::structured::{self, Query};
+#[cfg(feature = "extract")]
+use lro_query::verbs::{jq_filter, lines, search};
 #[cfg(feature = "extract")]
 use serde_json::Value;
 
@@ -237,13 +233,13 @@ impl<H: Host> Offloader<H> {
         }
         match verb {
             Verb::Recipe(number) => {
-                run::recipe(&mut lines, &mut budget, number, request.params.as_ref())?
+                recipe::run(&mut lines, &mut budget, number, request.params.as_ref())?
             }
             Verb::Query(filter) => {
-                run::query(&mut lines, &mut budget, filter, request.params.as_ref())?
+                jq_filter::run(&mut lines, &mut budget, filter, request.params.as_ref())?
             }
-            Verb::Lines(range) => lines::read_range(&mut lines, &mut budget, range)?,
-            Verb::Search(spec) => search::search(&mut lines, &mut budget, spec)?,
+            Verb::Lines(range) => lines::read_range(&mut lines, &mut budget, &range.into())?,
+            Verb::Search(spec) => search::search(&mut lines, &mut budget, &spec.into())?,
             Verb::Describe => unreachable!("answered above"),
             Verb::Structured => {
                 if let Some(q) = &structured {
@@ -285,7 +281,7 @@ impl<H: Host> Offloader<H> {
             let section = section_named(lines.header()?.as_deref(), name)?;
             lines.section(section.first_line as u64, section.count as u64)?;
         }
-        lines::chars_before(&mut lines, index)
+        Ok(lines::chars_before(&mut lines, index)?)
     }
 
     /// The first records of an offload file (for the names of its fields); none when it

@@ -145,6 +145,33 @@ pub struct ExtractResponse {
     pub warnings: Vec<String>,
 }
 
+/// The range as lro-query reads it.
+#[cfg(feature = "extract")]
+impl From<&LineRange> for lro_query::verbs::lines::Range {
+    fn from(range: &LineRange) -> Self {
+        Self {
+            start: range.start,
+            end: range.end,
+            unit: match range.unit {
+                LineUnit::Records => lro_query::verbs::lines::Unit::Records,
+                LineUnit::Chars => lro_query::verbs::lines::Unit::Chars,
+            },
+        }
+    }
+}
+
+/// The search as lro-query runs it.
+#[cfg(feature = "extract")]
+impl<'a> From<&'a SearchSpec> for lro_query::verbs::search::Search<'a> {
+    fn from(spec: &'a SearchSpec) -> Self {
+        Self {
+            pattern: &spec.pattern,
+            ignore_case: spec.ignore_case,
+            max_results: spec.max_results,
+        }
+    }
+}
+
 /// The verb of a validated request (the extract tool shapes its answer by it).
 #[cfg(feature = "extract")]
 #[doc(hidden)]

@@ -1,23 +1,67 @@
-//! `lines`: a range of records, or of characters, of the file body (the Go peer's `read`).
-
-use serde_json::Value;
+//! `lines`: a range of records, or of characters, of the lines after the header (the Go
+//! peer's `read`).
 
 use lro_json::size::escaped_len;
-use lro_query::budget::Budget;
-use lro_query::reader::LineReader;
+use serde_json::Value;
 
-use super::request::{LineRange, LineUnit};
-use crate::error::{ErrorCode, LroError, Result};
+use crate::budget::Budget;
+use crate::error::{Error, ErrorKind, Result};
+use crate::reader::LineReader;
 
-/// Reads `range` of the body into the budget.
-pub(crate) fn read_range(
+/// What a [`Range`] counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Unit {
+    /// Records (lines after the header), from 0; each result is the record's JSON value.
+    #[default]
+    Records,
+    /// Unicode characters of the body (the lines after the header, each with its newline),
+    /// from 0; the single result is the text, never split inside a character.
+    Chars,
+}
+
+/// The half-open range `[start, end)` of records or characters.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Range {
+    /// First record (or character), counted from 0.
+    pub start: u64,
+    /// One past the last; `None` reads to the end (output limits still apply).
+    pub end: Option<u64>,
+    /// Records or characters.
+    pub unit: Unit,
+}
+
+/// Reads `range` of the body into the budget: [`ErrorKind::InvalidArgument`] when it ends
+/// before it starts.
+///
+/// ```
+/// use lro_jq::Deadline;
+/// use lro_query::budget::{Budget, Limits};
+/// use lro_query::reader::LineReader;
+/// use lro_query::verbs::lines::{Range, Unit, read_range};
+/// use serde_json::json;
+///
+/// let limits = Limits {
+///     max_read_bytes: 1 << 20,
+///     max_output_records: 100,
+///     max_output_bytes: 1 << 16,
+///     max_memory_bytes: 1 << 26,
+/// };
+/// let deadline = Deadline::new(|| 0, 1_000);
+/// let text = "header\n{\"id\": 1}\n{\"id\": 2}\n{\"id\": 3}\n";
+/// let mut budget = Budget::new(&limits, &deadline);
+/// let mut lines = LineReader::new(Box::new(text.as_bytes()), limits.max_read_bytes);
+/// let range = Range { start: 1, end: Some(2), unit: Unit::Records };
+/// read_range(&mut lines, &mut budget, &range).unwrap();
+/// assert_eq!(budget.finish(&lines).results, [json!({"id": 2})]);
+/// ```
+pub fn read_range(
     lines: &mut LineReader<'_>,
     budget: &mut Budget<'_>,
-    range: &LineRange,
+    range: &Range,
 ) -> Result<()> {
     if range.end.is_some_and(|end| end < range.start) {
-        return Err(LroError::new(
-            ErrorCode::InvalidArgument,
+        return Err(Error::new(
+            ErrorKind::InvalidArgument,
             format!(
                 "lines: end ({}) is before start ({})",
                 range.end.unwrap_or_default(),
@@ -27,8 +71,8 @@ pub(crate) fn read_range(
     }
     lines.header()?;
     match range.unit {
-        LineUnit::Records => records(lines, budget, range.start, range.end),
-        LineUnit::Chars => chars(lines, budget, range.start, range.end),
+        Unit::Records => records(lines, budget, range.start, range.end),
+        Unit::Chars => chars(lines, budget, range.start, range.end),
     }
 }
 
@@ -45,7 +89,7 @@ fn records(
         };
         if index >= start {
             // Every line of an offload file is JSON; anything else is returned as text.
-            let value = crate::json::parse::from_slice(line)
+            let value = lro_json::parse::from_slice(line)
                 .unwrap_or_else(|_| Value::from(String::from_utf8_lossy(line).into_owned()));
             if !budget.push(value) {
                 break;
@@ -93,7 +137,7 @@ fn chars(
 
 /// The characters (as [`chars`] counts them: each line and its newline) of the records
 /// before record `index`.
-pub(crate) fn chars_before(lines: &mut LineReader<'_>, index: u64) -> Result<u64> {
+pub fn chars_before(lines: &mut LineReader<'_>, index: u64) -> Result<u64> {
     lines.header()?;
     let mut position = 0u64;
     for _ in 0..index {
