@@ -16,6 +16,13 @@
 //! (`truncated` + `limit`). Parameters reach filters as jq variables (`$keyword`), so no value
 //! can change a program.
 //!
+//! What is the core's here is the file: resolving and checking it, its header and sections,
+//! its recipes (rebuilt in `recipe.rs`) and `describe`. Running a verb over the file's lines
+//! is lro-query's: `lro_query::verbs` (`query`, `lines`, `search`, and the program of a
+//! recipe) and `lro_query::structured` (a structured query and its jq command), which this
+//! module hands the request's values, the file's reader and the limits, and whose errors
+//! keep their codes and messages (`From<lro_query::Error> for LroError`).
+//!
 //! ```
 //! use lro_core::{ExtractRequest, MemoryHost, OffloadConfig, OffloadRequest, Offloader};
 //! use serde_json::json;
@@ -38,7 +45,7 @@
 //! assert_eq!(lro.extract(file, &request).unwrap().results, vec![json!("m7")]);
 //! ```
 
-// The file commands and their pieces: with the `extract` feature (the jq engine, regex).
+// The file commands and their pieces: with the `extract` feature (the jq engine, lro-query).
 #[cfg(feature = "extract")]
 mod describe;
 // The invariants of the `extract_*` fuzz targets (see `crate::fuzz_checks`).

@@ -394,3 +394,38 @@ pub(super) fn command(query: &Query, source: &str) -> Option<String> {
         program.replace('\'', r"'\''")
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::super::spec::Spec;
+    use super::*;
+
+    fn query_where(filter: &Value) -> Query {
+        Query::compile(&Spec {
+            filter: Some(filter),
+            ..Spec::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_source_is_kept_and_the_program_quoted_for_the_shell() {
+        let query = query_where(&json!({"name": "it's"}));
+        let command = command(&query, "sed -n '2,4p' 'a b.jsonl'").unwrap();
+        let (source, jq) = command.split_once(" | jq -c '").unwrap();
+        assert_eq!(source, "sed -n '2,4p' 'a b.jsonl'");
+        assert!(jq.contains(r#""it'\''s""#), "{jq}");
+        assert!(jq.ends_with('\''), "{jq}");
+    }
+
+    #[test]
+    fn a_program_past_the_limit_is_left_out() {
+        let many: Vec<String> = (0..2000).map(|i| format!("value {i}")).collect();
+        let query = query_where(&json!({"name": {"$in": many}}));
+        assert_eq!(command(&query, "tail -n +2 f"), None);
+        let query = query_where(&json!({"name": {"$in": ["a", "b"]}}));
+        assert!(command(&query, "tail -n +2 f").is_some());
+    }
+}

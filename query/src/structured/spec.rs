@@ -45,3 +45,58 @@ impl Spec<'_> {
         self.count || self.group_by.is_some() || self.distinct.is_some() || self.stats.is_some()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn count_false_alone_asks_for_nothing() {
+        assert!(!Spec::default().is_structured());
+        let spec = Spec {
+            count: false,
+            ..Spec::default()
+        };
+        assert!(!spec.is_structured() && !spec.is_summary());
+    }
+
+    #[test]
+    fn shaping_is_structured_and_summarizing_is_a_summary() {
+        let sort = json!("-created");
+        let sorted = Spec {
+            sort: Some(&sort),
+            ..Spec::default()
+        };
+        assert!(sorted.is_structured() && !sorted.is_summary());
+        let limited = Spec {
+            limit: Some(0),
+            ..Spec::default()
+        };
+        assert!(limited.is_structured());
+        for summary in [
+            Spec {
+                count: true,
+                ..Spec::default()
+            },
+            Spec {
+                group_by: Some("tags"),
+                ..Spec::default()
+            },
+            Spec {
+                distinct: Some("tags"),
+                ..Spec::default()
+            },
+            Spec {
+                stats: Some("size"),
+                ..Spec::default()
+            },
+        ] {
+            assert!(
+                summary.is_structured() && summary.is_summary(),
+                "{summary:?}"
+            );
+        }
+    }
+}

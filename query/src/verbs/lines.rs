@@ -38,6 +38,7 @@ pub struct Range {
 /// use lro_query::budget::{Budget, Limits};
 /// use lro_query::reader::LineReader;
 /// use lro_query::verbs::lines::{Range, Unit, read_range};
+/// use lro_query::ErrorKind;
 /// use serde_json::json;
 ///
 /// let limits = Limits {
@@ -50,6 +51,12 @@ pub struct Range {
 /// let text = "header\n{\"id\": 1}\n{\"id\": 2}\n{\"id\": 3}\n";
 /// let mut budget = Budget::new(&limits, &deadline);
 /// let mut lines = LineReader::new(Box::new(text.as_bytes()), limits.max_read_bytes);
+/// // A range that ends before it starts is refused before any line is read.
+/// let backwards = Range { start: 2, end: Some(1), unit: Unit::Chars };
+/// let refused = read_range(&mut lines, &mut budget, &backwards).unwrap_err();
+/// assert_eq!(refused.kind(), ErrorKind::InvalidArgument);
+/// assert_eq!(refused.message(), "lines: end (1) is before start (2)");
+///
 /// let range = Range { start: 1, end: Some(2), unit: Unit::Records };
 /// read_range(&mut lines, &mut budget, &range).unwrap();
 /// assert_eq!(budget.finish(&lines).results, [json!({"id": 2})]);
@@ -135,7 +142,7 @@ fn chars(
     Ok(())
 }
 
-/// The characters (as [`chars`] counts them: each line and its newline) of the records
+/// The characters (as [`Unit::Chars`] counts them: each line and its newline) of the records
 /// before record `index`.
 pub fn chars_before(lines: &mut LineReader<'_>, index: u64) -> Result<u64> {
     lines.header()?;

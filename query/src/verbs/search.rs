@@ -36,6 +36,7 @@ pub struct Search<'a> {
 /// use lro_query::budget::{Budget, Limits};
 /// use lro_query::reader::LineReader;
 /// use lro_query::verbs::search::{Search, search};
+/// use lro_query::ErrorKind;
 /// use serde_json::json;
 ///
 /// let limits = Limits {
@@ -48,6 +49,11 @@ pub struct Search<'a> {
 /// let text = "header\n{\"t\": \"Cache\"}\n{\"t\": \"disk\"}\n";
 /// let mut budget = Budget::new(&limits, &deadline);
 /// let mut lines = LineReader::new(Box::new(text.as_bytes()), limits.max_read_bytes);
+/// let unclosed = Search { pattern: "(cache", ..Search::default() };
+/// let refused = search(&mut lines, &mut budget, &unclosed).unwrap_err();
+/// assert_eq!(refused.kind(), ErrorKind::InvalidArgument);
+/// assert!(refused.message().starts_with("search pattern \"(cache\": "));
+///
 /// let spec = Search { pattern: "cache", ignore_case: true, max_results: None };
 /// search(&mut lines, &mut budget, &spec).unwrap();
 /// assert_eq!(
