@@ -74,5 +74,12 @@ impl fmt::Display for Error {
 
 impl std::error::Error for Error {}
 
+/// A jq filter the engine refused is [`ErrorKind::InvalidQuery`], with the engine's message.
+impl From<lro_jq::InvalidFilter> for Error {
+    fn from(error: lro_jq::InvalidFilter) -> Self {
+        Self::new(ErrorKind::InvalidQuery, error.message())
+    }
+}
+
 /// The result of parsing a query.
 pub type Result<T> = std::result::Result<T, Error>;

@@ -16,6 +16,13 @@
 //! (`truncated` + `limit`). Parameters reach filters as jq variables (`$keyword`), so no value
 //! can change a program.
 //!
+//! What is the core's here is the file: resolving and checking it, its header and sections,
+//! its recipes (rebuilt in `recipe.rs`) and `describe`. Running a verb over the file's lines
+//! is lro-query's: `lro_query::verbs` (`query`, `lines`, `search`, and the program of a
+//! recipe) and `lro_query::structured` (a structured query and its jq command), which this
+//! module hands the request's values, the file's reader and the limits, and whose errors
+//! keep their codes and messages (`From<lro_query::Error> for LroError`).
+//!
 //! ```
 //! use lro_core::{ExtractRequest, MemoryHost, OffloadConfig, OffloadRequest, Offloader};
 //! use serde_json::json;
@@ -38,22 +45,14 @@
 //! assert_eq!(lro.extract(file, &request).unwrap().results, vec![json!("m7")]);
 //! ```
 
-// The file commands and their pieces: with the `extract` feature (the jq engine, regex).
+// The file commands and their pieces: with the `extract` feature (the jq engine, lro-query).
 #[cfg(feature = "extract")]
 mod describe;
 // The invariants of the `extract_*` fuzz targets (see `crate::fuzz_checks`).
 #[cfg(all(feature = "extract", any(test, fuzzing)))]
 pub(crate) mod fuzz_checks;
 #[cfg(feature = "extract")]
-mod lines;
-#[cfg(feature = "extract")]
-mod query;
-#[cfg(feature = "extract")]
 mod recipe;
-#[cfg(feature = "extract")]
-mod run;
-#[cfg(feature = "extract")]
-mod search;
 // Always: the request and response types (plain data), and where an offload file may be.
 mod request;
 pub mod safety;
@@ -61,6 +60,10 @@ pub mod safety;
 #[cfg(feature = "extract")]
 use std::sync::atomic::AtomicBool;
 
+#[cfg(feature = "extract")]
+use lro_query::structured::{self, Query};
+#[cfg(feature = "extract")]
+use lro_query::verbs::{jq_filter, lines, search};
 #[cfg(feature = "extract")]
 use serde_json::Value;
 
@@ -70,6 +73,8 @@ use crate::error::{ErrorCode, LroError, Result};
 use crate::host::Host;
 #[cfg(feature = "extract")]
 use crate::offload::Offloader;
+#[cfg(feature = "extract")]
+use crate::recipes::shell_quote;
 
 #[cfg(feature = "extract")]
 pub use lro_jq::{MAX_FILTER_BYTES, MAX_FILTER_DEPTH, MAX_FILTER_NESTING};
@@ -137,6 +142,17 @@ fn response_of(output: lro_query::budget::Output) -> ExtractResponse {
     }
 }
 
+/// The shell command that prints the records' lines of `file` (its lines `first..=last`
+/// only, for a section, as recipes of a file of sections read theirs): what a structured
+/// query's jq command reads.
+#[cfg(feature = "extract")]
+fn jq_source(file: &str, window: Option<(u64, u64)>) -> String {
+    match window {
+        Some((first, last)) => format!("sed -n '{first},{last}p' {}", shell_quote(file)),
+        None => format!("tail -n +2 {}", shell_quote(file)),
+    }
+}
+
 /// The section of the file called `name`, from the file's header line (checked:
 /// [`crate::jsonl::checked_header`]).
 #[cfg(feature = "extract")]
@@ -192,7 +208,7 @@ impl<H: Host> Offloader<H> {
     ) -> Result<ExtractResponse> {
         let verb = request.verb()?;
         let structured = match verb {
-            Verb::Structured => Some(query::Query::compile(request)?),
+            Verb::Structured => Some(Query::compile(&request.structured())?),
             _ => None,
         };
         let file = self.offload_file(file_path)?;
@@ -224,30 +240,30 @@ impl<H: Host> Offloader<H> {
         }
         match verb {
             Verb::Recipe(number) => {
-                run::recipe(&mut lines, &mut budget, number, request.params.as_ref())?
+                recipe::run(&mut lines, &mut budget, number, request.params.as_ref())?
             }
             Verb::Query(filter) => {
-                run::query(&mut lines, &mut budget, filter, request.params.as_ref())?
+                jq_filter::run(&mut lines, &mut budget, filter, request.params.as_ref())?
             }
-            Verb::Lines(range) => lines::read_range(&mut lines, &mut budget, range)?,
-            Verb::Search(spec) => search::search(&mut lines, &mut budget, spec)?,
+            Verb::Lines(range) => lines::read_range(&mut lines, &mut budget, &range.into())?,
+            Verb::Search(spec) => search::search(&mut lines, &mut budget, &spec.into())?,
             Verb::Describe => unreachable!("answered above"),
             Verb::Structured => {
                 if let Some(q) = &structured {
-                    missing = query::run(&mut lines, &mut budget, q)?;
+                    missing = q.run(&mut lines, &mut budget)?;
                 }
             }
         }
         let mut response = response_of(budget.finish(&lines));
         if let Some(q) = &structured {
-            response.jq = q.jq_command(&path.to_string_lossy(), window);
+            response.jq = q.jq_command(&jq_source(&path.to_string_lossy(), window));
             if !missing.is_empty() {
-                response.warnings = query::warnings(&missing, &self.first_records(&file));
+                response.warnings = structured::warnings(&missing, &self.first_records(&file));
             }
             if response.jq.is_none() {
                 response.warnings.push(format!(
                     "the equivalent jq command is left out: it would be longer than {} bytes",
-                    query::MAX_JQ_COMMAND
+                    structured::MAX_JQ_COMMAND
                 ));
             }
         }
@@ -272,7 +288,7 @@ impl<H: Host> Offloader<H> {
             let section = section_named(lines.header()?.as_deref(), name)?;
             lines.section(section.first_line as u64, section.count as u64)?;
         }
-        lines::chars_before(&mut lines, index)
+        Ok(lines::chars_before(&mut lines, index)?)
     }
 
     /// The first records of an offload file (for the names of its fields); none when it

@@ -13,13 +13,22 @@
 //! the example value the descriptor's shell command shows, so `recipe=2` alone runs exactly
 //! the command the agent was shown. A parameter the recipe does not take, or a value that is
 //! not a string, is `invalid_argument`.
+//!
+//! Running one ([`run`]): the recipe rebuilt, its program compiled with its parameters
+//! bound, then handed to lro-query's [`execute`] over the records.
 
+use lro_jq::{Program, RecordParser};
+use lro_query::budget::Budget;
+use lro_query::program::vars_of;
+use lro_query::reader::{LineReader, Pending, invalid_record, is_blank};
+use lro_query::verbs::jq_filter::execute;
 use serde_json::{Map, Value};
 
 use crate::descriptor::{OffloadHeader, SectionInfo};
 use crate::error::{ErrorCode, LroError, Result};
 use crate::jsonl::checked_header;
 use crate::payload::RecordKind;
+use crate::profile::SAMPLE_SIZE;
 use crate::recipes::{self, MifExamples, Recipe, mif_recipes};
 
 /// The header a header line holds, its sections checked ([`checked_header`]), and the
@@ -165,6 +174,60 @@ pub(crate) fn bind_params(
             )),
         })
         .collect()
+}
+
+/// Runs recipe `number` with `params` over the records of `lines` (of its own section, in a
+/// file of several).
+pub(crate) fn run(
+    lines: &mut LineReader<'_>,
+    budget: &mut Budget<'_>,
+    number: u8,
+    params: Option<&Map<String, Value>>,
+) -> Result<()> {
+    check_number(number)?;
+    let (header, kind) = kind_of_header(lines.header()?.as_deref())?;
+    // In a file of several sections the recipe reads its own section only.
+    let (number, section, partial) = section_of(&header, kind, number);
+    if partial {
+        lines.section(section.first_line as u64, section.count as u64)?;
+    }
+    let mut pending: Pending = Vec::new();
+    let recipe = match without_sample(kind, number, params) {
+        Some(recipe) => recipe,
+        None => {
+            // The profile needs the first records; keep their lines to run them afterwards.
+            let mut sample = Vec::new();
+            while sample.len() < SAMPLE_SIZE {
+                let number = lines.line_number() + 1;
+                let Some(line) = lines.next_line()? else {
+                    break;
+                };
+                if is_blank(line) {
+                    continue;
+                }
+                sample.push(
+                    crate::json::parse::from_slice(line).map_err(|e| invalid_record(number, &e))?,
+                );
+                pending.push((number, line.to_vec()));
+            }
+            pick(recipes_for(kind, &section, &sample), number)?
+        }
+    };
+    let bound = bind_params(&recipe, params)?;
+    let names: Vec<&str> = bound.iter().map(|(n, _)| n.as_str()).collect();
+    let program = Program::cached(&recipe.filter, &names)?;
+    let values: Vec<Value> = bound.into_iter().map(|(_, v)| v).collect();
+    let vars = vars_of(&values)?;
+    Ok(execute(
+        lines,
+        budget,
+        &program,
+        vars,
+        &values,
+        recipe.slurp,
+        pending,
+        &RecordParser::projecting(recipe.reads.as_deref()),
+    )?)
 }
 
 #[cfg(test)]

@@ -145,6 +145,33 @@ pub struct ExtractResponse {
     pub warnings: Vec<String>,
 }
 
+/// The range as lro-query reads it.
+#[cfg(feature = "extract")]
+impl From<&LineRange> for lro_query::verbs::lines::Range {
+    fn from(range: &LineRange) -> Self {
+        Self {
+            start: range.start,
+            end: range.end,
+            unit: match range.unit {
+                LineUnit::Records => lro_query::verbs::lines::Unit::Records,
+                LineUnit::Chars => lro_query::verbs::lines::Unit::Chars,
+            },
+        }
+    }
+}
+
+/// The search as lro-query runs it.
+#[cfg(feature = "extract")]
+impl<'a> From<&'a SearchSpec> for lro_query::verbs::search::Search<'a> {
+    fn from(spec: &'a SearchSpec) -> Self {
+        Self {
+            pattern: &spec.pattern,
+            ignore_case: spec.ignore_case,
+            max_results: spec.max_results,
+        }
+    }
+}
+
 /// The verb of a validated request (the extract tool shapes its answer by it).
 #[cfg(feature = "extract")]
 #[doc(hidden)]
@@ -159,6 +186,33 @@ pub enum Verb<'r> {
 
 #[cfg(feature = "extract")]
 impl ExtractRequest {
+    /// The structured query's arguments (`where`, `fields`, `sort`, ...), unchecked.
+    pub(crate) fn structured(&self) -> lro_query::structured::Spec<'_> {
+        lro_query::structured::Spec {
+            filter: self.filter.as_ref(),
+            fields: self.fields.as_ref(),
+            sort: self.sort.as_ref(),
+            skip: self.skip,
+            limit: self.limit,
+            count: self.count == Some(true),
+            group_by: self.group_by.as_deref(),
+            distinct: self.distinct.as_deref(),
+            stats: self.stats.as_deref(),
+        }
+    }
+
+    /// The request is a structured query: it has `where` or a field that shapes or
+    /// summarizes one.
+    pub(crate) fn is_structured(&self) -> bool {
+        self.structured().is_structured()
+    }
+
+    /// The structured query summarizes the records (`count`, `group_by`, `distinct`,
+    /// `stats`) rather than returning them.
+    pub fn is_summary(&self) -> bool {
+        self.structured().is_summary()
+    }
+
     /// The one verb this request names, or `invalid_argument`.
     #[doc(hidden)]
     pub fn verb(&self) -> Result<Verb<'_>> {

@@ -3,16 +3,15 @@
 
 use serde_json::Value;
 
-use lro_query::aggregate::Aggregate;
-use lro_query::filter::{self, Filter, Path};
-use lro_query::projection::{self, Projection, SortKey};
+use super::spec::Spec;
+use crate::aggregate::Aggregate;
+use crate::error::{Error, ErrorKind, Result};
+use crate::filter::{self, Filter, Path};
+use crate::projection::{self, Projection, SortKey};
 
-use crate::error::{ErrorCode, LroError, Result};
-use crate::extract::request::ExtractRequest;
-
-/// A checked structured query.
+/// A checked structured query, ready to run over lines ([`Query::run`]).
 #[derive(Debug)]
-pub(crate) struct Query {
+pub struct Query {
     pub(crate) filter: Filter,
     pub(crate) projection: Option<Projection>,
     pub(crate) sort: Vec<SortKey>,
@@ -22,21 +21,21 @@ pub(crate) struct Query {
     pub(crate) aggregate: Option<Aggregate>,
 }
 
-fn bad(message: impl Into<String>) -> LroError {
-    LroError::new(ErrorCode::InvalidArgument, message)
+fn bad(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::InvalidArgument, message)
 }
 
 impl Query {
-    /// Checks the structured part of `request`: `invalid_query` for the filter document,
-    /// `invalid_argument` for the rest.
-    pub(crate) fn compile(request: &ExtractRequest) -> Result<Self> {
-        let filter = match &request.filter {
+    /// Checks the arguments of `spec`: [`ErrorKind::InvalidQuery`] for the filter document,
+    /// [`ErrorKind::InvalidArgument`] for the rest.
+    pub fn compile(spec: &Spec<'_>) -> Result<Self> {
+        let filter = match spec.filter {
             None => Filter::Always,
             // Some clients send an object argument as its JSON text.
             Some(Value::String(text)) => {
                 let doc: Value = serde_json::from_str(text).map_err(|e| {
-                    LroError::new(
-                        ErrorCode::InvalidQuery,
+                    Error::new(
+                        ErrorKind::InvalidQuery,
                         format!("where: not a JSON filter document: {e}"),
                     )
                 })?;
@@ -48,32 +47,31 @@ impl Query {
             filter::path(value, name).map_err(|e| bad(e.message().to_owned()))
         };
         let mut aggregates = Vec::new();
-        if request.count == Some(true) {
+        if spec.count {
             aggregates.push(Aggregate::Count);
         }
-        if let Some(p) = &request.group_by {
+        if let Some(p) = spec.group_by {
             aggregates.push(Aggregate::GroupBy(field("group_by", p)?));
         }
-        if let Some(p) = &request.distinct {
+        if let Some(p) = spec.distinct {
             aggregates.push(Aggregate::Distinct(field("distinct", p)?));
         }
-        if let Some(p) = &request.stats {
+        if let Some(p) = spec.stats {
             aggregates.push(Aggregate::Stats(field("stats", p)?));
         }
         if aggregates.len() > 1 {
             return Err(bad("give at most one of count, group_by, distinct, stats"));
         }
         let aggregate = aggregates.pop();
-        let projection = request.fields.as_ref().map(Projection::parse).transpose()?;
+        let projection = spec.fields.map(Projection::parse).transpose()?;
         if projection.is_some() && aggregate.is_some() {
             return Err(bad(
                 "fields shapes the records a query returns; count, group_by, distinct and stats \
                  return a summary instead: give one or the other",
             ));
         }
-        let sort = request
+        let sort = spec
             .sort
-            .as_ref()
             .map(projection::parse_sort)
             .transpose()?
             .unwrap_or_default();
@@ -81,8 +79,8 @@ impl Query {
             filter,
             projection,
             sort,
-            skip: request.skip.unwrap_or(0),
-            limit: request.limit.filter(|&l| l > 0),
+            skip: spec.skip.unwrap_or(0),
+            limit: spec.limit.filter(|&l| l > 0),
             aggregate,
         })
     }

@@ -1,25 +1,23 @@
 //! The jq equivalent of a structured query, for agents with a shell.
 //!
-//! Every structured response carries `tail -n +2 FILE | jq ...` that prints the same
-//! results under jq 1.6 and later. MongoDB's semantics are spelled out as a few small jq
-//! definitions placed before the program, only those it uses: `_l` (the leaves of a path,
-//! `[value]` or `[]` for missing), `_c` (a value and, for an array, its elements), `_r`/`_k`
-//! (the order of [`super::order`]), `_sk`/`_by` (sorting), `_po`/`_xo` (projections), `_v`
-//! (the values aggregates read). Scalars are compared with jq's own operators, which agree
-//! with MongoDB within a type bracket; objects and arrays through `_k`.
+//! Every structured query has a `jq` command that, fed the records' lines (`tail -n +2 FILE |
+//! jq ...`), prints the same results under jq 1.6 and later. MongoDB's semantics are spelled
+//! out as a few small jq definitions placed before the program, only those it uses: `_l` (the
+//! leaves of a path, `[value]` or `[]` for missing), `_c` (a value and, for an array, its
+//! elements), `_r`/`_k` (the order of [`crate::order`]), `_sk`/`_by` (sorting), `_po`/`_xo`
+//! (projections), `_v` (the values aggregates read). Scalars are compared with jq's own
+//! operators, which agree with MongoDB within a type bracket; objects and arrays through `_k`.
 
 use std::collections::BTreeSet;
 
 use jaq_json::Val;
 use serde_json::Value;
 
-use lro_query::aggregate::{Aggregate, group_name};
-use lro_query::filter::{AllItem, CmpOp, Cond, ElemMatch, Filter, Path};
-use lro_query::order::{JQ_ORDER, jq_key, rank, to_json};
-use lro_query::projection::SortKey;
-
 use super::compiled::Query;
-use crate::recipes::shell_quote;
+use crate::aggregate::{Aggregate, group_name};
+use crate::filter::{AllItem, CmpOp, Cond, ElemMatch, Filter, Path};
+use crate::order::{JQ_ORDER, jq_key, rank, to_json};
+use crate::projection::SortKey;
 
 const DEF_LEAVES: &str = r#"def _l($p): if ($p | length) == 0 then [.] elif type == "object" then (if has($p[0]) then (.[$p[0]] | _l($p[1:])) else [] end) elif type == "array" then (if ($p[0] | test("^(0|[1-9][0-9]*)$")) then (($p[0] | tonumber) as $i | if $i < length then (.[$i] | _l($p[1:])) else [] end) else (.[] | if type == "object" then _l($p) else [] end) end) else [] end;"#;
 const DEF_CANDIDATES: &str = "def _c: ., (arrays | .[]);";
@@ -67,10 +65,11 @@ fn literal(v: &Val) -> String {
     to_json(v).to_string()
 }
 
-/// Longest jq equivalent given, in bytes, besides the fixed definitions it uses. A `$in` of many values becomes a clause per value
-/// (about 15 times the request); past this an agent is better served by the structured
-/// query itself, and the answer stays small whatever the request.
-pub(crate) const MAX_JQ_COMMAND: usize = 4096;
+/// Longest jq equivalent given, in bytes, besides the fixed definitions it uses. A `$in` of
+/// many values becomes a clause per value (about 15 times the request); past this an agent
+/// is better served by the structured query itself, and the answer stays small whatever the
+/// request.
+pub const MAX_JQ_COMMAND: usize = 4096;
 
 /// Writes filters and conditions, noting the definitions they use.
 struct Writer {
@@ -257,7 +256,7 @@ impl Writer {
 
 /// The flags and the program of `query`'s jq equivalent; `None` when its body would be
 /// longer than [`MAX_JQ_COMMAND`].
-pub(crate) fn program(query: &Query) -> Option<(&'static str, String)> {
+fn program(query: &Query) -> Option<(&'static str, String)> {
     let mut w = Writer {
         defs: Defs::default(),
         spent: 0,
@@ -385,17 +384,48 @@ fn records_stream(
     ("-nc", format!("{limited}{tail}"))
 }
 
-/// The shell command: `tail -n +2 FILE | jq FLAGS 'PROGRAM'`, or `sed -n 'A,Bp' FILE | ...`
-/// for the lines of one section (as recipes of a file of sections read theirs).
+/// The shell command: `SOURCE | jq FLAGS 'PROGRAM'`, where `source` prints the records'
+/// lines (`tail -n +2 FILE`, or `sed -n 'A,Bp' FILE` for the lines of one section).
 /// `None` when its body is longer than [`MAX_JQ_COMMAND`].
-pub(crate) fn command(query: &Query, file: &str, window: Option<(u64, u64)>) -> Option<String> {
+pub(super) fn command(query: &Query, source: &str) -> Option<String> {
     let (flags, program) = program(query)?;
-    let source = match window {
-        Some((first, last)) => format!("sed -n '{first},{last}p' {}", shell_quote(file)),
-        None => format!("tail -n +2 {}", shell_quote(file)),
-    };
     Some(format!(
         "{source} | jq {flags} '{}'",
         program.replace('\'', r"'\''")
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Value, json};
+
+    use super::super::spec::Spec;
+    use super::*;
+
+    fn query_where(filter: &Value) -> Query {
+        Query::compile(&Spec {
+            filter: Some(filter),
+            ..Spec::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn the_source_is_kept_and_the_program_quoted_for_the_shell() {
+        let query = query_where(&json!({"name": "it's"}));
+        let command = command(&query, "sed -n '2,4p' 'a b.jsonl'").unwrap();
+        let (source, jq) = command.split_once(" | jq -c '").unwrap();
+        assert_eq!(source, "sed -n '2,4p' 'a b.jsonl'");
+        assert!(jq.contains(r#""it'\''s""#), "{jq}");
+        assert!(jq.ends_with('\''), "{jq}");
+    }
+
+    #[test]
+    fn a_program_past_the_limit_is_left_out() {
+        let many: Vec<String> = (0..2000).map(|i| format!("value {i}")).collect();
+        let query = query_where(&json!({"name": {"$in": many}}));
+        assert_eq!(command(&query, "tail -n +2 f"), None);
+        let query = query_where(&json!({"name": {"$in": ["a", "b"]}}));
+        assert!(command(&query, "tail -n +2 f").is_some());
+    }
 }

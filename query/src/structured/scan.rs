@@ -1,6 +1,6 @@
 //! Running a structured query over the records of a file.
 //!
-//! The file is read in batches ([`crate::extract::batches`]), on worker threads when it is
+//! The file is read in batches ([`crate::batches`]), on worker threads when it is
 //! longer than one batch. A worker reads each record with a projecting parser (only the
 //! top-level fields the query touches are built), tests the filter, and hands back what the
 //! query needs of each match, in file order: the output record (parsed whole, then
@@ -17,17 +17,15 @@ use lro_jq::{Clock, RecordParser};
 use lro_json::size::json_size;
 use serde_json::Value;
 
-use lro_query::aggregate::{Accumulator, values_of};
-use lro_query::batches::{Batch, Pool, Source, in_parallel, worker_count};
-use lro_query::budget::Budget;
-use lro_query::filter::Path;
-use lro_query::matcher::{Leaf, any_leaf};
-use lro_query::projection::{SortValue, compare_records, sort_value};
-use lro_query::reader::LineReader;
-use lro_query::reader::invalid_record;
-
 use super::compiled::Query;
-use crate::error::{LroError, Result};
+use crate::aggregate::{Accumulator, Aggregate, values_of};
+use crate::batches::{Batch, Pool, Source, in_parallel, worker_count};
+use crate::budget::Budget;
+use crate::error::{Error, Result};
+use crate::filter::Path;
+use crate::matcher::{Leaf, any_leaf};
+use crate::projection::{SortValue, compare_records, sort_value};
+use crate::reader::{LineReader, invalid_record};
 
 /// What the scan returns besides the output.
 pub(crate) struct Scanned {
@@ -62,7 +60,7 @@ struct Hit {
 enum End {
     Done,
     Time,
-    Failed(LroError),
+    Failed(Error),
 }
 
 struct BatchResult {
@@ -100,7 +98,7 @@ impl Worker<'_> {
             let record = match self.parser.parse(text) {
                 Ok(record) => record,
                 Err(e) => {
-                    result.end = End::Failed(invalid_record(line, &e).into());
+                    result.end = End::Failed(invalid_record(line, &e));
                     break;
                 }
             };
@@ -122,7 +120,7 @@ impl Worker<'_> {
                         match self.output(text) {
                             Ok(output) => Some(output),
                             Err(e) => {
-                                result.end = End::Failed(invalid_record(line, &e).into());
+                                result.end = End::Failed(invalid_record(line, &e));
                                 break;
                             }
                         }
@@ -173,7 +171,7 @@ impl Worker<'_> {
 
     /// The output record of a matching line: the whole record, projected.
     fn output(&self, text: &[u8]) -> std::result::Result<(Value, u64), serde_json::Error> {
-        let record: Value = crate::json::parse::from_slice(text)?;
+        let record: Value = lro_json::parse::from_slice(text)?;
         let value = match &self.query.projection {
             Some(p) => p.apply(record),
             None => record,
@@ -303,7 +301,7 @@ pub(crate) fn scan(
     paths: &[&Path],
 ) -> Result<Scanned> {
     let mode = match (&query.aggregate, query.sort.is_empty()) {
-        (Some(lro_query::aggregate::Aggregate::Count), _) => Mode::Count,
+        (Some(Aggregate::Count), _) => Mode::Count,
         // Sorting matters to an aggregate only when skip or limit picks records.
         (Some(_), true) => Mode::Values,
         (Some(_), false) if query.skip == 0 && query.limit.is_none() => Mode::Values,
@@ -444,7 +442,7 @@ fn finish(mut merge: Merge<'_>, budget: &mut Budget<'_>, query: &Query) -> Resul
                     let total = window_total(merge.matched);
                     let mut returned = 0u64;
                     for hit in window {
-                        let record: Value = crate::json::parse::from_slice(&hit.line)
+                        let record: Value = lro_json::parse::from_slice(&hit.line)
                             .map_err(|e| invalid_record(0, &e))?;
                         let value = match &query.projection {
                             Some(p) => p.apply(record),
