@@ -4,7 +4,7 @@
 //! because there is no system copy. The wasm builds of LRO link this stand-in instead and stay
 //! within their size budgets: `strptime` with a zone name (`%Q`) finds no zone there, and the jq
 //! functions that would read the local zone (`localtime`, `strflocaltime`) are withheld from
-//! extraction on every target (core/src/extract/sandbox.rs, `WITHHELD`). Native builds read the
+//! extraction on every target (jq/src/sandbox.rs, `WITHHELD`). Native builds read the
 //! real database (`tzdb-bundle-always`, see core/Cargo.toml) and never this crate's.
 #![no_std]
 
