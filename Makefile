@@ -56,8 +56,9 @@ RUST_TEST = $(CARGO) test -p lro-json -p lro-jq -p lro-query -p lro-core -p lro-
 test-rust: setup-base check-architecture check-locks ## Rust unit, vector, jq-recipe and CLI tests (and the JS API's option objects, the Node addon's decoder)
 	MAKEFLAGS= $(RUST_TEST)
 
-check-architecture: ## No import circles between the modules of any crate; the object store's host without the jq engine
+check-architecture: ## No import circles between the modules of any crate; the object store's host without the jq engine; one release build of what the shipped artifacts share
 	python3 tests/architecture/import_cycles.py
+	python3 tests/architecture/shared_features.py
 	@! $(CARGO) tree -p lro-host-s3 -e normal | grep -E ' (jaq-[a-z]+|lro-jq|lro-query|regex) v' || { echo "lro-host-s3 depends on the jq engine (above)"; exit 1; }
 
 bench: ## Criterion benchmarks of the core (figures in target/criterion)
@@ -85,17 +86,38 @@ include $(wildcard mk/*.mk)
 setup: ## Install everything the test suites need, one install after another
 	@$(MAKE) --no-print-directory -j1 $(SETUP_TARGETS)
 
-# The installs wait on the network and test-rust on the CPU: from a clean clone they run side
-# by side (they share no file and no cargo lock). Then the release artifacts are built side by
-# side: the native ones share one cargo lock and take turns, while the wasm ones, in target
-# directories of their own, fill the cores the native link steps leave idle. Then every other
-# suite in order, each finding what it needs built. --output-sync prints each one's output
-# when it is done.
-BUILD_TARGETS := build-proxy build-python build-node build-wasm-js build-wasm-component
+# The wasm toolchain and the browser both install into bindings-wasm/ (npm), so one after the
+# other; then the two wasm builds, in target directories of their own, side by side.
+WASM_SETUP_TARGETS := setup-wasm setup-browser
+NATIVE_BUILD_TARGETS := build-proxy build-python build-node
 
+wasm-artifacts: ## Install the wasm toolchain and the browser, then build both wasm artifacts
+	@$(MAKE) --no-print-directory -j1 $(WASM_SETUP_TARGETS)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target build-wasm-js build-wasm-component
+
+setup-native: ## Install what the suites need but the wasm toolchain and the browser
+	@$(MAKE) --no-print-directory -j1 $(filter-out $(WASM_SETUP_TARGETS),$(SETUP_TARGETS))
+
+# From a clean clone, three things run side by side: the installs (waiting on the network),
+# test-rust (the CPU while it compiles, much less while its tests run: they wait on the
+# processes, servers and jq they start) and the wasm artifacts (long single-threaded stretches:
+# the LTO links, wasm-opt) in target directories of their own, so that they share no cargo
+# lock with test-rust. Then the native release artifacts, which share one cargo lock and take
+# turns. Then the other suites, two at a time (they wait on the servers, agents and browsers
+# they start as much as on the CPU), each finding what it needs built. Three pairs must not
+# overlap: test-wasm and test-browser both rebuild bindings-wasm/js/pkg when it is stale, and
+# test-wasm and `examples` the component, so test-browser and `examples` come after; test-s3's
+# fault tests give moto 300 ms a step, so it runs alone, last. --output-sync prints each
+# one's output when it is done.
+# The suites' makes are told (-o) that the artifacts built just before are up to date, so that
+# each group does not package the wheel and the addon again.
+LATE_SUITES := test-browser examples
+BUILT := $(addprefix -o ,$(NATIVE_BUILD_TARGETS) build-wasm build-wasm-js build-wasm-component)
 test: setup-base ## Install what is needed and run every test suite (what CI runs)
-	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust setup
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILD_TARGETS)
-	@$(MAKE) --no-print-directory $(filter-out test-rust,$(TEST_TARGETS)) examples
+	@$(MAKE) --no-print-directory -j3 --output-sync=target test-rust setup-native wasm-artifacts
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(NATIVE_BUILD_TARGETS)
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(filter-out test-rust test-s3 $(LATE_SUITES),$(TEST_TARGETS))
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(LATE_SUITES)
+	@$(MAKE) --no-print-directory $(BUILT) $(filter test-s3,$(TEST_TARGETS))
 
-.PHONY: help demo setup-base setup test test-rust check-architecture bench bench-query lint
+.PHONY: help demo setup-base setup setup-native wasm-artifacts test test-rust check-architecture bench bench-query lint

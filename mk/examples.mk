@@ -8,7 +8,8 @@ EXAMPLES_TS := $(EXAMPLES)/typescript-mcp-server
 
 examples: setup-python build-python setup-node build-node build-wasm-component setup-proxy build-proxy ## Run every example in examples/ against this checkout's builds
 	@echo "== rust-host"
-	$(CARGO) run --quiet -p lro-example-host
+	@# Without make's MAKEFLAGS: under `make -j2` cargo would get a jobserver it cannot open.
+	MAKEFLAGS= $(CARGO) run --quiet -p lro-example-host
 	@echo "== python-mcp-server"
 	$(PY) $(EXAMPLES)/python-mcp-server/client.py
 	@echo "== typescript-mcp-server"

@@ -21,7 +21,10 @@ class PydanticAISuite(FrameworkSuite):
         return asyncio.run(self.agent(servers, base_url))
 
     async def agent(self, servers, base_url):
-        toolsets = [MCPToolset(StdioTransport(command=s.command, args=s.args, env=s.full_env()), id=s.name)
+        # init_timeout: the servers start on a machine that runs other suites beside this
+        # one; pydantic-ai's 5 s default for start-up and `initialize` is a desktop's.
+        toolsets = [MCPToolset(StdioTransport(command=s.command, args=s.args, env=s.full_env()), id=s.name,
+                               init_timeout=120)
                     for s in servers]
         provider = OpenAIProvider(base_url=base_url, api_key=harness.API_KEY)
         agent = Agent(self.model_class(harness.MODEL_NAME, provider=provider), toolsets=toolsets,
