@@ -3,9 +3,9 @@
 
 use std::path::PathBuf;
 
-use lro_core::config::ENV_PREFIX;
+use lro_core::config::{ENV_PREFIX, KEYS};
 use lro_core::{ErrorCode, GuidanceMode, LroError, OffloadConfig};
-use pyo3::exceptions::PyUserWarning;
+use pyo3::exceptions::{PyTypeError, PyUserWarning};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyMapping, PyString};
 use serde_json::{Map, Value};
@@ -87,42 +87,31 @@ impl PyConfig {
 
 #[pymethods]
 impl PyConfig {
+    /// `Config(**keywords)`: each keyword is a key of the table (`threshold_tokens=800`) or a
+    /// section of keys as a dict (`extract={"timeout_ms": 500}`); `None` keeps the default.
+    /// A keyword the table does not have is a `TypeError` naming it, as Python says it of any
+    /// function (the keywords come from the table, not from a signature).
     #[new]
-    #[pyo3(signature = (*, enabled=None, threshold_tokens=None, ttl_seconds=None, output_dir=None, allow_shared_dir=None, file_prefix=None, guidance=None, descriptor=None, adaptive_ratio=None, extract=None, store=None, mcp=None))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        py: Python<'_>,
-        enabled: Option<Bound<'_, PyAny>>,
-        threshold_tokens: Option<Bound<'_, PyAny>>,
-        ttl_seconds: Option<Bound<'_, PyAny>>,
-        output_dir: Option<Bound<'_, PyAny>>,
-        allow_shared_dir: Option<Bound<'_, PyAny>>,
-        file_prefix: Option<Bound<'_, PyAny>>,
-        guidance: Option<Bound<'_, PyAny>>,
-        descriptor: Option<Bound<'_, PyAny>>,
-        adaptive_ratio: Option<Bound<'_, PyAny>>,
-        extract: Option<Bound<'_, PyAny>>,
-        store: Option<Bound<'_, PyAny>>,
-        mcp: Option<Bound<'_, PyAny>>,
-    ) -> PyResult<Self> {
+    #[pyo3(signature = (**keywords))]
+    fn new(py: Python<'_>, keywords: Option<Bound<'_, PyDict>>) -> PyResult<Self> {
         let changes = PyDict::new(py);
-        let given = [
-            ("enabled", enabled),
-            ("threshold_tokens", threshold_tokens),
-            ("ttl_seconds", ttl_seconds),
-            ("output_dir", output_dir),
-            ("allow_shared_dir", allow_shared_dir),
-            ("file_prefix", file_prefix),
-            ("guidance", guidance),
-            ("descriptor", descriptor),
-            ("adaptive_ratio", adaptive_ratio),
-            ("extract", extract),
-            ("store", store),
-            ("mcp", mcp),
-        ];
-        for (key, value) in given {
-            if let Some(value) = value {
-                changes.set_item(key, value)?;
+        if let Some(keywords) = keywords {
+            let names = keyword_names();
+            for name in keywords.keys() {
+                let name: String = name.extract()?;
+                if !names.contains(&name.as_str()) {
+                    return Err(PyTypeError::new_err(format!(
+                        "Config.__new__() got an unexpected keyword argument '{name}'"
+                    )));
+                }
+            }
+            // In the table's order, as the keyword arguments of a signature were applied.
+            for name in names {
+                if let Some(value) = keywords.get_item(name)? {
+                    if !value.is_none() {
+                        changes.set_item(name, value)?;
+                    }
+                }
             }
         }
         Self::with_changes(OffloadConfig::default(), Some(&changes))
@@ -279,34 +268,68 @@ impl PyConfig {
         to_py(py, &self.inner.mcp)
     }
 
+    /// `Config(enabled=True, threshold_tokens=1600, ..., extract={'max_read_bytes': ...},
+    /// ...)`: every key of the table, a section as a dict.
     fn __repr__(&self) -> String {
-        let e = &self.inner.extract;
-        format!(
-            "Config(enabled={}, threshold_tokens={}, ttl_seconds={}, output_dir={:?}, allow_shared_dir={}, file_prefix={:?}, guidance={:?}, descriptor={:?}, adaptive_ratio={:?}, extract={{'max_read_bytes': {}, 'max_output_records': {}, 'max_output_bytes': {}, 'timeout_ms': {}, 'max_memory_bytes': {}, 'answer_max_tokens': {}, 'answer_max_bytes': {}}}, store={{'timeout_ms': {}, 'retries': {}}})",
-            if self.inner.enabled { "True" } else { "False" },
-            self.inner.threshold_tokens,
-            self.inner.ttl_seconds,
-            self.inner.output_dir,
-            if self.inner.allow_shared_dir {
-                "True"
-            } else {
-                "False"
-            },
-            self.inner.file_prefix,
-            self.guidance(),
-            self.descriptor(),
-            self.inner.adaptive_ratio,
-            e.max_read_bytes,
-            e.max_output_records,
-            e.max_output_bytes,
-            e.timeout_ms,
-            e.max_memory_bytes,
-            e.answer_max_tokens,
-            e.answer_max_bytes,
-            self.inner.store.timeout_ms,
-            self.inner.store.retries,
-        )
+        let mut parts: Vec<String> = Vec::new();
+        let mut section: Option<(&str, Vec<String>)> = None;
+        for key in KEYS {
+            let value = py_literal(&key.value(&self.inner));
+            match key.name.split_once('.') {
+                Some((name, leaf)) => {
+                    if section.as_ref().is_some_and(|(open, _)| *open != name) {
+                        parts.extend(section.take().map(|(open, items)| dict(open, &items)));
+                    }
+                    section
+                        .get_or_insert_with(|| (name, Vec::new()))
+                        .1
+                        .push(format!("'{leaf}': {value}"));
+                }
+                None => parts.push(format!("{}={value}", key.name)),
+            }
+        }
+        parts.extend(section.map(|(open, items)| dict(open, &items)));
+        format!("Config({})", parts.join(", "))
     }
+}
+
+/// `name={'a': 1, 'b': 2}`: a section in `Config`'s repr.
+fn dict(name: &str, items: &[String]) -> String {
+    format!("{name}={{{}}}", items.join(", "))
+}
+
+/// A key's value as the repr shows it: Python's `True`, `False` and `None`, numbers as they
+/// are, text in double quotes.
+fn py_literal(value: &Value) -> String {
+    match value {
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Null => "None".to_owned(),
+        Value::Number(n) => match (n.as_u64(), n.as_f64()) {
+            (Some(whole), _) => whole.to_string(),
+            (None, Some(float)) => format!("{float:?}"),
+            (None, None) => n.to_string(),
+        },
+        Value::String(text) => format!("{text:?}"),
+        Value::Array(items) => {
+            let items: Vec<String> = items.iter().map(py_literal).collect();
+            format!("[{}]", items.join(", "))
+        }
+        Value::Object(_) => value.to_string(),
+    }
+}
+
+/// The keyword arguments of `Config`, in the table's order: every key without a section,
+/// and every section once.
+fn keyword_names() -> Vec<&'static str> {
+    let mut names: Vec<&'static str> = Vec::new();
+    for key in KEYS {
+        let name = key.section().unwrap_or(key.name);
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    names
 }
 
 /// Every configuration key, as a list of dicts (the core's table: `name`, `env`, `type`,

@@ -4,7 +4,7 @@ other than its default and read back; a refused value raises ``ConfigError`` nam
 The keys come from ``lro.config_keys()``, so a new key is tested here without a new line."""
 
 import json
-import re
+import os
 from pathlib import Path
 from typing import Any, Dict
 
@@ -66,10 +66,65 @@ def test_a_bad_value_of_every_key_is_a_config_error_naming_it(key):
     assert f"prompt.offload.{name}" in str(caught.value)
 
 
-def test_the_stub_names_every_keyword_argument():
-    stub = (Path(lro.__file__).parent / "_lro.pyi").read_text()
-    new = re.search(r"class Config:.*?def __new__\((.*?)\) -> \"Config\":", stub, re.S)
-    assert new is not None
+#: The stub's keyword arguments of ``Config``, between these lines.
+STUB = Path(__file__).resolve().parent.parent / "python" / "lro" / "_lro.pyi"
+START = "        # keywords: written from lro.config_keys() by tests/test_config_keys.py\n"
+END = "        # end of keywords\n"
+
+#: The Python type of a key's values, by the table's JSON type.
+PY_TYPES = {"boolean": "bool", "integer": "int", "number": "float", "string": "str", "array": "List[str]"}
+#: Keys that also take an ``os.PathLike`` (config.rs reads it as a path).
+PATH_KEYS = {"output_dir"}
+
+
+def stub_keywords() -> str:
+    """The keyword arguments of ``Config.__new__`` as the stub declares them: each key without
+    a section with its type, each section once as a mapping of its keys' type (``Any`` when
+    they differ)."""
+    keywords: Dict[str, Any] = {}
     for key in KEYS:
-        # A section's keys go in its dict, checked by the core.
-        assert f"\n        {key['name'].split('.')[0]}: " in new.group(1), key["name"]
+        section, _, _ = key["name"].rpartition(".")
+        if section:
+            keywords.setdefault(section, set()).add(PY_TYPES[key["type"]])
+        elif key["name"] in PATH_KEYS:
+            keywords[key["name"]] = 'Union[str, "os.PathLike[str]", None]'
+        else:
+            keywords[key["name"]] = f"Optional[{PY_TYPES[key['type']]}]"
+    lines = []
+    for name, kind in keywords.items():
+        if isinstance(kind, set):
+            kind = f"Optional[Mapping[str, {kind.pop() if len(kind) == 1 else 'Any'}]]"
+        lines.append(f"        {name}: {kind} = None,\n")
+    return "".join(lines)
+
+
+def test_the_stub_lists_the_keyword_arguments_of_the_table():
+    text = STUB.read_text()
+    head, rest = text.split(START)
+    _, tail = rest.split(END)
+    wanted = f"{head}{START}{stub_keywords()}{END}{tail}"
+    if os.environ.get("LRO_WRITE_DOCS"):
+        STUB.write_text(wanted)
+        return
+    assert text == wanted, (
+        "python/lro/_lro.pyi is out of date: run LRO_WRITE_DOCS=1 pytest tests/test_config_keys.py"
+    )
+    # The installed package carries the same stub.
+    assert (Path(lro.__file__).parent / "_lro.pyi").read_text() == text
+
+
+def test_an_unknown_keyword_is_a_type_error_naming_it():
+    with pytest.raises(TypeError, match=r"^Config\.__new__\(\) got an unexpected keyword argument 'treshold_tokens'$"):
+        lro.Config(treshold_tokens=5)
+    with pytest.raises(TypeError, match="takes 0 positional arguments"):
+        lro.Config(5)  # type: ignore[misc]
+
+
+def test_the_repr_lists_every_key():
+    shown = repr(lro.Config(threshold_tokens=5, output_dir="/x", mcp={"never_offload": ["a"]}))
+    assert shown.startswith('Config(enabled=True, threshold_tokens=5, ttl_seconds=3600, output_dir="/x", ')
+    assert "adaptive_ratio=0.1, " in shown and "extract={'max_read_bytes': 1073741824, " in shown
+    assert "store={'timeout_ms': 5000, 'retries': 2" in shown
+    assert "'extract_tool_name': None, 'never_offload': [\"a\"]" in shown and shown.endswith("})")
+    for key in KEYS:
+        assert key["name"].rpartition(".")[2] in shown, key["name"]

@@ -11,7 +11,8 @@
 //! assert!(is_valid_tool_name("mem_extract") && !is_valid_tool_name("mem-extract"));
 //! ```
 
-pub use crate::config::mcp::{MAX_TOOL_NAME_CHARS, McpConfig, check_tool_name, is_valid_tool_name};
+pub use crate::config::McpConfig;
+pub use crate::config::tool_name::{MAX_TOOL_NAME_CHARS, check_tool_name, is_valid_tool_name};
 
 /// The extract tool's name when nothing names the server.
 pub const DEFAULT_EXTRACT_TOOL: &str = "lro_extract";

@@ -59,6 +59,7 @@ class Config:
     def __new__(
         cls,
         *,
+        # keywords: written from lro.config_keys() by tests/test_config_keys.py
         enabled: Optional[bool] = None,
         threshold_tokens: Optional[int] = None,
         ttl_seconds: Optional[int] = None,
@@ -71,6 +72,7 @@ class Config:
         extract: Optional[Mapping[str, int]] = None,
         store: Optional[Mapping[str, int]] = None,
         mcp: Optional[Mapping[str, Any]] = None,
+        # end of keywords
     ) -> "Config":
         """The defaults with the given keyword arguments applied (``None`` keeps a default).
 

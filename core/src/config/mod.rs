@@ -5,9 +5,9 @@
 //! `[prompt.offload]` section ([`OffloadConfig::from_toml_str`]), then the
 //! `ATLATL_PROMPT__OFFLOAD__*` environment ([`OffloadConfig::apply_env`]); the bindings build
 //! one from their option objects ([`OffloadConfig::from_json`]) and the command line sets keys
-//! one by one ([`OffloadConfig::set_str`]). Every key is described once, in [`KEYS`]: its
-//! dotted name, type, bounds, default, environment variable and TOML table, and the one
-//! setter every source goes through. Every bad value is an
+//! one by one ([`OffloadConfig::set_str`]). Every key is described once, in [`KEYS`], beside
+//! the field it sets: its dotted name, type, bounds, default, environment variable and TOML
+//! table, and the one setter every source goes through. Every bad value is an
 //! [`ErrorCode::InvalidConfig`](crate::ErrorCode::InvalidConfig) error that names the key and
 //! the value.
 //!
@@ -27,14 +27,13 @@
 //! ```
 
 pub mod keys;
-pub mod mcp;
 mod reference;
 mod settings;
 mod sources;
+pub(crate) mod tool_name;
 mod value;
 
-pub use keys::{KEYS, Key, Kind, key};
-pub use mcp::McpConfig;
+pub use keys::{ENV_PREFIX, Key, Kind};
 pub use reference::{keys_json, markdown_table};
 pub use settings::*;
 pub(crate) use value::is_safe_name;

@@ -11,7 +11,8 @@
 
 use serde_json::{Value, json};
 
-use super::keys::{KEYS, Key, Kind};
+use super::keys::{Key, Kind};
+use super::settings::{KEYS, OffloadConfig};
 
 /// Every key as a JSON object: `name` (dotted), `camel_case` (the JS name), `env`, `toml`
 /// (its table), `type` (a JSON type), `bounds` (in words), `min` and `max` (integers only),
@@ -21,7 +22,7 @@ pub fn keys_json() -> Value {
     Value::Array(KEYS.iter().map(key_json).collect())
 }
 
-fn key_json(key: &Key) -> Value {
+fn key_json(key: &Key<OffloadConfig>) -> Value {
     let mut entry = json!({
         "name": key.name,
         "camel_case": key.camel_case(),

@@ -2,10 +2,10 @@
 //! `[prompt.offload]` section, a JSON object (what the bindings' option objects become), the
 //! `ATLATL_PROMPT__OFFLOAD__*` environment, one key as text (a command-line flag); and the
 //! check of a configuration built in code. Every key is set and checked through
-//! [the table of keys](super::keys::KEYS).
+//! [the table of keys](super::KEYS).
 
-use super::keys;
-use super::settings::{ENV_PREFIX, OffloadConfig};
+use super::keys::ENV_PREFIX;
+use super::settings::{KEYS, OffloadConfig, is_section, key};
 use super::value::{RawValue, unknown};
 use crate::error::{ErrorCode, LroError, Result};
 
@@ -50,7 +50,7 @@ impl OffloadConfig {
             ));
         };
         for (key, value) in table {
-            if keys::is_section(key) {
+            if is_section(key) {
                 let toml::Value::Table(limits) = value else {
                     return Err(LroError::new(
                         ErrorCode::InvalidConfig,
@@ -143,7 +143,7 @@ impl OffloadConfig {
         for (key, v) in map {
             match (key.as_str(), v) {
                 (_, serde_json::Value::Null) => {}
-                (section, serde_json::Value::Object(limits)) if keys::is_section(section) => {
+                (section, serde_json::Value::Object(limits)) if is_section(section) => {
                     for (sub, lv) in limits.iter().filter(|(_, lv)| !lv.is_null()) {
                         self.set(&format!("{section}.{sub}"), &RawValue::Json(lv))?;
                     }
@@ -160,11 +160,11 @@ impl OffloadConfig {
         self.set(key, &RawValue::Text(value))
     }
 
-    fn set(&mut self, key: &str, value: &RawValue<'_>) -> Result<()> {
-        match keys::key(key) {
+    fn set(&mut self, name: &str, value: &RawValue<'_>) -> Result<()> {
+        match key(name) {
             Some(known) => known.set(self, value),
-            None if keys::is_section(key) => Err(super::value::section_as_key(key, value)),
-            None => Err(unknown(key, value, crate::config_file::nearest_key(key))),
+            None if is_section(name) => Err(super::value::section_as_key(name, value)),
+            None => Err(unknown(name, value, crate::config_file::nearest_key(name))),
         }
     }
 
@@ -175,6 +175,6 @@ impl OffloadConfig {
     /// with the same messages, key by key in the order of [`KEYS`](super::KEYS). (The setters
     /// also bound the byte and record limits by `MAX_SETTING`; in code, `u64::MAX` is no limit.)
     pub fn validate(&self) -> Result<()> {
-        keys::KEYS.iter().try_for_each(|key| key.check(self))
+        KEYS.iter().try_for_each(|key| key.check(self))
     }
 }

@@ -1,38 +1,10 @@
-//! The MCP surfaces' options (`[prompt.offload.mcp]`) and the check of an extract tool's
-//! name, which every source of configuration applies.
-
-use serde::{Deserialize, Serialize};
+//! The check of an extract tool's name (`mcp.extract_tool_name`), which every source of
+//! configuration applies.
 
 use crate::error::{ErrorCode, LroError, Result};
 
 /// Longest tool name: what the strictest converters take (OpenAI's function names, 64).
 pub const MAX_TOOL_NAME_CHARS: usize = 64;
-
-/// The MCP surfaces' options (`[prompt.offload.mcp]`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct McpConfig {
-    /// Add a `resource_link` block to the offload file after the descriptor (default off:
-    /// LangChain's Chat Completions adapter aborts the run on a link it cannot send, and
-    /// other frameworks pass it to the model as a long JSON object; the descriptor carries
-    /// the URI as `resource_uri` either way).
-    pub resource_link: bool,
-    /// Give an offloaded result `structuredContent` (the descriptor) besides its text
-    /// (default off: LlamaIndex shows both, so the model reads the descriptor twice).
-    pub structured_content: bool,
-    /// The extract tool's name, overriding the one derived from the server's name.
-    pub extract_tool_name: Option<String>,
-    /// Tools whose results are never offloaded: they keep their `outputSchema` in
-    /// `tools/list` and their results pass untouched.
-    pub never_offload: Vec<String>,
-}
-
-impl McpConfig {
-    /// Whether results of the tool `tool_name` are never offloaded.
-    pub fn never_offloads(&self, tool_name: &str) -> bool {
-        self.never_offload.iter().any(|name| name == tool_name)
-    }
-}
 
 /// Whether `name` may name the extract tool: `^[A-Za-z_][A-Za-z0-9_]{0,63}$`, which every
 /// tool converter accepts and which is also a Python identifier (smolagents' CodeAgent calls
