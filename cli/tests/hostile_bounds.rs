@@ -4,12 +4,10 @@
 //! the proxy still answers `ping` and the next call). A header that lies about its sections
 //! is `invalid_input`, not a panic.
 
-mod proxy_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use proxy_support::{Proxy, text};
+use crate::proxy_support::{Proxy, text};
 use serde_json::{Value, json};
 
 /// The attacks, and the code each must end with.
@@ -79,7 +77,7 @@ fn offload(dir: &Path) -> PathBuf {
     let records: Vec<Value> = (0..50)
         .map(|i| json!({"id": format!("m{i}"), "title": format!("t{i}"), "namespace": "ns"}))
         .collect();
-    proxy_support::offload_records(dir, records)
+    crate::proxy_support::offload_records(dir, records)
 }
 
 fn extract(dir: &Path, file: &Path, args: &[&str]) -> Output {

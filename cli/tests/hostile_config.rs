@@ -4,13 +4,11 @@
 //! good, `/dev/zero` grew it past 2 GB): a refusal is `invalid_config`, exit 78, at once.
 #![cfg(target_os = "linux")]
 
-mod proxy_support;
-
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
-use proxy_support::{Proxy, text};
+use crate::proxy_support::{Proxy, text};
 use serde_json::json;
 
 /// Far above what a refusal takes (milliseconds), short enough that a hang fails the test.
@@ -112,7 +110,7 @@ fn a_fifo_is_refused_without_waiting_for_a_writer() {
         fifo.to_str().unwrap(),
         "--",
         "python3",
-        proxy_support::mock_server().to_str().unwrap(),
+        crate::proxy_support::mock_server().to_str().unwrap(),
     ]);
     assert_refused(&run, "not a regular file");
 }

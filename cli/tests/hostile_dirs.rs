@@ -4,13 +4,11 @@
 //! codes of `lro extract`. Each goes through the binary.
 #![cfg(unix)]
 
-mod proxy_support;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use proxy_support::Proxy;
+use crate::proxy_support::Proxy;
 use serde_json::{Value, json};
 
 fn lro_in(cwd: &Path, args: &[&str]) -> Output {
@@ -49,7 +47,7 @@ fn proxy_in(dir: &Path) -> Proxy {
 /// event whose error contains `why`: the reason the inline fallback gives (the MCP answer
 /// itself only says the file could not be written).
 fn write_failed_because(proxy: &Proxy, why: &str) {
-    let deadline = std::time::Instant::now() + proxy_support::TIMEOUT;
+    let deadline = std::time::Instant::now() + crate::proxy_support::TIMEOUT;
     loop {
         let said = proxy.stderr();
         let found = said
@@ -71,8 +69,8 @@ fn write_failed_because(proxy: &Proxy, why: &str) {
 /// result when it came back inline.
 fn big_call(proxy: &mut Proxy, id: i64) -> Result<PathBuf, Value> {
     let result = proxy.tool(id, "records", json!({"count": 2000}));
-    match proxy_support::descriptor(&result)["file_path"].as_str() {
-        Some(path) if proxy_support::descriptor(&result)["offloaded"] == true => {
+    match crate::proxy_support::descriptor(&result)["file_path"].as_str() {
+        Some(path) if crate::proxy_support::descriptor(&result)["offloaded"] == true => {
             Ok(PathBuf::from(path))
         }
         _ => Err(result),

@@ -3,13 +3,11 @@
 //! not answered, `LRO://OFFLOADS/...` is the proxy's resource (scheme and authority are
 //! case-insensitive), and concurrent reads of offload files are all answered.
 
-mod proxy_support;
-
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use proxy_support::Proxy;
+use crate::proxy_support::Proxy;
 use serde_json::{Value, json};
 
 /// The time limit the loop tests set (ms): short, so a debug build meets it fast.
@@ -26,7 +24,7 @@ fn offload(dir: &Path) -> PathBuf {
     let records: Vec<Value> = (0..50)
         .map(|i| json!({"id": i, "title": format!("t{i}")}))
         .collect();
-    proxy_support::offload_records(dir, records)
+    crate::proxy_support::offload_records(dir, records)
 }
 
 #[test]
@@ -250,7 +248,7 @@ fn the_proxy_goes_on_when_nobody_reads_its_stderr() {
         .arg(dir.path())
         .arg("--")
         .arg("python3")
-        .arg(proxy_support::mock_server())
+        .arg(crate::proxy_support::mock_server())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         // Open, and never read: the pipe fills after 64 KiB of notes.
@@ -270,7 +268,7 @@ fn the_proxy_goes_on_when_nobody_reads_its_stderr() {
     });
     let next = || {
         answers
-            .recv_timeout(proxy_support::TIMEOUT)
+            .recv_timeout(crate::proxy_support::TIMEOUT)
             .expect("the proxy stopped answering")
     };
     // Each malformed line is answered -32700 and noted on stderr (about 120 bytes): 2,000

@@ -6,8 +6,6 @@
 //! still answers afterwards.
 #![cfg(unix)]
 
-mod proxy_support;
-
 use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -16,7 +14,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use proxy_support::{Proxy, text};
+use crate::proxy_support::{Proxy, text};
 use serde_json::{Value, json};
 
 /// Exit code of `lro` for `path_denied` (EX_NOPERM).

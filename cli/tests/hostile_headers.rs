@@ -4,13 +4,11 @@
 //! lists nor reads the other's files, whose names read as its own.
 #![cfg(unix)]
 
-mod proxy_support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use proxy_support::{Proxy, text};
+use crate::proxy_support::{Proxy, text};
 use serde_json::{Value, json};
 
 /// Exit code of `lro` for `invalid_input` (EX_DATAERR).

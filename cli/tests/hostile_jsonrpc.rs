@@ -4,11 +4,9 @@
 //! that the proxy still answers `ping` afterwards. Then the client's EOF: the proxy exits
 //! and its server is reaped, whatever the server does.
 
-mod proxy_support;
-
 use std::time::Duration;
 
-use proxy_support::{Proxy, text, wait_reaped};
+use crate::proxy_support::{Proxy, text, wait_reaped};
 use serde_json::{Value, json};
 
 /// The error object a client receives for `id`.

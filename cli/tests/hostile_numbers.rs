@@ -3,12 +3,10 @@
 //! proxy's `lro_extract`; keys named twice keep their records and are said (the header's
 //! `duplicate_keys`, the descriptor's warning), through `lro offload` and the proxy.
 
-mod proxy_support;
-
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 
-use proxy_support::Proxy;
+use crate::proxy_support::Proxy;
 use serde_json::{Value, json};
 
 const BIG: &str = "123456789012345678901234567890";
@@ -126,7 +124,7 @@ fn the_proxy_keeps_the_digits_in_the_file_and_through_lro_extract() {
     let text = records("1e400");
     let result = proxy.tool(1, "echo", json!({"text": text}));
     assert_eq!(result["isError"], false, "{result}");
-    let descriptor = &proxy_support::descriptor(&result);
+    let descriptor = &crate::proxy_support::descriptor(&result);
     assert_eq!(descriptor["offloaded"], true, "{result}");
     let file = descriptor["file_path"].as_str().unwrap().to_owned();
     let body = std::fs::read_to_string(&file).unwrap();
@@ -240,7 +238,7 @@ fn the_proxy_keeps_exponents_in_the_file_and_through_lro_extract() {
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let lines = exponent_lines(300);
     let result = proxy.tool(1, "echo", json!({"text": format!("[{}]", lines.join(","))}));
-    let descriptor = &proxy_support::descriptor(&result);
+    let descriptor = &crate::proxy_support::descriptor(&result);
     assert_eq!(descriptor["offloaded"], true, "{result}");
     let file = descriptor["file_path"].as_str().unwrap().to_owned();
     let body = std::fs::read_to_string(&file).unwrap();
@@ -317,12 +315,12 @@ fn the_proxy_says_keys_named_twice_and_answers_on() {
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "echo", json!({"text": records_with_duplicate_keys()}));
     assert_eq!(result["isError"], false, "{result}");
-    let descriptor = &proxy_support::descriptor(&result);
+    let descriptor = &crate::proxy_support::descriptor(&result);
     assert_eq!(descriptor["offloaded"], true, "{result}");
     let warning = descriptor["warning"].as_str().expect("a warning");
     assert!(warning.starts_with("30 duplicate key"), "{warning}");
     // The descriptor's text block, which a client without structuredContent reads, too.
-    assert!(proxy_support::text(&result).contains("30 duplicate key"));
+    assert!(crate::proxy_support::text(&result).contains("30 duplicate key"));
     let file = descriptor["file_path"].as_str().unwrap().to_owned();
     let (header, lines) = header_and_lines(&file);
     assert_eq!(header["duplicate_keys"], 30);

@@ -1,8 +1,6 @@
 //! `lro proxy`: what passes through untouched, and the few rewrites (initialize, tools/list).
 
-mod proxy_support;
-
-use proxy_support::{Proxy, text};
+use crate::proxy_support::{Proxy, text};
 use serde_json::{Value, json};
 
 #[test]

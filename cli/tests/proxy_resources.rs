@@ -2,11 +2,9 @@
 //! the link in an offloaded result, resources/list and read, lro_extract by URI, and
 //! `notifications/resources/list_changed` after an offload and after cleanup removes files.
 
-mod proxy_support;
-
 use std::time::{Duration, Instant};
 
-use proxy_support::Proxy;
+use crate::proxy_support::Proxy;
 use serde_json::json;
 
 #[test]
@@ -57,7 +55,7 @@ fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
     assert_eq!(resources[1], theirs);
     assert_eq!(resources[0]["title"], "records: 2000 records");
 
-    let descriptor = proxy_support::descriptor(result);
+    let descriptor = crate::proxy_support::descriptor(result);
     assert_eq!(descriptor["resource_uri"], uri.as_str());
     assert_eq!(result["structuredContent"], descriptor);
     let file = descriptor["file_path"].as_str().unwrap();
