@@ -6,8 +6,9 @@
 
 use std::time::Duration;
 
-use crate::proxy_support::{Proxy, text, wait_reaped};
 use serde_json::{Value, json};
+
+use crate::support::proxy::{Proxy, text, wait_reaped};
 
 /// The error object a client receives for `id`.
 fn error(id: Value, code: i64, message: &str) -> Value {

@@ -20,4 +20,4 @@ mod proxy_offload;
 mod proxy_passthrough;
 mod proxy_resources;
 mod proxy_robustness;
-mod proxy_support;
+mod support;

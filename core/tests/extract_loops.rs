@@ -1,4 +1,4 @@
-//! Issue 26, the red team's extra findings: loops that call no definition and build no value
+//! Loops that call no definition and build no value
 //! stop at the time limit, a cancelled extraction stops, and a section named by a long key
 //! is found by the label its descriptor shows.
 

@@ -1,5 +1,4 @@
-//! The extract tool's answers under hostile calls and data (the red team's findings of issue
-//! 32): every answer, warnings and errors included, stays within the answer bound, and every
+//! The extract tool's answers under hostile calls and data: every answer, warnings and errors included, stays within the answer bound, and every
 //! `[truncated]` hint names a call that works and reads on to the end of what was asked.
 
 use std::collections::BTreeSet;
