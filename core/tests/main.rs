@@ -19,11 +19,5 @@ mod offload_chunks;
 mod prefixes_share_a_directory;
 mod replicas_share_a_directory;
 mod std_host_files;
+mod support;
 mod time_zones;
-
-/// The name libtest gives test `function` of module `module` (its `module_path!()`): the
-/// module's path without this binary's crate name, as `--exact` wants it.
-fn test_name(module: &str, function: &str) -> String {
-    let (_crate, path) = module.split_once("::").expect("a module of this binary");
-    format!("{path}::{function}")
-}

@@ -133,7 +133,7 @@ fn zones_come_from_data_compiled_in_whatever_tz_and_tzdir_say() {
     let output = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            &crate::test_name(
+            &crate::support::test_name(
                 module_path!(),
                 "zones_come_from_data_compiled_in_whatever_tz_and_tzdir_say",
             ),
