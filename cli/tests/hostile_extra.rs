@@ -1,7 +1,7 @@
-//! Filters that loop without building or calling
-//! anything stop at the time limit (CLI and proxy), a cancelled `lro_extract` stops and is
-//! not answered, `LRO://OFFLOADS/...` is the proxy's resource (scheme and authority are
-//! case-insensitive), and concurrent reads of offload files are all answered.
+//! Filters that loop without building or calling anything stop at the time limit (CLI and
+//! proxy), a cancelled `lro_extract` stops and is not answered, `LRO://OFFLOADS/...` is the
+//! proxy's resource (scheme and authority are case-insensitive), and concurrent reads of
+//! offload files are all answered.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

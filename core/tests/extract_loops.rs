@@ -1,6 +1,6 @@
-//! Loops that call no definition and build no value
-//! stop at the time limit, a cancelled extraction stops, and a section named by a long key
-//! is found by the label its descriptor shows.
+//! Loops that call no definition and build no value stop at the time limit, a cancelled
+//! extraction stops, and a section named by a long key is found by the label its descriptor
+//! shows.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};

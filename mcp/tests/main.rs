@@ -11,4 +11,5 @@ mod intercept;
 mod intercept_text;
 mod resources;
 mod resources_files;
+mod support;
 mod vectors;
