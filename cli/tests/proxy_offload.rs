@@ -6,7 +6,12 @@ use crate::support::proxy::{Proxy, descriptor, text};
 
 #[test]
 fn large_results_are_offloaded_and_lro_extract_reads_them() {
-    let mut proxy = Proxy::start(&["--events"], &[]);
+    // A time bound no read meets first, however loaded the machine: the recipe over 2,000
+    // records was cut by the default 10 s in a debug build under `make test-stress`.
+    let mut proxy = Proxy::start(
+        &["--events"],
+        &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", "600000")],
+    );
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "records", json!({"count": 2000}));
     assert_eq!(result["isError"], false);
