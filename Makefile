@@ -56,8 +56,9 @@ RUST_TEST = $(CARGO) test -p lro-json -p lro-jq -p lro-query -p lro-core -p lro-
 test-rust: setup-base check-architecture check-locks ## Rust unit, vector, jq-recipe and CLI tests (and the JS API's option objects, the Node addon's decoder)
 	MAKEFLAGS= $(RUST_TEST)
 
-check-architecture: ## No import circles between the modules of any crate; the object store's host without the jq engine; one release build of what the shipped artifacts share
+check-architecture: ## No import circles between the modules of any crate; every test file in its crate's test binary; the object store's host without the jq engine; one release build of what the shipped artifacts share
 	python3 tests/architecture/import_cycles.py
+	python3 tests/architecture/test_modules.py
 	python3 tests/architecture/shared_features.py
 	@! $(CARGO) tree -p lro-host-s3 -e normal | grep -E ' (jaq-[a-z]+|lro-jq|lro-query|regex) v' || { echo "lro-host-s3 depends on the jq engine (above)"; exit 1; }
 

@@ -1,27 +1,8 @@
 //! The `lro` binary as a user runs it: stdin in, JSON out, clear errors and exit codes.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 use serde_json::{Value, json};
 
-fn lro(args: &[&str], stdin: &str, envs: &[(&str, &str)]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(args)
-        .envs(envs.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    // A process that rejects its configuration exits before reading stdin: a broken pipe
-    // is then part of the outcome under test, not a failure of the harness.
-    match child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        written => written.unwrap(),
-    }
-    child.wait_with_output().unwrap()
-}
+use crate::support::run::{command, lro, output, stdout_json};
 
 fn memories(n: usize) -> String {
     let items: Vec<Value> = (0..n)
@@ -29,15 +10,6 @@ fn memories(n: usize) -> String {
                         "title": format!("Memory {i} about caching layers and retry budgets"), "tags": ["t"]}))
         .collect();
     serde_json::to_string(&items).unwrap()
-}
-
-fn stdout_json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "lro failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
 }
 
 #[test]
@@ -54,7 +26,7 @@ fn offload_prints_descriptor_and_extract_reads_it() {
             "--query",
             "cache",
         ],
-        &memories(200),
+        memories(200),
         &[],
     );
     let descriptor = stdout_json(&out);
@@ -124,7 +96,7 @@ fn offload_prints_descriptor_and_extract_reads_it() {
 fn small_results_stay_inline_and_text_is_accepted() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
-    let inline = stdout_json(&lro(&["offload", "--output-dir", d], &memories(2), &[]));
+    let inline = stdout_json(&lro(&["offload", "--output-dir", d], memories(2), &[]));
     assert_eq!(inline["offloaded"], false);
     assert_eq!(inline["count"], 2);
     let text: String = (0..2000).map(|i| format!("line {i}\n")).collect();
@@ -198,7 +170,7 @@ fn config_file_env_and_flags_layer_in_order() {
     let c = cfg.to_str().unwrap();
     let out = stdout_json(&lro(
         &["offload", "--config", c, "--output-dir", d],
-        &memories(2),
+        memories(2),
         &[],
     ));
     assert!(
@@ -209,7 +181,7 @@ fn config_file_env_and_flags_layer_in_order() {
     );
     let out = stdout_json(&lro(
         &["offload", "--config", c, "--output-dir", d],
-        &memories(2),
+        memories(2),
         &[("ATLATL_PROMPT__OFFLOAD__FILE_PREFIX", "fromenv")],
     ));
     assert!(
@@ -228,7 +200,7 @@ fn config_file_env_and_flags_layer_in_order() {
             "--prefix",
             "fromflag",
         ],
-        &memories(2),
+        memories(2),
         &[("ATLATL_PROMPT__OFFLOAD__FILE_PREFIX", "fromenv")],
     ));
     assert!(
@@ -247,7 +219,7 @@ fn config_file_env_and_flags_layer_in_order() {
             "--threshold",
             "100000",
         ],
-        &memories(2),
+        memories(2),
         &[],
     ));
     assert_eq!(out["offloaded"], false);
@@ -262,17 +234,9 @@ fn environment_bytes_that_are_not_utf8() {
     use std::os::unix::ffi::OsStrExt;
     let dir = tempfile::tempdir().unwrap();
     let run = |name: &str, value: &[u8]| {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
-            .args(["offload", "--output-dir", dir.path().to_str().unwrap()])
-            .env(name, std::ffi::OsStr::from_bytes(value))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        // A rejected configuration exits before reading stdin: a broken pipe is expected.
-        let _ = child.stdin.take().unwrap().write_all(b"[]");
-        child.wait_with_output().unwrap()
+        let mut command = command(&["offload", "--output-dir", dir.path().to_str().unwrap()]);
+        command.env(name, std::ffi::OsStr::from_bytes(value));
+        output(&mut command, b"[]")
     };
     let unrelated = run("LRO_TEST_UNRELATED", b"caf\xe9");
     assert_eq!(unrelated.status.code(), Some(0), "{unrelated:?}");
@@ -298,7 +262,7 @@ fn cleanup_removes_only_expired_files_and_events_go_to_stderr() {
     )
     .unwrap();
     std::fs::write(dir.path().join("keep.txt"), "x").unwrap();
-    let fresh = stdout_json(&lro(&["offload", "--output-dir", d], &memories(200), &[]));
+    let fresh = stdout_json(&lro(&["offload", "--output-dir", d], memories(200), &[]));
     let out = lro(&["cleanup", "--output-dir", d, "--events"], "", &[]);
     let report = stdout_json(&out);
     assert_eq!(report["removed"].as_array().unwrap().len(), 1);
@@ -336,7 +300,7 @@ fn descriptor_profiles_from_the_flag_and_the_environment_and_describe_gives_the_
     let d = dir.path().to_str().unwrap();
     let pointer = stdout_json(&lro(
         &["offload", "--output-dir", d, "--descriptor", "pointer"],
-        &memories(200),
+        memories(200),
         &[],
     ));
     let keys: Vec<&String> = pointer.as_object().unwrap().keys().collect();
@@ -354,7 +318,7 @@ fn descriptor_profiles_from_the_flag_and_the_environment_and_describe_gives_the_
 
     let compact = stdout_json(&lro(
         &["offload", "--output-dir", d],
-        &memories(200),
+        memories(200),
         &[("ATLATL_PROMPT__OFFLOAD__DESCRIPTOR", "compact")],
     ));
     assert_eq!(compact["recipes"].as_array().unwrap().len(), 10);
@@ -370,7 +334,7 @@ fn descriptor_profiles_from_the_flag_and_the_environment_and_describe_gives_the_
 
     let bad = lro(
         &["offload", "--output-dir", d, "--descriptor", "tiny"],
-        &memories(200),
+        memories(200),
         &[],
     );
     assert_eq!(bad.status.code(), Some(78), "invalid_config");
@@ -382,7 +346,7 @@ fn context_remaining_tokens_lowers_the_threshold_and_reports_it() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path().to_str().unwrap();
     // About 500 tokens: inline under the default threshold of 1600...
-    let inline = stdout_json(&lro(&["offload", "--output-dir", d], &memories(20), &[]));
+    let inline = stdout_json(&lro(&["offload", "--output-dir", d], memories(20), &[]));
     assert_eq!(inline["offloaded"], false);
     assert!(inline.get("threshold_tokens").is_none());
     // ...offloaded when a tenth of the context left (3,000 tokens) is 300.
@@ -394,7 +358,7 @@ fn context_remaining_tokens_lowers_the_threshold_and_reports_it() {
             "--context-remaining-tokens",
             "3000",
         ],
-        &memories(20),
+        memories(20),
         &[],
     ));
     assert_eq!(offloaded["offloaded"], true);
@@ -408,7 +372,7 @@ fn context_remaining_tokens_lowers_the_threshold_and_reports_it() {
             "--context-remaining-tokens",
             "3000",
         ],
-        &memories(20),
+        memories(20),
         &[("ATLATL_PROMPT__OFFLOAD__ADAPTIVE_RATIO", "0.5")],
     ));
     assert_eq!(halved["offloaded"], false);

@@ -1,16 +1,9 @@
 //! `lro extract` with structured queries, and output that degrades gracefully: uncapped by
 //! default, capped on request with what fits printed and exit status 3.
 
-use std::process::{Command, Output};
-
 use serde_json::{Value, json};
 
-fn lro(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+use crate::support::run::lro;
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
@@ -34,11 +27,8 @@ fn offload_full(dir: &str, n: usize) -> String {
                    "provenance": {"confidence": (i % 100) as f64 / 100.0}})
         })
         .collect();
-    let input =
-        std::env::temp_dir().join(format!("lro-cli-queries-{n}-{}.json", std::process::id()));
-    std::fs::write(&input, serde_json::to_string(&items).unwrap()).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args([
+    let out = lro(
+        &[
             "offload",
             "--operation",
             "recall",
@@ -46,11 +36,10 @@ fn offload_full(dir: &str, n: usize) -> String {
             "full",
             "--output-dir",
             dir,
-        ])
-        .stdin(std::fs::File::open(&input).unwrap())
-        .output()
-        .unwrap();
-    std::fs::remove_file(&input).unwrap();
+        ],
+        serde_json::to_string(&items).unwrap(),
+        &[],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
     descriptor["file_path"].as_str().unwrap().to_owned()
@@ -62,20 +51,24 @@ fn structured_queries_print_records_numbers_and_values() {
     let d = dir.path().to_str().unwrap();
     let file = offload_full(d, 300);
 
-    let out = lro(&[
-        "extract",
-        &file,
-        "--output-dir",
-        d,
-        "--where",
-        r#"{"namespace": {"$regex": "^_semantic"}, "tags": "cache", "provenance.confidence": {"$gte": 0.5}}"#,
-        "--fields",
-        "id,provenance.confidence",
-        "--sort",
-        "-provenance.confidence",
-        "--limit",
-        "3",
-    ]);
+    let out = lro(
+        &[
+            "extract",
+            &file,
+            "--output-dir",
+            d,
+            "--where",
+            r#"{"namespace": {"$regex": "^_semantic"}, "tags": "cache", "provenance.confidence": {"$gte": 0.5}}"#,
+            "--fields",
+            "id,provenance.confidence",
+            "--sort",
+            "-provenance.confidence",
+            "--limit",
+            "3",
+        ],
+        "",
+        &[],
+    );
     assert!(out.status.success(), "{}", text(&out.stderr));
     let lines: Vec<Value> = text(&out.stdout)
         .lines()
@@ -90,53 +83,69 @@ fn structured_queries_print_records_numbers_and_values() {
         ]
     );
 
-    let count = lro(&[
-        "extract",
-        &file,
-        "--output-dir",
-        d,
-        "--where",
-        r#"{"tags": "cache"}"#,
-        "--count",
-    ]);
+    let count = lro(
+        &[
+            "extract",
+            &file,
+            "--output-dir",
+            d,
+            "--where",
+            r#"{"tags": "cache"}"#,
+            "--count",
+        ],
+        "",
+        &[],
+    );
     assert_eq!(text(&count.stdout), "75\n");
-    let groups = lro(&[
-        "extract",
-        &file,
-        "--output-dir",
-        d,
-        "--group-by",
-        "memory_type",
-    ]);
+    let groups = lro(
+        &[
+            "extract",
+            &file,
+            "--output-dir",
+            d,
+            "--group-by",
+            "memory_type",
+        ],
+        "",
+        &[],
+    );
     assert_eq!(text(&groups.stdout).lines().count(), 1, "one JSON value");
     let groups: Value = serde_json::from_slice(&groups.stdout).unwrap();
     assert_eq!(
         groups,
         json!([{"memory_type": "episodic", "count": 150}, {"memory_type": "semantic", "count": 150}])
     );
-    let stats = lro(&[
-        "extract",
-        &file,
-        "--output-dir",
-        d,
-        "--stats",
-        "provenance.confidence",
-        "--where",
-        r#"{"id": "m00005"}"#,
-    ]);
+    let stats = lro(
+        &[
+            "extract",
+            &file,
+            "--output-dir",
+            d,
+            "--stats",
+            "provenance.confidence",
+            "--where",
+            r#"{"id": "m00005"}"#,
+        ],
+        "",
+        &[],
+    );
     assert_eq!(
         serde_json::from_slice::<Value>(&stats.stdout).unwrap()["max"],
         0.05
     );
 
-    let missing = lro(&[
-        "extract",
-        &file,
-        "--output-dir",
-        d,
-        "--where",
-        r#"{"confidance": 1}"#,
-    ]);
+    let missing = lro(
+        &[
+            "extract",
+            &file,
+            "--output-dir",
+            d,
+            "--where",
+            r#"{"confidance": 1}"#,
+        ],
+        "",
+        &[],
+    );
     assert!(missing.status.success());
     assert!(missing.stdout.is_empty());
     assert!(
@@ -145,29 +154,37 @@ fn structured_queries_print_records_numbers_and_values() {
         text(&missing.stderr)
     );
 
-    let bad = lro(&[
-        "extract",
-        &file,
-        "--output-dir",
-        d,
-        "--where",
-        r#"{"tags": {"$has": 1}}"#,
-    ]);
+    let bad = lro(
+        &[
+            "extract",
+            &file,
+            "--output-dir",
+            d,
+            "--where",
+            r#"{"tags": {"$has": 1}}"#,
+        ],
+        "",
+        &[],
+    );
     assert_eq!(bad.status.code(), Some(65));
     assert!(
         text(&bad.stderr).contains("error[invalid_query]: where.tags.$has"),
         "{}",
         text(&bad.stderr)
     );
-    let both = lro(&[
-        "extract",
-        &file,
-        "--output-dir",
-        d,
-        "--count",
-        "--group-by",
-        "tags",
-    ]);
+    let both = lro(
+        &[
+            "extract",
+            &file,
+            "--output-dir",
+            d,
+            "--count",
+            "--group-by",
+            "tags",
+        ],
+        "",
+        &[],
+    );
     assert_eq!(both.status.code(), Some(2), "clap refuses two aggregates");
 }
 
@@ -177,22 +194,30 @@ fn the_command_line_prints_everything_unless_capped() {
     let d = dir.path().to_str().unwrap();
     // 2,000 full memories sorted by date: one array of about 2 MB, over the agents' 1 MiB cap.
     let file = offload_full(d, 2000);
-    let all = lro(&["extract", &file, "--recipe", "8", "--output-dir", d]);
+    let all = lro(
+        &["extract", &file, "--recipe", "8", "--output-dir", d],
+        "",
+        &[],
+    );
     assert!(all.status.success(), "{}", text(&all.stderr));
     let sorted: Value = serde_json::from_slice(&all.stdout).unwrap();
     assert_eq!(sorted.as_array().unwrap().len(), 2000);
     assert!(all.stdout.len() > 1 << 20);
 
-    let capped = lro(&[
-        "extract",
-        &file,
-        "--recipe",
-        "8",
-        "--output-dir",
-        d,
-        "--max-output-bytes",
-        "100000",
-    ]);
+    let capped = lro(
+        &[
+            "extract",
+            &file,
+            "--recipe",
+            "8",
+            "--output-dir",
+            d,
+            "--max-output-bytes",
+            "100000",
+        ],
+        "",
+        &[],
+    );
     assert_eq!(capped.status.code(), Some(3), "{}", text(&capped.stderr));
     let leading: Value = serde_json::from_slice(&capped.stdout).unwrap();
     let kept = leading.as_array().unwrap();
@@ -204,18 +229,22 @@ fn the_command_line_prints_everything_unless_capped() {
         "{stderr}"
     );
 
-    let records = lro(&[
-        "extract",
-        &file,
-        "--output-dir",
-        d,
-        "--where",
-        r#"{"tags": "ops"}"#,
-        "--fields",
-        "id",
-        "--max-output-records",
-        "5",
-    ]);
+    let records = lro(
+        &[
+            "extract",
+            &file,
+            "--output-dir",
+            d,
+            "--where",
+            r#"{"tags": "ops"}"#,
+            "--fields",
+            "id",
+            "--max-output-records",
+            "5",
+        ],
+        "",
+        &[],
+    );
     assert_eq!(records.status.code(), Some(3));
     assert_eq!(text(&records.stdout).lines().count(), 5);
     assert!(

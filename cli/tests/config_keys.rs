@@ -3,39 +3,12 @@
 //! `lro config show`; a bad value is refused with exit 78, naming the key. The keys come from
 //! `lro config keys --json`, the core's table, so a new key is tested without a new line here.
 
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn lro(args: &[&str], envs: &[(String, String)]) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_lro"));
-    // Only the variables under test configure the run.
-    for (name, _) in std::env::vars_os() {
-        if name
-            .to_string_lossy()
-            .starts_with("ATLATL_PROMPT__OFFLOAD__")
-        {
-            command.env_remove(name);
-        }
-    }
-    command
-        .args(args)
-        .envs(envs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
-        .output()
-        .unwrap()
-}
-
-fn json(out: &Output) -> Value {
-    assert!(
-        out.status.success(),
-        "lro failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
-}
+use crate::support::run::{lro, stdout_json};
 
 fn keys() -> Vec<Value> {
-    match json(&lro(&["config", "keys", "--json"], &[])) {
+    match stdout_json(&lro(&["config", "keys", "--json"], "", &[])) {
         Value::Array(keys) => keys,
         other => panic!("not a list of keys: {other}"),
     }
@@ -69,10 +42,11 @@ fn every_key_is_set_by_set_the_environment_and_a_file() {
         let sample = &key["sample"];
         assert_ne!(sample, &key["default"], "{name}");
         let set = format!("{name}={}", text(sample));
-        let by_flag = json(&lro(&["config", "show", "--set", &set], &[]));
+        let by_flag = stdout_json(&lro(&["config", "show", "--set", &set], "", &[]));
         assert_eq!(shown(&by_flag, name), sample, "--set {set}");
-        let env = [(key["env"].as_str().unwrap().to_owned(), text(sample))];
-        let by_env = json(&lro(&["config", "show"], &env));
+        let value = text(sample);
+        let env = [(key["env"].as_str().unwrap(), value.as_str())];
+        let by_env = stdout_json(&lro(&["config", "show"], "", &env));
         assert_eq!(shown(&by_env, name), sample, "{env:?}");
         let file = dir.path().join("lro.toml");
         let leaf = name.rsplit('.').next().unwrap();
@@ -81,8 +55,9 @@ fn every_key_is_set_by_set_the_environment_and_a_file() {
             format!("[{}]\n{leaf} = {sample}\n", key["toml"].as_str().unwrap()),
         )
         .unwrap();
-        let by_file = json(&lro(
+        let by_file = stdout_json(&lro(
             &["config", "show", "--config", file.to_str().unwrap()],
+            "",
             &[],
         ));
         assert_eq!(shown(&by_file, name), sample, "{name} from a file");
@@ -99,7 +74,7 @@ fn a_bad_value_of_every_key_is_refused_naming_it() {
             continue;
         }
         let set = format!("{name}={}", text(&key["bad"]));
-        let out = lro(&["config", "show", "--set", &set], &[]);
+        let out = lro(&["config", "show", "--set", &set], "", &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(78), "--set {set}: {stderr}");
         assert!(

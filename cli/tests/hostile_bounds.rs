@@ -4,13 +4,13 @@
 //! the proxy still answers `ping` and the next call). A header that lies about its sections
 //! is `invalid_input`, not a panic.
 
-mod proxy_support;
-
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use proxy_support::{Proxy, text};
 use serde_json::{Value, json};
+
+use crate::support::proxy::{Proxy, text};
+use crate::support::run::{lro, offload_records};
 
 /// The attacks, and the code each must end with.
 const ATTACKS: [(&str, &str); 12] = [
@@ -79,19 +79,23 @@ fn offload(dir: &Path) -> PathBuf {
     let records: Vec<Value> = (0..50)
         .map(|i| json!({"id": format!("m{i}"), "title": format!("t{i}"), "namespace": "ns"}))
         .collect();
-    proxy_support::offload_records(dir, records)
+    offload_records(dir, records)
 }
 
+/// `lro extract --output-dir DIR FILE ARGS...` under the time bound [`TIMEOUT_MS`].
 fn extract(dir: &Path, file: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lro"))
-        .arg("extract")
-        .arg("--output-dir")
-        .arg(dir)
-        .arg(file)
-        .args(args)
-        .env("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", TIMEOUT_MS)
-        .output()
-        .unwrap()
+    let mut all = vec![
+        "extract",
+        "--output-dir",
+        dir.to_str().unwrap(),
+        file.to_str().unwrap(),
+    ];
+    all.extend_from_slice(args);
+    lro(
+        &all,
+        "",
+        &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", TIMEOUT_MS)],
+    )
 }
 
 #[test]

@@ -4,86 +4,50 @@
 //! good, `/dev/zero` grew it past 2 GB): a refusal is `invalid_config`, exit 78, at once.
 #![cfg(target_os = "linux")]
 
-mod proxy_support;
-
 use std::path::Path;
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
-use proxy_support::{Proxy, text};
 use serde_json::json;
+
+use crate::support::files::mkfifo;
+use crate::support::proxy::{Proxy, mock_server, text};
+use crate::support::run::{lro, stderr};
 
 /// Far above what a refusal takes (milliseconds), short enough that a hang fails the test.
 const LIMIT: Duration = Duration::from_secs(60);
 
-struct Run {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
-}
-
-/// Waits for `child` (an `lro` run) to exit and collects its output; fails the test if it
-/// has not exited within [`LIMIT`], and kills it, so a hang cannot outlive the test.
-fn bounded(mut child: Child, what: &str) -> Run {
-    let deadline = Instant::now() + LIMIT;
-    while child.try_wait().unwrap().is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} did not exit within {LIMIT:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    // Exited: the pipes hold the little it wrote.
-    let output = child.wait_with_output().unwrap();
-    Run {
-        status: output.status,
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    }
-}
-
-/// Runs `lro ARGS` with stdin empty, bounded.
-fn lro(args: &[&str]) -> Run {
-    let child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    bounded(child, &format!("lro {args:?}"))
-}
-
 /// `lro cleanup --config FILE` over an empty directory: the cheapest command that loads
 /// the configuration.
-fn cleanup_with(config: &Path) -> Run {
+fn cleanup_with(config: &Path) -> Output {
     let out = tempfile::tempdir().unwrap();
-    lro(&[
-        "cleanup",
-        "--config",
-        config.to_str().unwrap(),
-        "--output-dir",
-        out.path().to_str().unwrap(),
-    ])
+    lro(
+        &[
+            "cleanup",
+            "--config",
+            config.to_str().unwrap(),
+            "--output-dir",
+            out.path().to_str().unwrap(),
+        ],
+        "",
+        &[],
+    )
 }
 
-fn assert_refused(run: &Run, says: &str) {
-    assert_eq!(run.status.code(), Some(78), "{}", run.stderr);
+fn assert_refused(run: &Output, says: &str) {
+    let said = stderr(run);
+    assert_eq!(run.status.code(), Some(78), "{said}");
     assert!(
-        run.stderr
-            .starts_with("lro: error[invalid_config]: configuration file ")
-            && run.stderr.contains(says)
-            && run.stderr.lines().count() == 1,
-        "{}",
-        run.stderr
+        said.starts_with("lro: error[invalid_config]: configuration file ")
+            && said.contains(says)
+            && said.lines().count() == 1,
+        "{said}"
     );
-    assert!(run.stdout.is_empty(), "{}", run.stdout);
-}
-
-fn mkfifo(path: &Path) {
-    let made = Command::new("mkfifo").arg(path).status().unwrap();
-    assert!(made.success(), "mkfifo {}", path.display());
+    assert!(
+        run.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
 }
 
 #[test]
@@ -106,14 +70,18 @@ fn a_fifo_is_refused_without_waiting_for_a_writer() {
     mkfifo(&fifo);
     assert_refused(&cleanup_with(&fifo), "not a regular file");
     // The proxy refuses it the same way, before starting its server.
-    let run = lro(&[
-        "proxy",
-        "--config",
-        fifo.to_str().unwrap(),
-        "--",
-        "python3",
-        proxy_support::mock_server().to_str().unwrap(),
-    ]);
+    let run = lro(
+        &[
+            "proxy",
+            "--config",
+            fifo.to_str().unwrap(),
+            "--",
+            "python3",
+            mock_server().to_str().unwrap(),
+        ],
+        "",
+        &[],
+    );
     assert_refused(&run, "not a regular file");
 }
 
@@ -135,7 +103,7 @@ fn a_file_over_one_mib_is_refused_and_one_of_one_mib_is_read() {
     assert_eq!(text.len(), 1024 * 1024);
     std::fs::write(&at_limit, &text).unwrap();
     let read = cleanup_with(&at_limit);
-    assert_eq!(read.status.code(), Some(0), "{}", read.stderr);
+    assert_eq!(read.status.code(), Some(0), "{}", stderr(&read));
 
     let over = dir.path().join("over.toml");
     text.push('\n');
@@ -157,26 +125,21 @@ fn a_file_that_is_not_utf8_is_refused() {
 }
 
 /// The offload of 40 records over a config file: offloaded only if `threshold_tokens = 1`
-/// in the file took effect (the default threshold keeps them inline).
-fn offloaded_with(config: &Path) -> (bool, Run) {
+/// in the file took effect (the default threshold keeps them inline); and the run.
+fn offloaded_with(config: &Path) -> (bool, Output) {
     let out = tempfile::tempdir().unwrap();
     let records: Vec<_> = (0..40).map(|i| json!({"id": i})).collect();
-    let input = tempfile::NamedTempFile::new().unwrap();
-    std::fs::write(input.path(), serde_json::to_string(&records).unwrap()).unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args([
+    let run = lro(
+        &[
             "offload",
             "--config",
             config.to_str().unwrap(),
             "--output-dir",
-        ])
-        .arg(out.path())
-        .stdin(std::fs::File::open(input.path()).unwrap())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let run = bounded(child, "lro offload");
+            out.path().to_str().unwrap(),
+        ],
+        serde_json::to_string(&records).unwrap(),
+        &[],
+    );
     let offloaded = std::fs::read_dir(out.path()).unwrap().count() > 0;
     (offloaded, run)
 }
@@ -187,8 +150,8 @@ fn sections_that_look_like_prompt_offload_are_warned_about() {
     let exact = dir.path().join("exact.toml");
     std::fs::write(&exact, "[prompt.offload]\nthreshold_tokens = 1\n").unwrap();
     let (offloaded, run) = offloaded_with(&exact);
-    assert!(offloaded && run.status.success(), "{}", run.stderr);
-    assert!(run.stderr.is_empty(), "{}", run.stderr);
+    assert!(offloaded && run.status.success(), "{}", stderr(&run));
+    assert!(run.stderr.is_empty(), "{}", stderr(&run));
 
     for section in [
         "Prompt.Offload",
@@ -200,21 +163,15 @@ fn sections_that_look_like_prompt_offload_are_warned_about() {
         let file = dir.path().join("typo.toml");
         std::fs::write(&file, format!("[{section}]\nthreshold_tokens = 1\n")).unwrap();
         let (offloaded, run) = offloaded_with(&file);
+        let said = stderr(&run);
         // Ignored, as TOML names are case-sensitive, but not silently.
+        assert!(!offloaded && run.status.success(), "{section}: {said}");
         assert!(
-            !offloaded && run.status.success(),
-            "{section}: {}",
-            run.stderr
+            said.starts_with("lro: warning: configuration: [")
+                && said.contains("looks like [prompt.offload] but is not it"),
+            "{section}: {said}"
         );
-        assert!(
-            run.stderr.starts_with("lro: warning: configuration: [")
-                && run
-                    .stderr
-                    .contains("looks like [prompt.offload] but is not it"),
-            "{section}: {}",
-            run.stderr
-        );
-        let answer: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+        let answer: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
         assert_eq!(answer["offloaded"], false, "{answer}");
     }
 }
@@ -239,13 +196,12 @@ fn misspelled_keys_inside_the_section_are_errors_that_suggest_the_key() {
         let file = dir.path().join("lro.toml");
         std::fs::write(&file, text).unwrap();
         let run = cleanup_with(&file);
-        assert_eq!(run.status.code(), Some(78), "{text}: {}", run.stderr);
+        let said = stderr(&run);
+        assert_eq!(run.status.code(), Some(78), "{text}: {said}");
         assert!(
-            run.stderr
-                .contains("error[invalid_config]: unknown configuration key")
-                && run.stderr.contains(suggestion),
-            "{text}: {}",
-            run.stderr
+            said.contains("error[invalid_config]: unknown configuration key")
+                && said.contains(suggestion),
+            "{text}: {said}"
         );
     }
 }

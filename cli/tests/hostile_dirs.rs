@@ -4,26 +4,19 @@
 //! codes of `lro extract`. Each goes through the binary.
 #![cfg(unix)]
 
-mod proxy_support;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Output;
 
-use proxy_support::Proxy;
 use serde_json::{Value, json};
 
-fn lro_in(cwd: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lro"))
-        .current_dir(cwd)
-        .args(args)
-        .stdin(std::process::Stdio::null())
-        .output()
-        .unwrap()
-}
+use crate::support::TIMEOUT;
+use crate::support::proxy::{Proxy, descriptor};
+use crate::support::run::{command, lro, output, stderr};
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
+/// `lro ARGS` run in `cwd`, stdin empty.
+fn lro_in(cwd: &Path, args: &[&str]) -> Output {
+    output(command(args).current_dir(cwd), b"")
 }
 
 fn chmod(path: &Path, mode: u32) {
@@ -49,7 +42,7 @@ fn proxy_in(dir: &Path) -> Proxy {
 /// event whose error contains `why`: the reason the inline fallback gives (the MCP answer
 /// itself only says the file could not be written).
 fn write_failed_because(proxy: &Proxy, why: &str) {
-    let deadline = std::time::Instant::now() + proxy_support::TIMEOUT;
+    let deadline = std::time::Instant::now() + TIMEOUT;
     loop {
         let said = proxy.stderr();
         let found = said
@@ -71,10 +64,8 @@ fn write_failed_because(proxy: &Proxy, why: &str) {
 /// result when it came back inline.
 fn big_call(proxy: &mut Proxy, id: i64) -> Result<PathBuf, Value> {
     let result = proxy.tool(id, "records", json!({"count": 2000}));
-    match proxy_support::descriptor(&result)["file_path"].as_str() {
-        Some(path) if proxy_support::descriptor(&result)["offloaded"] == true => {
-            Ok(PathBuf::from(path))
-        }
+    match descriptor(&result)["file_path"].as_str() {
+        Some(path) if descriptor(&result)["offloaded"] == true => Ok(PathBuf::from(path)),
         _ => Err(result),
     }
 }
@@ -170,20 +161,18 @@ fn a_directory_swapped_under_a_running_proxy_never_receives_an_offload() {
 fn a_relative_path_is_relative_to_the_current_directory_and_exit_codes_tell_errors_apart() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("out");
-    let offload = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(["offload", "--operation", "tool", "--output-dir"])
-        .arg(&dir)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
     let records: Vec<Value> = (0..3000).map(|i| json!({"id": i, "n": i})).collect();
-    std::io::Write::write_all(
-        &mut offload.stdin.as_ref().unwrap(),
-        serde_json::to_string(&records).unwrap().as_bytes(),
-    )
-    .unwrap();
-    let out = offload.wait_with_output().unwrap();
+    let out = lro(
+        &[
+            "offload",
+            "--operation",
+            "tool",
+            "--output-dir",
+            dir.to_str().unwrap(),
+        ],
+        serde_json::to_string(&records).unwrap(),
+        &[],
+    );
     let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
     let file = PathBuf::from(descriptor["file_path"].as_str().expect("offloaded"));
     let name = file.file_name().unwrap().to_str().unwrap();

@@ -1,16 +1,17 @@
-//! Issue 26, the red team's extra findings: filters that loop without building or calling
-//! anything stop at the time limit (CLI and proxy), a cancelled `lro_extract` stops and is
-//! not answered, `LRO://OFFLOADS/...` is the proxy's resource (scheme and authority are
-//! case-insensitive), and concurrent reads of offload files are all answered.
-
-mod proxy_support;
+//! Filters that loop without building or calling anything stop at the time limit (CLI and
+//! proxy), a cancelled `lro_extract` stops and is not answered, `LRO://OFFLOADS/...` is the
+//! proxy's resource (scheme and authority are case-insensitive), and concurrent reads of
+//! offload files are all answered.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use proxy_support::Proxy;
 use serde_json::{Value, json};
+
+use crate::support::TIMEOUT;
+use crate::support::proxy::{self, Proxy};
+use crate::support::run::{lro, offload_records};
 
 /// The time limit the loop tests set (ms): short, so a debug build meets it fast.
 const TIMEOUT_MS: &str = "1500";
@@ -26,7 +27,7 @@ fn offload(dir: &Path) -> PathBuf {
     let records: Vec<Value> = (0..50)
         .map(|i| json!({"id": i, "title": format!("t{i}")}))
         .collect();
-    proxy_support::offload_records(dir, records)
+    offload_records(dir, records)
 }
 
 #[test]
@@ -36,14 +37,18 @@ fn loops_that_build_nothing_stop_at_the_time_limit() {
     for filter in LOOPS {
         let query = format!("select(.id == 1) | {filter}");
         let started = Instant::now();
-        let out = Command::new(env!("CARGO_BIN_EXE_lro"))
-            .args(["extract", "--output-dir"])
-            .arg(dir.path())
-            .arg(&file)
-            .args(["--query", &query])
-            .env("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", TIMEOUT_MS)
-            .output()
-            .unwrap();
+        let out = lro(
+            &[
+                "extract",
+                "--output-dir",
+                dir.path().to_str().unwrap(),
+                file.to_str().unwrap(),
+                "--query",
+                &query,
+            ],
+            "",
+            &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", TIMEOUT_MS)],
+        );
         let took = started.elapsed();
         let stderr = String::from_utf8_lossy(&out.stderr);
         // Before: still running after minutes. Generous for a debug build on a loaded machine.
@@ -245,12 +250,7 @@ fn the_proxy_goes_on_when_nobody_reads_its_stderr() {
     use std::io::{BufRead, BufReader, Write};
     use std::process::Stdio;
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(["proxy", "--output-dir"])
-        .arg(dir.path())
-        .arg("--")
-        .arg("python3")
-        .arg(proxy_support::mock_server())
+    let mut child = proxy::command(dir.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         // Open, and never read: the pipe fills after 64 KiB of notes.
@@ -270,7 +270,7 @@ fn the_proxy_goes_on_when_nobody_reads_its_stderr() {
     });
     let next = || {
         answers
-            .recv_timeout(proxy_support::TIMEOUT)
+            .recv_timeout(TIMEOUT)
             .expect("the proxy stopped answering")
     };
     // Each malformed line is answered -32700 and noted on stderr (about 120 bytes): 2,000

@@ -6,18 +6,16 @@
 //! still answers afterwards.
 #![cfg(unix)]
 
-mod proxy_support;
-
-use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
-use proxy_support::{Proxy, text};
 use serde_json::{Value, json};
+
+use crate::support::files::{mkfifo, now_millis, set_mtime, ulid_at};
+use crate::support::proxy::{Proxy, text};
+use crate::support::run::{lro, stderr};
 
 /// Exit code of `lro` for `path_denied` (EX_NOPERM).
 const EXIT_DENIED: i32 = 77;
@@ -25,48 +23,8 @@ const EXIT_DENIED: i32 = 77;
 const EXIT_NOT_FOUND: i32 = 66;
 /// Exit code of `lro` for `invalid_config` (EX_CONFIG).
 const EXIT_CONFIG: i32 = 78;
-/// Far longer than any answer takes; a run past it is a hang (a FIFO waited on).
+/// Far longer than the proxy takes to exit; past it, it hangs (a FIFO waited on).
 const PROMPT: Duration = Duration::from_secs(30);
-
-/// Runs `lro args` with `stdin`, killed (and failed) if it does not end within [`PROMPT`].
-fn lro(args: &[&str], stdin: &str, envs: &[(&str, &str)]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(args)
-        .envs(envs.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    match child.stdin.take().unwrap().write_all(stdin.as_bytes()) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        written => written.unwrap(),
-    }
-    let pid = child.id();
-    let done = Arc::new(AtomicBool::new(false));
-    let watchdog = {
-        let done = Arc::clone(&done);
-        std::thread::spawn(move || {
-            let deadline = Instant::now() + PROMPT;
-            while !done.load(Ordering::SeqCst) {
-                if Instant::now() > deadline {
-                    let _ = Command::new("kill").args(["-9", &pid.to_string()]).status();
-                    return true;
-                }
-                std::thread::park_timeout(Duration::from_millis(50));
-            }
-            false
-        })
-    };
-    let out = child.wait_with_output().unwrap();
-    done.store(true, Ordering::SeqCst);
-    watchdog.thread().unpark();
-    assert!(
-        !watchdog.join().unwrap(),
-        "lro {args:?} hung past {PROMPT:?}"
-    );
-    out
-}
 
 fn memories(n: usize) -> String {
     let items: Vec<Value> = (0..n)
@@ -88,7 +46,7 @@ fn offload(dir: &Path) -> PathBuf {
             "--output-dir",
             dir.to_str().unwrap(),
         ],
-        &memories(200),
+        memories(200),
         &[],
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -96,31 +54,10 @@ fn offload(dir: &Path) -> PathBuf {
     PathBuf::from(descriptor["file_path"].as_str().expect("offloaded"))
 }
 
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
 fn extract(dir: &Path, file: &str, extra: &[&str]) -> Output {
     let mut args = vec!["extract", "--output-dir", dir.to_str().unwrap(), file];
     args.extend_from_slice(extra);
     lro(&args, "", &[])
-}
-
-/// A ULID of `millis` with a zero random part, as LRO spells it (Crockford, upper case).
-fn ulid_at(millis: u64) -> String {
-    const ALPHABET: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-    let mut time = String::new();
-    for i in (0..10).rev() {
-        time.push(ALPHABET[((millis >> (5 * i)) & 31) as usize] as char);
-    }
-    format!("{time}{}", "0".repeat(16))
-}
-
-fn now_millis() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
 }
 
 /// A whole offload file outside the output directory whose one record says OUTSIDE.
@@ -132,10 +69,6 @@ fn outside_file(root: &Path) -> PathBuf {
     )
     .unwrap();
     secret
-}
-
-fn mkfifo(path: &Path) {
-    assert!(Command::new("mkfifo").arg(path).status().unwrap().success());
 }
 
 /// A process that keeps exchanging the names `a` and `b` atomically (`renameat2` with
@@ -383,13 +316,6 @@ fn hard_links_and_other_users_files_are_never_served() {
     ping(&mut proxy, 5);
 }
 
-/// Sets the modification time of `path` to `millis`.
-fn set_mtime(path: &Path, millis: u64) {
-    let file = std::fs::File::options().write(true).open(path).unwrap();
-    file.set_modified(UNIX_EPOCH + Duration::from_millis(millis))
-        .unwrap();
-}
-
 #[test]
 fn a_far_future_name_is_neither_listed_first_nor_kept() {
     let root = tempfile::tempdir().unwrap();
@@ -399,14 +325,14 @@ fn a_far_future_name_is_neither_listed_first_nor_kept() {
     // A minute ahead is clock skew between replicas: still a resource, by its name's time.
     let skewed = dir.join(format!(
         "atlatl-skew-{}.jsonl",
-        ulid_at(now_millis() + 30_000)
+        ulid_at(now_millis() + 30_000, 0)
     ));
     std::fs::copy(&file, &skewed).unwrap();
     // Further ahead the name is not trusted: the file goes by its modification time, now
     // (as a replica whose clock runs ahead writes it): listed, but after the newer files.
     let ahead = dir.join(format!(
         "atlatl-ahead-{}.jsonl",
-        ulid_at(now_millis() + 3_600_000)
+        ulid_at(now_millis() + 3_600_000, 0)
     ));
     std::fs::copy(&file, &ahead).unwrap();
     set_mtime(&ahead, now_millis() - 600_000);
@@ -470,7 +396,7 @@ fn cleanup_removes_stale_temps_of_killed_writes_and_only_names_lro_writes() {
     let root = tempfile::tempdir().unwrap();
     let dir = root.path().join("out");
     let file = offload(&dir);
-    let two_hours_ago = ulid_at(now_millis() - 2 * 3_600_000);
+    let two_hours_ago = ulid_at(now_millis() - 2 * 3_600_000, 0);
     let old = format!("atlatl-recall-{two_hours_ago}.jsonl");
     let write = |name: &str| {
         let path = dir.join(name);
@@ -481,7 +407,7 @@ fn cleanup_removes_stale_temps_of_killed_writes_and_only_names_lro_writes() {
     let stale = write(&format!("{old}.tmp-1234567890"));
     let fresh = write(&format!(
         "atlatl-recall-{}.jsonl.tmp-42",
-        ulid_at(now_millis())
+        ulid_at(now_millis(), 0)
     ));
     let leading_zero = write(&format!("{old}.tmp-0123"));
     let not_a_number = write(&format!("{old}.tmp-x"));
@@ -515,7 +441,7 @@ fn a_shared_output_directory_is_refused_unless_asked_for() {
     // Offloading falls back inline, saying why; the call still answers (exit 0).
     let out = lro(
         &["offload", "--operation", "recall", "--output-dir", d],
-        &memories(200),
+        memories(200),
         &[],
     );
     assert!(out.status.success(), "{}", stderr(&out));
@@ -528,7 +454,7 @@ fn a_shared_output_directory_is_refused_unless_asked_for() {
     );
     assert_eq!(std::fs::read_dir(&shared).unwrap().count(), 0);
     // Reading there is a configuration error.
-    let name = format!("atlatl-recall-{}.jsonl", ulid_at(now_millis()));
+    let name = format!("atlatl-recall-{}.jsonl", ulid_at(now_millis(), 0));
     let out = extract(&shared, &name, &["--count"]);
     assert_eq!(out.status.code(), Some(EXIT_CONFIG), "{}", stderr(&out));
     assert!(stderr(&out).contains("invalid_config"), "{}", stderr(&out));
@@ -545,7 +471,7 @@ fn a_shared_output_directory_is_refused_unless_asked_for() {
             d,
             "--allow-shared-dir",
         ],
-        &memories(200),
+        memories(200),
         &[],
     );
     let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -582,7 +508,7 @@ fn a_shared_output_directory_is_refused_unless_asked_for() {
 fn the_default_directory_is_private_and_a_planted_one_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let env = [("TMPDIR", tmp.path().to_str().unwrap())];
-    let out = lro(&["offload", "--operation", "recall"], &memories(200), &env);
+    let out = lro(&["offload", "--operation", "recall"], memories(200), &env);
     assert!(out.status.success(), "{}", stderr(&out));
     let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
     let file = PathBuf::from(descriptor["file_path"].as_str().expect("offloaded"));
@@ -605,7 +531,7 @@ fn the_default_directory_is_private_and_a_planted_one_is_refused() {
     std::fs::create_dir(&theirs).unwrap();
     let env = [("TMPDIR", planted.path().to_str().unwrap())];
     std::os::unix::fs::symlink(&theirs, planted.path().join(format!("lro-{uid}"))).unwrap();
-    let out = lro(&["offload", "--operation", "recall"], &memories(200), &env);
+    let out = lro(&["offload", "--operation", "recall"], memories(200), &env);
     assert!(out.status.success(), "{}", stderr(&out));
     let inline: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(inline["offloaded"], false);

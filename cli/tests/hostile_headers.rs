@@ -4,41 +4,18 @@
 //! lists nor reads the other's files, whose names read as its own.
 #![cfg(unix)]
 
-mod proxy_support;
-
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-use std::time::{SystemTime, UNIX_EPOCH};
 
-use proxy_support::{Proxy, text};
 use serde_json::{Value, json};
+
+use crate::support::files::{now_millis, set_mtime, ulid_at};
+use crate::support::proxy::{Proxy, text};
+use crate::support::run::{lro, stderr};
 
 /// Exit code of `lro` for `invalid_input` (EX_DATAERR).
 const EXIT_INVALID_INPUT: i32 = 65;
 /// Exit code of `lro` for `path_denied` (EX_NOPERM).
 const EXIT_DENIED: i32 = 77;
-
-fn lro(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(stdin.as_bytes())
-        .unwrap();
-    child.wait_with_output().unwrap()
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
 
 /// A result of two sections of 300 records each (a knowledge graph), offloaded into `dir`
 /// with `prefix` and `operation`; the file's path.
@@ -61,7 +38,8 @@ fn offload(dir: &Path, prefix: &str, operation: &str) -> PathBuf {
             "--output-dir",
             dir.to_str().unwrap(),
         ],
-        &graph.to_string(),
+        graph.to_string(),
+        &[],
     );
     assert!(out.status.success(), "{}", stderr(&out));
     let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -104,6 +82,7 @@ fn a_lying_header_is_invalid_input_for_every_reader_of_a_section() {
                 "--count",
             ],
             "",
+            &[],
         )
     };
     let out = count(&file);
@@ -157,7 +136,7 @@ fn a_lying_header_is_invalid_input_for_every_reader_of_a_section() {
                 lying.to_str().unwrap(),
             ];
             args.extend_from_slice(reader);
-            let out = lro(&args, "");
+            let out = lro(&args, "", &[]);
             let err = stderr(&out);
             assert_eq!(
                 out.status.code(),
@@ -207,31 +186,9 @@ fn name_of(file: &Path) -> String {
     file.file_name().unwrap().to_str().unwrap().to_owned()
 }
 
-fn now_millis() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
-
-/// A ULID of `millis` and `random`, as LRO spells it (Crockford, upper case).
-fn ulid_at(millis: u64, random: u8) -> String {
-    const ALPHABET: &[u8] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-    let mut time = String::new();
-    for i in (0..10).rev() {
-        time.push(ALPHABET[((millis >> (5 * i)) & 31) as usize] as char);
-    }
-    format!(
-        "{time}{}{}",
-        "0".repeat(15),
-        ALPHABET[usize::from(random % 32)] as char
-    )
-}
-
 /// `file` renamed as written ten days ago (the ULID in its name, and its modification time).
 fn age(file: &Path, random: u8) -> PathBuf {
-    let ten_days_ago = SystemTime::now() - std::time::Duration::from_secs(10 * 86_400);
-    let millis = ten_days_ago.duration_since(UNIX_EPOCH).unwrap().as_millis() as u64;
+    let millis = now_millis() - 10 * 86_400_000;
     let name = file.file_name().unwrap().to_str().unwrap();
     let aged = file.with_file_name(format!(
         "{}{}.jsonl",
@@ -239,12 +196,7 @@ fn age(file: &Path, random: u8) -> PathBuf {
         ulid_at(millis, random)
     ));
     std::fs::rename(file, &aged).unwrap();
-    std::fs::File::options()
-        .write(true)
-        .open(&aged)
-        .unwrap()
-        .set_modified(ten_days_ago)
-        .unwrap();
+    set_mtime(&aged, millis);
     aged
 }
 
@@ -274,6 +226,7 @@ fn a_prefix_never_removes_lists_or_reads_another_prefix_files() {
                     "--count",
                 ],
                 "",
+                &[],
             )
         };
         let out = extract(own.to_str().unwrap());
@@ -328,6 +281,7 @@ fn a_prefix_never_removes_lists_or_reads_another_prefix_files() {
                 "3600",
             ],
             "",
+            &[],
         );
         assert!(out.status.success(), "{}", stderr(&out));
         serde_json::from_slice::<Value>(&out.stdout).unwrap()

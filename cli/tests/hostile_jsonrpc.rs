@@ -4,12 +4,11 @@
 //! that the proxy still answers `ping` afterwards. Then the client's EOF: the proxy exits
 //! and its server is reaped, whatever the server does.
 
-mod proxy_support;
-
 use std::time::Duration;
 
-use proxy_support::{Proxy, text, wait_reaped};
 use serde_json::{Value, json};
+
+use crate::support::proxy::{Proxy, text, wait_reaped};
 
 /// The error object a client receives for `id`.
 fn error(id: Value, code: i64, message: &str) -> Value {

@@ -1,15 +1,12 @@
-//! Issue 26, "nothing lost, or said": numbers keep their digits and one odd value spoils
+//! Nothing lost, or said: numbers keep their digits and one odd value spoils
 //! nothing else, through `lro offload` (`--input json` and `auto`), `lro extract` and the
 //! proxy's `lro_extract`; keys named twice keep their records and are said (the header's
 //! `duplicate_keys`, the descriptor's warning), through `lro offload` and the proxy.
 
-mod proxy_support;
-
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
-use proxy_support::Proxy;
 use serde_json::{Value, json};
+
+use crate::support::proxy::{Proxy, descriptor, text};
+use crate::support::run::lro;
 
 const BIG: &str = "123456789012345678901234567890";
 const NEG: &str = "-9223372036854775809";
@@ -24,21 +21,13 @@ fn records(odd: &str) -> String {
     format!("[{}]", items.join(", "))
 }
 
-fn lro(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    child.wait_with_output().unwrap()
-}
-
 /// Offloads `input`; returns the file's path and its record lines.
 fn offload(dir: &str, mode: &str, input: &[u8]) -> (String, Vec<String>) {
-    let out = lro(&["offload", "--output-dir", dir, "--input", mode], input);
+    let out = lro(
+        &["offload", "--output-dir", dir, "--input", mode],
+        input,
+        &[],
+    );
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -60,7 +49,7 @@ fn offload(dir: &str, mode: &str, input: &[u8]) -> (String, Vec<String>) {
 fn extract(dir: &str, path: &str, args: &[&str]) -> String {
     let mut all = vec!["extract", path, "--output-dir", dir];
     all.extend_from_slice(args);
-    let out = lro(&all, b"");
+    let out = lro(&all, b"", &[]);
     assert_eq!(
         out.status.code(),
         Some(0),
@@ -126,7 +115,7 @@ fn the_proxy_keeps_the_digits_in_the_file_and_through_lro_extract() {
     let text = records("1e400");
     let result = proxy.tool(1, "echo", json!({"text": text}));
     assert_eq!(result["isError"], false, "{result}");
-    let descriptor = &proxy_support::descriptor(&result);
+    let descriptor = &descriptor(&result);
     assert_eq!(descriptor["offloaded"], true, "{result}");
     let file = descriptor["file_path"].as_str().unwrap().to_owned();
     let body = std::fs::read_to_string(&file).unwrap();
@@ -189,6 +178,7 @@ fn numbers_with_an_exponent_keep_their_text_in_the_file_and_through_extraction()
             let out = lro(
                 &["offload", "--output-dir", dir_s, "--input", mode],
                 input.as_bytes(),
+                &[],
             );
             assert!(
                 out.status.success(),
@@ -240,7 +230,7 @@ fn the_proxy_keeps_exponents_in_the_file_and_through_lro_extract() {
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let lines = exponent_lines(300);
     let result = proxy.tool(1, "echo", json!({"text": format!("[{}]", lines.join(","))}));
-    let descriptor = &proxy_support::descriptor(&result);
+    let descriptor = &descriptor(&result);
     assert_eq!(descriptor["offloaded"], true, "{result}");
     let file = descriptor["file_path"].as_str().unwrap().to_owned();
     let body = std::fs::read_to_string(&file).unwrap();
@@ -289,6 +279,7 @@ fn keys_named_twice_keep_their_records_and_are_said_through_lro_offload() {
         let out = lro(
             &["offload", "--output-dir", dir, "--input", mode],
             input.as_bytes(),
+            &[],
         );
         assert_eq!(out.status.code(), Some(0), "{mode}");
         let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
@@ -304,6 +295,7 @@ fn keys_named_twice_keep_their_records_and_are_said_through_lro_offload() {
     let out = lro(
         &["offload", "--output-dir", dir, "--input", "json"],
         plain.as_bytes(),
+        &[],
     );
     let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert!(descriptor.get("warning").is_none(), "{descriptor}");
@@ -317,12 +309,12 @@ fn the_proxy_says_keys_named_twice_and_answers_on() {
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "echo", json!({"text": records_with_duplicate_keys()}));
     assert_eq!(result["isError"], false, "{result}");
-    let descriptor = &proxy_support::descriptor(&result);
+    let descriptor = &descriptor(&result);
     assert_eq!(descriptor["offloaded"], true, "{result}");
     let warning = descriptor["warning"].as_str().expect("a warning");
     assert!(warning.starts_with("30 duplicate key"), "{warning}");
     // The descriptor's text block, which a client without structuredContent reads, too.
-    assert!(proxy_support::text(&result).contains("30 duplicate key"));
+    assert!(text(&result).contains("30 duplicate key"));
     let file = descriptor["file_path"].as_str().unwrap().to_owned();
     let (header, lines) = header_and_lines(&file);
     assert_eq!(header["duplicate_keys"], 30);

@@ -5,14 +5,13 @@
 //! lost, no child is left unreaped, and no partial file carries an offload name.
 #![cfg(target_os = "linux")]
 
-mod proxy_support;
-
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use proxy_support::{Proxy, only_whole_offload_files, text, wait_reaped};
 use serde_json::{Value, json};
+
+use crate::support::proxy::{self, Proxy, descriptor, only_whole_offload_files, text, wait_reaped};
 
 /// The spec's fallback for a failed write: the leading records inline, then the warning.
 fn assert_truncated_fallback(result: &Value) {
@@ -100,14 +99,10 @@ fn a_directory_removed_mid_run_is_made_again_and_one_replaced_by_a_file_falls_ba
     let mut proxy = Proxy::start_with(&[], Some(&dir), &["--events"], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let first = proxy.tool(1, "records", json!({"count": 2000}));
-    assert_eq!(proxy_support::descriptor(&first)["offloaded"], true);
+    assert_eq!(descriptor(&first)["offloaded"], true);
     std::fs::remove_dir_all(&dir).unwrap();
     let second = proxy.tool(2, "records", json!({"count": 2000}));
-    assert_eq!(
-        proxy_support::descriptor(&second)["offloaded"],
-        true,
-        "{second}"
-    );
+    assert_eq!(descriptor(&second)["offloaded"], true, "{second}");
     assert_eq!(only_whole_offload_files(&dir), 1);
     std::fs::remove_dir_all(&dir).unwrap();
     std::fs::write(&dir, b"now a file").unwrap();
@@ -123,7 +118,7 @@ fn extracting_from_a_file_that_vanished_is_an_error_result() {
     let mut proxy = Proxy::start(&[], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let offloaded = proxy.tool(1, "records", json!({"count": 2000}));
-    let file = proxy_support::descriptor(&offloaded)["file_path"]
+    let file = descriptor(&offloaded)["file_path"]
         .as_str()
         .unwrap()
         .to_owned();
@@ -274,11 +269,7 @@ fn a_hanging_server_gets_a_timeout_per_request_and_its_late_answers_are_dropped(
 #[test]
 fn a_client_going_away_mid_call_ends_the_proxy_and_its_server() {
     let dir = tempfile::tempdir().unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(["proxy", "--output-dir"])
-        .arg(dir.path())
-        .args(["--", "python3"])
-        .arg(proxy_support::mock_server())
+    let mut child = proxy::command(dir.path())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -1,17 +1,21 @@
 //! `lro proxy`: large tool results become a file plus a descriptor; `lro_extract` reads it.
 
-mod proxy_support;
-
-use proxy_support::{Proxy, text};
 use serde_json::{Value, json};
+
+use crate::support::proxy::{Proxy, descriptor, text};
 
 #[test]
 fn large_results_are_offloaded_and_lro_extract_reads_them() {
-    let mut proxy = Proxy::start(&["--events"], &[]);
+    // A time bound no read meets first, however loaded the machine: the recipe over 2,000
+    // records was cut by the default 10 s in a debug build under `make test-stress`.
+    let mut proxy = Proxy::start(
+        &["--events"],
+        &[("ATLATL_PROMPT__OFFLOAD__EXTRACT__TIMEOUT_MS", "600000")],
+    );
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "records", json!({"count": 2000}));
     assert_eq!(result["isError"], false);
-    let descriptor = &proxy_support::descriptor(&result);
+    let descriptor = &descriptor(&result);
     assert_eq!(descriptor["offloaded"], true, "{result}");
     assert_eq!(descriptor["summary"]["count"], 2000);
     assert_eq!(descriptor["summary"]["operation"], "records");
@@ -92,7 +96,7 @@ fn memories_keep_the_requested_detail_level() {
     let mut proxy = Proxy::start(&[], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "memories", json!({"count": 200, "detail": "medium"}));
-    let descriptor = &proxy_support::descriptor(&result);
+    let descriptor = &descriptor(&result);
     assert_eq!(descriptor["summary"]["detail"], "medium", "{result}");
     assert_eq!(descriptor["summary"]["count"], 200);
     let file = descriptor["file_path"].as_str().unwrap();
@@ -131,7 +135,7 @@ fn shell_guidance_and_threshold_are_options() {
     let mut proxy = Proxy::start(&["--guidance", "shell"], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "records", json!({"count": 2000}));
-    let descriptor = proxy_support::descriptor(&result);
+    let descriptor = descriptor(&result);
     let guidance = descriptor["guidance"].as_str().unwrap();
     assert!(guidance.contains("jq recipes"), "{guidance}");
 }
@@ -142,9 +146,5 @@ fn tools_with_an_output_schema_are_offloaded_too() {
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let long = "word ".repeat(4000);
     let result = proxy.tool(1, "echo", json!({"text": long}));
-    assert_eq!(
-        proxy_support::descriptor(&result)["offloaded"],
-        true,
-        "{result}"
-    );
+    assert_eq!(descriptor(&result)["offloaded"], true, "{result}");
 }

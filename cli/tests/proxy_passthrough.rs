@@ -1,9 +1,9 @@
 //! `lro proxy`: what passes through untouched, and the few rewrites (initialize, tools/list).
 
-mod proxy_support;
-
-use proxy_support::{Proxy, text};
 use serde_json::{Value, json};
+
+use crate::support::proxy::{Proxy, text};
+use crate::support::run::{lro, stderr};
 
 #[test]
 fn initialize_announces_the_proxy_and_tools_list_gains_lro_extract() {
@@ -72,13 +72,17 @@ fn each_server_gets_its_own_extract_tool_name() {
         "env_x"
     );
     // A name no converter takes is refused at start, naming the rule.
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(["proxy", "--extract-tool-name", "lro-extract", "--", "true"])
-        .output()
-        .unwrap();
+    let out = lro(
+        &["proxy", "--extract-tool-name", "lro-extract", "--", "true"],
+        "",
+        &[],
+    );
     assert!(!out.status.success());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("extract_tool_name"), "{stderr}");
+    assert!(
+        stderr(&out).contains("extract_tool_name"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -2,12 +2,12 @@
 //! the link in an offloaded result, resources/list and read, lro_extract by URI, and
 //! `notifications/resources/list_changed` after an offload and after cleanup removes files.
 
-mod proxy_support;
-
 use std::time::{Duration, Instant};
 
-use proxy_support::Proxy;
 use serde_json::json;
+
+use crate::support::files::now_millis;
+use crate::support::proxy::{Proxy, descriptor};
 
 #[test]
 fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
@@ -57,7 +57,7 @@ fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
     assert_eq!(resources[1], theirs);
     assert_eq!(resources[0]["title"], "records: 2000 records");
 
-    let descriptor = proxy_support::descriptor(result);
+    let descriptor = descriptor(result);
     assert_eq!(descriptor["resource_uri"], uri.as_str());
     assert_eq!(result["structuredContent"], descriptor);
     let file = descriptor["file_path"].as_str().unwrap();
@@ -96,7 +96,7 @@ fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
     let dir = std::path::Path::new(file).parent().unwrap();
     let expired_name = format!(
         "atlatl-records-{}.jsonl",
-        ulid::Ulid::from_parts(ulid_ms_ago(2 * 3600 * 1000), 7)
+        ulid::Ulid::from_parts(now_millis() - 2 * 3600 * 1000, 7)
     );
     let staged = proxy.dir.path().join("staged.jsonl");
     std::fs::copy(file, &staged).unwrap();
@@ -125,14 +125,6 @@ fn offloads_are_resources_and_the_client_hears_of_new_and_removed_ones() {
         json!({"uri": format!("lro://offloads/{expired_name}")}),
     );
     assert_eq!(gone["error"]["code"], -32002, "{gone}");
-}
-
-/// The Unix time in milliseconds, `ago` milliseconds back.
-fn ulid_ms_ago(ago: u64) -> u64 {
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap();
-    u64::try_from(now.as_millis()).unwrap() - ago
 }
 
 #[test]

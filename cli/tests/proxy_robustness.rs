@@ -1,11 +1,10 @@
 //! `lro proxy` under stress: a dying server, malformed lines, 1,000 calls at once, 50 MB.
 
-mod proxy_support;
-
 use std::time::Duration;
 
-use proxy_support::{Proxy, text};
 use serde_json::{Value, json};
+
+use crate::support::proxy::{Proxy, descriptor, text};
 
 #[test]
 fn a_server_dying_mid_call_gives_errors_and_a_clean_exit() {
@@ -95,11 +94,7 @@ fn a_thousand_concurrent_calls_are_each_answered_with_their_own_id() {
         assert!(answered.insert(i), "answered twice: {}", message["id"]);
         let result = &message["result"];
         match i % 10 {
-            0 => assert_eq!(
-                proxy_support::descriptor(result)["summary"]["count"],
-                500,
-                "{i}"
-            ),
+            0 => assert_eq!(descriptor(result)["summary"]["count"], 500, "{i}"),
             1 => assert_eq!(text(result), format!("echo {i}")),
             _ => assert_eq!(text(result), format!("slow {i}")),
         }
@@ -128,7 +123,7 @@ fn a_50_mb_result_is_offloaded_with_bounded_memory() {
     let mut proxy = Proxy::start(&[], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let result = proxy.tool(1, "big", json!({"mb": 50}));
-    let descriptor = &proxy_support::descriptor(&result);
+    let descriptor = &descriptor(&result);
     assert_eq!(descriptor["offloaded"], true);
     let file = std::path::PathBuf::from(descriptor["file_path"].as_str().unwrap());
     let size = std::fs::metadata(&file).unwrap().len();

@@ -5,10 +5,10 @@
 use std::io::Write;
 use std::path::Path;
 
-use lro_core::{
-    ErrorCode, ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, Offloader, StdHost,
-};
+use lro_core::{ErrorCode, ExtractLimits, ExtractRequest, Offloader, StdHost};
 use serde_json::{Value, json};
+
+use crate::support::{offloaded, query};
 
 /// Records of about 300 bytes: 4,000 of them are some twenty batches of 64 KiB.
 const RECORDS: usize = 4000;
@@ -28,20 +28,7 @@ fn memories(n: usize) -> Value {
 }
 
 fn setup(dir: &Path, limits: ExtractLimits) -> (Offloader<StdHost>, String) {
-    let config = OffloadConfig {
-        output_dir: dir.to_string_lossy().into_owned(),
-        threshold_tokens: 10,
-        extract: limits,
-        ..OffloadConfig::default()
-    };
-    let lro = Offloader::new(config, StdHost::new()).unwrap();
-    let file = lro
-        .offload(&memories(RECORDS), &OffloadRequest::new("recall"))
-        .unwrap()
-        .offloaded()
-        .unwrap()
-        .file_path
-        .clone();
+    let (lro, file) = offloaded(dir, limits, &memories(RECORDS));
     assert!(
         std::fs::metadata(&file).unwrap().len() > 1 << 20,
         "the file spans many batches"
@@ -55,13 +42,6 @@ fn unlimited() -> ExtractLimits {
         max_output_bytes: 1 << 40,
         timeout_ms: 600_000,
         ..ExtractLimits::default()
-    }
-}
-
-fn query(q: &str) -> ExtractRequest {
-    ExtractRequest {
-        query: Some(q.to_owned()),
-        ..ExtractRequest::default()
     }
 }
 

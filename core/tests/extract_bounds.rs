@@ -5,30 +5,17 @@
 use std::path::Path;
 
 use lro_core::{
-    ErrorCode, ExtractLimits, ExtractRequest, LroError, OffloadConfig, OffloadRequest, Offloader,
-    StdHost,
+    ErrorCode, ExtractLimits, ExtractRequest, LroError, OffloadConfig, Offloader, StdHost,
 };
 use serde_json::{Value, json};
+
+use crate::support::offloaded;
 
 fn setup(dir: &Path, limits: ExtractLimits) -> (Offloader<StdHost>, String) {
     let records: Vec<Value> = (0..20)
         .map(|i| json!({"id": format!("m{i}"), "title": format!("Memory {i}"), "namespace": "ns"}))
         .collect();
-    let config = OffloadConfig {
-        output_dir: dir.to_string_lossy().into_owned(),
-        threshold_tokens: 10,
-        extract: limits,
-        ..OffloadConfig::default()
-    };
-    let lro = Offloader::new(config, StdHost::new()).unwrap();
-    let file = lro
-        .offload(&Value::Array(records), &OffloadRequest::new("recall"))
-        .unwrap()
-        .offloaded()
-        .unwrap()
-        .file_path
-        .clone();
-    (lro, file)
+    offloaded(dir, limits, &Value::Array(records))
 }
 
 fn limits(max_memory_bytes: u64) -> ExtractLimits {

@@ -1,33 +1,22 @@
-//! Issue 26, the red team's extra findings: loops that call no definition and build no value
-//! stop at the time limit, a cancelled extraction stops, and a section named by a long key
-//! is found by the label its descriptor shows.
+//! Loops that call no definition and build no value stop at the time limit, a cancelled
+//! extraction stops, and a section named by a long key is found by the label its descriptor
+//! shows.
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use lro_core::{ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, Offloader, StdHost};
+use lro_core::{ExtractLimits, ExtractRequest, OffloadRequest, Offloader, StdHost};
 use serde_json::{Map, Value, json};
 
+use crate::support::{offloaded, query};
+
 fn setup(dir: &Path, timeout_ms: u64, data: &Value) -> (Offloader<StdHost>, String) {
-    let config = OffloadConfig {
-        output_dir: dir.to_string_lossy().into_owned(),
-        threshold_tokens: 10,
-        extract: ExtractLimits {
-            timeout_ms,
-            ..ExtractLimits::default()
-        },
-        ..OffloadConfig::default()
+    let limits = ExtractLimits {
+        timeout_ms,
+        ..ExtractLimits::default()
     };
-    let lro = Offloader::new(config, StdHost::new()).unwrap();
-    let file = lro
-        .offload(data, &OffloadRequest::new("recall"))
-        .unwrap()
-        .offloaded()
-        .unwrap()
-        .file_path
-        .clone();
-    (lro, file)
+    offloaded(dir, limits, data)
 }
 
 fn records() -> Value {
@@ -36,13 +25,6 @@ fn records() -> Value {
             .map(|i| json!({"id": i, "title": format!("t{i}")}))
             .collect(),
     )
-}
-
-fn query(filter: &str) -> ExtractRequest {
-    ExtractRequest {
-        query: Some(filter.to_owned()),
-        ..ExtractRequest::default()
-    }
 }
 
 /// Each ran for minutes (1e12 steps) before: they now end at the 500 ms limit, cut.

@@ -9,6 +9,8 @@ use lro_core::{
 };
 use serde_json::{Value, json};
 
+use crate::support::{offloaded, query};
+
 fn memories(n: usize) -> Value {
     Value::Array(
         (0..n)
@@ -21,28 +23,7 @@ fn memories(n: usize) -> Value {
 }
 
 fn setup(dir: &Path, limits: ExtractLimits) -> (Offloader<StdHost>, String) {
-    let config = OffloadConfig {
-        output_dir: dir.to_string_lossy().into_owned(),
-        threshold_tokens: 10,
-        extract: limits,
-        ..OffloadConfig::default()
-    };
-    let lro = Offloader::new(config, StdHost::new()).unwrap();
-    let file = lro
-        .offload(&memories(100), &OffloadRequest::new("recall"))
-        .unwrap()
-        .offloaded()
-        .unwrap()
-        .file_path
-        .clone();
-    (lro, file)
-}
-
-fn query(q: &str) -> ExtractRequest {
-    ExtractRequest {
-        query: Some(q.to_owned()),
-        ..ExtractRequest::default()
-    }
+    offloaded(dir, limits, &memories(100))
 }
 
 fn code(lro: &Offloader<StdHost>, path: &str, request: &ExtractRequest) -> ErrorCode {

@@ -84,7 +84,8 @@ fn eight_replicas_offload_and_clean_up_in_one_directory() {
     let children: Vec<_> = (0..REPLICAS)
         .map(|r| {
             Command::new(&exe)
-                .args(["replica", "--exact", "--nocapture", "--test-threads", "1"])
+                .arg(crate::support::test_name(module_path!(), "replica"))
+                .args(["--exact", "--nocapture", "--test-threads", "1"])
                 .env("LRO_TEST_REPLICA", format!("{r}:{}", dir.path().display()))
                 .stdout(Stdio::piped())
                 .stderr(Stdio::inherit())

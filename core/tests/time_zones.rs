@@ -133,7 +133,10 @@ fn zones_come_from_data_compiled_in_whatever_tz_and_tzdir_say() {
     let output = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            "zones_come_from_data_compiled_in_whatever_tz_and_tzdir_say",
+            &crate::support::test_name(
+                module_path!(),
+                "zones_come_from_data_compiled_in_whatever_tz_and_tzdir_say",
+            ),
             "--test-threads=1",
         ])
         .env(CHILD, "1")

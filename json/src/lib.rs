@@ -45,6 +45,8 @@ pub mod fields;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_checks;
+#[cfg(any(test, fuzzing, feature = "fuzz-replay"))]
+pub mod fuzz_replay;
 pub mod nested;
 pub mod parse;
 pub mod read;

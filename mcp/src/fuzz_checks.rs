@@ -104,29 +104,10 @@ fn agree(result: &str) {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
-    use super::check_intercept_text;
-
     /// Every seed of the target's corpus and every input a fuzzer once crashed on
     /// (`fuzz/regressions/intercept_text/`) passes the check.
     #[test]
     fn corpus_and_regressions_pass_the_check() {
-        let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
-        let mut replayed = 0;
-        for kind in ["corpus", "regressions"] {
-            let Ok(entries) = std::fs::read_dir(fuzz.join(kind).join("intercept_text")) else {
-                continue;
-            };
-            for entry in entries {
-                let path = entry.unwrap().path();
-                let data = std::fs::read(&path).unwrap();
-                let outcome = std::panic::catch_unwind(|| check_intercept_text(&data));
-                assert!(outcome.is_ok(), "intercept_text: {} fails", path.display());
-                replayed += 1;
-            }
-        }
-        // The corpus is in the repository: finding none means the path is wrong.
-        assert!(replayed > 0, "no input replayed");
+        lro_json::fuzz_replay::replay(&[("intercept_text", super::check_intercept_text)]);
     }
 }

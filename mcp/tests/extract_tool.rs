@@ -4,39 +4,13 @@
 use std::sync::atomic::AtomicBool;
 
 use lro_core::{MemoryHost, OffloadConfig, Offloader};
-use lro_mcp::ToolCallContext;
 use lro_mcp::extract_tool::{call_result, tool_input_schema};
 use serde_json::{Value, json};
 
+use crate::support::offload_text;
+
 fn offloader(config: OffloadConfig) -> Offloader<MemoryHost> {
     Offloader::new(config, MemoryHost::new()).unwrap()
-}
-
-/// Offloads `result` (a tool's JSON result, given as MCP text) and returns its file path.
-fn offload_text(lro: &Offloader<MemoryHost>, text: &str) -> String {
-    let context = ToolCallContext {
-        tool_name: "echo".to_owned(),
-        arguments: None,
-        client_is_proxy: false,
-        output_schema_declared: false,
-        extract_tool: None,
-    };
-    let outcome = lro_mcp::intercept_tool_result(
-        lro,
-        &json!({"content": [{"type": "text", "text": text}]}),
-        &context,
-    )
-    .unwrap();
-    let structured = &outcome.result["structuredContent"];
-    let descriptor: Value = if structured.is_object() {
-        structured.clone()
-    } else {
-        serde_json::from_str(outcome.result["content"][0]["text"].as_str().unwrap()).unwrap()
-    };
-    descriptor["file_path"]
-        .as_str()
-        .expect("offloaded")
-        .to_owned()
 }
 
 fn call(lro: &Offloader<MemoryHost>, arguments: Value) -> Value {
@@ -69,7 +43,7 @@ fn long_echo() -> String {
 #[test]
 fn a_count_is_the_bare_number_and_jq_comes_only_when_asked() {
     let lro = offloader(OffloadConfig::default());
-    let file = offload_text(&lro, &entities());
+    let file = offload_text(&lro, "echo", &entities());
     let counted = call(
         &lro,
         json!({"file_path": file, "where": "{\"entityType\": \"person\"}", "count": true}),
@@ -92,7 +66,7 @@ fn a_count_is_the_bare_number_and_jq_comes_only_when_asked() {
 #[test]
 fn strict_mode_calls_send_every_argument_null_but_the_ones_they_use() {
     let lro = offloader(OffloadConfig::default());
-    let file = offload_text(&lro, &entities());
+    let file = offload_text(&lro, "echo", &entities());
     let mut arguments = serde_json::Map::new();
     for name in tool_input_schema()["properties"]
         .as_object()
@@ -117,7 +91,7 @@ fn strict_mode_calls_send_every_argument_null_but_the_ones_they_use() {
 #[test]
 fn many_records_are_cut_at_a_record_boundary_with_the_next_page() {
     let lro = offloader(OffloadConfig::default());
-    let file = offload_text(&lro, &entities());
+    let file = offload_text(&lro, "echo", &entities());
     let all = call(&lro, json!({"file_path": file, "where": "{}"}));
     let answer = text(&all);
     assert!(answer.len() <= 16_384, "{}", answer.len());
@@ -151,7 +125,7 @@ fn one_huge_record_never_comes_back_whole() {
     let lro = offloader(OffloadConfig::default());
     let echo = long_echo();
     assert!(echo.len() > 60_000);
-    let file = offload_text(&lro, &echo);
+    let file = offload_text(&lro, "echo", &echo);
     // The descriptor's suggestions are bounded themselves: each line cut, with a note.
     for recipe in 1..=10 {
         let answer = text(&call(&lro, json!({"file_path": file, "recipe": recipe}))).to_owned();
@@ -194,7 +168,7 @@ fn one_huge_record_never_comes_back_whole() {
 #[test]
 fn the_next_character_range_continues_where_the_answer_stopped() {
     let lro = offloader(OffloadConfig::default());
-    let file = offload_text(&lro, &long_echo());
+    let file = offload_text(&lro, "echo", &long_echo());
     let record = call(&lro, json!({"file_path": file, "lines": "0:1"}));
     let answer = text(&record);
     let (shown, note) = answer.trim_end().rsplit_once('\n').unwrap();
@@ -247,7 +221,7 @@ fn the_bound_is_configurable() {
     )
     .unwrap();
     let lro = offloader(config);
-    let file = offload_text(&lro, &entities());
+    let file = offload_text(&lro, "echo", &entities());
     let answer = text(&call(&lro, json!({"file_path": file, "lines": "0:100"}))).to_owned();
     assert!(answer.len() <= 2000, "{}", answer.len());
     let mut config = OffloadConfig::default();
@@ -256,7 +230,7 @@ fn the_bound_is_configurable() {
         .unwrap();
     assert_eq!(config.extract.answer_max_tokens, 200);
     let lro = offloader(config);
-    let file = offload_text(&lro, &entities());
+    let file = offload_text(&lro, "echo", &entities());
     let answer = text(&call(&lro, json!({"file_path": file, "lines": "0:100"}))).to_owned();
     assert!(
         lro_core::estimate::estimate_tokens(answer.as_bytes()) <= 200,
@@ -267,7 +241,7 @@ fn the_bound_is_configurable() {
 #[test]
 fn errors_are_tool_errors_with_their_code() {
     let lro = offloader(OffloadConfig::default());
-    let file = offload_text(&lro, &entities());
+    let file = offload_text(&lro, "echo", &entities());
     for (arguments, code) in [
         (json!({}), "invalid_argument"),
         (

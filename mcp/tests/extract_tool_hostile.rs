@@ -1,14 +1,15 @@
-//! The extract tool's answers under hostile calls and data (the red team's findings of issue
-//! 32): every answer, warnings and errors included, stays within the answer bound, and every
-//! `[truncated]` hint names a call that works and reads on to the end of what was asked.
+//! The extract tool's answers under hostile calls and data: every answer, warnings and errors
+//! included, stays within the answer bound, and every `[truncated]` hint names a call that
+//! works and reads on to the end of what was asked.
 
 use std::collections::BTreeSet;
 use std::sync::atomic::AtomicBool;
 
 use lro_core::{MemoryHost, OffloadConfig, Offloader};
-use lro_mcp::ToolCallContext;
 use lro_mcp::extract_tool::call_result;
 use serde_json::{Value, json};
+
+use crate::support::offload_text;
 
 /// The default `extract.answer_max_bytes`.
 const BOUND: usize = 16384;
@@ -17,27 +18,9 @@ fn offloader() -> Offloader<MemoryHost> {
     Offloader::new(OffloadConfig::default(), MemoryHost::new()).unwrap()
 }
 
-/// Offloads `records` (a tool's JSON result, given as MCP text) and returns its file path.
+/// Offloads `records` (a tool's JSON result, given as MCP text); the file's path.
 fn offload(lro: &Offloader<MemoryHost>, records: &Value) -> String {
-    let context = ToolCallContext {
-        tool_name: "big".to_owned(),
-        arguments: None,
-        client_is_proxy: false,
-        output_schema_declared: false,
-        extract_tool: None,
-    };
-    let outcome = lro_mcp::intercept_tool_result(
-        lro,
-        &json!({"content": [{"type": "text", "text": records.to_string()}]}),
-        &context,
-    )
-    .unwrap();
-    let text = outcome.result["content"][0]["text"].as_str().unwrap();
-    let descriptor: Value = serde_json::from_str(text).unwrap();
-    descriptor["file_path"]
-        .as_str()
-        .expect("offloaded")
-        .to_owned()
+    offload_text(lro, "big", &records.to_string())
 }
 
 /// The call's answer text and whether it is an error.

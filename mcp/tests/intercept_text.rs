@@ -8,6 +8,7 @@ use lro_core::error::ErrorCode;
 use lro_core::host::MemoryHost;
 use lro_core::offload::{OffloadRequest, Offloader};
 use lro_core::shape::TEXT_PART_MIN;
+use lro_json::strategy::{arb_data, arb_record, render};
 use lro_mcp::intercept_text::intercept_text_parts;
 use lro_mcp::{
     InterceptAction, InterceptedText, ToolCallContext, intercept_tool_result,
@@ -15,9 +16,6 @@ use lro_mcp::{
 };
 use proptest::prelude::*;
 use serde_json::{Value, json};
-
-mod support;
-use support::generators::{arb_data, arb_record, render};
 
 fn offloader(threshold: u32, failing: bool) -> Offloader<MemoryHost> {
     let config = OffloadConfig {

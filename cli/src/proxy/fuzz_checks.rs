@@ -343,32 +343,12 @@ fn answers_in(capture: &Capture) -> (HashMap<IdKey, usize>, usize) {
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
     /// Every seed of the proxy's corpora, and every input a fuzzer once crashed on, passes.
     #[test]
     fn corpora_and_regressions_pass_their_checks() {
-        let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
-        type Check = fn(&[u8]);
-        let targets: [(&str, Check); 2] = [
+        lro_json::fuzz_replay::replay(&[
             ("proxy_jsonrpc", super::check_jsonrpc),
             ("proxy_router", super::check_router),
-        ];
-        let mut replayed = 0;
-        for (name, check) in targets {
-            for kind in ["corpus", "regressions"] {
-                let Ok(entries) = std::fs::read_dir(fuzz.join(kind).join(name)) else {
-                    continue;
-                };
-                for entry in entries {
-                    let path = entry.unwrap().path();
-                    let data = std::fs::read(&path).unwrap();
-                    let outcome = std::panic::catch_unwind(|| check(&data));
-                    assert!(outcome.is_ok(), "{name}: {} fails", path.display());
-                    replayed += 1;
-                }
-            }
-        }
-        assert!(replayed >= 2, "only {replayed} inputs replayed");
+        ]);
     }
 }

@@ -42,31 +42,10 @@ pub const TARGETS: &[(&str, Check)] = &[
 
 #[cfg(test)]
 mod tests {
-    use std::path::Path;
-
-    use super::TARGETS;
-
     /// Every seed of the repository's corpora and every input a fuzzer once crashed on
     /// (`fuzz/regressions/TARGET/`) passes its check.
     #[test]
     fn corpora_and_regressions_pass_their_checks() {
-        let fuzz = Path::new(env!("CARGO_MANIFEST_DIR")).join("../fuzz");
-        let mut replayed = 0;
-        for (name, check) in TARGETS {
-            for kind in ["corpus", "regressions"] {
-                let Ok(entries) = std::fs::read_dir(fuzz.join(kind).join(name)) else {
-                    continue;
-                };
-                for entry in entries {
-                    let path = entry.unwrap().path();
-                    let data = std::fs::read(&path).unwrap();
-                    let outcome = std::panic::catch_unwind(|| check(&data));
-                    assert!(outcome.is_ok(), "{name}: {} fails", path.display());
-                    replayed += 1;
-                }
-            }
-        }
-        // The corpora are in the repository: finding none means the path is wrong.
-        assert!(replayed >= TARGETS.len(), "only {replayed} inputs replayed");
+        lro_json::fuzz_replay::replay(super::TARGETS);
     }
 }

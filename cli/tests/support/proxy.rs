@@ -1,6 +1,5 @@
 //! Drives `lro proxy` over its stdio, as an MCP client would, in front of the scriptable
 //! mock server (`tests/e2e/servers/mock_server.py`, standard library Python).
-#![allow(dead_code, missing_docs)]
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::{Path, PathBuf};
@@ -11,11 +10,24 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-/// Generous: the 50 MB case runs a debug build on a shared 2-core machine.
-pub const TIMEOUT: Duration = Duration::from_secs(180);
+use super::TIMEOUT;
 
+/// The mock MCP server the proxy is started in front of.
 pub fn mock_server() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/servers/mock_server.py")
+}
+
+/// `lro proxy --output-dir DIR -- python3 mock_server.py`, for the tests that hold its pipes
+/// themselves (a client going away, a stderr nobody reads).
+pub fn command(output_dir: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_lro"));
+    command
+        .arg("proxy")
+        .arg("--output-dir")
+        .arg(output_dir)
+        .args(["--", "python3"])
+        .arg(mock_server());
+    command
 }
 
 pub struct Proxy {
@@ -357,31 +369,8 @@ pub fn text(result: &Value) -> &str {
         .unwrap_or_else(|| panic!("no text: {result}"))
 }
 
-/// Offloads `records` with `lro offload --threshold 10 --output-dir DIR` and returns the
-/// offload file's path (the hostile suites extract from it).
-pub fn offload_records(dir: &Path, records: Vec<Value>) -> PathBuf {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_lro"))
-        .args(["offload", "--threshold", "10", "--output-dir"])
-        .arg(dir)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(Value::Array(records).to_string().as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    let descriptor: Value = serde_json::from_slice(&out.stdout).unwrap();
-    PathBuf::from(descriptor["file_path"].as_str().unwrap())
-}
-
 /// The descriptor an offloaded result holds: its first text block, read as JSON (`Null` when
 /// it is not JSON). Offloaded results carry no `structuredContent` by default.
-#[allow(dead_code, reason = "not every test file reads descriptors")]
 pub fn descriptor(result: &Value) -> Value {
     result["content"][0]["text"]
         .as_str()
