@@ -7,7 +7,8 @@
 //! them. The Node addon's environment is the process's; the wasm package's is `process.env`
 //! where the JS host has one (Node, Deno, Bun) and none in a browser.
 
-use lro_core::config::KEYS;
+use lro_core::config::{ExtractLimits as CoreExtractLimits, StoreLimits as CoreStoreLimits};
+use lro_core::mcp::McpConfig;
 use lro_core::{DescriptorProfile, ErrorCode, GuidanceMode, LroError, OffloadConfig};
 #[cfg(feature = "napi")]
 use napi_derive::napi;
@@ -166,18 +167,48 @@ impl Config {
     /// Whether the object holds a configuration value (a key other than `onEvent` and
     /// `host` that is not `null`), which makes it the whole configuration of a call.
     pub fn holds_configuration(&self) -> bool {
-        // `onEvent` and `host` have no JSON form.
-        let view = serde_json::to_value(self).unwrap_or_default();
-        view.as_object()
-            .is_some_and(|keys| keys.values().any(|value| !value.is_null()))
+        let Self {
+            enabled,
+            threshold_tokens,
+            ttl_seconds,
+            output_dir,
+            allow_shared_dir,
+            file_prefix,
+            guidance,
+            descriptor,
+            adaptive_ratio,
+            extract,
+            store,
+            mcp,
+            on_event: _,
+            host: _,
+        } = self;
+        enabled.is_some()
+            || threshold_tokens.is_some()
+            || ttl_seconds.is_some()
+            || output_dir.is_some()
+            || allow_shared_dir.is_some()
+            || file_prefix.is_some()
+            || guidance.is_some()
+            || descriptor.is_some()
+            || adaptive_ratio.is_some()
+            || extract.is_some()
+            || store.is_some()
+            || mcp.is_some()
     }
 
     /// Sets the object's values over `config`, then checks the result as the core checks
-    /// every configuration (`invalid_config` naming the key and the value). Every key of the
-    /// table is read at its camelCase path and written to its field as given: serde has
-    /// checked its type, [`OffloadConfig::validate`] checks its bounds.
-    pub fn apply_to(mut self, config: &mut OffloadConfig) -> Result<(), LroError> {
-        if let Some(name) = self.descriptor.take() {
+    /// every configuration (`invalid_config` naming the key and the value).
+    pub fn apply_to(self, config: &mut OffloadConfig) -> Result<(), LroError> {
+        set(&mut config.enabled, self.enabled);
+        set(&mut config.threshold_tokens, self.threshold_tokens);
+        set(&mut config.ttl_seconds, self.ttl_seconds);
+        set(&mut config.output_dir, self.output_dir);
+        set(&mut config.allow_shared_dir, self.allow_shared_dir);
+        set(&mut config.file_prefix, self.file_prefix);
+        set(&mut config.guidance, self.guidance);
+        set(&mut config.adaptive_ratio, self.adaptive_ratio);
+        if let Some(name) = self.descriptor {
             config.descriptor = name.parse::<DescriptorProfile>().map_err(|e| {
                 LroError::new(
                     ErrorCode::InvalidConfig,
@@ -185,54 +216,95 @@ impl Config {
                 )
             })?;
         }
-        let given = serde_json::to_value(&self).map_err(not_a_configuration)?;
-        let mut fields = serde_json::to_value(&*config).map_err(not_a_configuration)?;
-        for key in KEYS {
-            let value = at(&given, &key.camel_case()).filter(|value| !value.is_null());
-            if let (Some(value), Some(field)) = (value, at_mut(&mut fields, key.name)) {
-                *field = value.clone();
-            }
+        if let Some(limits) = self.extract {
+            let e = &mut config.extract;
+            set(&mut e.max_read_bytes, limits.max_read_bytes);
+            set(&mut e.max_output_records, limits.max_output_records);
+            set(&mut e.max_output_bytes, limits.max_output_bytes);
+            set(&mut e.timeout_ms, limits.timeout_ms);
+            set(&mut e.max_memory_bytes, limits.max_memory_bytes);
+            set(&mut e.answer_max_tokens, limits.answer_max_tokens);
+            set(&mut e.answer_max_bytes, limits.answer_max_bytes);
         }
-        *config = serde_json::from_value(fields).map_err(not_a_configuration)?;
+        if let Some(limits) = self.store {
+            set(&mut config.store.timeout_ms, limits.timeout_ms);
+            set(&mut config.store.retries, limits.retries);
+        }
+        if let Some(mcp) = self.mcp {
+            let m = &mut config.mcp;
+            set(&mut m.resource_link, mcp.resource_link);
+            set(&mut m.structured_content, mcp.structured_content);
+            if mcp.extract_tool_name.is_some() {
+                m.extract_tool_name = mcp.extract_tool_name;
+            }
+            set(&mut m.never_offload, mcp.never_offload);
+        }
         config.validate()
     }
 }
 
-/// The value at a dotted path (`extract.timeoutMs`) of a JSON object, if there is one.
-fn at<'a>(object: &'a Value, path: &str) -> Option<&'a Value> {
-    path.split('.')
-        .try_fold(object, |value, part| value.get(part))
-}
-
-/// The value at a dotted path of a JSON object, to write: a missing key is made (`null`), and
-/// so is a missing section (an object).
-fn at_mut<'a>(object: &'a mut Value, path: &str) -> Option<&'a mut Value> {
-    path.split('.').try_fold(object, |value, part| {
-        if value.is_null() {
-            *value = Value::Object(Map::new());
-        }
-        Some(value.as_object_mut()?.entry(part).or_insert(Value::Null))
-    })
-}
-
-/// A configuration the JS object and the core's struct do not agree on: a key whose field
-/// types differ, which the test of the table's paths would have caught.
-fn not_a_configuration(err: serde_json::Error) -> LroError {
-    LroError::new(ErrorCode::InvalidConfig, format!("config: {err}"))
+/// `value` into `field`, when given.
+fn set<T>(field: &mut T, value: Option<T>) {
+    if let Some(value) = value {
+        *field = value;
+    }
 }
 
 /// The JS view of a configuration: every key, camelCase (what `configFromToml`,
 /// `configFromEnv` and `withEnv` return; a valid `config` argument as it is).
 impl From<&OffloadConfig> for Config {
     fn from(config: &OffloadConfig) -> Self {
-        let mut view = Value::Object(Map::new());
-        for key in KEYS {
-            if let Some(field) = at_mut(&mut view, &key.camel_case()) {
-                *field = key.value(config);
-            }
+        let CoreExtractLimits {
+            max_read_bytes,
+            max_output_records,
+            max_output_bytes,
+            timeout_ms,
+            max_memory_bytes,
+            answer_max_tokens,
+            answer_max_bytes,
+        } = config.extract;
+        let CoreStoreLimits {
+            timeout_ms: store_timeout_ms,
+            retries,
+        } = config.store;
+        Self {
+            enabled: Some(config.enabled),
+            threshold_tokens: Some(config.threshold_tokens),
+            ttl_seconds: Some(config.ttl_seconds),
+            output_dir: Some(config.output_dir.clone()),
+            allow_shared_dir: Some(config.allow_shared_dir),
+            file_prefix: Some(config.file_prefix.clone()),
+            guidance: Some(config.guidance),
+            descriptor: Some(config.descriptor.name().to_owned()),
+            adaptive_ratio: Some(config.adaptive_ratio),
+            extract: Some(ExtractLimits {
+                max_read_bytes: Some(max_read_bytes),
+                max_output_records: Some(max_output_records),
+                max_output_bytes: Some(max_output_bytes),
+                timeout_ms: Some(timeout_ms),
+                max_memory_bytes: Some(max_memory_bytes),
+                answer_max_tokens: Some(answer_max_tokens),
+                answer_max_bytes: Some(answer_max_bytes),
+            }),
+            store: Some(StoreLimits {
+                timeout_ms: Some(store_timeout_ms),
+                retries: Some(retries),
+            }),
+            mcp: Some(McpOptions::from(&config.mcp)),
+            on_event: None,
+            host: None,
         }
-        // Every value is one the core holds, of the type its field has here.
-        serde_json::from_value(view).unwrap_or_default()
+    }
+}
+
+impl From<&McpConfig> for McpOptions {
+    fn from(mcp: &McpConfig) -> Self {
+        Self {
+            resource_link: Some(mcp.resource_link),
+            structured_content: Some(mcp.structured_content),
+            extract_tool_name: mcp.extract_tool_name.clone(),
+            never_offload: Some(mcp.never_offload.clone()),
+        }
     }
 }
 
