@@ -96,21 +96,17 @@ wasm-artifacts: ## Install the wasm toolchain and the browser, then build both w
 	@$(MAKE) --no-print-directory -j1 $(WASM_SETUP_TARGETS)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target build-wasm-js build-wasm-component
 
-setup-native: ## Install what the suites need but the wasm toolchain and the browser
-	@$(MAKE) --no-print-directory -j1 $(filter-out $(WASM_SETUP_TARGETS),$(SETUP_TARGETS))
+native-artifacts: ## The native release artifacts, one after another (they share one cargo lock)
+	@$(MAKE) --no-print-directory -j1 $(NATIVE_BUILD_TARGETS)
 
-native-artifacts: ## Install what the suites need, then build the native release artifacts (lro, the wheel, the Node addon)
-	@$(MAKE) --no-print-directory setup-native
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(NATIVE_BUILD_TARGETS)
-
-# From a clean clone, three chains run side by side, so that no core waits at a step's end for
-# another chain's single-threaded stretch: test-rust (debug build, then tests that wait on the
-# processes, servers and jq they start), the installs then the native release artifacts (which
-# share one cargo lock and take turns; their target directory is not test-rust's), and the
-# wasm toolchain then the two wasm artifacts (target directories of their own; LTO links and
-# wasm-opt are long single-threaded stretches). Then the other suites, two at a time (they
-# wait on the servers, agents and browsers they start as much as on the CPU), each finding
-# what it needs built. Three pairs must not overlap: test-wasm and test-browser both rebuild
+# From a clean clone: first test-rust beside the installs (the installs wait on the network,
+# test-rust on the CPU; they share no file and no cargo lock). Then every release artifact:
+# the native ones share one cargo lock and take turns, while the wasm ones, in target
+# directories of their own, fill the cores the native link steps leave idle. (Three chains at
+# once, test-rust, native and wasm, six compilers on two cores, took 1,091 s to the first
+# suite.) Then the other suites, two at a time (they wait on
+# the servers, agents and browsers they start as much as on the CPU), each finding what it
+# needs built. Three pairs must not overlap: test-wasm and test-browser both rebuild
 # bindings-wasm/js/pkg when it is stale, and test-wasm and `examples` the component, so
 # test-browser and `examples` come after; test-s3's fault tests give moto 300 ms a step, so it
 # runs alone, last. --output-sync prints each one's output when it is done.
@@ -119,9 +115,10 @@ native-artifacts: ## Install what the suites need, then build the native release
 LATE_SUITES := test-browser examples
 BUILT := $(addprefix -o ,$(NATIVE_BUILD_TARGETS) build-wasm build-wasm-js build-wasm-component)
 test: setup-base ## Install what is needed and run every test suite (what CI runs)
-	@$(MAKE) --no-print-directory -j3 --output-sync=target test-rust native-artifacts wasm-artifacts
+	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust setup
+	@$(MAKE) --no-print-directory -j3 --output-sync=target native-artifacts build-wasm-js build-wasm-component
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(filter-out test-rust test-s3 $(LATE_SUITES),$(TEST_TARGETS))
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(LATE_SUITES)
 	@$(MAKE) --no-print-directory $(BUILT) $(filter test-s3,$(TEST_TARGETS))
 
-.PHONY: help demo setup-base setup setup-native native-artifacts wasm-artifacts test test-rust check-architecture bench bench-query lint
+.PHONY: help demo setup-base setup native-artifacts wasm-artifacts test test-rust check-architecture bench bench-query lint
