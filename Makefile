@@ -87,31 +87,24 @@ include $(wildcard mk/*.mk)
 setup: ## Install everything the test suites need, one install after another
 	@$(MAKE) --no-print-directory -j1 $(SETUP_TARGETS)
 
-# The wasm toolchain and the browser both install into bindings-wasm/ (npm), so one after the
-# other; then the two wasm builds, in target directories of their own, side by side.
-WASM_SETUP_TARGETS := setup-wasm setup-browser
 NATIVE_BUILD_TARGETS := build-proxy build-python build-node
-
-wasm-artifacts: ## Install the wasm toolchain and the browser, then build both wasm artifacts
-	@$(MAKE) --no-print-directory -j1 $(WASM_SETUP_TARGETS)
-	@$(MAKE) --no-print-directory -j2 --output-sync=target build-wasm-js build-wasm-component
 
 native-artifacts: ## The native release artifacts, one after another (they share one cargo lock)
 	@$(MAKE) --no-print-directory -j1 $(NATIVE_BUILD_TARGETS)
 
 # From a clean clone: first test-rust beside the installs (the installs wait on the network,
 # test-rust on the CPU; they share no file and no cargo lock). Then every release artifact:
-# the native ones share one cargo lock and take turns, while the wasm ones, in target
-# directories of their own, fill the cores the native link steps leave idle. (Three chains at
-# once, test-rust, native and wasm, six compilers on two cores, took 1,091 s to the first
-# suite.) Then the other suites, two at a time (they wait on
-# the servers, agents and browsers they start as much as on the CPU), each finding what it
-# needs built. Three pairs must not overlap: test-wasm and test-browser both rebuild
-# bindings-wasm/js/pkg when it is stale, and test-wasm and `examples` the component, so
-# test-browser and `examples` come after; test-s3's fault tests give moto 300 ms a step, so it
-# runs alone, last. --output-sync prints each one's output when it is done.
-# The suites' makes are told (-o) that the artifacts built just before are up to date, so that
-# each group does not package the wheel and the addon again.
+# the native ones one after another (one cargo lock), beside the two wasm builds, which have
+# target directories of their own and fill the cores the native link steps leave idle.
+# (Three chains at once, test-rust, native and wasm, six compilers on two cores, took 1,091 s
+# to the first suite.) Then the other suites, two at a time (they wait on the servers, agents
+# and browsers they start as much as on the CPU), each finding what it needs built. Three
+# pairs must not overlap: test-wasm and test-browser both rebuild bindings-wasm/js/pkg when
+# it is stale, and test-wasm and `examples` the component, so test-browser and `examples`
+# come after; test-s3's fault tests give moto 300 ms a step, so it runs alone, last.
+# --output-sync prints each one's output when it is done. The suites' makes are told (-o)
+# that the artifacts built just before are up to date, so that no group packages the wheel
+# and the addon again.
 LATE_SUITES := test-browser examples
 BUILT := $(addprefix -o ,$(NATIVE_BUILD_TARGETS) build-wasm build-wasm-js build-wasm-component)
 test: setup-base ## Install what is needed and run every test suite (what CI runs)
@@ -121,4 +114,4 @@ test: setup-base ## Install what is needed and run every test suite (what CI run
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(LATE_SUITES)
 	@$(MAKE) --no-print-directory $(BUILT) $(filter test-s3,$(TEST_TARGETS))
 
-.PHONY: help demo setup-base setup native-artifacts wasm-artifacts test test-rust check-architecture bench bench-query lint
+.PHONY: help demo setup-base setup native-artifacts test test-rust check-architecture bench bench-query lint
