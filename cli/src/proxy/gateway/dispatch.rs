@@ -39,6 +39,8 @@ struct Routes {
     backlog: VecDeque<Vec<u8>>,
     next_order: u64,
     closed: bool,
+    /// Whether the backlog has overflowed (said once).
+    dropped: bool,
 }
 
 /// One session's routes from its router to the HTTP requests.
@@ -199,7 +201,13 @@ impl Dispatch {
         };
         if routes.backlog.len() == BACKLOG {
             routes.backlog.pop_front();
-            note!("lro proxy: a message for a client without an open GET stream was dropped");
+            if !routes.dropped {
+                routes.dropped = true;
+                note!(
+                    "lro proxy: a session's client opens no GET stream: the oldest of the \
+                     {BACKLOG} messages kept for it are being dropped"
+                );
+            }
         }
         routes.backlog.push_back(message);
     }

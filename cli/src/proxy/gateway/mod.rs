@@ -28,8 +28,8 @@ use crate::signals;
 /// The gateway's options (with `--listen`).
 #[derive(Debug, Args)]
 pub struct ListenArgs {
-    /// Serve MCP over streamable HTTP at HOST:PORT instead of stdio (port 0: any free port;
-    /// the address is printed on stderr). Each session gets its own MCP server, started
+    /// Serve MCP over streamable HTTP at HOST:PORT instead of stdio; a PORT alone binds
+    /// 127.0.0.1 (port 0: any free port; the address is printed on stderr). Each session gets its own MCP server, started
     /// from COMMAND, and its own offload files (OUTPUT_DIR/SESSION_ID). Bind a loopback
     /// address unless clients come from other machines.
     #[arg(
@@ -155,10 +155,8 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
             args.listen.path
         )));
     }
-    let bind_host = listen
-        .rsplit_once(':')
-        .map(|(host, _)| host)
-        .ok_or_else(|| usage(format!("--listen {listen:?}: expected HOST:PORT")))?;
+    let (bind_host, listen) = bind_address(listen).map_err(usage)?;
+    let listen = listen.as_str();
     let lro = settings::offloader(&args.config, &args.mcp)?;
     let blueprint = session::Blueprint {
         config: lro.config().clone(),
@@ -218,10 +216,16 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
             Ok(request) => {
                 let gateway = Arc::clone(&gateway);
                 let counted = handling(&handlers);
-                std::thread::spawn(move || {
-                    gateway.handle(request);
-                    drop(counted);
-                });
+                let spawned = std::thread::Builder::new()
+                    .name("lro-gateway".to_owned())
+                    .spawn(move || {
+                        gateway.handle(request);
+                        drop(counted);
+                    });
+                // The request is dropped with the closure: its connection closes unanswered.
+                if let Err(err) = spawned {
+                    note!("lro proxy: cannot start a thread for an HTTP request: {err}");
+                }
             }
             Err(_) if gateway.stopping.load(Ordering::SeqCst) => break Ok(()),
             Err(err) => {
@@ -255,6 +259,29 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
     outcome
 }
 
+/// The host and the address to bind for `--listen`: `HOST:PORT` as given, or a port alone
+/// (`8080`, `:8080`) on loopback.
+fn bind_address(listen: &str) -> Result<(&str, String), String> {
+    if let Some(port) = port_of(port_or(listen)) {
+        return Ok(("127.0.0.1", format!("127.0.0.1:{port}")));
+    }
+    match listen.rsplit_once(':') {
+        Some((host, port)) if !host.is_empty() && port_of(port).is_some() => {
+            Ok((host, listen.to_owned()))
+        }
+        _ => Err(format!("--listen {listen:?}: expected HOST:PORT or PORT")),
+    }
+}
+
+/// The port after a leading `:`, or the text itself.
+fn port_or(listen: &str) -> &str {
+    listen.strip_prefix(':').unwrap_or(listen)
+}
+
+fn port_of(text: &str) -> Option<u16> {
+    text.parse().ok()
+}
+
 /// Answers the requests whose time is up, in every session, and tells their servers.
 fn spawn_timeouts(sessions: Arc<session::Sessions>) {
     std::thread::spawn(move || {
@@ -270,4 +297,29 @@ fn spawn_timeouts(sessions: Arc<session::Sessions>) {
             }
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::bind_address;
+
+    #[test]
+    fn a_port_alone_binds_loopback() {
+        assert_eq!(
+            bind_address("8080"),
+            Ok(("127.0.0.1", "127.0.0.1:8080".to_owned()))
+        );
+        assert_eq!(
+            bind_address(":0"),
+            Ok(("127.0.0.1", "127.0.0.1:0".to_owned()))
+        );
+        assert_eq!(
+            bind_address("0.0.0.0:80"),
+            Ok(("0.0.0.0", "0.0.0.0:80".to_owned()))
+        );
+        assert_eq!(bind_address("[::1]:9"), Ok(("[::1]", "[::1]:9".to_owned())));
+        for bad in ["", "host", "host:", "host:http", ":x", "99999"] {
+            assert!(bind_address(bad).is_err(), "{bad}");
+        }
+    }
 }
