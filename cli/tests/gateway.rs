@@ -168,11 +168,7 @@ fn bad_host_origin_size_session_and_version_are_refused() {
         &json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
     );
     assert_eq!(batch.status, 400, "{batch:?}");
-    let (status, body) = gateway.raw(
-        &format!("GET /healthz HTTP/1.1\r\nHost: {}", gateway.addr),
-        b"",
-    );
-    assert_eq!(status, 200, "{body}");
+    assert_eq!(gateway.health()["sessions"], 1);
 }
 
 fn error_code(body: &str) -> i64 {
@@ -320,4 +316,76 @@ fn sigterm_answers_calls_in_flight_ends_servers_and_exits_zero() {
         wait_reaped(pid, Duration::from_secs(10)),
         "the server is still there"
     );
+}
+
+/// The `initialize` request a client sends first.
+fn initialize_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "gateway-test", "version": "1"}}})
+}
+
+#[test]
+fn sessions_and_requests_beyond_their_limits_get_503() {
+    let gateway = Gateway::start(&["--max-sessions", "1", "--max-in-flight", "1"]);
+    let session = gateway.initialize();
+    let another = gateway.post_with(&initialize_request(), &[("Accept", "application/json")]);
+    assert_eq!(another.status, 503, "{another:?}");
+    assert_eq!(another.message()["error"]["code"], -32000, "{another:?}");
+    assert!(another.session.is_none());
+
+    // A call that never ends holds the one slot; the next request is refused until it ends.
+    let url = gateway.url();
+    let held = {
+        let session = session.clone();
+        std::thread::spawn(move || {
+            let agent: ureq::Agent = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .build()
+                .into();
+            agent
+                .post(url)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .header("Mcp-Session-Id", &session)
+                .send(
+                    json!({"jsonrpc": "2.0", "id": "held", "method": "tools/call",
+                           "params": {"name": "hang", "arguments": {}}})
+                    .to_string(),
+                )
+                .unwrap()
+                .into_body()
+                .read_to_string()
+                .unwrap()
+        })
+    };
+    // Asking the health endpoint takes no slot: wait there for the call to hold it.
+    while gateway.health()["in_flight"] != 1 {}
+    let refused = gateway.post(
+        &session,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    );
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(refused.message()["error"]["code"], -32000, "{refused:?}");
+    // DELETE answers the held call; the slot and the session are free again.
+    assert_eq!(gateway.delete(&session).status, 200);
+    let answer: Value = serde_json::from_str(&held.join().unwrap()).unwrap();
+    assert_eq!(answer["id"], "held", "{answer}");
+    assert_eq!(answer["error"]["code"], -32000, "{answer}");
+    gateway.initialize();
+}
+
+#[test]
+fn an_idle_session_ends_with_its_server() {
+    let gateway = Gateway::start(&["--session-idle-timeout", "1"]);
+    let answer = gateway.post_with(&initialize_request(), &[("Accept", "application/json")]);
+    let session = answer.session.expect("a session");
+    gateway
+        .proxy
+        .stderr_containing(&[&format!("session {session} ended: idle for 1 s")]);
+    let after = gateway.post(
+        &session,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    );
+    assert_eq!(after.status, 404, "{after:?}");
 }

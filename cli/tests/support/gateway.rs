@@ -205,6 +205,16 @@ impl Gateway {
         }))
     }
 
+    /// `GET /healthz`: the gateway's counts (`sessions`, `in_flight`).
+    pub fn health(&self) -> Value {
+        let (status, body) = self.raw(
+            &format!("GET /healthz HTTP/1.1\r\nHost: {}", self.addr),
+            b"",
+        );
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
     /// Sends `head` (request line and headers, without the blank line) and `body` as they
     /// are, on a connection of its own: the status and body of the answer. For the headers
     /// an HTTP client library sets itself (`Host`).

@@ -81,13 +81,14 @@ impl Dispatch {
     }
 
     /// Registers a POST waiting for the answer to request `id`; the receiver gets that
-    /// answer, last, and before it what [`Dispatch`] routes to this POST.
+    /// answer, last, and before it what [`Dispatch`] routes to this POST. The number names
+    /// this wait to [`Dispatch::forget`] (a later request may reuse the id).
     pub fn wait_for(
         &self,
         id: &IdKey,
         progress: Option<&Value>,
         streams: bool,
-    ) -> Result<Receiver<Vec<u8>>, WaitError> {
+    ) -> Result<(Receiver<Vec<u8>>, u64), WaitError> {
         let mut routes = self.routes();
         if routes.closed {
             return Err(WaitError::Closed);
@@ -107,12 +108,16 @@ impl Dispatch {
                 order,
             },
         );
-        Ok(from)
+        Ok((from, order))
     }
 
-    /// The POST for request `id` is done (answered, or its client went away).
-    pub fn forget(&self, id: &IdKey) {
-        self.routes().waiters.remove(id);
+    /// The POST for request `id` that waited as `order` is done (answered, or its client
+    /// went away); a later wait for the same id stays.
+    pub fn forget(&self, id: &IdKey, order: u64) {
+        let mut routes = self.routes();
+        if routes.waiters.get(id).is_some_and(|w| w.order == order) {
+            routes.waiters.remove(id);
+        }
     }
 
     /// Opens the session's GET stream; what waited in the backlog comes first.
@@ -130,6 +135,15 @@ impl Dispatch {
         }
         routes.stream = Some(to);
         Ok(from)
+    }
+
+    /// Whether no POST waits for an answer and no GET stream is open.
+    pub fn is_idle(&self) -> bool {
+        let mut routes = self.routes();
+        if routes.stream.as_ref().is_some_and(|s| !stream_is_open(s)) {
+            routes.stream = None;
+        }
+        routes.waiters.is_empty() && routes.stream.is_none()
     }
 
     /// The session has ended: every stream and waiting POST sees its channel close (after
@@ -263,7 +277,7 @@ mod tests {
             dispatch: Arc::clone(&dispatch),
             line: Vec::new(),
         };
-        let one = dispatch
+        let (one, _) = dispatch
             .wait_for(&IdKey::of(&json!(1)), None, false)
             .unwrap();
         assert_eq!(
@@ -285,6 +299,13 @@ mod tests {
         let stream = dispatch.open_stream().unwrap();
         assert_eq!(stream.recv().unwrap(), serde_json::to_vec(&note).unwrap());
         assert_eq!(dispatch.open_stream().err(), Some(StreamError::Open));
+        // Answered, the id may be used again; the first wait's end leaves the second's.
+        let (again, second) = dispatch
+            .wait_for(&IdKey::of(&json!(1)), None, false)
+            .unwrap();
+        dispatch.forget(&IdKey::of(&json!(1)), second - 1);
+        dispatch.deliver(serde_json::to_vec(&answer).unwrap());
+        assert_eq!(again.recv().unwrap(), serde_json::to_vec(&answer).unwrap());
         dispatch.close();
         assert!(one.recv().is_err());
     }
@@ -292,10 +313,10 @@ mod tests {
     #[test]
     fn progress_goes_to_the_streaming_post_with_its_token() {
         let dispatch = Arc::new(Dispatch::default());
-        let plain = dispatch
+        let (plain, _) = dispatch
             .wait_for(&IdKey::of(&json!("a")), Some(&json!(7)), false)
             .unwrap();
-        let streaming = dispatch
+        let (streaming, _) = dispatch
             .wait_for(&IdKey::of(&json!("b")), Some(&json!(8)), true)
             .unwrap();
         let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",

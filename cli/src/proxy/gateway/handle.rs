@@ -14,11 +14,11 @@ use std::time::Duration;
 use serde_json::Value;
 use tiny_http::{Method, Request};
 
-use super::Gateway;
 use super::checks::{self, Refusal};
 use super::dispatch::{StreamError, WaitError};
 use super::respond::{self, EventStream, SESSION_HEADER};
 use super::session::{Session, StartError};
+use super::{Gateway, Slot};
 use crate::proxy::jsonrpc::{self, IdKey, Kind, Peek};
 use crate::proxy::router::ClientAction;
 
@@ -45,7 +45,11 @@ impl Gateway {
             .unwrap_or_default()
             .to_owned();
         if matches!(path.as_str(), "/healthz" | "/health") && *request.method() == Method::Get {
-            let body = serde_json::json!({"status": "ok", "sessions": self.sessions.count()});
+            let body = serde_json::json!({
+                "status": "ok",
+                "sessions": self.sessions.count(),
+                "in_flight": self.in_flight.taken(),
+            });
             return respond::send(
                 request,
                 respond::json(200, body.to_string().into_bytes(), None),
@@ -90,6 +94,7 @@ impl Gateway {
             Refusal::new(404, format!("no session {id:?} (it ended, or never began)"))
         })?;
         checks::check_protocol_version(header(request, "MCP-Protocol-Version"))?;
+        session.touch();
         Ok(session)
     }
 
@@ -116,7 +121,7 @@ impl Gateway {
             );
             return refuse(request, &refused, Value::Null);
         }
-        let Some(_slot) = self.in_flight.take() else {
+        let Some(slot) = self.in_flight.take() else {
             let refused = Refusal::new(
                 503,
                 format!(
@@ -177,11 +182,12 @@ impl Gateway {
             {
                 session.upstream.send(message, id);
             }
+            drop(slot);
             return respond::send(request, respond::empty(202));
         };
         let progress = progress_token(&body);
-        let answers = match session.dispatch.wait_for(&id, progress.as_ref(), stream) {
-            Ok(answers) => answers,
+        let (answers, order) = match session.dispatch.wait_for(&id, progress.as_ref(), stream) {
+            Ok(waiting) => waiting,
             Err(WaitError::InFlight) => {
                 let refused =
                     Refusal::new(400, "a request with this id is in flight in this session");
@@ -192,7 +198,7 @@ impl Gateway {
                 return refuse(request, &refused, id.to_value());
             }
         };
-        let _waiting = Forget(&session, &id);
+        let _waiting = Forget(&session, &id, order);
         if let ClientAction::Forward {
             message,
             request: forwarded,
@@ -202,7 +208,12 @@ impl Gateway {
         }
         drop(body);
         let issued = initialize.then_some(session.id.as_str());
-        answer(request, &answers, &id, json, issued);
+        let answered = answer(request, &answers, &id, json, issued, slot);
+        if initialize && !answered {
+            // The client has no session to use or end: it ends here.
+            self.sessions
+                .end(&session.id, "the session's initialize failed (lro proxy)");
+        }
     }
 
     /// The body, read up to `--max-body-bytes` (413 past it).
@@ -306,36 +317,54 @@ impl Gateway {
 }
 
 /// Answers a request's POST: with JSON when its answer comes first and the client takes
-/// JSON, else with an event stream of what the session routed to it, its answer last.
+/// JSON, else with an event stream of what the session routed to it, its answer last. The
+/// in-flight `slot` is given back once the answer is there, before it is written. Whether
+/// the answer was a result (not an error, nor missing).
 fn answer(
     request: Request,
     answers: &Receiver<Vec<u8>>,
     id: &IdKey,
     json: bool,
     issued: Option<&str>,
-) {
+    slot: Slot<'_>,
+) -> bool {
     let Ok(first) = answers.recv() else {
+        drop(slot);
         let refused = Refusal::new(503, "the session ended before the server answered");
-        return refuse(request, &refused, id.to_value());
+        refuse(request, &refused, id.to_value());
+        return false;
     };
     if json && is_answer(&first, id) {
-        return respond::send(request, respond::json(200, first, issued));
+        drop(slot);
+        let result = is_result(&first);
+        // A session whose initialize failed is not one: no id is issued.
+        let issued = issued.filter(|_| result);
+        respond::send(request, respond::json(200, first, issued));
+        return result;
     }
     let Ok(mut events) = EventStream::open(request, issued) else {
-        return;
+        return false;
     };
     let mut next = Some(first);
     while let Some(message) = next.take() {
         let last = is_answer(&message, id);
-        if events.send(&message).is_err() {
-            return;
-        }
         if last {
-            break;
+            let result = is_result(&message);
+            drop(slot);
+            let sent = events.send(&message).and_then(|()| events.finish());
+            return result && sent.is_ok();
+        }
+        if events.send(&message).is_err() {
+            return false;
         }
         next = answers.recv().ok();
     }
     let _ = events.finish();
+    false
+}
+
+fn is_result(message: &[u8]) -> bool {
+    Peek::parse(message).is_some_and(|p| p.result.is_some())
 }
 
 fn is_answer(message: &[u8], id: &IdKey) -> bool {
@@ -345,11 +374,11 @@ fn is_answer(message: &[u8], id: &IdKey) -> bool {
 }
 
 /// Removes a POST's route when it is done, however it ends.
-struct Forget<'a>(&'a Session, &'a IdKey);
+struct Forget<'a>(&'a Session, &'a IdKey, u64);
 
 impl Drop for Forget<'_> {
     fn drop(&mut self) {
-        self.0.dispatch.forget(self.1);
+        self.0.dispatch.forget(self.1, self.2);
     }
 }
 

@@ -56,6 +56,16 @@ pub struct ListenArgs {
     /// Sessions open at once (503 for one more).
     #[arg(long, value_name = "N", default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..), requires = "listen")]
     pub max_sessions: u64,
+    /// Seconds a session may go without a request (and with no request in flight and no
+    /// GET stream open) before it ends, its server with it: a client that left without a
+    /// DELETE. 0 keeps sessions until DELETE or shutdown.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 3600,
+        requires = "listen"
+    )]
+    pub session_idle_timeout: u64,
     /// Requests being answered at once, across sessions (503 for one more).
     #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..), requires = "listen")]
     pub max_in_flight: u64,
@@ -96,6 +106,11 @@ impl Slots {
 
     fn max(&self) -> usize {
         self.max
+    }
+
+    /// How many are taken now.
+    fn taken(&self) -> usize {
+        *self.taken.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     fn take(&self) -> Option<Slot<'_>> {
@@ -195,9 +210,9 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
             std::thread::sleep(interval);
         }
     });
-    if timeouts {
-        spawn_timeouts(Arc::clone(&gateway.sessions));
-    }
+    let idle = (args.listen.session_idle_timeout > 0)
+        .then(|| Duration::from_secs(args.listen.session_idle_timeout));
+    spawn_timeouts(Arc::clone(&gateway.sessions), timeouts, idle);
     let stopper = (Arc::clone(&gateway), Arc::clone(&server));
     std::thread::spawn(move || {
         let signal = signals::wait_for_termination();
@@ -282,11 +297,18 @@ fn port_of(text: &str) -> Option<u16> {
     text.parse().ok()
 }
 
-/// Answers the requests whose time is up, in every session, and tells their servers.
-fn spawn_timeouts(sessions: Arc<session::Sessions>) {
+/// Answers the requests whose time is up, in every session, and tells their servers (when
+/// `requests` time out); ends the sessions idle for `idle`.
+fn spawn_timeouts(sessions: Arc<session::Sessions>, requests: bool, idle: Option<Duration>) {
     std::thread::spawn(move || {
         loop {
             std::thread::sleep(super::TIMEOUT_TICK);
+            if let Some(limit) = idle {
+                sessions.end_idle(limit);
+            }
+            if !requests {
+                continue;
+            }
             for session in sessions.all() {
                 for id in session.router.expire_requests() {
                     let cancel = jsonrpc::cancelled(&id, "lro proxy: the request timed out");

@@ -12,7 +12,7 @@ use std::io::Read;
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use lro_core::{ErrorCode, LroError, OffloadConfig, Offloader};
 use lro_host_s3::NativeHost;
@@ -49,6 +49,22 @@ pub struct Session {
     pub dispatch: Arc<Dispatch>,
     /// Its offloader (its own directory).
     pub lro: Arc<Offloader<NativeHost>>,
+    /// When a request last named it.
+    used: Mutex<Instant>,
+}
+
+impl Session {
+    /// A request names the session now.
+    pub fn touch(&self) {
+        *self.used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+
+    /// Whether nothing named the session for `limit` and nothing waits on it (no request
+    /// in flight, no GET stream open).
+    fn idle_for(&self, limit: Duration) -> bool {
+        let used = *self.used.lock().unwrap_or_else(PoisonError::into_inner);
+        used.elapsed() >= limit && self.dispatch.is_idle()
+    }
 }
 
 /// Every live session, and the offloaders of ended ones whose files wait for cleanup.
@@ -113,6 +129,7 @@ impl Sessions {
             upstream,
             dispatch,
             lro,
+            used: Mutex::new(Instant::now()),
         });
         let mut live = self.live();
         // Checked again: sessions may have started meanwhile.
@@ -158,6 +175,28 @@ impl Sessions {
         session.router.fail_all(reason);
         end_session(&session);
         Some(session)
+    }
+
+    /// Ends the sessions idle for `limit` (their clients left without a DELETE).
+    /// Each ends on a thread of its own: stopping a server takes up to seconds.
+    pub fn end_idle(self: &Arc<Self>, limit: Duration) {
+        let idle = self
+            .all()
+            .into_iter()
+            .filter(|session| session.idle_for(limit));
+        for session in idle {
+            let sessions = Arc::clone(self);
+            std::thread::spawn(move || {
+                let reason = "the session expired (lro proxy, --session-idle-timeout)";
+                if sessions.end(&session.id, reason).is_some() {
+                    note!(
+                        "lro proxy: session {} ended: idle for {} s (--session-idle-timeout)",
+                        session.id,
+                        limit.as_secs()
+                    );
+                }
+            });
+        }
     }
 
     /// Removes a session from the table; its files wait for cleanup.
