@@ -254,12 +254,22 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
     gateway.stopping.store(true, Ordering::SeqCst);
     // Stop accepting; answer what is in flight (an error), end every server.
     drop(server);
-    let ending: Vec<_> = gateway
-        .sessions
+    end_all(&gateway.sessions);
+    if !handlers.wait_idle(SHUTDOWN_GRACE) {
+        note!("lro proxy: requests still unanswered at exit");
+    }
+    // A session an initialize was starting meanwhile.
+    end_all(&gateway.sessions);
+    outcome
+}
+
+/// Ends every session at once (each stops its server, which may take seconds).
+fn end_all(sessions: &Arc<session::Sessions>) {
+    let ending: Vec<_> = sessions
         .all()
         .into_iter()
         .map(|session| {
-            let sessions = Arc::clone(&gateway.sessions);
+            let sessions = Arc::clone(sessions);
             std::thread::spawn(move || {
                 sessions.end(&session.id, "the gateway is shutting down (lro proxy)");
             })
@@ -268,10 +278,6 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
     for ended in ending {
         let _ = ended.join();
     }
-    if !handlers.wait_idle(SHUTDOWN_GRACE) {
-        note!("lro proxy: requests still unanswered at exit");
-    }
-    outcome
 }
 
 /// The host and the address to bind for `--listen`: `HOST:PORT` as given, or a port alone
