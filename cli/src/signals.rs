@@ -1,4 +1,5 @@
-//! The one signal `lro` does not leave at its default: `SIGXFSZ`.
+//! The signals `lro` does not leave at their default: `SIGXFSZ`, and for the gateway
+//! (`lro proxy --listen`) `SIGTERM` and `SIGINT`, received by one thread that stops it in order.
 //!
 //! A write past the file size limit (`RLIMIT_FSIZE`, set by `ulimit -f`, `prlimit` or a
 //! service manager) raises `SIGXFSZ`, whose default action kills the process: the proxy and
@@ -35,5 +36,52 @@ pub fn terminate(pid: u32) {
         unsafe {
             libc::kill(pid, libc::SIGTERM);
         }
+    }
+}
+
+/// `SIGTERM` and `SIGINT` held back from every thread started after this call (the signal
+/// mask is inherited), so that only [`wait_for_termination`] receives them: the gateway then
+/// stops in order (answers what is in flight, ends its servers) instead of dying mid-call.
+/// Call it before starting any thread. A child process starts with an empty mask (Rust's
+/// `Command` resets it), so the MCP servers the gateway starts keep the default.
+pub fn hold_termination() {
+    #[cfg(unix)]
+    // SAFETY: `set` is a local `sigset_t` initialised by `sigemptyset` before use; the calls
+    // change this thread's signal mask only.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGTERM);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+/// Blocks until `SIGTERM` or `SIGINT` arrives (held back by [`hold_termination`]); returns
+/// the signal's name.
+pub fn wait_for_termination() -> &'static str {
+    #[cfg(unix)]
+    loop {
+        let mut received: libc::c_int = 0;
+        // SAFETY: `set` is initialised by `sigemptyset` before use and `received` is a live
+        // local; `sigwait` only reads the one and writes the other.
+        let status = unsafe {
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGTERM);
+            libc::sigaddset(&mut set, libc::SIGINT);
+            libc::sigwait(&set, &mut received)
+        };
+        if status == 0 {
+            return if received == libc::SIGINT {
+                "SIGINT"
+            } else {
+                "SIGTERM"
+            };
+        }
+    }
+    #[cfg(not(unix))]
+    loop {
+        std::thread::park();
     }
 }

@@ -7,6 +7,7 @@
 mod cli;
 mod cli_queries;
 mod config_keys;
+mod gateway;
 mod hostile_bounds;
 mod hostile_config;
 mod hostile_dirs;

@@ -25,6 +25,7 @@ mod cleanup;
 mod extract_tool;
 #[cfg(test)]
 mod fuzz_checks;
+mod gateway;
 mod http;
 mod jsonrpc;
 mod lines;
@@ -45,12 +46,19 @@ use lro_core::{ErrorCode, LroError};
 use crate::options::ConfigArgs;
 use router::{ClientAction, Router};
 
-/// `lro proxy [OPTIONS] (--url URL | -- COMMAND [ARGS...])`.
+/// `lro proxy [OPTIONS] (--url URL | [--listen HOST:PORT] -- COMMAND [ARGS...])`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
   lro proxy --output-dir /tmp/lro -- npx -y @modelcontextprotocol/server-memory
   lro proxy --url http://127.0.0.1:8000/mcp --header 'Authorization: Bearer TOKEN'
+  lro proxy --listen 127.0.0.1:8080 -- npx -y @modelcontextprotocol/server-memory
+
+With --listen the proxy is an MCP server over streamable HTTP (http://HOST:PORT/mcp) for
+many clients: each session gets its own MCP server process, started from COMMAND at its
+initialize and stopped at its DELETE, and its own offload files (OUTPUT_DIR/SESSION_ID),
+which no other session can list, read or extract. Host and Origin are checked (loopback by
+default; --allow-host, --allow-origin); SIGTERM answers what is in flight and exits 0.
 
 The proxy offers an extract tool, named lro_extract_<server> after the server's
 serverInfo.name (lro_extract without one; --extract-tool-name NAME to choose), so that two
@@ -94,6 +102,8 @@ pub struct ProxyArgs {
     pub config: ConfigArgs,
     #[command(flatten)]
     pub mcp: settings::McpArgs,
+    #[command(flatten)]
+    pub listen: gateway::ListenArgs,
 }
 
 /// The default of `--request-timeout`: long enough for slow tools (a build, a crawl), short
@@ -140,6 +150,9 @@ pub(crate) trait Upstream: Send + Sync {
 
 /// Runs the proxy until the client or the server goes away.
 pub fn run(args: ProxyArgs) -> Result<(), LroError> {
+    if let Some(listen) = args.listen.listen.clone() {
+        return gateway::run(args, &listen);
+    }
     // A client that never reads the proxy's stderr must not stop the calls (see `notes`).
     crate::notes::in_background();
     let lro = Arc::new(settings::offloader(&args.config, &args.mcp)?);

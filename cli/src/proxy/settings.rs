@@ -60,10 +60,18 @@ pub fn config(args: &ConfigArgs, mcp: &McpArgs) -> Result<OffloadConfig, LroErro
 /// An offloader over the host the output directory names (files, or an object store);
 /// events go to stderr as JSON lines with `--events`.
 pub fn offloader(args: &ConfigArgs, mcp: &McpArgs) -> Result<Offloader<NativeHost>, LroError> {
-    let config = config(args, mcp)?;
+    offloader_with(config(args, mcp)?, args.events)
+}
+
+/// An offloader over the host `config`'s output directory names; events go to stderr as
+/// JSON lines when `events` is set.
+pub fn offloader_with(
+    config: OffloadConfig,
+    events: bool,
+) -> Result<Offloader<NativeHost>, LroError> {
     let host = NativeHost::for_config(&config)?;
     let lro = Offloader::new(config, host)?;
-    Ok(if args.events {
+    Ok(if events {
         lro.with_event_sink(|event: &OffloadEvent| {
             if let Ok(line) = serde_json::to_string(event) {
                 note!("{line}");

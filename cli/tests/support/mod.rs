@@ -1,8 +1,9 @@
 //! What the `lro` binary's tests share: running it as a command ([`run`]), driving it as an
-//! MCP proxy in front of the mock server ([`proxy`]), and the names and kinds of files the
-//! hostile suites plant beside offload files ([`files`]).
+//! MCP proxy in front of the mock server ([`proxy`]) or as a gateway over HTTP ([`gateway`]),
+//! and the names and kinds of files the hostile suites plant beside offload files ([`files`]).
 
 pub mod files;
+pub mod gateway;
 pub mod proxy;
 pub mod run;
 

@@ -142,7 +142,9 @@ impl Proxy {
         Self::spawn(cmd, dir)
     }
 
-    fn spawn(mut cmd: Command, dir: tempfile::TempDir) -> Self {
+    /// Runs `cmd` (an `lro proxy` command line) with its pipes held, its offload files in
+    /// `dir` when it names it.
+    pub fn spawn(mut cmd: Command, dir: tempfile::TempDir) -> Self {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

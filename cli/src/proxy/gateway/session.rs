@@ -1,0 +1,289 @@
+//! The gateway's sessions: each one a router of its own, in front of an MCP server of its
+//! own (a child process started at `initialize`), offloading into a directory of its own.
+//!
+//! A session's offload directory is `<output dir>/<session id>` (`s3://bucket/prefix/<id>`
+//! for an object store): its `resources/list`, `resources/read` and extract tool are those
+//! of an offloader over that directory alone, so no URI or path another session names can
+//! reach outside it (the core refuses paths out of the output directory). Session ids are
+//! 128 random bits, hex.
+
+use std::collections::HashMap;
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use lro_core::{ErrorCode, LroError, OffloadConfig, Offloader};
+use lro_host_s3::NativeHost;
+
+use super::dispatch::Dispatch;
+use crate::proxy::router::{MessageLimits, Router};
+use crate::proxy::{Lifecycle, Upstream, child, settings};
+
+/// How sessions are made.
+pub struct Blueprint {
+    /// The configuration; each session's output directory is its own below this one's.
+    pub config: OffloadConfig,
+    /// The directory sessions' directories go in.
+    pub base_dir: PathBuf,
+    /// `--events`.
+    pub events: bool,
+    /// The MCP server to start for each session.
+    pub command: Vec<String>,
+    /// `--request-timeout`.
+    pub request_timeout: Option<Duration>,
+    /// Message size limits.
+    pub limits: MessageLimits,
+}
+
+/// One session.
+pub struct Session {
+    /// `Mcp-Session-Id`.
+    pub id: String,
+    /// Its router.
+    pub router: Arc<Router>,
+    /// Its MCP server.
+    pub upstream: Arc<dyn Upstream>,
+    /// Where its router's messages go.
+    pub dispatch: Arc<Dispatch>,
+    /// Its offloader (its own directory).
+    pub lro: Arc<Offloader<NativeHost>>,
+    /// When a request last named it.
+    used: Mutex<Instant>,
+}
+
+impl Session {
+    /// A request names the session now.
+    pub fn touch(&self) {
+        *self.used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
+    }
+
+    /// Whether nothing named the session for `limit` and nothing waits on it (no request
+    /// in flight, no GET stream open).
+    fn idle_for(&self, limit: Duration) -> bool {
+        let used = *self.used.lock().unwrap_or_else(PoisonError::into_inner);
+        used.elapsed() >= limit && self.dispatch.is_idle()
+    }
+}
+
+/// Every live session, and the offloaders of ended ones whose files wait for cleanup.
+pub struct Sessions {
+    live: Mutex<HashMap<String, Arc<Session>>>,
+    ended: Mutex<Vec<Arc<Offloader<NativeHost>>>>,
+    max: usize,
+    blueprint: Blueprint,
+}
+
+/// Why a session could not start.
+pub enum StartError {
+    /// `--max-sessions` are live.
+    Full(usize),
+    /// The offloader or the server could not start.
+    Failed(LroError),
+}
+
+impl Sessions {
+    /// No session yet; at most `max` at once.
+    pub fn new(blueprint: Blueprint, max: usize) -> Self {
+        Self {
+            live: Mutex::default(),
+            ended: Mutex::default(),
+            max,
+            blueprint,
+        }
+    }
+
+    fn live(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<Session>>> {
+        self.live.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Starts a session: its offloader, router and server.
+    pub fn start(self: &Arc<Self>) -> Result<Arc<Session>, StartError> {
+        if self.live().len() >= self.max {
+            return Err(StartError::Full(self.max));
+        }
+        let id = new_id().map_err(StartError::Failed)?;
+        let blueprint = &self.blueprint;
+        let mut config = blueprint.config.clone();
+        config.output_dir = blueprint.base_dir.join(&id).to_string_lossy().into_owned();
+        let lro = Arc::new(
+            settings::offloader_with(config, blueprint.events).map_err(StartError::Failed)?,
+        );
+        let dispatch = Arc::new(Dispatch::default());
+        let router = Arc::new(
+            Router::new(Arc::clone(&lro), dispatch.client_out())
+                .with_request_timeout(blueprint.request_timeout)
+                .with_limits(blueprint.limits),
+        );
+        let (program, args) = blueprint.command.split_first().ok_or_else(|| {
+            StartError::Failed(LroError::new(ErrorCode::InvalidArgument, "no COMMAND"))
+        })?;
+        let (lifecycle, ended) = mpsc::channel();
+        let upstream: Arc<dyn Upstream> =
+            child::ChildUpstream::spawn(program, args, Arc::clone(&router), lifecycle)
+                .map_err(StartError::Failed)?;
+        let session = Arc::new(Session {
+            id: id.clone(),
+            router,
+            upstream,
+            dispatch,
+            lro,
+            used: Mutex::new(Instant::now()),
+        });
+        let mut live = self.live();
+        // Checked again: sessions may have started meanwhile.
+        if live.len() >= self.max {
+            drop(live);
+            end_session(&session);
+            return Err(StartError::Full(self.max));
+        }
+        live.insert(id.clone(), Arc::clone(&session));
+        drop(live);
+        // A server that exits ends its session.
+        let sessions = Arc::clone(self);
+        std::thread::spawn(move || {
+            if let Ok(Lifecycle::ServerGone(outcome)) = ended.recv() {
+                if sessions.forget(&id).is_some() {
+                    let how = outcome.err().unwrap_or_else(|| "it exited".to_owned());
+                    note!("lro proxy: session {id} ended: its MCP server stopped ({how})");
+                }
+            }
+        });
+        Ok(session)
+    }
+
+    /// The live session `id`.
+    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
+        self.live().get(id).cloned()
+    }
+
+    /// Every live session.
+    pub fn all(&self) -> Vec<Arc<Session>> {
+        self.live().values().cloned().collect()
+    }
+
+    /// How many sessions are live.
+    pub fn count(&self) -> usize {
+        self.live().len()
+    }
+
+    /// Ends session `id` (DELETE, shutdown): its requests in flight are answered with an
+    /// error, its server is stopped and reaped, its streams close. `None` for no such session.
+    pub fn end(&self, id: &str, reason: &str) -> Option<Arc<Session>> {
+        let session = self.forget(id)?;
+        session.router.fail_all(reason);
+        end_session(&session);
+        Some(session)
+    }
+
+    /// Ends the sessions idle for `limit` (their clients left without a DELETE).
+    /// Each ends on a thread of its own: stopping a server takes up to seconds.
+    pub fn end_idle(self: &Arc<Self>, limit: Duration) {
+        let idle = self
+            .all()
+            .into_iter()
+            .filter(|session| session.idle_for(limit));
+        for session in idle {
+            let sessions = Arc::clone(self);
+            std::thread::spawn(move || {
+                let reason = "the session expired (lro proxy, --session-idle-timeout)";
+                if sessions.end(&session.id, reason).is_some() {
+                    note!(
+                        "lro proxy: session {} ended: idle for {} s (--session-idle-timeout)",
+                        session.id,
+                        limit.as_secs()
+                    );
+                }
+            });
+        }
+    }
+
+    /// Removes a session from the table; its files wait for cleanup.
+    fn forget(&self, id: &str) -> Option<Arc<Session>> {
+        let session = self.live().remove(id)?;
+        session.dispatch.close();
+        self.ended
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Arc::clone(&session.lro));
+        Some(session)
+    }
+
+    /// One cleanup pass: the expired files of every live session (whose client is told when
+    /// some went), and of ended ones, which are forgotten (their directory removed) once
+    /// nothing is left.
+    pub fn clean(&self) {
+        for session in self.all() {
+            if clean(&session.lro).removed {
+                session.router.resources_changed();
+            }
+        }
+        let ended: Vec<_> =
+            std::mem::take(&mut *self.ended.lock().unwrap_or_else(PoisonError::into_inner));
+        let mut kept = Vec::new();
+        for lro in ended {
+            if clean(&lro).empty {
+                // Empty now; a directory that is not (or a store) is left alone.
+                let _ = std::fs::remove_dir(lro.output_dir());
+            } else {
+                kept.push(lro);
+            }
+        }
+        self.ended
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(kept);
+    }
+}
+
+/// Stops a session's server (closing its input, then signals) and its streams.
+fn end_session(session: &Session) {
+    session.upstream.close();
+    session.dispatch.close();
+}
+
+struct Cleaned {
+    removed: bool,
+    empty: bool,
+}
+
+fn clean(lro: &Offloader<NativeHost>) -> Cleaned {
+    match lro.cleanup() {
+        Ok(report) => {
+            for error in &report.errors {
+                note!("lro proxy: cleanup: {error}");
+            }
+            Cleaned {
+                removed: !report.removed.is_empty(),
+                empty: report.kept == 0 && report.errors.is_empty(),
+            }
+        }
+        Err(err) => {
+            note!(
+                "lro proxy: cleanup failed: error[{}]: {}",
+                err.code(),
+                err.message()
+            );
+            Cleaned {
+                removed: false,
+                empty: false,
+            }
+        }
+    }
+}
+
+/// A session id: 128 bits from the system's random source, as 32 hex digits (visible ASCII,
+/// as MCP asks of a session id).
+fn new_id() -> Result<String, LroError> {
+    let mut bytes = [0u8; 16];
+    std::fs::File::open("/dev/urandom")
+        .and_then(|mut random| random.read_exact(&mut bytes))
+        .map_err(|e| {
+            LroError::new(
+                ErrorCode::Io,
+                format!("cannot read random bytes for a session id: {e}"),
+            )
+        })?;
+    Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}

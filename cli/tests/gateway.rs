@@ -1,0 +1,391 @@
+//! `lro proxy --listen`: the gateway over streamable HTTP in front of the mock server. A
+//! session begins at initialize (its id in `Mcp-Session-Id`) and gets its own server
+//! process and its own offload files; Host, Origin, body size, unknown sessions and protocol
+//! versions are refused with their HTTP status and a JSON-RPC error; DELETE ends a session
+//! and its server; SIGTERM answers what is in flight and exits 0.
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::support::TIMEOUT;
+use crate::support::gateway::{Gateway, events};
+use crate::support::proxy::{descriptor, text, wait_reaped};
+
+/// The URIs of the offload files `resources/list` gives in `session`.
+fn offload_uris(gateway: &Gateway, session: &str, id: i64) -> Vec<String> {
+    let listed = gateway.call(session, id, "resources/list", json!({}));
+    listed["result"]["resources"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no resources: {listed}"))
+        .iter()
+        .filter_map(|r| r["uri"].as_str())
+        .filter(|uri| uri.starts_with("lro://offloads/"))
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn a_session_offloads_lists_reads_and_extracts_its_results() {
+    let gateway = Gateway::start(&[]);
+    let session = gateway.initialize();
+    assert_eq!(session.len(), 32, "{session}");
+    let tools = gateway.call(&session, 1, "tools/list", json!({}));
+    let names: Vec<&str> = tools["result"]["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    assert!(names.contains(&"lro_extract_mock"), "{names:?}");
+
+    let small = gateway.tool(&session, 2, "echo", json!({"text": "hi"}));
+    assert_eq!(text(&small), "hi");
+    let big = gateway.tool(&session, 3, "records", json!({"count": 2000}));
+    let found = descriptor(&big);
+    assert_eq!(found["summary"]["count"], 2000, "{big}");
+    let uri = found["resource_uri"].as_str().unwrap().to_owned();
+    let file_path = found["file_path"].as_str().unwrap().to_owned();
+    // The session's files are in a directory of their own.
+    let session_dir = gateway.proxy.dir.path().join(&session);
+    assert!(
+        std::path::Path::new(&file_path).starts_with(&session_dir),
+        "{file_path} not in {}",
+        session_dir.display()
+    );
+    assert_eq!(offload_uris(&gateway, &session, 4), vec![uri.clone()]);
+    let read = gateway.call(&session, 5, "resources/read", json!({"uri": uri}));
+    let contents = read["result"]["contents"][0]["text"].as_str().unwrap();
+    assert_eq!(contents.lines().count(), 2001, "a header and 2000 records");
+    let extracted = gateway.tool(
+        &session,
+        6,
+        "lro_extract_mock",
+        json!({"file_path": file_path, "query": "select(.id == \"r1234\") | .label"}),
+    );
+    assert_ne!(extracted["isError"], true, "{extracted}");
+    assert_eq!(
+        text(&extracted).lines().next(),
+        Some("\"record number 1234\""),
+        "{extracted}"
+    );
+}
+
+#[test]
+fn a_session_never_sees_another_sessions_offloads() {
+    let gateway = Gateway::start(&[]);
+    let first = gateway.initialize();
+    let second = gateway.initialize();
+    assert_ne!(first, second);
+    let found = descriptor(&gateway.tool(&first, 1, "records", json!({"count": 2000})));
+    let uri = found["resource_uri"].as_str().unwrap().to_owned();
+    let file_path = found["file_path"].as_str().unwrap().to_owned();
+    assert_eq!(offload_uris(&gateway, &first, 2), vec![uri.clone()]);
+
+    assert_eq!(offload_uris(&gateway, &second, 1), Vec::<String>::new());
+    let read = gateway.call(&second, 2, "resources/read", json!({"uri": uri}));
+    assert!(read.get("error").is_some(), "{read}");
+    for path in [
+        file_path.clone(),
+        format!("../{first}/{}", file_name(&file_path)),
+    ] {
+        let extracted = gateway.tool(
+            &second,
+            3,
+            "lro_extract_mock",
+            json!({"file_path": path, "query": "length"}),
+        );
+        assert_eq!(extracted["isError"], true, "{extracted}");
+        assert!(
+            text(&extracted).contains("path_denied") || text(&extracted).contains("not_found"),
+            "{extracted}"
+        );
+    }
+    // The first session still reads its own.
+    let read = gateway.call(&first, 3, "resources/read", json!({"uri": uri}));
+    assert!(read["result"]["contents"][0]["text"].is_string(), "{read}");
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap()
+}
+
+#[test]
+fn bad_host_origin_size_session_and_version_are_refused() {
+    let gateway = Gateway::start(&["--max-body-bytes", "1000"]);
+    let session = gateway.initialize();
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string();
+    let head = |host: &str, extra: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}{extra}"
+        )
+    };
+    let (status, _) = gateway.raw(&head(&gateway.addr, ""), ping.as_bytes());
+    assert_eq!(status, 200);
+    // DNS rebinding: a page of evil.example whose name now points at 127.0.0.1.
+    let (status, body) = gateway.raw(&head("evil.example:80", ""), ping.as_bytes());
+    assert_eq!(status, 403, "{body}");
+    assert_eq!(error_code(&body), -32600, "{body}");
+    let (status, body) = gateway.raw(
+        &head(&gateway.addr, "\r\nOrigin: https://evil.example"),
+        ping.as_bytes(),
+    );
+    assert_eq!(status, 403, "{body}");
+    let (status, _) = gateway.raw(
+        &head(&gateway.addr, "\r\nOrigin: http://localhost:5173"),
+        ping.as_bytes(),
+    );
+    assert_eq!(status, 200);
+    let big =
+        json!({"jsonrpc": "2.0", "id": 10, "method": "ping", "params": {"pad": "x".repeat(2000)}});
+    let (status, body) = gateway.raw(&head(&gateway.addr, ""), big.to_string().as_bytes());
+    assert_eq!(status, 413, "{body}");
+    assert_eq!(error_code(&body), -32600, "{body}");
+
+    let unknown = gateway.post(
+        &"0".repeat(32),
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    );
+    assert_eq!(unknown.status, 404, "{unknown:?}");
+    let version = gateway.post_with(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        &[
+            ("Accept", "application/json"),
+            ("Mcp-Session-Id", &session),
+            ("MCP-Protocol-Version", "1999-01-01"),
+        ],
+    );
+    assert_eq!(version.status, 400, "{version:?}");
+    let missing = gateway.post_with(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        &[("Accept", "application/json")],
+    );
+    assert_eq!(missing.status, 400, "{missing:?}");
+    let batch = gateway.post(
+        &session,
+        &json!([{"jsonrpc": "2.0", "id": 1, "method": "ping"}]),
+    );
+    assert_eq!(batch.status, 400, "{batch:?}");
+    assert_eq!(gateway.health()["sessions"], 1);
+}
+
+fn error_code(body: &str) -> i64 {
+    let message: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
+    message["error"]["code"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("{message}"))
+}
+
+#[test]
+fn events_streams_carry_answers_progress_and_the_servers_requests() {
+    let gateway = Gateway::start(&[]);
+    let session = gateway.initialize();
+    // A client that takes only event streams gets its answer as one.
+    let only_events = gateway.post_with(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "streamed"}}}),
+        &[
+            ("Accept", "text/event-stream"),
+            ("Mcp-Session-Id", &session),
+        ],
+    );
+    assert!(
+        only_events.content_type.starts_with("text/event-stream"),
+        "{only_events:?}"
+    );
+    assert_eq!(text(&only_events.message()["result"]), "streamed");
+    // Progress comes on the call's own stream, before its answer.
+    let progress = gateway.post(
+        &session,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "progress", "arguments": {}, "_meta": {"progressToken": "p"}}}),
+    );
+    let messages = events(&progress.body);
+    let methods: Vec<&str> = messages
+        .iter()
+        .filter_map(|m| m["method"].as_str())
+        .collect();
+    assert_eq!(
+        methods,
+        ["notifications/progress", "notifications/progress"],
+        "{progress:?}"
+    );
+    assert_eq!(text(&messages.last().unwrap()["result"]), "done");
+    // The server's own request reaches the client on the GET stream; the answer goes back.
+    let mut stream = gateway.open_stream(&session);
+    let asked = gateway.tool(&session, 3, "ask_client", json!({}));
+    assert_eq!(text(&asked), "asked");
+    let request = stream.next().expect("the server's request");
+    assert_eq!(request["method"], "roots/list", "{request}");
+    let reply = gateway.post(
+        &session,
+        &json!({"jsonrpc": "2.0", "id": request["id"], "result": {"roots": []}}),
+    );
+    assert_eq!(reply.status, 202, "{reply:?}");
+    let received = gateway.tool(&session, 4, "received", json!({}));
+    assert!(text(&received).contains("\\\"roots\\\""), "{received}");
+}
+
+/// The pid of `session`'s MCP server.
+fn server_pid(gateway: &Gateway, session: &str, id: i64) -> u32 {
+    text(&gateway.tool(session, id, "pid", json!({})))
+        .parse()
+        .unwrap()
+}
+
+#[test]
+fn delete_ends_the_session_and_its_server() {
+    let gateway = Gateway::start(&[]);
+    let first = gateway.initialize();
+    let second = gateway.initialize();
+    let (one, two) = (
+        server_pid(&gateway, &first, 1),
+        server_pid(&gateway, &second, 1),
+    );
+    assert_ne!(one, two, "a server per session");
+    let deleted = gateway.delete(&first);
+    assert_eq!(deleted.status, 200, "{deleted:?}");
+    assert!(
+        wait_reaped(one, TIMEOUT),
+        "the first session's server is still there"
+    );
+    let after = gateway.post(
+        &first,
+        &json!({"jsonrpc": "2.0", "id": 2, "method": "ping"}),
+    );
+    assert_eq!(after.status, 404, "{after:?}");
+    assert_eq!(gateway.delete(&first).status, 404);
+    // The other session goes on.
+    assert_eq!(server_pid(&gateway, &second, 2), two);
+}
+
+#[test]
+fn sigterm_answers_calls_in_flight_ends_servers_and_exits_zero() {
+    let mut gateway = Gateway::start(&[]);
+    let session = gateway.initialize();
+    let pid = server_pid(&gateway, &session, 1);
+    let url = gateway.url();
+    let slow = {
+        let session = session.clone();
+        std::thread::spawn(move || {
+            let agent: ureq::Agent = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .build()
+                .into();
+            agent
+                .post(url)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .header("Mcp-Session-Id", &session)
+                .send(
+                    json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                           "params": {"name": "hang", "arguments": {}}})
+                    .to_string(),
+                )
+                .unwrap()
+                .into_body()
+                .read_to_string()
+                .unwrap()
+        })
+    };
+    // The call is in flight once the server has it.
+    let received = loop {
+        let seen = text(&gateway.tool(&session, 3, "received", json!({}))).to_owned();
+        if seen.contains("hang") {
+            break seen;
+        }
+    };
+    assert!(received.contains("hang"));
+    let killed = Command::new("kill")
+        .args(["-TERM", &gateway.proxy.child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let answer: Value = serde_json::from_str(&slow.join().unwrap()).unwrap();
+    assert_eq!(answer["id"], 2, "{answer}");
+    assert_eq!(answer["error"]["code"], -32000, "{answer}");
+    let status = gateway.proxy.wait(TIMEOUT);
+    assert!(
+        status.success(),
+        "{status:?}; stderr: {}",
+        gateway.proxy.stderr()
+    );
+    assert!(
+        wait_reaped(pid, Duration::from_secs(10)),
+        "the server is still there"
+    );
+}
+
+/// The `initialize` request a client sends first.
+fn initialize_request() -> Value {
+    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "gateway-test", "version": "1"}}})
+}
+
+#[test]
+fn sessions_and_requests_beyond_their_limits_get_503() {
+    let gateway = Gateway::start(&["--max-sessions", "1", "--max-in-flight", "1"]);
+    let session = gateway.initialize();
+    let another = gateway.post_with(&initialize_request(), &[("Accept", "application/json")]);
+    assert_eq!(another.status, 503, "{another:?}");
+    assert_eq!(another.message()["error"]["code"], -32000, "{another:?}");
+    assert!(another.session.is_none());
+
+    // A call that never ends holds the one slot; the next request is refused until it ends.
+    let url = gateway.url();
+    let held = {
+        let session = session.clone();
+        std::thread::spawn(move || {
+            let agent: ureq::Agent = ureq::Agent::config_builder()
+                .http_status_as_error(false)
+                .build()
+                .into();
+            agent
+                .post(url)
+                .header("Content-Type", "application/json")
+                .header("Accept", "application/json")
+                .header("Mcp-Session-Id", &session)
+                .send(
+                    json!({"jsonrpc": "2.0", "id": "held", "method": "tools/call",
+                           "params": {"name": "hang", "arguments": {}}})
+                    .to_string(),
+                )
+                .unwrap()
+                .into_body()
+                .read_to_string()
+                .unwrap()
+        })
+    };
+    // Asking the health endpoint takes no slot: wait there for the call to hold it.
+    while gateway.health()["in_flight"] != 1 {}
+    let refused = gateway.post(
+        &session,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    );
+    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(refused.message()["error"]["code"], -32000, "{refused:?}");
+    // DELETE answers the held call; the slot and the session are free again.
+    assert_eq!(gateway.delete(&session).status, 200);
+    let answer: Value = serde_json::from_str(&held.join().unwrap()).unwrap();
+    assert_eq!(answer["id"], "held", "{answer}");
+    assert_eq!(answer["error"]["code"], -32000, "{answer}");
+    gateway.initialize();
+}
+
+#[test]
+fn an_idle_session_ends_with_its_server() {
+    let gateway = Gateway::start(&["--session-idle-timeout", "1"]);
+    let answer = gateway.post_with(&initialize_request(), &[("Accept", "application/json")]);
+    let session = answer.session.expect("a session");
+    gateway
+        .proxy
+        .stderr_containing(&[&format!("session {session} ended: idle for 1 s")]);
+    let after = gateway.post(
+        &session,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+    );
+    assert_eq!(after.status, 404, "{after:?}");
+}

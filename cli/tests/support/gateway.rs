@@ -1,0 +1,242 @@
+//! Drives `lro proxy --listen 127.0.0.1:0` over HTTP, as a streamable-HTTP MCP client would,
+//! in front of the mock server: the gateway prints the address it bound on stderr, and the
+//! test reads it there (waiting for the line, not for a time).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::TcpStream;
+use std::process::Command;
+
+use serde_json::{Value, json};
+
+use super::TIMEOUT;
+use super::proxy::{Proxy, mock_server};
+
+/// A gateway process and its address.
+pub struct Gateway {
+    /// The process, its stderr and its offload directory.
+    pub proxy: Proxy,
+    /// `127.0.0.1:PORT`.
+    pub addr: String,
+    agent: ureq::Agent,
+}
+
+/// An HTTP answer.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: u16,
+    pub session: Option<String>,
+    pub content_type: String,
+    pub body: String,
+}
+
+impl Answer {
+    /// The body as JSON, or the last message of an event stream.
+    pub fn message(&self) -> Value {
+        if self.content_type.starts_with("text/event-stream") {
+            let last = events(&self.body)
+                .pop()
+                .unwrap_or_else(|| panic!("no event: {self:?}"));
+            return last;
+        }
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {self:?}"))
+    }
+}
+
+/// The messages of an event stream's text.
+pub fn events(text: &str) -> Vec<Value> {
+    text.split("\n\n")
+        .filter_map(|event| {
+            let data: Vec<&str> = event
+                .lines()
+                .filter_map(|line| line.strip_prefix("data: "))
+                .collect();
+            (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).unwrap())
+        })
+        .collect()
+}
+
+impl Gateway {
+    /// `lro proxy --listen 127.0.0.1:0 --output-dir TMP EXTRA... -- python3 mock_server.py`.
+    pub fn start(extra: &[&str]) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_lro"));
+        cmd.arg("proxy")
+            .args(["--listen", "127.0.0.1:0", "--output-dir"])
+            .arg(dir.path())
+            .args(extra)
+            .args(["--", "python3"])
+            .arg(mock_server());
+        let proxy = Proxy::spawn(cmd, dir);
+        let stderr = proxy.stderr_containing(&["listening on http://"]);
+        let rest = stderr.split("listening on http://").nth(1).unwrap();
+        let addr = rest.split('/').next().unwrap().to_owned();
+        let agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(TIMEOUT))
+            .build()
+            .into();
+        Self { proxy, addr, agent }
+    }
+
+    /// The MCP endpoint.
+    pub fn url(&self) -> String {
+        format!("http://{}/mcp", self.addr)
+    }
+
+    fn answer(response: ureq::http::Response<ureq::Body>) -> Answer {
+        let header = |name: &str| {
+            response
+                .headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned)
+        };
+        let session = header("mcp-session-id");
+        let content_type = header("content-type").unwrap_or_default();
+        let status = response.status().as_u16();
+        let body = response.into_body().read_to_string().unwrap();
+        Answer {
+            status,
+            session,
+            content_type,
+            body,
+        }
+    }
+
+    /// POSTs `message` with these headers (and JSON's content type).
+    pub fn post_with(&self, message: &Value, headers: &[(&str, &str)]) -> Answer {
+        let mut builder = self
+            .agent
+            .post(self.url())
+            .header("Content-Type", "application/json");
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        Self::answer(builder.send(message.to_string().as_bytes()).unwrap())
+    }
+
+    /// POSTs `message` in `session`, accepting JSON and event streams.
+    pub fn post(&self, session: &str, message: &Value) -> Answer {
+        self.post_with(
+            message,
+            &[
+                ("Accept", "application/json, text/event-stream"),
+                ("Mcp-Session-Id", session),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ],
+        )
+    }
+
+    /// A request in `session`: its answer.
+    pub fn call(&self, session: &str, id: i64, method: &str, params: Value) -> Value {
+        let answer = self.post(
+            session,
+            &json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}),
+        );
+        assert_eq!(answer.status, 200, "{answer:?}");
+        answer.message()
+    }
+
+    /// A tool call's result in `session`.
+    pub fn tool(&self, session: &str, id: i64, name: &str, arguments: Value) -> Value {
+        let answer = self.call(
+            session,
+            id,
+            "tools/call",
+            json!({"name": name, "arguments": arguments}),
+        );
+        answer
+            .get("result")
+            .cloned()
+            .unwrap_or_else(|| panic!("no result: {answer}"))
+    }
+
+    /// Initializes a session and sends `notifications/initialized`: the session's id.
+    pub fn initialize(&self) -> String {
+        let answer = self.post_with(
+            &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+                "protocolVersion": "2025-11-25", "capabilities": {},
+                "clientInfo": {"name": "gateway-test", "version": "1"}}}),
+            &[("Accept", "application/json, text/event-stream")],
+        );
+        assert_eq!(answer.status, 200, "{answer:?}");
+        assert_eq!(answer.message()["result"]["serverInfo"]["name"], "mock");
+        let session = answer.session.clone().expect("an Mcp-Session-Id");
+        let initialized = self.post(
+            &session,
+            &json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        );
+        assert_eq!(initialized.status, 202, "{initialized:?}");
+        session
+    }
+
+    /// DELETEs `session`.
+    pub fn delete(&self, session: &str) -> Answer {
+        Self::answer(
+            self.agent
+                .delete(self.url())
+                .header("Mcp-Session-Id", session)
+                .call()
+                .unwrap(),
+        )
+    }
+
+    /// Opens `session`'s GET stream: a reader of its events' messages.
+    pub fn open_stream(&self, session: &str) -> Box<dyn Iterator<Item = Value>> {
+        let response = self
+            .agent
+            .get(self.url())
+            .header("Accept", "text/event-stream")
+            .header("Mcp-Session-Id", session)
+            .call()
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 200);
+        let mut lines = BufReader::new(response.into_body().into_reader()).lines();
+        Box::new(std::iter::from_fn(move || {
+            let mut data = Vec::new();
+            loop {
+                let line = lines.next()?.ok()?;
+                if let Some(value) = line.strip_prefix("data: ") {
+                    data.push(value.to_owned());
+                } else if line.is_empty() && !data.is_empty() {
+                    return Some(serde_json::from_str(&data.join("\n")).unwrap());
+                }
+            }
+        }))
+    }
+
+    /// `GET /healthz`: the gateway's counts (`sessions`, `in_flight`).
+    pub fn health(&self) -> Value {
+        let (status, body) = self.raw(
+            &format!("GET /healthz HTTP/1.1\r\nHost: {}", self.addr),
+            b"",
+        );
+        assert_eq!(status, 200, "{body}");
+        serde_json::from_str(&body).unwrap()
+    }
+
+    /// Sends `head` (request line and headers, without the blank line) and `body` as they
+    /// are, on a connection of its own: the status and body of the answer. For the headers
+    /// an HTTP client library sets itself (`Host`).
+    pub fn raw(&self, head: &str, body: &[u8]) -> (u16, String) {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+        let request = format!(
+            "{head}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        // A refused body may be left unread: the answer comes first.
+        let _ = stream.write_all(body);
+        let mut answer = Vec::new();
+        let _ = stream.read_to_end(&mut answer);
+        let text = String::from_utf8_lossy(&answer).into_owned();
+        let status = text
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("no status: {text}"));
+        let body = text.split("\r\n\r\n").nth(1).unwrap_or_default().to_owned();
+        (status, body)
+    }
+}
