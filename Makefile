@@ -9,6 +9,10 @@ CARGO ?= cargo
 # build apart from a plain `--release` one (target/<triple>/release). Naming it for all three
 # lets them share one build of the core and its dependencies instead of compiling it twice.
 HOST_TRIPLE := $(shell rustc -vV | sed -n 's/^host: //p')
+# The cargo profile of those three: `release` (thin LTO, what ships and what the benchmarks
+# measure) unless told otherwise; `make test` builds them with `test-release`, the same
+# settings without LTO (Cargo.toml says what that saves). Their directory is named after it.
+NATIVE_PROFILE ?= release
 # Python environments are made and filled by uv (PyPI), not venv + pip: on a cold cache it
 # installs host-s3's e2e requirements in 9 s where pip took 283 s, downloads in parallel and
 # compiles no bytecode up front, which leaves the cores to cargo beside it. uv itself is put
@@ -107,6 +111,7 @@ native-artifacts: ## The native release artifacts, one after another (they share
 # and the addon again.
 LATE_SUITES := test-browser examples
 BUILT := $(addprefix -o ,$(NATIVE_BUILD_TARGETS) build-wasm build-wasm-js build-wasm-component)
+test: export NATIVE_PROFILE := test-release
 test: setup-base ## Install what is needed and run every test suite (what CI runs)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust setup
 	@$(MAKE) --no-print-directory -j3 --output-sync=target native-artifacts build-wasm-js build-wasm-component

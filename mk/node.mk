@@ -22,7 +22,7 @@ setup-node: $(NODE_STAMP) ## Install the Node addon's npm dependencies (napi CLI
 # in a clean checkout); test-node's suite compares it with the committed one again.
 build-node: setup-node ## Build the Node addon in release and regenerate index.js / index.d.ts (fails if index.d.ts was stale)
 	@baseline=$$(mktemp) && cp $(NODE_DIR)/index.d.ts $$baseline && \
-	  $(NODE_NAPI) build --platform --release && \
+	  $(NODE_NAPI) build --platform --profile $(NATIVE_PROFILE) && \
 	  if ! cmp -s $$baseline $(CURDIR)/$(NODE_DIR)/index.d.ts; then \
 	    diff -u $$baseline $(CURDIR)/$(NODE_DIR)/index.d.ts | head -40; rm -f $$baseline; \
 	    echo "$(NODE_DIR)/index.d.ts was stale: napi regenerated it from the Rust types (above); commit the new file"; exit 1; \

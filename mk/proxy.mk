@@ -10,8 +10,9 @@ PROXY_VENV := $(PROXY_E2E)/.venv
 PROXY_DB_VENV := $(PROXY_E2E)/.venv-db
 PROXY_GIT_VENV := $(PROXY_E2E)/.venv-git
 # Where cargo puts the release binary (CARGO_TARGET_DIR is honoured, as cargo does), built for
-# HOST_TRIPLE like the wheel and the Node addon (Makefile).
-PROXY_LRO := $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)/$(HOST_TRIPLE)/release/lro
+# HOST_TRIPLE with NATIVE_PROFILE like the wheel and the Node addon (Makefile). Recursive (=):
+# `make test` sets NATIVE_PROFILE for its own recipe.
+PROXY_LRO = $(or $(CARGO_TARGET_DIR),$(CURDIR)/target)/$(HOST_TRIPLE)/$(NATIVE_PROFILE)/lro
 
 $(PROXY_VENV)/.installed: $(PROXY_E2E)/requirements.txt | $(UV)
 	$(call venv,$(PROXY_VENV))
@@ -35,7 +36,7 @@ $(PROXY_E2E)/node_modules/.installed: $(PROXY_E2E)/package.json $(PROXY_E2E)/pac
 setup-proxy: $(PROXY_VENV)/.installed $(PROXY_DB_VENV)/.installed $(PROXY_GIT_VENV)/.installed $(PROXY_E2E)/node_modules/.installed ## Install the proxy e2e dependencies (venvs, npm and PyPI servers)
 
 build-proxy: ## Build the release `lro` binary the proxy tests and benchmark run
-	$(CARGO) build --release --target $(HOST_TRIPLE) -p lro-cli
+	$(CARGO) build --profile $(NATIVE_PROFILE) --target $(HOST_TRIPLE) -p lro-cli
 
 test-proxy: setup-proxy build-proxy ## `lro proxy` end-to-end tests against real MCP servers (npm, PyPI) and a remote HTTP server
 	cd $(PROXY_E2E) && LRO_BIN=$(PROXY_LRO) .venv/bin/python -m pytest -q -p no:cacheprovider

@@ -32,7 +32,7 @@ setup-python: $(PY_STAMP) $(PY_MCP1_STAMP) ## Create bindings-python/.venv (matu
 
 build-python: setup-python ## Build the `lro` wheel (release, abi3) and install it into the venv
 	rm -rf $(PY_WHEELS)
-	cd $(PY_DIR) && .venv/bin/maturin build --release --target $(HOST_TRIPLE) --quiet --out $(PY_WHEELS)
+	cd $(PY_DIR) && .venv/bin/maturin build --profile $(NATIVE_PROFILE) --target $(HOST_TRIPLE) --quiet --out $(PY_WHEELS)
 	$(call pip,$(PY_VENV)) --reinstall --no-deps $(PY_WHEELS)/lro-*.whl
 	$(call pip,$(PY_MCP1_VENV)) --reinstall --no-deps $(PY_WHEELS)/lro-*.whl
 
