@@ -44,8 +44,6 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createMcpExpressApp } from '@modelcontextprotocol/sdk/server/express.js';
 
 import { createMcpServer } from './fixture/everything.mjs';
 
@@ -120,7 +118,14 @@ async function serveStdio() {
 
 // ===== EXPRESS APP =====
 
-function serveHttp(port) {
+async function serveHttp(port) {
+  // Loaded here: over stdio, the gateway starts a fixture per session, and Express and the
+  // HTTP transport would double its start-up time.
+  const { StreamableHTTPServerTransport } = await import(
+    '@modelcontextprotocol/sdk/server/streamableHttp.js'
+  );
+  const { createMcpExpressApp } = await import('@modelcontextprotocol/sdk/server/express.js');
+
   // Use createMcpExpressApp for DNS rebinding protection on localhost
   const app = createMcpExpressApp();
 
@@ -261,5 +266,5 @@ if (options.stdio) {
     console.error(USAGE);
     process.exit(2);
   }
-  serveHttp(port);
+  await serveHttp(port);
 }
