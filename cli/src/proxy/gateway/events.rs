@@ -520,17 +520,22 @@ mod tests {
         events.append(post.stream(), b"note".to_vec(), false);
         let (id, _, _) = message(post.next(NOW));
         post.written(id.seq);
-        // The connection drops; the answer comes after.
+        // The connection drops; a progress note comes meanwhile.
         drop(post);
-        events.append(primed.stream, b"answer".to_vec(), true);
+        events.append(primed.stream, b"progress".to_vec(), false);
         assert!(!events.has_readers());
+        // Resumed from the priming id: what followed it, then what comes live.
         let mut resumed = events.resume(&primed.to_string()).unwrap();
         assert_eq!(message(resumed.next(NOW)).1, "note");
+        assert_eq!(message(resumed.next(NOW)).1, "progress");
+        assert!(matches!(resumed.next(NOW), Next::Idle));
+        events.append(primed.stream, b"answer".to_vec(), true);
         let (_, answer, last) = message(resumed.next(NOW));
         assert_eq!((answer.as_str(), last), ("answer", true));
         // A second resumption replaces the first reader.
         let mut again = events.resume(&id.to_string()).unwrap();
         assert!(matches!(resumed.next(NOW), Next::Replaced));
+        assert_eq!(message(again.next(NOW)).1, "progress");
         assert_eq!(message(again.next(NOW)).1, "answer");
         for unknown in ["nonsense", "99-1", &format!("{}-999", primed.stream)] {
             assert_eq!(
