@@ -110,12 +110,15 @@ impl Dispatch {
     }
 
     /// The POST for request `id` that waited as `order` will not take its answer (its
-    /// client went away holding no event id to resume from); a later wait for the same id
-    /// stays. The answer, when it comes, goes where unclaimed messages go.
+    /// client went away holding no event id to resume from): its stream goes, and the
+    /// answer, when it comes, goes where unclaimed messages go. A later wait for the same
+    /// id stays.
     pub fn forget(&self, id: &IdKey, order: u64) {
         let mut routes = self.routes();
         if routes.waiters.get(id).is_some_and(|w| w.order == order) {
-            routes.waiters.remove(id);
+            if let Some(waiter) = routes.waiters.remove(id) {
+                self.events.forget(waiter.stream);
+            }
         }
     }
 
@@ -327,5 +330,26 @@ mod tests {
         assert_eq!(read(&mut call), Some(log));
         assert!(read(&mut call).is_none());
         assert_eq!(read(&mut get), Some(changed));
+    }
+
+    #[test]
+    fn a_forgotten_wait_leaves_no_stream_and_its_answer_goes_unclaimed() {
+        let (events, dispatch) = session();
+        let post = events.open_post().unwrap();
+        let primed = post.position().to_string();
+        let order = dispatch
+            .wait_for(&IdKey::of(&json!(1)), None, true, post.stream())
+            .unwrap();
+        // Its client left before holding an id: nothing of the stream stays.
+        drop(post);
+        dispatch.forget(&IdKey::of(&json!(1)), order);
+        assert_eq!(
+            events.resume(&primed).err(),
+            Some(crate::proxy::gateway::events::OpenError::Unknown)
+        );
+        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        dispatch.deliver(serde_json::to_vec(&answer).unwrap());
+        let mut get = events.open_get().unwrap();
+        assert_eq!(read(&mut get), Some(answer));
     }
 }

@@ -276,6 +276,15 @@ impl Events {
         self.changed.notify_all();
     }
 
+    /// Removes a POST's stream nobody will read: no reader has it, and its client holds no
+    /// id of it to resume from.
+    pub fn forget(&self, stream: u64) {
+        let mut state = self.state();
+        if stream != GET_STREAM && state.streams.get(&stream).is_some_and(|s| s.reader == 0) {
+            state.remove_stream(stream);
+        }
+    }
+
     /// Whether some connection reads one of the session's streams.
     pub fn has_readers(&self) -> bool {
         self.state().streams.values().any(|s| s.reader != 0)
@@ -341,6 +350,14 @@ impl State {
                 (!answer).then(|| (id, s.events[unwritten].seq))
             })
             .min_by_key(|&(_, seq)| seq)
+    }
+
+    fn remove_stream(&mut self, id: u64) {
+        if let Some(stream) = self.streams.remove(&id) {
+            self.count -= stream.events.len();
+            self.bytes -= stream.events.iter().map(|e| e.message.len()).sum::<usize>();
+            self.history.retain(|&(stream, _)| stream != id);
+        }
     }
 
     fn drop_event(&mut self, stream: u64, seq: u64) {
@@ -450,13 +467,7 @@ impl Reader {
 
     /// The stream's answer went out as plain JSON, with no id: nothing of it is kept.
     pub fn discard(self) {
-        let mut state = self.events.state();
-        if let Some(stream) = state.streams.remove(&self.stream) {
-            state.count -= stream.events.len();
-            state.bytes -= stream.events.iter().map(|e| e.message.len()).sum::<usize>();
-            let gone = self.stream;
-            state.history.retain(|&(stream, _)| stream != gone);
-        }
+        self.events.state().remove_stream(self.stream);
     }
 }
 
