@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::TIMEOUT;
-use crate::support::gateway::{Gateway, events};
+use crate::support::gateway::{Gateway, events, sse_events};
 use crate::support::proxy::{descriptor, text, wait_reaped};
 
 /// The URIs of the offload files `resources/list` gives in `session`.
@@ -213,12 +213,19 @@ fn events_streams_carry_answers_progress_and_the_servers_requests() {
         "{progress:?}"
     );
     assert_eq!(text(&messages.last().unwrap()["result"]), "done");
-    // The server's own request reaches the client on the GET stream; the answer goes back.
-    let mut stream = gateway.open_stream(&session);
-    let asked = gateway.tool(&session, 3, "ask_client", json!({}));
-    assert_eq!(text(&asked), "asked");
-    let request = stream.next().expect("the server's request");
+    // The server's own request, made while it works on a call, comes on that call's stream
+    // (not on the GET stream, open meanwhile); the client's answer goes back by POST.
+    let _stream = gateway.open_stream(&session);
+    let asked = gateway.post(
+        &session,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                "params": {"name": "ask_client", "arguments": {}}}),
+    );
+    let messages = events(&asked.body);
+    assert_eq!(messages.len(), 2, "{asked:?}");
+    let request = &messages[0];
     assert_eq!(request["method"], "roots/list", "{request}");
+    assert_eq!(text(&messages[1]["result"]), "asked");
     let reply = gateway.post(
         &session,
         &json!({"jsonrpc": "2.0", "id": request["id"], "result": {"roots": []}}),
@@ -388,4 +395,135 @@ fn an_idle_session_ends_with_its_server() {
         &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
     );
     assert_eq!(after.status, 404, "{after:?}");
+}
+
+#[test]
+fn streams_begin_with_a_priming_event_and_every_event_has_an_id() {
+    let gateway = Gateway::start(&[]);
+    let session = gateway.initialize();
+    let call = |id: i64, name: &str| {
+        let answer = gateway.post(
+            &session,
+            &json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                    "params": {"name": name, "arguments": {}, "_meta": {"progressToken": id}}}),
+        );
+        assert!(
+            answer.content_type.starts_with("text/event-stream"),
+            "a client of 2025-11-25 that takes a stream gets one: {answer:?}"
+        );
+        sse_events(&answer.body)
+    };
+    let first = call(1, "progress");
+    let priming = &first[0];
+    assert!(priming.id.is_some() && priming.data.is_empty(), "{first:?}");
+    assert!(priming.retry.is_some_and(|ms| ms > 0), "{first:?}");
+    assert_eq!(
+        first.len(),
+        4,
+        "priming, two progress, the answer: {first:?}"
+    );
+    assert_eq!(text(&first[3].message().unwrap()["result"]), "done");
+    let mut ids: Vec<&str> = first.iter().map(|e| e.id.as_deref().unwrap()).collect();
+    assert!(
+        first.iter().all(|e| e.stream() == priming.stream()),
+        "{first:?}"
+    );
+    // Another call: a stream of its own, ids unique in the session.
+    let second = call(2, "echo");
+    assert_ne!(second[0].stream(), priming.stream(), "{second:?}");
+    ids.extend(second.iter().map(|e| e.id.as_deref().unwrap()));
+    let unique: std::collections::HashSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "{ids:?}");
+    // The GET stream primes too.
+    let mut stream = gateway.get_events(&session, None).unwrap();
+    let primed = stream.next().unwrap();
+    assert!(
+        primed.retry.is_some() && primed.data.is_empty(),
+        "{primed:?}"
+    );
+    assert!(!ids.contains(&primed.id.as_deref().unwrap()), "{primed:?}");
+
+    // An older client is never primed: its answer comes as JSON when it takes JSON.
+    let older = gateway.post_with(
+        &json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "gateway-test", "version": "1"}}}),
+        &[("Accept", "application/json, text/event-stream")],
+    );
+    let older_session = older.session.clone().expect("a session");
+    let answer = gateway.post_with(
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
+        &[
+            ("Accept", "application/json, text/event-stream"),
+            ("Mcp-Session-Id", &older_session),
+            ("MCP-Protocol-Version", "2025-06-18"),
+        ],
+    );
+    assert!(
+        answer.content_type.starts_with("application/json"),
+        "{answer:?}"
+    );
+}
+
+#[test]
+fn a_call_whose_connection_dropped_is_resumed_with_its_answer() {
+    let gateway = Gateway::start(&[]);
+    let session = gateway.initialize();
+    // The client reads the priming event and loses its connection; the answer comes after.
+    let priming = gateway.post_and_leave(
+        &session,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "gate", "arguments": {}}}),
+    );
+    assert!(
+        priming.retry.is_some() && priming.data.is_empty(),
+        "{priming:?}"
+    );
+    let opened = gateway.tool(&session, 2, "open_gate", json!({}));
+    assert_eq!(text(&opened), "opened");
+    // Resumed from the priming event's id: the answer, on the same stream, and the end.
+    let resumed: Vec<_> = gateway
+        .get_events(&session, priming.id.as_deref())
+        .unwrap()
+        .filter(|event| !event.data.is_empty())
+        .collect();
+    assert_eq!(resumed.len(), 1, "{resumed:?}");
+    let answer = resumed[0].message().unwrap();
+    assert_eq!(answer["id"], 1, "{answer}");
+    assert_eq!(text(&answer["result"]), "through the gate");
+    assert_eq!(resumed[0].stream(), priming.stream());
+    // From the answer's own id, nothing is left: the stream just ends.
+    let after: Vec<_> = gateway
+        .get_events(&session, resumed[0].id.as_deref())
+        .unwrap()
+        .filter(|event| !event.data.is_empty())
+        .collect();
+    assert!(after.is_empty(), "{after:?}");
+}
+
+#[test]
+fn an_unknown_last_event_id_is_refused() {
+    let gateway = Gateway::start(&[]);
+    let session = gateway.initialize();
+    let known = gateway.post_and_leave(
+        &session,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "echo", "arguments": {"text": "x"}}}),
+    );
+    let stream = known.stream().to_owned();
+    // Not an id, a stream never opened, an event not yet sent on a stream that is.
+    for id in ["nonsense", "999-1", &format!("{stream}-999")] {
+        let refused = gateway.get_events(&session, Some(id)).err().expect(id);
+        assert_eq!(refused.status, 400, "{id}: {refused:?}");
+        let message = refused.message();
+        assert_eq!(message["error"]["code"], -32600, "{message}");
+        let said = message["error"]["message"].as_str().unwrap();
+        assert!(said.contains("Last-Event-ID"), "{said}");
+    }
+    let resumed: Vec<_> = gateway
+        .get_events(&session, known.id.as_deref())
+        .unwrap()
+        .filter_map(|event| event.message())
+        .collect();
+    assert_eq!(text(&resumed[0]["result"]), "x", "{resumed:?}");
 }

@@ -42,17 +42,88 @@ impl Answer {
     }
 }
 
-/// The messages of an event stream's text.
+/// The messages of an event stream's text (priming events, with no data, carry none).
 pub fn events(text: &str) -> Vec<Value> {
-    text.split("\n\n")
-        .filter_map(|event| {
-            let data: Vec<&str> = event
-                .lines()
-                .filter_map(|line| line.strip_prefix("data: "))
-                .collect();
-            (!data.is_empty()).then(|| serde_json::from_str(&data.join("\n")).unwrap())
-        })
+    sse_events(text)
+        .into_iter()
+        .filter_map(|event| event.message())
         .collect()
+}
+
+/// One event of an event stream: its fields.
+#[derive(Debug, Default, Clone)]
+pub struct Event {
+    pub id: Option<String>,
+    pub retry: Option<u64>,
+    pub data: String,
+}
+
+impl Event {
+    /// Its data as a message; `None` for a priming event (empty data).
+    pub fn message(&self) -> Option<Value> {
+        (!self.data.is_empty())
+            .then(|| serde_json::from_str(&self.data).unwrap_or_else(|e| panic!("{e}: {self:?}")))
+    }
+
+    /// The stream its id names (`STREAM-SEQ`).
+    pub fn stream(&self) -> &str {
+        let id = self
+            .id
+            .as_deref()
+            .unwrap_or_else(|| panic!("no id: {self:?}"));
+        id.split('-').next().unwrap()
+    }
+}
+
+/// The events of an event stream's text.
+pub fn sse_events(text: &str) -> Vec<Event> {
+    let mut lines = text.lines().map(|line| Ok(line.to_owned()));
+    std::iter::from_fn(|| next_event(&mut lines)).collect()
+}
+
+/// The next event of a stream's lines; `None` at its end.
+fn next_event(lines: &mut dyn Iterator<Item = std::io::Result<String>>) -> Option<Event> {
+    let mut event = Event::default();
+    let mut fields = false;
+    let mut data: Vec<String> = Vec::new();
+    loop {
+        let line = match lines.next() {
+            Some(Ok(line)) => line,
+            _ => return fields.then(|| finish(event, data)),
+        };
+        if line.is_empty() {
+            if fields {
+                return Some(finish(event, data));
+            }
+            continue;
+        }
+        fields |= !line.starts_with(':');
+        if let Some(id) = line.strip_prefix("id: ") {
+            event.id = Some(id.to_owned());
+        } else if let Some(retry) = line.strip_prefix("retry: ") {
+            event.retry = Some(retry.parse().unwrap());
+        } else if let Some(value) = line.strip_prefix("data:") {
+            data.push(value.strip_prefix(' ').unwrap_or(value).to_owned());
+        }
+    }
+}
+
+fn finish(mut event: Event, data: Vec<String>) -> Event {
+    event.data = data.join("\n");
+    event
+}
+
+/// An event stream read as it comes.
+pub struct EventReader {
+    lines: std::io::Lines<BufReader<Box<dyn Read>>>,
+}
+
+impl Iterator for EventReader {
+    type Item = Event;
+
+    fn next(&mut self) -> Option<Event> {
+        next_event(&mut self.lines)
+    }
 }
 
 impl Gateway {
@@ -183,26 +254,63 @@ impl Gateway {
 
     /// Opens `session`'s GET stream: a reader of its events' messages.
     pub fn open_stream(&self, session: &str) -> Box<dyn Iterator<Item = Value>> {
-        let response = self
+        let events = self.get_events(session, None).expect("a GET stream");
+        Box::new(events.filter_map(|event| event.message()))
+    }
+
+    /// GETs `session`'s stream (from `last_event_id`, when given): its events as they come,
+    /// or the answer that refused it.
+    pub fn get_events(
+        &self,
+        session: &str,
+        last_event_id: Option<&str>,
+    ) -> Result<EventReader, Answer> {
+        let mut builder = self
             .agent
             .get(self.url())
             .header("Accept", "text/event-stream")
-            .header("Mcp-Session-Id", session)
-            .call()
-            .unwrap();
-        assert_eq!(response.status().as_u16(), 200);
-        let mut lines = BufReader::new(response.into_body().into_reader()).lines();
-        Box::new(std::iter::from_fn(move || {
-            let mut data = Vec::new();
-            loop {
-                let line = lines.next()?.ok()?;
-                if let Some(value) = line.strip_prefix("data: ") {
-                    data.push(value.to_owned());
-                } else if line.is_empty() && !data.is_empty() {
-                    return Some(serde_json::from_str(&data.join("\n")).unwrap());
-                }
-            }
-        }))
+            .header("Mcp-Session-Id", session);
+        if let Some(id) = last_event_id {
+            builder = builder.header("Last-Event-ID", id);
+        }
+        let response = builder.call().unwrap();
+        if response.status().as_u16() != 200 {
+            return Err(Self::answer(response));
+        }
+        let reader: Box<dyn Read> = Box::new(response.into_body().into_reader());
+        Ok(EventReader {
+            lines: BufReader::new(reader).lines(),
+        })
+    }
+
+    /// POSTs a request in `session` taking only an event stream, on a connection of its
+    /// own, reads the stream's first event (the priming one) and drops the connection:
+    /// that event.
+    pub fn post_and_leave(&self, session: &str, message: &Value) -> Event {
+        let mut stream = TcpStream::connect(&self.addr).unwrap();
+        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+        let body = message.to_string();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: text/event-stream\r\nMcp-Session-Id: {session}\r\n\
+             MCP-Protocol-Version: 2025-11-25\r\nContent-Length: {}\r\n\r\n{body}",
+            self.addr,
+            body.len()
+        );
+        stream.write_all(request.as_bytes()).unwrap();
+        // The head, then the first event, each its own chunk: read up to the event's end.
+        let mut seen = Vec::new();
+        let mut byte = [0u8];
+        while !seen.ends_with(b"\n\n\r\n") || !seen.windows(4).any(|w| w == b"\r\n\r\n") {
+            stream.read_exact(&mut byte).unwrap();
+            seen.push(byte[0]);
+        }
+        stream.shutdown(std::net::Shutdown::Both).unwrap();
+        let text = String::from_utf8(seen).unwrap();
+        let (head, chunk) = text.split_once("\r\n\r\n").unwrap();
+        assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+        let event = chunk.split_once("\r\n").unwrap().1;
+        sse_events(event).remove(0)
     }
 
     /// `GET /healthz`: the gateway's counts (`sessions`, `in_flight`).

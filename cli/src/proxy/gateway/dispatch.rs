@@ -1,29 +1,32 @@
 //! Where a session's messages to the client go. The session's [`Router`](super::super::router)
 //! writes every message as one line to a [`ClientOut`]; over HTTP there is no one line to
-//! write to, so the line is handed to the HTTP request waiting for it:
-//! - a response goes to the POST that sent its request;
-//! - `notifications/progress` goes to the POST whose request carried its token, when that
-//!   POST may answer with an event stream;
-//! - anything else (notifications, the server's own requests, responses nobody waits for)
-//!   goes to the session's GET stream; without one, to a POST in flight that may stream (the
-//!   oldest); without either, it waits for the GET stream in a bounded backlog.
+//! write to, so each line becomes an event of one of the session's [`Events`] streams:
+//! - a response goes to the stream of the POST that sent its request, and ends it;
+//! - `notifications/progress` goes to the stream of the POST whose request carried its
+//!   token, when that POST may answer with an event stream;
+//! - what a server sends while working on a request (its own requests, such as sampling or
+//!   elicitation, and notifications such as logging) goes to a POST in flight that may
+//!   stream (the oldest: a stdio server does not say which request a message is for);
+//! - what is tied to no request (`list_changed`, `resources/updated`, `ping`, responses
+//!   nobody waits for) goes to the GET stream; without a GET reader, to a POST in flight
+//!   that may stream, else it waits on the GET stream.
+//!
+//! Without a POST in flight that may stream, everything but answers goes to the GET stream.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 use std::io::{self, Write};
-use std::sync::mpsc::{self, Receiver, Sender};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use serde_json::Value;
 
+use super::events::{Events, GET_STREAM};
 use crate::proxy::jsonrpc::{IdKey, Kind, Peek};
 use crate::proxy::output::ClientOut;
 
-/// Messages kept for a GET stream that is not open yet; past this, the oldest is dropped.
-const BACKLOG: usize = 1024;
-
 /// A POST waiting for the answer to its request.
 struct Waiter {
-    to: Sender<Vec<u8>>,
+    /// The stream its messages go to.
+    stream: u64,
     /// The request's `_meta.progressToken`, when it has one.
     progress: Option<IdKey>,
     /// Whether the POST may answer with an event stream (the client accepts one).
@@ -35,18 +38,14 @@ struct Waiter {
 #[derive(Default)]
 struct Routes {
     waiters: HashMap<IdKey, Waiter>,
-    stream: Option<Sender<Vec<u8>>>,
-    backlog: VecDeque<Vec<u8>>,
     next_order: u64,
     closed: bool,
-    /// Whether the backlog has overflowed (said once).
-    dropped: bool,
 }
 
-/// One session's routes from its router to the HTTP requests.
-#[derive(Default)]
+/// One session's routes from its router to its event streams.
 pub struct Dispatch {
     routes: Mutex<Routes>,
+    events: Arc<Events>,
 }
 
 /// Why a request cannot wait for its answer.
@@ -58,16 +57,15 @@ pub enum WaitError {
     Closed,
 }
 
-/// Why a GET stream cannot open.
-#[derive(Debug, PartialEq, Eq)]
-pub enum StreamError {
-    /// The session has one open already.
-    Open,
-    /// The session has ended.
-    Closed,
-}
-
 impl Dispatch {
+    /// Routes into `events`.
+    pub fn new(events: Arc<Events>) -> Self {
+        Self {
+            routes: Mutex::default(),
+            events,
+        }
+    }
+
     fn routes(&self) -> std::sync::MutexGuard<'_, Routes> {
         self.routes.lock().unwrap_or_else(PoisonError::into_inner)
     }
@@ -80,15 +78,16 @@ impl Dispatch {
         }))
     }
 
-    /// Registers a POST waiting for the answer to request `id`; the receiver gets that
-    /// answer, last, and before it what [`Dispatch`] routes to this POST. The number names
-    /// this wait to [`Dispatch::forget`] (a later request may reuse the id).
+    /// Registers a POST waiting for the answer to request `id` on `stream`: the answer
+    /// ends that stream, and before it come what [`Dispatch`] routes to this POST. The
+    /// number names this wait to [`Dispatch::forget`] (a later request may reuse the id).
     pub fn wait_for(
         &self,
         id: &IdKey,
         progress: Option<&Value>,
         streams: bool,
-    ) -> Result<(Receiver<Vec<u8>>, u64), WaitError> {
+        stream: u64,
+    ) -> Result<u64, WaitError> {
         let mut routes = self.routes();
         if routes.closed {
             return Err(WaitError::Closed);
@@ -96,141 +95,100 @@ impl Dispatch {
         if routes.waiters.contains_key(id) {
             return Err(WaitError::InFlight);
         }
-        let (to, from) = mpsc::channel();
         let order = routes.next_order;
         routes.next_order += 1;
         routes.waiters.insert(
             id.clone(),
             Waiter {
-                to,
+                stream,
                 progress: progress.map(IdKey::of),
                 streams,
                 order,
             },
         );
-        Ok((from, order))
+        Ok(order)
     }
 
-    /// The POST for request `id` that waited as `order` is done (answered, or its client
-    /// went away); a later wait for the same id stays.
+    /// The POST for request `id` that waited as `order` will not take its answer (its
+    /// client went away holding no event id to resume from): its stream goes, and the
+    /// answer, when it comes, goes where unclaimed messages go. A later wait for the same
+    /// id stays.
     pub fn forget(&self, id: &IdKey, order: u64) {
         let mut routes = self.routes();
         if routes.waiters.get(id).is_some_and(|w| w.order == order) {
-            routes.waiters.remove(id);
+            if let Some(waiter) = routes.waiters.remove(id) {
+                self.events.forget(waiter.stream);
+            }
         }
     }
 
-    /// Opens the session's GET stream; what waited in the backlog comes first.
-    pub fn open_stream(&self) -> Result<Receiver<Vec<u8>>, StreamError> {
-        let mut routes = self.routes();
-        if routes.closed {
-            return Err(StreamError::Closed);
-        }
-        if routes.stream.as_ref().is_some_and(stream_is_open) {
-            return Err(StreamError::Open);
-        }
-        let (to, from) = mpsc::channel();
-        for message in routes.backlog.drain(..) {
-            let _ = to.send(message);
-        }
-        routes.stream = Some(to);
-        Ok(from)
-    }
-
-    /// Whether no POST waits for an answer and no GET stream is open.
-    pub fn is_idle(&self) -> bool {
-        let mut routes = self.routes();
-        if routes.stream.as_ref().is_some_and(|s| !stream_is_open(s)) {
-            routes.stream = None;
-        }
-        routes.waiters.is_empty() && routes.stream.is_none()
-    }
-
-    /// The session has ended: every stream and waiting POST sees its channel close (after
-    /// the answers already routed to it).
+    /// The session has ended: every stream's reader sees it once it has what is there.
     pub fn close(&self) {
         let mut routes = self.routes();
         routes.closed = true;
         routes.waiters.clear();
-        routes.stream = None;
-        routes.backlog.clear();
+        self.events.close();
     }
 
     /// Routes one message from the router.
     fn deliver(&self, message: Vec<u8>) {
         let mut routes = self.routes();
-        let target = match Peek::parse(&message).as_ref().map(Peek::kind) {
-            Some(Kind::Response(id)) => routes.waiters.remove(&id).map(|w| w.to),
+        if routes.closed {
+            return;
+        }
+        let peek = Peek::parse(&message);
+        let kind = peek.as_ref().map(Peek::kind);
+        let (stream, last) = match kind {
+            Some(Kind::Response(id)) => match routes.waiters.remove(&id) {
+                Some(waiter) => (waiter.stream, true),
+                None => (self.untied(&routes), false),
+            },
             Some(Kind::Notification("notifications/progress")) => {
                 let token = serde_json::from_slice::<Value>(&message)
                     .ok()
                     .and_then(|m| m.pointer("/params/progressToken").map(IdKey::of));
-                token.and_then(|token| {
+                let own = token.and_then(|token| {
                     routes
                         .waiters
                         .values()
                         .find(|w| w.streams && w.progress.as_ref() == Some(&token))
-                        .map(|w| w.to.clone())
-                })
+                        .map(|w| w.stream)
+                });
+                (own.unwrap_or_else(|| tied(&routes)), false)
             }
-            _ => None,
+            Some(Kind::Notification(method)) if is_untied(method) => (self.untied(&routes), false),
+            Some(Kind::Request(_, "ping")) => (self.untied(&routes), false),
+            _ => (tied(&routes), false),
         };
-        let message = match target {
-            Some(to) => match to.send(message) {
-                Ok(()) => return,
-                // Its POST has gone: the message goes where unclaimed ones go.
-                Err(mpsc::SendError(message)) => message,
-            },
-            None => message,
-        };
-        if let Some(stream) = &routes.stream {
-            match stream.send(message) {
-                Ok(()) => return,
-                Err(mpsc::SendError(unsent)) => {
-                    routes.stream = None;
-                    return self.unclaimed(&mut routes, unsent);
-                }
-            }
-        }
-        self.unclaimed(&mut routes, message);
+        drop(peek);
+        self.events.append(stream, message, last);
+        drop(routes);
     }
 
-    /// A message with no GET stream to go to: the oldest POST that may stream takes it,
-    /// else the backlog keeps it for the GET stream.
-    fn unclaimed(&self, routes: &mut Routes, message: Vec<u8>) {
-        if routes.closed {
-            return;
+    /// Where a message tied to no request goes: the GET stream when a client reads it,
+    /// else a POST in flight that may stream, else the GET stream to wait for a reader.
+    fn untied(&self, routes: &Routes) -> u64 {
+        if self.events.get_is_read() {
+            return GET_STREAM;
         }
-        let oldest = routes
-            .waiters
-            .values()
-            .filter(|w| w.streams)
-            .min_by_key(|w| w.order);
-        let message = match oldest {
-            Some(waiter) => match waiter.to.send(message) {
-                Ok(()) => return,
-                Err(mpsc::SendError(message)) => message,
-            },
-            None => message,
-        };
-        if routes.backlog.len() == BACKLOG {
-            routes.backlog.pop_front();
-            if !routes.dropped {
-                routes.dropped = true;
-                note!(
-                    "lro proxy: a session's client opens no GET stream: the oldest of the \
-                     {BACKLOG} messages kept for it are being dropped"
-                );
-            }
-        }
-        routes.backlog.push_back(message);
+        tied(routes)
     }
 }
 
-/// Whether the GET stream's reader is still there (its request has not ended).
-fn stream_is_open(stream: &Sender<Vec<u8>>) -> bool {
-    // An empty probe is skipped by the stream's writer.
-    stream.send(Vec::new()).is_ok()
+/// Where a message a server sends while working on a request goes: the oldest POST in
+/// flight that may stream, else the GET stream.
+fn tied(routes: &Routes) -> u64 {
+    routes
+        .waiters
+        .values()
+        .filter(|w| w.streams)
+        .min_by_key(|w| w.order)
+        .map_or(GET_STREAM, |w| w.stream)
+}
+
+/// Notifications about the session's state rather than about a request.
+fn is_untied(method: &str) -> bool {
+    method.ends_with("/list_changed") || method == "notifications/resources/updated"
 }
 
 /// The router's client output: bytes up to each newline are one message.
@@ -262,7 +220,9 @@ impl Write for Lines {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::proxy::gateway::events::Next;
     use serde_json::json;
+    use std::time::Duration;
 
     fn line(value: &Value) -> Vec<u8> {
         let mut text = serde_json::to_vec(value).unwrap();
@@ -270,62 +230,126 @@ mod tests {
         text
     }
 
+    fn read(reader: &mut crate::proxy::gateway::events::Reader) -> Option<Value> {
+        match reader.next(Duration::ZERO) {
+            Next::Event { message, .. } => Some(serde_json::from_slice(&message).unwrap()),
+            _ => None,
+        }
+    }
+
+    fn session() -> (Arc<Events>, Arc<Dispatch>) {
+        let events = Arc::new(Events::default());
+        let dispatch = Arc::new(Dispatch::new(Arc::clone(&events)));
+        (events, dispatch)
+    }
+
     #[test]
     fn answers_go_to_their_post_and_the_rest_to_the_stream() {
-        let dispatch = Arc::new(Dispatch::default());
+        let (events, dispatch) = session();
         let mut out = Lines {
             dispatch: Arc::clone(&dispatch),
             line: Vec::new(),
         };
-        let (one, _) = dispatch
-            .wait_for(&IdKey::of(&json!(1)), None, false)
+        let mut one = events.open_post().unwrap();
+        dispatch
+            .wait_for(&IdKey::of(&json!(1)), None, false, one.stream())
             .unwrap();
         assert_eq!(
-            dispatch.wait_for(&IdKey::of(&json!(1)), None, false).err(),
+            dispatch
+                .wait_for(&IdKey::of(&json!(1)), None, false, one.stream())
+                .err(),
             Some(WaitError::InFlight)
         );
         let note = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}});
+        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
         // Written in two pieces, as a buffered writer may.
-        let bytes = [
-            line(&note),
-            line(&json!({"jsonrpc": "2.0", "id": 1, "result": {}})),
-        ]
-        .concat();
+        let bytes = [line(&note), line(&answer)].concat();
         out.write_all(&bytes[..7]).unwrap();
         out.write_all(&bytes[7..]).unwrap();
-        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
-        assert_eq!(one.recv().unwrap(), serde_json::to_vec(&answer).unwrap());
-        // The notification had no stream: it waited in the backlog.
-        let stream = dispatch.open_stream().unwrap();
-        assert_eq!(stream.recv().unwrap(), serde_json::to_vec(&note).unwrap());
-        assert_eq!(dispatch.open_stream().err(), Some(StreamError::Open));
+        assert_eq!(read(&mut one), Some(answer.clone()));
+        // No POST may stream: the notification waits on the GET stream.
+        let mut stream = events.open_get().unwrap();
+        assert_eq!(read(&mut stream), Some(note));
         // Answered, the id may be used again; the first wait's end leaves the second's.
-        let (again, second) = dispatch
-            .wait_for(&IdKey::of(&json!(1)), None, false)
+        let mut again = events.open_post().unwrap();
+        let second = dispatch
+            .wait_for(&IdKey::of(&json!(1)), None, false, again.stream())
             .unwrap();
         dispatch.forget(&IdKey::of(&json!(1)), second - 1);
         dispatch.deliver(serde_json::to_vec(&answer).unwrap());
-        assert_eq!(again.recv().unwrap(), serde_json::to_vec(&answer).unwrap());
+        assert_eq!(read(&mut again), Some(answer));
+        let mut open = events.open_post().unwrap();
         dispatch.close();
-        assert!(one.recv().is_err());
+        assert!(matches!(open.next(Duration::ZERO), Next::Closed));
     }
 
     #[test]
     fn progress_goes_to_the_streaming_post_with_its_token() {
-        let dispatch = Arc::new(Dispatch::default());
-        let (plain, _) = dispatch
-            .wait_for(&IdKey::of(&json!("a")), Some(&json!(7)), false)
+        let (events, dispatch) = session();
+        let mut plain = events.open_post().unwrap();
+        dispatch
+            .wait_for(
+                &IdKey::of(&json!("a")),
+                Some(&json!(7)),
+                false,
+                plain.stream(),
+            )
             .unwrap();
-        let (streaming, _) = dispatch
-            .wait_for(&IdKey::of(&json!("b")), Some(&json!(8)), true)
+        let mut streaming = events.open_post().unwrap();
+        dispatch
+            .wait_for(
+                &IdKey::of(&json!("b")),
+                Some(&json!(8)),
+                true,
+                streaming.stream(),
+            )
             .unwrap();
         let progress = json!({"jsonrpc": "2.0", "method": "notifications/progress",
             "params": {"progressToken": 8, "progress": 1}});
         dispatch.deliver(serde_json::to_vec(&progress).unwrap());
+        assert_eq!(read(&mut streaming), Some(progress));
+        assert!(read(&mut plain).is_none());
+    }
+
+    #[test]
+    fn a_servers_requests_go_to_a_call_in_flight_and_state_changes_to_the_get_stream() {
+        let (events, dispatch) = session();
+        let mut get = events.open_get().unwrap();
+        let mut call = events.open_post().unwrap();
+        dispatch
+            .wait_for(&IdKey::of(&json!(1)), None, true, call.stream())
+            .unwrap();
+        let sampling = json!({"jsonrpc": "2.0", "id": "s", "method": "sampling/createMessage",
+            "params": {}});
+        let log = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}});
+        let changed = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"});
+        for message in [&sampling, &log, &changed] {
+            dispatch.deliver(serde_json::to_vec(message).unwrap());
+        }
+        assert_eq!(read(&mut call), Some(sampling));
+        assert_eq!(read(&mut call), Some(log));
+        assert!(read(&mut call).is_none());
+        assert_eq!(read(&mut get), Some(changed));
+    }
+
+    #[test]
+    fn a_forgotten_wait_leaves_no_stream_and_its_answer_goes_unclaimed() {
+        let (events, dispatch) = session();
+        let post = events.open_post().unwrap();
+        let primed = post.position().to_string();
+        let order = dispatch
+            .wait_for(&IdKey::of(&json!(1)), None, true, post.stream())
+            .unwrap();
+        // Its client left before holding an id: nothing of the stream stays.
+        drop(post);
+        dispatch.forget(&IdKey::of(&json!(1)), order);
         assert_eq!(
-            streaming.recv().unwrap(),
-            serde_json::to_vec(&progress).unwrap()
+            events.resume(&primed).err(),
+            Some(crate::proxy::gateway::events::OpenError::Unknown)
         );
-        assert!(plain.try_recv().is_err());
+        let answer = json!({"jsonrpc": "2.0", "id": 1, "result": {}});
+        dispatch.deliver(serde_json::to_vec(&answer).unwrap());
+        let mut get = events.open_get().unwrap();
+        assert_eq!(read(&mut get), Some(answer));
     }
 }

@@ -4,18 +4,25 @@
 //! server messages, DELETE ends the session. `Host` and `Origin` are checked first, then the
 //! session (`Mcp-Session-Id`, issued with the answer to `initialize`; 404 for one unknown or
 //! ended) and `MCP-Protocol-Version`.
+//!
+//! Every event stream's events carry ids (see [`events`](super::events)); a stream opened
+//! for a client of protocol 2025-11-25 or later begins with a priming event, so that the
+//! client holds an id to resume from before the first message, and such a client's POST is
+//! always answered with a stream: whatever happens to its connection, the answer can be
+//! resumed. Older clients, and those that take no event stream, get JSON when the answer
+//! comes first.
 
 use std::io::Read;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
-use std::sync::mpsc::{Receiver, RecvTimeoutError};
 use std::time::Duration;
 
 use serde_json::Value;
 use tiny_http::{Method, Request};
 
 use super::checks::{self, Refusal};
-use super::dispatch::{StreamError, WaitError};
+use super::dispatch::WaitError;
+use super::events::{Next, OpenError, Reader};
 use super::respond::{self, EventStream, SESSION_HEADER};
 use super::session::{Session, StartError};
 use super::{Gateway, Slot};
@@ -25,6 +32,19 @@ use crate::proxy::router::ClientAction;
 /// How often an idle event stream gets a comment (a proxy in between may close a silent
 /// connection; a client that left is found by the write failing).
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
+
+/// How long a client waits before reconnecting a stream whose connection was lost (the
+/// `retry` field of every priming event).
+const RETRY: Duration = Duration::from_secs(1);
+
+/// The first protocol version whose clients take priming events: older ones may read the
+/// empty data as a message, and fail on it.
+const PRIMING_SINCE: &str = "2025-11-25";
+
+/// Whether a client of protocol `version` (a date: they order as text) takes priming events.
+fn primes(version: Option<&str>) -> bool {
+    version.is_some_and(|v| v >= PRIMING_SINCE)
+}
 
 /// The value of header `name`, when given once or more (the first).
 fn header<'r>(request: &'r Request, name: &'static str) -> Option<&'r str> {
@@ -186,19 +206,32 @@ impl Gateway {
             return respond::send(request, respond::empty(202));
         };
         let progress = progress_token(&body);
-        let (answers, order) = match session.dispatch.wait_for(&id, progress.as_ref(), stream) {
-            Ok(waiting) => waiting,
+        let version = if initialize {
+            requested_version(&body)
+        } else {
+            session.router.protocol_version()
+        };
+        let prime = stream && primes(version.as_deref());
+        let ended = || Refusal::new(404, "the session has ended");
+        let Some(reader) = session.events.open_post() else {
+            return refuse(request, &ended(), id.to_value());
+        };
+        let waited = session
+            .dispatch
+            .wait_for(&id, progress.as_ref(), stream, reader.stream());
+        let order = match waited {
+            Ok(order) => order,
             Err(WaitError::InFlight) => {
+                reader.discard();
                 let refused =
                     Refusal::new(400, "a request with this id is in flight in this session");
                 return refuse(request, &refused, id.to_value());
             }
             Err(WaitError::Closed) => {
-                let refused = Refusal::new(404, "the session has ended");
-                return refuse(request, &refused, id.to_value());
+                reader.discard();
+                return refuse(request, &ended(), id.to_value());
             }
         };
-        let _waiting = Forget(&session, &id, order);
         if let ClientAction::Forward {
             message,
             request: forwarded,
@@ -208,8 +241,12 @@ impl Gateway {
         }
         drop(body);
         let issued = initialize.then_some(session.id.as_str());
-        let answered = answer(request, &answers, &id, json, issued, slot);
-        if initialize && !answered {
+        let answered = answer(request, reader, &id, json && !prime, prime, issued, slot);
+        if !answered.resumable {
+            // Nobody can resume this answer: when it comes, it goes where unclaimed ones go.
+            session.dispatch.forget(&id, order);
+        }
+        if initialize && !answered.result {
             // The client has no session to use or end: it ends here.
             self.sessions
                 .end(&session.id, "the session's initialize failed (lro proxy)");
@@ -260,38 +297,46 @@ impl Gateway {
                 Value::Null,
             );
         }
-        let messages = match session.dispatch.open_stream() {
-            Ok(messages) => messages,
-            Err(StreamError::Open) => {
-                return refuse(
-                    request,
-                    &Refusal::new(409, "this session's GET stream is open already"),
-                    Value::Null,
-                );
-            }
-            Err(StreamError::Closed) => {
-                return refuse(
-                    request,
-                    &Refusal::new(404, "the session has ended"),
-                    Value::Null,
-                );
+        let last_event_id = header(&request, "Last-Event-ID");
+        let opened = match last_event_id {
+            Some(id) => session.events.resume(id),
+            None => session.events.open_get(),
+        };
+        let reader = match opened {
+            Ok(reader) => reader,
+            Err(refused) => {
+                let id = last_event_id.unwrap_or_default();
+                let refused = match refused {
+                    OpenError::Open => {
+                        Refusal::new(409, "this session's GET stream is open already")
+                    }
+                    OpenError::Unknown => Refusal::new(
+                        400,
+                        format!("Last-Event-ID {id:?} names no event of this session"),
+                    ),
+                    OpenError::Gone => Refusal::new(
+                        400,
+                        format!(
+                            "the events after Last-Event-ID {id:?} are no longer kept (a \
+                             session keeps its {} latest events, {} bytes at most)",
+                            super::events::MAX_EVENTS,
+                            super::events::MAX_BYTES
+                        ),
+                    ),
+                    OpenError::Closed => Refusal::new(404, "the session has ended"),
+                };
+                return refuse(request, &refused, Value::Null);
             }
         };
+        let prime = primes(session.router.protocol_version().as_deref());
         drop(session);
         let Ok(mut events) = EventStream::open(request, None) else {
             return;
         };
-        loop {
-            let sent = match messages.recv_timeout(KEEP_ALIVE) {
-                Ok(message) => events.send(&message),
-                Err(RecvTimeoutError::Timeout) => events.keep_alive(),
-                Err(RecvTimeoutError::Disconnected) => break,
-            };
-            if sent.is_err() {
-                return; // the client left; the dispatcher finds the stream gone
-            }
+        if prime && events.prime(reader.position(), RETRY).is_err() {
+            return;
         }
-        let _ = events.finish();
+        pump(events, reader, None);
     }
 
     fn delete(self: &Arc<Self>, request: Request) {
@@ -316,70 +361,127 @@ impl Gateway {
     }
 }
 
-/// Answers a request's POST: with JSON when its answer comes first and the client takes
-/// JSON, else with an event stream of what the session routed to it, its answer last. The
-/// in-flight `slot` is given back once the answer is there, before it is written. Whether
-/// the answer was a result (not an error, nor missing).
+/// How a POST's answer went.
+struct Answered {
+    /// The answer was a result (not an error, nor missing), and was written.
+    result: bool,
+    /// The client holds an event id of the answer's stream: it may resume it.
+    resumable: bool,
+}
+
+/// Answers a request's POST from its stream: with JSON when `json` and its answer comes
+/// first, else with an event stream (a priming event first when `prime`), its answer last.
+/// The in-flight `slot` is given back once the answer is there, before it is written.
 fn answer(
     request: Request,
-    answers: &Receiver<Vec<u8>>,
+    mut reader: Reader,
     id: &IdKey,
     json: bool,
+    prime: bool,
     issued: Option<&str>,
     slot: Slot<'_>,
-) -> bool {
-    let Ok(first) = answers.recv() else {
-        drop(slot);
-        let refused = Refusal::new(503, "the session ended before the server answered");
-        refuse(request, &refused, id.to_value());
-        return false;
+) -> Answered {
+    let lost = Answered {
+        result: false,
+        resumable: false,
     };
-    if json && is_answer(&first, id) {
+    if prime {
+        let Ok(mut events) = EventStream::open(request, issued) else {
+            return lost;
+        };
+        if events.prime(reader.position(), RETRY).is_err() {
+            return lost;
+        }
+        return pump(events, reader, Some(slot));
+    }
+    let first = loop {
+        match reader.next(KEEP_ALIVE) {
+            Next::Event { id, message, last } => break (id, message, last),
+            Next::Idle => {}
+            Next::Ended | Next::Replaced | Next::Closed => {
+                drop(slot);
+                let refused = Refusal::new(503, "the session ended before the server answered");
+                refuse(request, &refused, id.to_value());
+                return lost;
+            }
+        }
+    };
+    let (event, message, last) = first;
+    if json && last {
         drop(slot);
-        let result = is_result(&first);
+        reader.discard();
+        let result = is_result(&message);
         // A session whose initialize failed is not one: no id is issued.
         let issued = issued.filter(|_| result);
-        respond::send(request, respond::json(200, first, issued));
-        return result;
+        let body = Arc::try_unwrap(message).unwrap_or_else(|shared| shared.to_vec());
+        respond::send(request, respond::json(200, body, issued));
+        return Answered {
+            result,
+            resumable: false,
+        };
     }
     let Ok(mut events) = EventStream::open(request, issued) else {
-        return false;
+        return lost;
     };
-    let mut next = Some(first);
-    while let Some(message) = next.take() {
-        let last = is_answer(&message, id);
-        if last {
-            let result = is_result(&message);
-            drop(slot);
-            let sent = events.send(&message).and_then(|()| events.finish());
-            return result && sent.is_ok();
-        }
-        if events.send(&message).is_err() {
-            return false;
-        }
-        next = answers.recv().ok();
+    let mut slot = Some(slot);
+    if last {
+        slot.take();
     }
-    let _ = events.finish();
-    false
+    if events.send(event, &message).is_err() {
+        return lost;
+    }
+    reader.written(event.seq);
+    if last {
+        let sent = events.finish();
+        return Answered {
+            result: is_result(&message) && sent.is_ok(),
+            resumable: true,
+        };
+    }
+    pump(events, reader, slot)
+}
+
+/// Writes a stream's events as they come, until its last (a POST's answer), the session's
+/// end, or another connection taking it over; `slot` is given back when the last is there.
+fn pump(mut events: EventStream, mut reader: Reader, mut slot: Option<Slot<'_>>) -> Answered {
+    loop {
+        match reader.next(KEEP_ALIVE) {
+            Next::Event { id, message, last } => {
+                if last {
+                    slot.take();
+                }
+                if events.send(id, &message).is_err() {
+                    // The client left; the stream keeps what comes for its resumption.
+                    break;
+                }
+                reader.written(id.seq);
+                if last {
+                    let sent = events.finish();
+                    return Answered {
+                        result: is_result(&message) && sent.is_ok(),
+                        resumable: true,
+                    };
+                }
+            }
+            Next::Idle => {
+                if events.keep_alive().is_err() {
+                    break;
+                }
+            }
+            Next::Ended | Next::Replaced | Next::Closed => {
+                let _ = events.finish();
+                break;
+            }
+        }
+    }
+    Answered {
+        result: false,
+        resumable: true,
+    }
 }
 
 fn is_result(message: &[u8]) -> bool {
     Peek::parse(message).is_some_and(|p| p.result.is_some())
-}
-
-fn is_answer(message: &[u8], id: &IdKey) -> bool {
-    Peek::parse(message)
-        .as_ref()
-        .is_some_and(|p| matches!(p.kind(), Kind::Response(ref answered) if answered == id))
-}
-
-/// Removes a POST's route when it is done, however it ends.
-struct Forget<'a>(&'a Session, &'a IdKey, u64);
-
-impl Drop for Forget<'_> {
-    fn drop(&mut self) {
-        self.0.dispatch.forget(self.1, self.2);
-    }
 }
 
 fn refuse(request: Request, refused: &Refusal, id: Value) {
@@ -430,6 +532,15 @@ fn read_message(body: &[u8]) -> Result<Peek<'_>, (Refusal, Value)> {
         return Err((refusal, id));
     }
     Ok(peek)
+}
+
+/// The protocol version an `initialize` request asks for.
+fn requested_version(body: &[u8]) -> Option<String> {
+    let message: Value = serde_json::from_slice(body).ok()?;
+    message
+        .pointer("/params/protocolVersion")?
+        .as_str()
+        .map(str::to_owned)
 }
 
 /// A request's `params._meta.progressToken`, read only when the body names one.

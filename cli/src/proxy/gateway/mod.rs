@@ -5,12 +5,14 @@
 //!
 //! One job per module: [`handle`] answers each HTTP request, [`checks`] holds what is
 //! checked before (Host, Origin, media types, protocol version), [`session`] starts and
-//! ends sessions, [`dispatch`] routes each session's messages to the HTTP requests waiting
-//! for them, [`respond`] writes the answers. The HTTP server is `tiny_http` (threads, no
+//! ends sessions, [`dispatch`] routes each session's messages to its event streams,
+//! [`events`] keeps those streams' events for the connections that write them and for a
+//! client that resumes one, [`respond`] writes the answers. The HTTP server is `tiny_http` (threads, no
 //! async runtime, as the rest of the proxy).
 
 mod checks;
 mod dispatch;
+mod events;
 mod handle;
 mod respond;
 mod session;

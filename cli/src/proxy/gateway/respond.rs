@@ -7,11 +7,13 @@
 //! HTTP chunk, flushed.
 
 use std::io::{self, Cursor, Write};
+use std::time::Duration;
 
 use serde_json::Value;
 use tiny_http::{Header, Request, Response};
 
 use super::checks::Refusal;
+use super::events::EventId;
 use crate::proxy::jsonrpc;
 
 /// The `Mcp-Session-Id` header.
@@ -85,13 +87,17 @@ impl EventStream {
         Ok(Self { out })
     }
 
-    /// Writes one message as a `message` event (an empty one is skipped).
-    pub fn send(&mut self, message: &[u8]) -> io::Result<()> {
-        if message.is_empty() {
-            return Ok(());
-        }
-        let mut event = Vec::with_capacity(message.len() + 32);
-        event.extend_from_slice(b"event: message\n");
+    /// The priming event: `id` (where a resumption starts) and `retry` (how long a client
+    /// waits before reconnecting), with empty data.
+    pub fn prime(&mut self, id: EventId, retry: Duration) -> io::Result<()> {
+        let event = format!("id: {id}\nretry: {}\ndata: \n\n", retry.as_millis());
+        self.chunk(event.as_bytes())
+    }
+
+    /// Writes one message as a `message` event with its id.
+    pub fn send(&mut self, id: EventId, message: &[u8]) -> io::Result<()> {
+        let mut event = Vec::with_capacity(message.len() + 48);
+        event.extend_from_slice(format!("id: {id}\nevent: message\n").as_bytes());
         for line in message.split(|&b| b == b'\n') {
             event.extend_from_slice(b"data: ");
             event.extend_from_slice(line.strip_suffix(b"\r").unwrap_or(line));

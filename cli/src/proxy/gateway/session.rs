@@ -18,6 +18,7 @@ use lro_core::{ErrorCode, LroError, OffloadConfig, Offloader};
 use lro_host_s3::NativeHost;
 
 use super::dispatch::Dispatch;
+use super::events::Events;
 use crate::proxy::router::{MessageLimits, Router};
 use crate::proxy::{Lifecycle, Upstream, child, settings};
 
@@ -47,6 +48,8 @@ pub struct Session {
     pub upstream: Arc<dyn Upstream>,
     /// Where its router's messages go.
     pub dispatch: Arc<Dispatch>,
+    /// Its event streams.
+    pub events: Arc<Events>,
     /// Its offloader (its own directory).
     pub lro: Arc<Offloader<NativeHost>>,
     /// When a request last named it.
@@ -59,11 +62,12 @@ impl Session {
         *self.used.lock().unwrap_or_else(PoisonError::into_inner) = Instant::now();
     }
 
-    /// Whether nothing named the session for `limit` and nothing waits on it (no request
-    /// in flight, no GET stream open).
+    /// Whether nothing named the session for `limit` and no connection waits on it (no
+    /// POST waiting for its answer, no stream being read). A call whose client left holding
+    /// an event id does not keep the session: its client has `limit` to resume.
     fn idle_for(&self, limit: Duration) -> bool {
         let used = *self.used.lock().unwrap_or_else(PoisonError::into_inner);
-        used.elapsed() >= limit && self.dispatch.is_idle()
+        used.elapsed() >= limit && !self.events.has_readers()
     }
 }
 
@@ -110,7 +114,8 @@ impl Sessions {
         let lro = Arc::new(
             settings::offloader_with(config, blueprint.events).map_err(StartError::Failed)?,
         );
-        let dispatch = Arc::new(Dispatch::default());
+        let events = Arc::new(Events::default());
+        let dispatch = Arc::new(Dispatch::new(Arc::clone(&events)));
         let router = Arc::new(
             Router::new(Arc::clone(&lro), dispatch.client_out())
                 .with_request_timeout(blueprint.request_timeout)
@@ -128,6 +133,7 @@ impl Sessions {
             router,
             upstream,
             dispatch,
+            events,
             lro,
             used: Mutex::new(Instant::now()),
         });
@@ -171,8 +177,10 @@ impl Sessions {
     /// Ends session `id` (DELETE, shutdown): its requests in flight are answered with an
     /// error, its server is stopped and reaped, its streams close. `None` for no such session.
     pub fn end(&self, id: &str, reason: &str) -> Option<Arc<Session>> {
-        let session = self.forget(id)?;
+        let session = self.live().remove(id)?;
+        // Answered before the streams close, so that each answer reaches its client.
         session.router.fail_all(reason);
+        self.retire(&session);
         end_session(&session);
         Some(session)
     }
@@ -202,12 +210,17 @@ impl Sessions {
     /// Removes a session from the table; its files wait for cleanup.
     fn forget(&self, id: &str) -> Option<Arc<Session>> {
         let session = self.live().remove(id)?;
+        self.retire(&session);
+        Some(session)
+    }
+
+    /// Closes a session taken out of the table; its files wait for cleanup.
+    fn retire(&self, session: &Arc<Session>) {
         session.dispatch.close();
         self.ended
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .push(Arc::clone(&session.lro));
-        Some(session)
     }
 
     /// One cleanup pass: the expired files of every live session (whose client is told when

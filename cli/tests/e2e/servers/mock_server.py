@@ -28,6 +28,8 @@ Tools:
   invalid_lines        -> lines that are JSON but no message (123, [], {}, a method that is a
                           number, a batch of one notification), then answers
   ask_client           -> sends the client a request (id "srv-1", roots/list), then answers
+  gate                 -> answers once an open_gate call has come (at once after one)
+  open_gate            -> opens the gate: every gate call answers
   stop_reading         -> stops reading its stdin for good (the main loop sleeps)
   long_line {mb, order} -> an answer of `mb` MB on one line: "id_first" (Python SDK order),
                           "id_last" (TypeScript SDK order: result, jsonrpc, id), or "no_id"
@@ -50,6 +52,8 @@ LOCK = threading.Lock()
 CLIENT_INFO = {}
 CANCELLED = []
 RECEIVED = []
+# Held shut by `gate` calls until an `open_gate` call: an answer that comes when a test says.
+GATE = threading.Event()
 
 
 def send(message):
@@ -102,6 +106,8 @@ TOOLS = [
     {"name": "whoami", "inputSchema": {"type": "object"}},
     {"name": "pid", "inputSchema": {"type": "object"}},
     {"name": "hang", "inputSchema": {"type": "object"}},
+    {"name": "gate", "inputSchema": {"type": "object"}},
+    {"name": "open_gate", "inputSchema": {"type": "object"}},
     {"name": "progress_slow", "inputSchema": {"type": "object"}},
     {"name": "cancelled", "inputSchema": {"type": "object"}},
     {"name": "die_mid", "inputSchema": {"type": "object"}},
@@ -151,6 +157,14 @@ def call_tool(msg_id, params):
             time.sleep(int(args.get("ms", 10)) / 1000)
             send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(f"slow {args.get('n', '')}")})
         return threading.Thread(target=later, daemon=True).start()
+    if name == "gate":
+        def through():
+            GATE.wait()
+            send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("through the gate")})
+        return threading.Thread(target=through, daemon=True).start()
+    if name == "open_gate":
+        GATE.set()
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result("opened")})
     if name == "die":
         sys.stdout.flush()
         os._exit(3)
