@@ -57,7 +57,13 @@ setup-base: ## Install system tools the tests need (jq)
 # test binary), and the installs beside it wait on the network, not the CPU.
 RUST_TEST = $(CARGO) test -p lro-json -p lro-jq -p lro-query -p lro-core -p lro-mcp -p lro-cli -p lro-js -p lro-node
 
-test-rust: setup-base check-architecture check-locks ## Rust unit, vector, jq-recipe and CLI tests (and the JS API's option objects, the Node addon's decoder)
+# Compiling the tests and running them are two targets so that `make test` can compile them
+# beside the installs (the CPU's work) and run them beside the other suites (mostly waiting on
+# the processes they start).
+build-rust-tests: setup-base check-architecture check-locks ## Compile every Rust test binary (what test-rust runs)
+	MAKEFLAGS= $(RUST_TEST) --no-run
+
+test-rust: build-rust-tests ## Rust unit, vector, jq-recipe and CLI tests (and the JS API's option objects, the Node addon's decoder)
 	MAKEFLAGS= $(RUST_TEST)
 
 check-architecture: ## No import circles between the modules of any crate; every test file in its crate's test binary; the object store's host without the jq engine; one release build of what the shipped artifacts share
@@ -96,27 +102,29 @@ NATIVE_BUILD_TARGETS := build-proxy build-python build-node
 native-artifacts: ## The native release artifacts, one after another (they share one cargo lock)
 	@$(MAKE) --no-print-directory -j1 $(NATIVE_BUILD_TARGETS)
 
-# From a clean clone: first test-rust beside the installs (the installs wait on the network,
-# test-rust on the CPU; they share no file and no cargo lock). Then every release artifact:
-# the native ones one after another (one cargo lock), beside the two wasm builds, which have
-# target directories of their own and fill the cores the native link steps leave idle.
-# (Three chains at once, test-rust, native and wasm, six compilers on two cores, took 1,091 s
-# to the first suite.) Then the other suites, two at a time (they wait on the servers, agents
-# and browsers they start as much as on the CPU), each finding what it needs built. Three
+# From a clean clone: first the Rust tests are compiled beside the installs (the installs wait
+# on the network, the compiler on the CPU; they share no file and no cargo lock). Then every
+# release artifact: the native ones one after another (one cargo lock), beside the two wasm
+# builds, which have target directories of their own and fill the cores the native link steps
+# leave idle. (Three chains at once, test-rust, native and wasm, six compilers on two cores,
+# took 1,091 s to the first suite.) Then the suites two at a time, the Rust tests first, the
+# longest (they wait on the servers, agents, browsers and processes they start as much as on
+# the CPU), each finding what it needs built. Three
 # pairs must not overlap: test-wasm and test-browser both rebuild bindings-wasm/js/pkg when
 # it is stale, and test-wasm and `examples` the component, so test-browser and `examples`
 # come after; test-s3's fault tests give moto 300 ms a step, so it runs alone, last.
 # --output-sync prints each one's output when it is done. The suites' makes are told (-o)
 # that the artifacts built just before are up to date, so that no group packages the wheel
-# and the addon again.
+# and the addon again. The native artifacts are built with the test-release profile
+# (NATIVE_PROFILE above).
 LATE_SUITES := test-browser examples
-BUILT := $(addprefix -o ,$(NATIVE_BUILD_TARGETS) build-wasm build-wasm-js build-wasm-component)
+BUILT := $(addprefix -o ,build-rust-tests $(NATIVE_BUILD_TARGETS) build-wasm build-wasm-js build-wasm-component)
 test: export NATIVE_PROFILE := test-release
 test: setup-base ## Install what is needed and run every test suite (what CI runs)
-	@$(MAKE) --no-print-directory -j2 --output-sync=target test-rust setup
+	@$(MAKE) --no-print-directory -j2 --output-sync=target build-rust-tests setup
 	@$(MAKE) --no-print-directory -j3 --output-sync=target native-artifacts build-wasm-js build-wasm-component
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(filter-out test-rust test-s3 $(LATE_SUITES),$(TEST_TARGETS))
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(filter-out test-s3 $(LATE_SUITES),$(TEST_TARGETS))
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(LATE_SUITES)
 	@$(MAKE) --no-print-directory $(BUILT) $(filter test-s3,$(TEST_TARGETS))
 
-.PHONY: help demo setup-base setup native-artifacts test test-rust check-architecture bench bench-query lint
+.PHONY: help demo setup-base setup native-artifacts test build-rust-tests test-rust check-architecture bench bench-query lint
