@@ -278,7 +278,9 @@ fn claims(sub: &str) -> Value {
 #[test]
 fn jwts_are_checked_for_key_signature_issuer_audience_and_time() {
     let key = SigningKey::generate("k1");
-    let jwks = JwksServer::start(vec![key.jwk()]);
+    let keys = tempfile::tempdir().unwrap();
+    let rsa = SigningKey::generate_rsa("r1", keys.path());
+    let jwks = JwksServer::start(vec![key.jwk(), rsa.jwk()]);
     let mut gateway = Gateway::start(&[
         "--auth-jwks",
         &jwks.url(),
@@ -322,6 +324,11 @@ fn jwts_are_checked_for_key_signature_issuer_audience_and_time() {
         404,
         "bob in alice's session"
     );
+    // RS256, and a token with no kid (each key that fits is tried).
+    gateway.set_token(Some(&rsa.sign(&claims("dave"))));
+    gateway.initialize();
+    gateway.set_token(Some(&key.sign_as(None, &claims("erin"))));
+    gateway.initialize();
 
     let other = SigningKey::generate("k1");
     let mut cases: Vec<(&str, String, &str)> = Vec::new();

@@ -1,9 +1,11 @@
 //! What the gateway's authentication tests are made of: a token file, signing keys made at
-//! test time (ECDSA P-256, ring) and JWTs they sign, and an authorization server's JWKS
-//! served on loopback by a tiny HTTP server that counts how often it is read.
+//! test time (ECDSA P-256 by ring; RSA by the `openssl` command, since ring makes no RSA keys)
+//! and JWTs they sign, and an authorization server's JWKS served on loopback by a tiny HTTP
+//! server that counts how often it is read.
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -29,40 +31,89 @@ pub fn now() -> i64 {
     i64::try_from(since.as_secs()).unwrap()
 }
 
-/// An ES256 key pair, made now.
+/// A key pair made now, and its public half as a JWK.
 pub struct SigningKey {
-    pkcs8: Vec<u8>,
-    public: Vec<u8>,
+    key: EncodingKey,
+    alg: Algorithm,
+    jwk: Value,
     /// Its key id.
     pub kid: String,
 }
 
 impl SigningKey {
+    /// An ES256 (P-256) key.
     pub fn generate(kid: &str) -> Self {
         let rng = SystemRandom::new();
         let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
         let pair = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &rng)
             .unwrap();
+        // An uncompressed point: 0x04, then x and y, 32 bytes each.
+        let (x, y) = pair.public_key().as_ref()[1..].split_at(32);
         Self {
-            pkcs8: pkcs8.as_ref().to_vec(),
-            public: pair.public_key().as_ref().to_vec(),
+            key: EncodingKey::from_ec_der(pkcs8.as_ref()),
+            alg: Algorithm::ES256,
+            jwk: json!({"kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": kid,
+                        "x": URL_SAFE_NO_PAD.encode(x), "y": URL_SAFE_NO_PAD.encode(y)}),
+            kid: kid.to_owned(),
+        }
+    }
+
+    /// An RS256 key of 2048 bits, made by `openssl` in `dir`.
+    pub fn generate_rsa(kid: &str, dir: &Path) -> Self {
+        let pem = dir.join(format!("{kid}.pem"));
+        let der = dir.join(format!("{kid}.der"));
+        let openssl = |args: &[&str]| {
+            let out = Command::new("openssl").args(args).output().unwrap();
+            assert!(out.status.success(), "openssl {args:?}: {out:?}");
+            String::from_utf8(out.stdout).unwrap()
+        };
+        let (pem_path, der_path) = (pem.to_str().unwrap(), der.to_str().unwrap());
+        openssl(&[
+            "genpkey",
+            "-algorithm",
+            "RSA",
+            "-pkeyopt",
+            "rsa_keygen_bits:2048",
+            "-out",
+            pem_path,
+        ]);
+        // ring (under jsonwebtoken) signs with a PKCS#1 DER key.
+        openssl(&[
+            "rsa",
+            "-in",
+            pem_path,
+            "-traditional",
+            "-outform",
+            "DER",
+            "-out",
+            der_path,
+        ]);
+        let modulus = openssl(&["rsa", "-in", pem_path, "-noout", "-modulus"]);
+        let hex = modulus.trim().strip_prefix("Modulus=").unwrap();
+        let n: Vec<u8> = (0..hex.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
+            .collect();
+        Self {
+            key: EncodingKey::from_rsa_der(&std::fs::read(&der).unwrap()),
+            alg: Algorithm::RS256,
+            // genpkey's public exponent is 65537.
+            jwk: json!({"kty": "RSA", "alg": "RS256", "use": "sig", "kid": kid,
+                        "n": URL_SAFE_NO_PAD.encode(n), "e": "AQAB"}),
             kid: kid.to_owned(),
         }
     }
 
     /// Its public key as a JWK.
     pub fn jwk(&self) -> Value {
-        // An uncompressed point: 0x04, then x and y, 32 bytes each.
-        let (x, y) = self.public[1..].split_at(32);
-        json!({"kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": self.kid,
-               "x": URL_SAFE_NO_PAD.encode(x), "y": URL_SAFE_NO_PAD.encode(y)})
+        self.jwk.clone()
     }
 
     /// A JWT of `claims`, its header naming `kid` (none: no kid).
     pub fn sign_as(&self, kid: Option<&str>, claims: &Value) -> String {
-        let mut header = Header::new(Algorithm::ES256);
+        let mut header = Header::new(self.alg);
         header.kid = kid.map(str::to_owned);
-        jsonwebtoken::encode(&header, claims, &EncodingKey::from_ec_der(&self.pkcs8)).unwrap()
+        jsonwebtoken::encode(&header, claims, &self.key).unwrap()
     }
 
     /// A JWT of `claims`, naming this key.
