@@ -49,8 +49,9 @@ help: ## List the targets with what they do
 demo: ## The main job: offload a 500-memory recall, show the descriptor, run two recipes
 	$(CARGO) run --quiet --release -p lro-cli -- demo
 
-setup-base: ## Install system tools the tests need (jq)
-	@command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends jq; }
+setup-base: ## Install system tools the tests need (jq; openssl, which makes the RSA keys of the gateway's JWT tests)
+	@missing=""; for t in jq openssl; do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
 
 # What `make test-rust` runs (`make test-stress` runs it too). Without make's MAKEFLAGS: beside
 # `setup` under `make -j2` cargo would be handed a jobserver it cannot open (a warning per
