@@ -126,7 +126,7 @@ impl Sessions {
         })?;
         let (lifecycle, ended) = mpsc::channel();
         let upstream: Arc<dyn Upstream> =
-            child::ChildUpstream::spawn(program, args, Arc::clone(&router), lifecycle)
+            child::ChildUpstream::spawn(program, args, Arc::<Router>::clone(&router), lifecycle)
                 .map_err(StartError::Failed)?;
         let session = Arc::new(Session {
             id: id.clone(),
