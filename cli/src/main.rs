@@ -85,7 +85,7 @@ enum Command {
         output_dir: Option<String>,
     },
     /// Put LRO in front of an MCP server (stdio child or remote streamable HTTP)
-    Proxy(proxy::ProxyArgs),
+    Proxy(Box<proxy::ProxyArgs>),
 }
 
 /// How a successful run ends.
@@ -218,7 +218,7 @@ fn run(cli: Cli) -> Result<Exit, LroError> {
         }
         Command::Config { command } => command.run().map(|()| Exit::Done),
         Command::Demo { output_dir } => demo::run(output_dir).map(|()| Exit::Done),
-        Command::Proxy(args) => proxy::run(args).map(|()| Exit::Done),
+        Command::Proxy(args) => proxy::run(*args).map(|()| Exit::Done),
     }
 }
 

@@ -46,19 +46,22 @@ use lro_core::{ErrorCode, LroError};
 use crate::options::ConfigArgs;
 use router::{ClientAction, Router};
 
-/// `lro proxy [OPTIONS] (--url URL | [--listen HOST:PORT] -- COMMAND [ARGS...])`.
+/// `lro proxy [OPTIONS] [--listen HOST:PORT] (--url URL | -- COMMAND [ARGS...])`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
   lro proxy --output-dir /tmp/lro -- npx -y @modelcontextprotocol/server-memory
   lro proxy --url http://127.0.0.1:8000/mcp --header 'Authorization: Bearer TOKEN'
   lro proxy --listen 127.0.0.1:8080 -- npx -y @modelcontextprotocol/server-memory
+  lro proxy --listen 127.0.0.1:8080 --upstream shared --url https://mcp.example/mcp
 
 With --listen the proxy is an MCP server over streamable HTTP (http://HOST:PORT/mcp) for
 many clients: each session gets its own MCP server process, started from COMMAND at its
-initialize and stopped at its DELETE, and its own offload files (OUTPUT_DIR/SESSION_ID),
-which no other session can list, read or extract. Host and Origin are checked (loopback by
-default; --allow-host, --allow-origin); SIGTERM answers what is in flight and exits 0.
+initialize and stopped at its DELETE (or its own session on the --url server), and its own
+offload files (OUTPUT_DIR/SESSION_ID), which no other session can list, read or extract.
+With --upstream shared, one server serves every session (see --upstream for the cost).
+Host and Origin are checked (loopback by default; --allow-host, --allow-origin); SIGTERM
+answers what is in flight and exits 0.
 
 The proxy offers an extract tool, named lro_extract_<server> after the server's
 serverInfo.name (lro_extract without one; --extract-tool-name NAME to choose), so that two
