@@ -1,8 +1,9 @@
 //! `lro proxy --listen` and the server behind it: cancellation and progress through the
 //! gateway, and `--upstream shared`, where one mock server serves every session: request
 //! ids and progress tokens the sessions share are renumbered at the server, each answer
-//! goes back to its own session, cancellations name the server's id, and a session's end
-//! cancels its calls there without ending the server.
+//! goes back to its own session, cancellations name the server's id, a session's end
+//! cancels its calls there without ending the server, the server's own requests reach the
+//! session it is working for, and its exit ends every session.
 
 use serde_json::{Value, json};
 
@@ -151,4 +152,51 @@ fn a_shared_servers_cancellations_name_its_own_ids_and_outlive_sessions() {
     // A session begun later is answered by the same server.
     let third = gateway.initialize();
     assert_eq!(text(&gateway.tool(&third, 1, "pid", json!({}))), pid);
+}
+
+#[test]
+fn a_shared_servers_requests_reach_the_caller_and_its_exit_ends_every_session() {
+    let gateway = Gateway::start(&["--upstream", "shared"]);
+    let first = gateway.initialize();
+    let second = gateway.initialize();
+    let pid = text(&gateway.tool(&first, 1, "pid", json!({}))).to_owned();
+    // The server asks for roots while working on the second session's call: the question
+    // comes on that call's stream, and the second session's answer reaches the server.
+    let asked = gateway.post(
+        &second,
+        &json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                "params": {"name": "ask_client", "arguments": {}}}),
+    );
+    let messages = events(&asked.body);
+    assert_eq!(messages[0]["method"], "roots/list", "{asked:?}");
+    let reply = gateway.post(
+        &second,
+        &json!({"jsonrpc": "2.0", "id": messages[0]["id"], "result": {"roots": []}}),
+    );
+    assert_eq!(reply.status, 202, "{reply:?}");
+    let received = gateway.tool(&second, 2, "received", json!({}));
+    assert!(
+        text(&received).contains(r#"\"id\":\"srv-1\",\"result\":{\"roots\":[]}"#),
+        "{received}"
+    );
+    // The server exits: the call gets an error, both sessions end, and the next session
+    // starts another server.
+    let died = gateway.call(
+        &first,
+        2,
+        "tools/call",
+        json!({"name": "die", "arguments": {}}),
+    );
+    assert_eq!(died["error"]["code"], -32000, "{died}");
+    gateway.proxy.stderr_containing(&[
+        &format!("session {first} ended: its MCP server stopped"),
+        &format!("session {second} ended: its MCP server stopped"),
+    ]);
+    let after = gateway.post(
+        &second,
+        &json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}),
+    );
+    assert_eq!(after.status, 404, "{after:?}");
+    let third = gateway.initialize();
+    assert_ne!(text(&gateway.tool(&third, 1, "pid", json!({}))), pid);
 }
