@@ -113,6 +113,14 @@ impl Upstream for HttpUpstream {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let _ = idle.wait_timeout_while(guard, CLOSE_GRACE, |n| *n > 0);
+        self.end_now();
+    }
+}
+
+impl HttpUpstream {
+    /// Ends the session on the server without waiting for the calls in flight: for a
+    /// client whose calls were all answered already (a gateway session that ended).
+    pub fn end_now(&self) {
         self.inner.closed.store(true, Ordering::SeqCst);
         let session = self
             .inner

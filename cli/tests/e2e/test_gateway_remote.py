@@ -2,7 +2,8 @@
 official Python SDK's FastMCP, servers/http_server.py), driven by the SDK's own
 streamable-HTTP client. Each session gets its own remote session (per-session) or all share
 one (shared); either way results are offloaded into the caller's session, progress reaches
-the caller's stream, and the remote server sees the proxy's clientInfo."""
+the caller's stream, the remote server sees the proxy's clientInfo, and a session's DELETE
+does not wait for the remote's calls in flight."""
 
 import json
 import subprocess
@@ -10,7 +11,11 @@ import threading
 from contextlib import AsyncExitStack
 
 import anyio
+import httpx
 import pytest
+from mcp import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import McpError
 
 from conftest import descriptor_of, extract, lro_binary
 from test_gateway_http import LISTENING, offload_uris, session_at
@@ -67,5 +72,35 @@ def test_remote_sessions_offload_and_hear_their_progress(remote_gateway, tmp_pat
                 for n in heard:
                     group.start_soon(call, n)
             assert heard == {0: [1, 2], 1: [1, 2]}
+
+    anyio.run(scenario)
+
+
+def test_a_sessions_end_does_not_wait_for_the_remotes_calls(remote_gateway):
+    async def scenario():
+        async with streamable_http_client(remote_gateway) as (read, write, session_id):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                begun = anyio.Event()
+                failed = []
+
+                async def on_progress(value, total, message):
+                    begun.set()
+
+                async def call():
+                    try:
+                        await session.call_tool("wait", {"seconds": 120}, progress_callback=on_progress)
+                    except McpError as error:
+                        failed.append(error.error.message)
+
+                async with anyio.create_task_group() as group:
+                    group.start_soon(call)
+                    await begun.wait()
+                    # The call is at the remote: the DELETE is answered at once all the same
+                    # (the client's own timeout is far below the remote's two minutes).
+                    async with httpx.AsyncClient(timeout=20) as client:
+                        deleted = await client.delete(remote_gateway, headers={"Mcp-Session-Id": session_id()})
+                    assert deleted.status_code == 200, deleted.text
+                assert len(failed) == 1 and "ended the session" in failed[0], failed
 
     anyio.run(scenario)

@@ -129,10 +129,25 @@ pub fn start(
         }
         // A remote server never exits on us: `lifecycle` is dropped (its session ends by
         // DELETE or idleness; a remote session that expired fails its calls with 404).
-        Target::Url { url, headers } => Ok(Arc::new(http::HttpUpstream::new(
+        Target::Url { url, headers } => Ok(Arc::new(RemoteSession(http::HttpUpstream::new(
             url,
             headers.clone(),
             inbound,
-        ))),
+        )))),
+    }
+}
+
+/// A session on the remote server, ended at once when its gateway session (or the gateway)
+/// ends: every call in flight was answered then, and the stdio proxy's wait for their
+/// answers (up to 30 s) held a DELETE, an idle session's end and shutdown.
+struct RemoteSession(http::HttpUpstream);
+
+impl Upstream for RemoteSession {
+    fn send(&self, message: Vec<u8>, request: Option<crate::proxy::jsonrpc::IdKey>) {
+        self.0.send(message, request);
+    }
+
+    fn close(&self) {
+        self.0.end_now();
     }
 }
