@@ -9,8 +9,8 @@
 //! ends sessions, [`dispatch`] routes each session's messages to its event streams,
 //! [`events`] keeps those streams' events for the connections that write them and for a
 //! client that resumes one, [`respond`] writes the answers, [`upstream`] gives each session
-//! its server. The HTTP server is `tiny_http` (threads, no
-//! async runtime, as the rest of the proxy).
+//! its server ([`shared`]: one for all, renumbering ids with [`splice`]). The HTTP server
+//! is `tiny_http` (threads, no async runtime, as the rest of the proxy).
 
 mod checks;
 mod dispatch;
@@ -19,6 +19,7 @@ mod handle;
 mod respond;
 mod session;
 mod shared;
+mod splice;
 mod upstream;
 
 use std::sync::atomic::{AtomicBool, Ordering};
