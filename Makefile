@@ -49,8 +49,9 @@ help: ## List the targets with what they do
 demo: ## The main job: offload a 500-memory recall, show the descriptor, run two recipes
 	$(CARGO) run --quiet --release -p lro-cli -- demo
 
-setup-base: ## Install system tools the tests need (jq)
-	@command -v jq >/dev/null || { apt-get update -qq && apt-get install -y -qq --no-install-recommends jq; }
+setup-base: ## Install system tools the tests need (jq; openssl, which makes the RSA keys of the gateway's JWT tests)
+	@missing=""; for t in jq openssl; do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+	if [ -n "$$missing" ]; then apt-get update -qq && apt-get install -y -qq --no-install-recommends $$missing; fi
 
 # What `make test-rust` runs (`make test-stress` runs it too). Without make's MAKEFLAGS: beside
 # `setup` under `make -j2` cargo would be handed a jobserver it cannot open (a warning per
@@ -65,6 +66,18 @@ build-rust-tests: setup-base check-architecture check-locks ## Compile every Rus
 
 test-rust: build-rust-tests ## Rust unit, vector, jq-recipe and CLI tests (and the JS API's option objects, the Node addon's decoder)
 	MAKEFLAGS= $(RUST_TEST)
+
+# What the late suites compile: the example host (`examples`) and host-s3's tests (`test-s3`).
+# Each cargo command resolves features for the packages it names, so these are builds of their
+# own (lro-core and the jq engine again, with other features). `make test` builds them after
+# the Rust tests, in its third step, where the suites beside them leave the cores idle; cargo
+# holds the target directory's lock only while it compiles, not while tests run.
+prebuild-late-suites:
+	MAKEFLAGS= $(CARGO) build -p lro-example-host
+	MAKEFLAGS= $(CARGO) test -p lro-host-s3 --no-run
+
+test-rust-then-prebuild: test-rust
+	@$(MAKE) --no-print-directory prebuild-late-suites
 
 check-architecture: ## No import circles between the modules of any crate; every test file in its crate's test binary; the object store's host without the jq engine; one release build of what the shipped artifacts share
 	python3 tests/architecture/import_cycles.py
@@ -123,8 +136,8 @@ test: export NATIVE_PROFILE := test-release
 test: setup-base ## Install what is needed and run every test suite (what CI runs)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target build-rust-tests setup
 	@$(MAKE) --no-print-directory -j3 --output-sync=target native-artifacts build-wasm-js build-wasm-component
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(filter-out test-s3 $(LATE_SUITES),$(TEST_TARGETS))
+	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) test-rust-then-prebuild $(filter-out test-rust test-s3 $(LATE_SUITES),$(TEST_TARGETS))
 	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(LATE_SUITES)
 	@$(MAKE) --no-print-directory $(BUILT) $(filter test-s3,$(TEST_TARGETS))
 
-.PHONY: help demo setup-base setup native-artifacts test build-rust-tests test-rust check-architecture bench bench-query lint
+.PHONY: help demo setup-base setup native-artifacts test build-rust-tests test-rust prebuild-late-suites test-rust-then-prebuild check-architecture bench bench-query lint

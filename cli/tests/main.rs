@@ -8,6 +8,7 @@ mod cli;
 mod cli_queries;
 mod config_keys;
 mod gateway;
+mod gateway_auth;
 mod gateway_upstream;
 mod hostile_bounds;
 mod hostile_config;

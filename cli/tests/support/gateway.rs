@@ -18,6 +18,8 @@ pub struct Gateway {
     /// `127.0.0.1:PORT`.
     pub addr: String,
     agent: ureq::Agent,
+    /// The bearer token every request carries, once set ([`Gateway::set_token`]).
+    bearer: Option<String>,
 }
 
 /// An HTTP answer.
@@ -26,6 +28,8 @@ pub struct Answer {
     pub status: u16,
     pub session: Option<String>,
     pub content_type: String,
+    /// The `WWW-Authenticate` challenge of a refusal.
+    pub challenge: Option<String>,
     pub body: String,
 }
 
@@ -146,7 +150,28 @@ impl Gateway {
             .timeout_global(Some(TIMEOUT))
             .build()
             .into();
-        Self { proxy, addr, agent }
+        Self {
+            proxy,
+            addr,
+            agent,
+            bearer: None,
+        }
+    }
+
+    /// Sends `token` as the bearer token of every request from now on (none: no
+    /// `Authorization` header).
+    pub fn set_token(&mut self, token: Option<&str>) {
+        self.bearer = token.map(|t| format!("Bearer {t}"));
+    }
+
+    /// GETs `path` of the gateway (not the MCP endpoint), without a token.
+    pub fn get_path(&self, path: &str) -> Answer {
+        Self::answer(
+            self.agent
+                .get(format!("http://{}{path}", self.addr))
+                .call()
+                .unwrap(),
+        )
     }
 
     /// The MCP endpoint.
@@ -164,12 +189,14 @@ impl Gateway {
         };
         let session = header("mcp-session-id");
         let content_type = header("content-type").unwrap_or_default();
+        let challenge = header("www-authenticate");
         let status = response.status().as_u16();
         let body = response.into_body().read_to_string().unwrap();
         Answer {
             status,
             session,
             content_type,
+            challenge,
             body,
         }
     }
@@ -180,6 +207,9 @@ impl Gateway {
             .agent
             .post(self.url())
             .header("Content-Type", "application/json");
+        if let Some(bearer) = &self.bearer {
+            builder = builder.header("Authorization", bearer);
+        }
         for (name, value) in headers {
             builder = builder.header(*name, *value);
         }
@@ -243,13 +273,14 @@ impl Gateway {
 
     /// DELETEs `session`.
     pub fn delete(&self, session: &str) -> Answer {
-        Self::answer(
-            self.agent
-                .delete(self.url())
-                .header("Mcp-Session-Id", session)
-                .call()
-                .unwrap(),
-        )
+        let mut builder = self
+            .agent
+            .delete(self.url())
+            .header("Mcp-Session-Id", session);
+        if let Some(bearer) = &self.bearer {
+            builder = builder.header("Authorization", bearer);
+        }
+        Self::answer(builder.call().unwrap())
     }
 
     /// Opens `session`'s GET stream: a reader of its events' messages.
@@ -270,6 +301,9 @@ impl Gateway {
             .get(self.url())
             .header("Accept", "text/event-stream")
             .header("Mcp-Session-Id", session);
+        if let Some(bearer) = &self.bearer {
+            builder = builder.header("Authorization", bearer);
+        }
         if let Some(id) = last_event_id {
             builder = builder.header("Last-Event-ID", id);
         }

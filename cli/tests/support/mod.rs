@@ -1,7 +1,9 @@
 //! What the `lro` binary's tests share: running it as a command ([`run`]), driving it as an
 //! MCP proxy in front of the mock server ([`proxy`]) or as a gateway over HTTP ([`gateway`]),
-//! and the names and kinds of files the hostile suites plant beside offload files ([`files`]).
+//! the tokens, keys and JWKS its authentication is tested with ([`auth`]), and the names
+//! and kinds of files the hostile suites plant beside offload files ([`files`]).
 
+pub mod auth;
 pub mod files;
 pub mod gateway;
 pub mod proxy;

@@ -2,6 +2,7 @@
 //! server answer it: POST carries one client message (a request is answered with JSON or an
 //! event stream, a notification or response with `202`), GET opens the session's stream of
 //! server messages, DELETE ends the session. `Host` and `Origin` are checked first, then the
+//! bearer token when the gateway asks for one ([`auth`](super::auth)), then the
 //! session (`Mcp-Session-Id`, issued with the answer to `initialize`; 404 for one unknown or
 //! ended) and `MCP-Protocol-Version`.
 //!
@@ -20,6 +21,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tiny_http::{Method, Request};
 
+use super::auth::Principal;
 use super::checks::{self, Refusal};
 use super::dispatch::WaitError;
 use super::events::{Next, OpenError, Reader};
@@ -82,6 +84,11 @@ impl Gateway {
         if let Err(refused) = checked {
             return refuse(request, &refused, Value::Null);
         }
+        if *request.method() == Method::Get {
+            if let Some(document) = self.auth.as_ref().and_then(|auth| auth.metadata(&path)) {
+                return respond::send(request, document);
+            }
+        }
         if path != self.path {
             let refused = Refusal::new(
                 404,
@@ -89,10 +96,21 @@ impl Gateway {
             );
             return refuse(request, &refused, Value::Null);
         }
+        let principal = match &self.auth {
+            None => None,
+            Some(auth) => {
+                match auth.authenticate(request.url(), header(&request, "Authorization")) {
+                    Ok(principal) => Some(principal),
+                    Err(denied) => {
+                        return respond::send(request, auth.challenge(&denied, Value::Null));
+                    }
+                }
+            }
+        };
         match request.method() {
-            Method::Post => self.post(request),
-            Method::Get => self.get(request),
-            Method::Delete => self.delete(request),
+            Method::Post => self.post(request, principal),
+            Method::Get => self.get(request, principal.as_ref()),
+            Method::Delete => self.delete(request, principal.as_ref()),
             _ => refuse(
                 request,
                 &Refusal::new(405, "use POST, GET or DELETE"),
@@ -102,15 +120,20 @@ impl Gateway {
     }
 
     /// The session a request names, or the refusal to answer it with: none named (400), an
-    /// unknown or ended one (404), an unsupported protocol version (400).
-    fn session_of(&self, request: &Request) -> Result<Arc<Session>, Refusal> {
+    /// unknown or ended one, or one another principal opened (404), an unsupported protocol
+    /// version (400).
+    fn session_of(
+        &self,
+        request: &Request,
+        principal: Option<&Principal>,
+    ) -> Result<Arc<Session>, Refusal> {
         let id = header(request, SESSION_HEADER).ok_or_else(|| {
             Refusal::new(
                 400,
                 format!("no {SESSION_HEADER} header: send initialize first"),
             )
         })?;
-        let session = self.sessions.get(id).ok_or_else(|| {
+        let session = self.sessions.get(id, principal).ok_or_else(|| {
             Refusal::new(404, format!("no session {id:?} (it ended, or never began)"))
         })?;
         checks::check_protocol_version(header(request, "MCP-Protocol-Version"))?;
@@ -118,7 +141,7 @@ impl Gateway {
         Ok(session)
     }
 
-    fn post(self: &Arc<Self>, mut request: Request) {
+    fn post(self: &Arc<Self>, mut request: Request, principal: Option<Principal>) {
         if self.stopping.load(Ordering::SeqCst) {
             return refuse(
                 request,
@@ -166,7 +189,7 @@ impl Gateway {
         let initialize = matches!(peek.kind(), Kind::Request(_, "initialize"));
         drop(peek);
         let session = if initialize && header(&request, SESSION_HEADER).is_none() {
-            match self.sessions.start() {
+            match self.sessions.start(principal) {
                 Ok(session) => session,
                 Err(StartError::Full(max)) => {
                     let refused = Refusal::new(
@@ -188,7 +211,7 @@ impl Gateway {
                 }
             }
         } else {
-            match self.session_of(&request) {
+            match self.session_of(&request, principal.as_ref()) {
                 Ok(session) => session,
                 Err(refused) => return refuse(request, &refused, id_value(request_id.as_ref())),
             }
@@ -285,8 +308,8 @@ impl Gateway {
         Ok(body)
     }
 
-    fn get(self: &Arc<Self>, request: Request) {
-        let session = match self.session_of(&request) {
+    fn get(self: &Arc<Self>, request: Request, principal: Option<&Principal>) {
+        let session = match self.session_of(&request, principal) {
             Ok(session) => session,
             Err(refused) => return refuse(request, &refused, Value::Null),
         };
@@ -339,8 +362,8 @@ impl Gateway {
         pump(events, reader, None);
     }
 
-    fn delete(self: &Arc<Self>, request: Request) {
-        let session = match self.session_of(&request) {
+    fn delete(self: &Arc<Self>, request: Request, principal: Option<&Principal>) {
+        let session = match self.session_of(&request, principal) {
             Ok(session) => session,
             Err(refused) => return refuse(request, &refused, Value::Null),
         };

@@ -5,13 +5,15 @@
 //! extract tool and resources) and its own offload directory.
 //!
 //! One job per module: [`handle`] answers each HTTP request, [`checks`] holds what is
-//! checked before (Host, Origin, media types, protocol version), [`session`] starts and
+//! checked before (Host, Origin, media types, protocol version), [`auth`] the bearer tokens
+//! and the principal they name, [`session`] starts and
 //! ends sessions, [`dispatch`] routes each session's messages to its event streams,
 //! [`events`] keeps those streams' events for the connections that write them and for a
 //! client that resumes one, [`respond`] writes the answers, [`upstream`] gives each session
 //! its server ([`shared`]: one for all, renumbering ids with [`splice`]). The HTTP server
 //! is `tiny_http` (threads, no async runtime, as the rest of the proxy).
 
+mod auth;
 mod checks;
 mod dispatch;
 mod events;
@@ -72,6 +74,29 @@ pub struct ListenArgs {
     /// Requests being answered at once, across sessions (503 for one more).
     #[arg(long, value_name = "N", default_value_t = 256, value_parser = clap::value_parser!(u64).range(1..), requires = "listen")]
     pub max_in_flight: u64,
+    /// Require a bearer token listed in FILE: one a line, `TOKEN PRINCIPAL` (# begins a
+    /// comment). The file must be its owner's alone (chmod 600). A principal's sessions share
+    /// its offload files (OUTPUT_DIR/p-HASH), which no other principal can list or read.
+    #[arg(long, value_name = "FILE", requires = "listen")]
+    pub auth_tokens: Option<std::path::PathBuf>,
+    /// Require a bearer token that is a JWT signed by a key of this JWKS (an http(s) URL or a
+    /// file), from --auth-issuer, whose aud names --resource-url; its principal is its iss
+    /// and sub. RS*, PS*, ES256/384 and EdDSA; the JWKS is read again for an unknown kid, at
+    /// most once every 30 s.
+    #[arg(long, value_name = "URL|FILE", requires_all = ["listen", "auth_issuer"])]
+    pub auth_jwks: Option<String>,
+    /// The issuer (iss) of the JWTs --auth-jwks checks.
+    #[arg(long, value_name = "ISS", requires = "auth_jwks")]
+    pub auth_issuer: Option<String>,
+    /// The gateway's public URL, as clients reach it: the audience its JWTs must name and the
+    /// resource of its protected-resource metadata (/.well-known/oauth-protected-resource).
+    /// Default: http://HOST:PORT/PATH of --listen (needed when HOST is 0.0.0.0 or ::).
+    #[arg(long, value_name = "URL", requires = "listen")]
+    pub resource_url: Option<String>,
+    /// An OAuth authorization server clients get tokens from, for the metadata document
+    /// (repeatable; default: --auth-issuer).
+    #[arg(long = "authorization-server", value_name = "URL", requires = "listen")]
+    pub authorization_servers: Vec<String>,
     #[command(flatten)]
     pub upstream: upstream::UpstreamArgs,
 }
@@ -83,6 +108,8 @@ const SHUTDOWN_GRACE: Duration = Duration::from_secs(10);
 /// The gateway.
 pub(super) struct Gateway {
     guard: checks::Guard,
+    /// Bearer tokens, when the gateway asks for them.
+    auth: Option<auth::Auth>,
     path: String,
     sessions: Arc<session::Sessions>,
     max_body: usize,
@@ -196,8 +223,15 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
     let max_sessions = usize::try_from(args.listen.max_sessions).unwrap_or(usize::MAX);
     let server = tiny_http::Server::http(listen)
         .map_err(|e| LroError::new(ErrorCode::Io, format!("cannot listen on {listen}: {e}")))?;
+    let resource = match &args.listen.resource_url {
+        Some(url) => url.clone(),
+        None if matches!(bind_host, "0.0.0.0" | "[::]" | "::") => String::new(),
+        None => format!("http://{}{}", server.server_addr(), args.listen.path),
+    };
+    let auth = authentication(&args.listen, &resource)?;
     let server = Arc::new(server);
     let gateway = Arc::new(Gateway {
+        auth,
         guard: checks::Guard::new(
             bind_host,
             &args.listen.allow_hosts,
@@ -270,6 +304,25 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
     // The server sessions shared, if any: no session's end stops it.
     upstreams.close();
     outcome
+}
+
+/// The token checker the options ask for (none without --auth-tokens or --auth-jwks).
+fn authentication(listen: &ListenArgs, resource: &str) -> Result<Option<auth::Auth>, LroError> {
+    let asked = listen.auth_tokens.is_some() || listen.auth_jwks.is_some();
+    if asked && resource.is_empty() {
+        return Err(LroError::new(
+            ErrorCode::InvalidArgument,
+            "--resource-url is needed with --auth-tokens or --auth-jwks when --listen binds \
+             every interface: the gateway's public URL is the audience its tokens name",
+        ));
+    }
+    auth::Auth::new(&auth::Options {
+        tokens: listen.auth_tokens.as_deref(),
+        jwks: listen.auth_jwks.as_deref(),
+        issuer: listen.auth_issuer.as_deref(),
+        resource,
+        authorization_servers: &listen.authorization_servers,
+    })
 }
 
 /// Ends every session at once (each stops its server, which may take seconds).

@@ -6,6 +6,11 @@
 //! of an offloader over that directory alone, so no URI or path another session names can
 //! reach outside it (the core refuses paths out of the output directory). Session ids are
 //! 128 random bits, hex.
+//!
+//! With authentication, offloads belong to the principal instead: every session it opens
+//! shares one offloader over `<output dir>/<principal's dir>`, which outlives them (its
+//! files are the principal's, for its next session too, until they expire), and a session
+//! answers only to the principal that opened it.
 
 use std::collections::HashMap;
 use std::io::Read;
@@ -17,6 +22,7 @@ use std::time::{Duration, Instant};
 use lro_core::{ErrorCode, LroError, OffloadConfig, Offloader};
 use lro_host_s3::NativeHost;
 
+use super::auth::Principal;
 use super::dispatch::Dispatch;
 use super::events::Events;
 use crate::proxy::router::{MessageLimits, Router};
@@ -50,8 +56,10 @@ pub struct Session {
     pub dispatch: Arc<Dispatch>,
     /// Its event streams.
     pub events: Arc<Events>,
-    /// Its offloader (its own directory).
+    /// Its offloader (its own directory, or its principal's).
     pub lro: Arc<Offloader<NativeHost>>,
+    /// The principal that opened it, with authentication.
+    pub owner: Option<Principal>,
     /// When a request last named it.
     used: Mutex<Instant>,
 }
@@ -74,6 +82,8 @@ impl Session {
 /// Every live session, and the offloaders of ended ones whose files wait for cleanup.
 pub struct Sessions {
     live: Mutex<HashMap<String, Arc<Session>>>,
+    /// Each principal's offloader, by its directory's name.
+    owned: Mutex<HashMap<String, Arc<Offloader<NativeHost>>>>,
     ended: Mutex<Vec<Arc<Offloader<NativeHost>>>>,
     max: usize,
     blueprint: Blueprint,
@@ -92,6 +102,7 @@ impl Sessions {
     pub fn new(blueprint: Blueprint, max: usize) -> Self {
         Self {
             live: Mutex::default(),
+            owned: Mutex::default(),
             ended: Mutex::default(),
             max,
             blueprint,
@@ -102,18 +113,42 @@ impl Sessions {
         self.live.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Starts a session: its offloader, router and server.
-    pub fn start(self: &Arc<Self>) -> Result<Arc<Session>, StartError> {
+    /// The offloader over `dir` below the output directory.
+    fn offloader(&self, dir: &str) -> Result<Offloader<NativeHost>, LroError> {
+        let mut config = self.blueprint.config.clone();
+        config.output_dir = self
+            .blueprint
+            .base_dir
+            .join(dir)
+            .to_string_lossy()
+            .into_owned();
+        settings::offloader_with(config, self.blueprint.events)
+    }
+
+    /// `owner`'s offloader, made at its first session.
+    fn owned(&self, owner: &Principal) -> Result<Arc<Offloader<NativeHost>>, LroError> {
+        let mut owned = self.owned.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(lro) = owned.get(&owner.dir) {
+            return Ok(Arc::clone(lro));
+        }
+        let lro = Arc::new(self.offloader(&owner.dir)?);
+        owned.insert(owner.dir.clone(), Arc::clone(&lro));
+        Ok(lro)
+    }
+
+    /// Starts a session for `owner` (none without authentication): its offloader, router
+    /// and server.
+    pub fn start(self: &Arc<Self>, owner: Option<Principal>) -> Result<Arc<Session>, StartError> {
         if self.live().len() >= self.max {
             return Err(StartError::Full(self.max));
         }
         let id = new_id().map_err(StartError::Failed)?;
         let blueprint = &self.blueprint;
-        let mut config = blueprint.config.clone();
-        config.output_dir = blueprint.base_dir.join(&id).to_string_lossy().into_owned();
-        let lro = Arc::new(
-            settings::offloader_with(config, blueprint.events).map_err(StartError::Failed)?,
-        );
+        let lro = match &owner {
+            Some(owner) => self.owned(owner),
+            None => self.offloader(&id).map(Arc::new),
+        }
+        .map_err(StartError::Failed)?;
         let events = Arc::new(Events::default());
         let dispatch = Arc::new(Dispatch::new(Arc::clone(&events)));
         let router = Arc::new(
@@ -133,6 +168,7 @@ impl Sessions {
             dispatch,
             events,
             lro,
+            owner,
             used: Mutex::new(Instant::now()),
         });
         let mut live = self.live();
@@ -157,9 +193,15 @@ impl Sessions {
         Ok(session)
     }
 
-    /// The live session `id`.
-    pub fn get(&self, id: &str) -> Option<Arc<Session>> {
-        self.live().get(id).cloned()
+    /// The live session `id`, when `principal` opened it (or nobody, without
+    /// authentication). Another principal's session is not found, as an unknown one: a
+    /// session id learnt or guessed is of no use with another token, and does not even tell
+    /// that the session exists.
+    pub fn get(&self, id: &str, principal: Option<&Principal>) -> Option<Arc<Session>> {
+        self.live()
+            .get(id)
+            .filter(|session| session.owner.as_ref() == principal)
+            .cloned()
     }
 
     /// Every live session.
@@ -212,9 +254,13 @@ impl Sessions {
         Some(session)
     }
 
-    /// Closes a session taken out of the table; its files wait for cleanup.
+    /// Closes a session taken out of the table; its files wait for cleanup (a principal's
+    /// stay its own).
     fn retire(&self, session: &Arc<Session>) {
         session.dispatch.close();
+        if session.owner.is_some() {
+            return;
+        }
         self.ended
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -225,9 +271,24 @@ impl Sessions {
     /// some went), and of ended ones, which are forgotten (their directory removed) once
     /// nothing is left.
     pub fn clean(&self) {
-        for session in self.all() {
+        let live = self.all();
+        for session in live.iter().filter(|s| s.owner.is_none()) {
             if clean(&session.lro).removed {
                 session.router.resources_changed();
+            }
+        }
+        let owned: Vec<_> = self
+            .owned
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .map(|(dir, lro)| (dir.clone(), Arc::clone(lro)))
+            .collect();
+        for (dir, lro) in owned {
+            if clean(&lro).removed {
+                live.iter()
+                    .filter(|s| s.owner.as_ref().is_some_and(|o| o.dir == dir))
+                    .for_each(|s| s.router.resources_changed());
             }
         }
         let ended: Vec<_> =
