@@ -9,6 +9,7 @@ mod cli_queries;
 mod config_keys;
 mod gateway;
 mod gateway_auth;
+mod gateway_upstream;
 mod hostile_bounds;
 mod hostile_config;
 mod hostile_dirs;

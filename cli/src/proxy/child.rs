@@ -19,8 +19,7 @@ use crate::signals;
 
 use super::jsonrpc::{self, IdKey};
 use super::lines;
-use super::router::Router;
-use super::{Lifecycle, Upstream};
+use super::{Inbound, Lifecycle, Upstream};
 
 /// How long a server may take to exit once its stdin is closed, before it is asked to stop
 /// (`SIGTERM`); it may still answer what is in flight meanwhile.
@@ -52,7 +51,7 @@ pub struct ChildUpstream {
     /// Bytes in the queue.
     queued: Arc<AtomicUsize>,
     child: Arc<Mutex<Child>>,
-    router: Arc<Router>,
+    router: Arc<dyn Inbound>,
     /// Receives once the child's stdout has ended and its exit was handled.
     reader_done: Mutex<Receiver<()>>,
     /// Set when the client has gone: the server is being stopped on purpose.
@@ -64,7 +63,7 @@ impl ChildUpstream {
     pub fn spawn(
         program: &str,
         args: &[String],
-        router: Arc<Router>,
+        router: Arc<dyn Inbound>,
         lifecycle: Sender<Lifecycle>,
     ) -> Result<Arc<Self>, LroError> {
         let mut child = Command::new(program)
@@ -236,7 +235,7 @@ fn spawn_writer(
     stdin: Option<ChildStdin>,
     outgoing: Receiver<Outgoing>,
     queued: Arc<AtomicUsize>,
-    router: Arc<Router>,
+    router: Arc<dyn Inbound>,
 ) {
     std::thread::spawn(move || {
         let mut stdin = stdin;

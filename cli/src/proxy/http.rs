@@ -13,10 +13,9 @@ use serde_json::Value;
 
 use crate::allocator;
 
-use super::Upstream;
 use super::jsonrpc::{self, IdKey, Kind, Peek};
-use super::router::Router;
 use super::sse;
+use super::{Inbound, Upstream};
 
 /// Longest wait, on exit, for calls still in flight.
 const CLOSE_GRACE: Duration = Duration::from_secs(30);
@@ -52,7 +51,7 @@ struct Inner {
     url: String,
     headers: Vec<(String, String)>,
     session: Mutex<Option<String>>,
-    router: Arc<Router>,
+    router: Arc<dyn Inbound>,
     in_flight: (Mutex<usize>, Condvar),
     listening: AtomicBool,
     closed: AtomicBool,
@@ -60,7 +59,7 @@ struct Inner {
 
 impl HttpUpstream {
     /// A client of the streamable-HTTP endpoint at `url`.
-    pub fn new(url: &str, headers: Vec<(String, String)>, router: Arc<Router>) -> Self {
+    pub fn new(url: &str, headers: Vec<(String, String)>, router: Arc<dyn Inbound>) -> Self {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(10)))
@@ -114,6 +113,14 @@ impl Upstream for HttpUpstream {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         let _ = idle.wait_timeout_while(guard, CLOSE_GRACE, |n| *n > 0);
+        self.end_now();
+    }
+}
+
+impl HttpUpstream {
+    /// Ends the session on the server without waiting for the calls in flight: for a
+    /// client whose calls were all answered already (a gateway session that ended).
+    pub fn end_now(&self) {
         self.inner.closed.store(true, Ordering::SeqCst);
         let session = self
             .inner
@@ -201,7 +208,11 @@ impl Inner {
             202 | 204 => {}
             200..=299 if event_stream => {
                 let max = self.router.limits().server;
-                match sse::read_events(BufReader::new(body), max, |data| self.received(data)) {
+                let received = |data| match request {
+                    Some(id) => self.received_about(data, id),
+                    None => self.received(data),
+                };
+                match sse::read_events(BufReader::new(body), max, received) {
                     Ok(sse::End::Done) => {}
                     // The connection is dropped with the reader: nothing more is read.
                     Ok(sse::End::TooLong(start)) => {
@@ -276,6 +287,14 @@ impl Inner {
             allocator::release_freed_memory();
         }
         self.router.on_server_message(message);
+    }
+
+    /// A message the server sent while answering request `about`.
+    fn received_about(&self, message: Vec<u8>, about: &IdKey) {
+        if message.len() >= allocator::LARGE_MESSAGE {
+            allocator::release_freed_memory();
+        }
+        self.router.on_server_message_about(message, about);
     }
 
     fn fail(&self, request: Option<&IdKey>, reason: &str) {

@@ -46,19 +46,22 @@ use lro_core::{ErrorCode, LroError};
 use crate::options::ConfigArgs;
 use router::{ClientAction, Router};
 
-/// `lro proxy [OPTIONS] (--url URL | [--listen HOST:PORT] -- COMMAND [ARGS...])`.
+/// `lro proxy [OPTIONS] [--listen HOST:PORT] (--url URL | -- COMMAND [ARGS...])`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Examples:
   lro proxy --output-dir /tmp/lro -- npx -y @modelcontextprotocol/server-memory
   lro proxy --url http://127.0.0.1:8000/mcp --header 'Authorization: Bearer TOKEN'
   lro proxy --listen 127.0.0.1:8080 -- npx -y @modelcontextprotocol/server-memory
+  lro proxy --listen 127.0.0.1:8080 --upstream shared --url https://mcp.example/mcp
 
 With --listen the proxy is an MCP server over streamable HTTP (http://HOST:PORT/mcp) for
 many clients: each session gets its own MCP server process, started from COMMAND at its
-initialize and stopped at its DELETE, and its own offload files (OUTPUT_DIR/SESSION_ID),
-which no other session can list, read or extract. Host and Origin are checked (loopback by
-default; --allow-host, --allow-origin); SIGTERM answers what is in flight and exits 0.
+initialize and stopped at its DELETE (or its own session on the --url server), and its own
+offload files (OUTPUT_DIR/SESSION_ID), which no other session can list, read or extract.
+With --upstream shared, one server serves every session (see --upstream for the cost).
+Host and Origin are checked (loopback by default; --allow-host, --allow-origin); SIGTERM
+answers what is in flight and exits 0.
 
 The proxy offers an extract tool, named lro_extract_<server> after the server's
 serverInfo.name (lro_extract without one; --extract-tool-name NAME to choose), so that two
@@ -148,6 +151,90 @@ pub(crate) trait Upstream: Send + Sync {
     fn close(&self);
 }
 
+/// Where a transport hands what the server sends, and the requests it could not deliver:
+/// the router of the one client (stdio, or one gateway session), or the gateway's
+/// demultiplexer in front of a server all its sessions share.
+pub(crate) trait Inbound: Send + Sync {
+    /// The bounds messages are read with.
+    fn limits(&self) -> router::MessageLimits;
+    /// The protocol version the server chose at `initialize` (sent as a header over HTTP).
+    fn protocol_version(&self) -> Option<String>;
+    /// One message from the server.
+    fn on_server_message(&self, message: Vec<u8>);
+    /// One message the server sent on the response stream of request `about` (HTTP): it
+    /// concerns that request (a stdio server never says which request a message is for).
+    fn on_server_message_about(&self, message: Vec<u8>, about: &jsonrpc::IdKey) {
+        let _ = about;
+        self.on_server_message(message);
+    }
+    /// Answers request `id` with an error: the transport failed it.
+    fn fail_request(&self, id: &jsonrpc::IdKey, reason: &str);
+    /// The server is gone: every request in flight gets an error.
+    fn fail_all(&self, reason: &str);
+
+    /// Why a message past `--max-server-message-bytes` is dropped.
+    fn server_message_too_long(&self) -> String {
+        format!(
+            "longer than {} bytes, --max-server-message-bytes",
+            self.limits().server
+        )
+    }
+
+    /// A server message the proxy could not read whole (`why`: longer than the bound, or
+    /// no memory to hold it), of which `start` and `end` were seen. The request it answers
+    /// gets `-32000` saying why: `request` when the transport knows it (an HTTP POST), else
+    /// the id at the start of an answer, or its last member.
+    fn server_message_dropped(
+        &self,
+        start: &[u8],
+        end: &[u8],
+        request: Option<&jsonrpc::IdKey>,
+        why: &str,
+    ) {
+        let read = jsonrpc::start_of(start);
+        let answered = request
+            .cloned()
+            .or(read.id.filter(|_| !read.method))
+            .or_else(|| jsonrpc::id_at_end(end).filter(|_| !read.method));
+        note!(
+            "lro proxy: dropping a message from the MCP server ({why}){}: {}",
+            answered
+                .as_ref()
+                .map(|id| format!(", the answer to request {}", id.to_value()))
+                .unwrap_or_default(),
+            jsonrpc::excerpt(&start[..start.len().min(120)])
+        );
+        if let Some(id) = answered {
+            self.fail_request(
+                &id,
+                &format!("the MCP server's answer is {why} (lro proxy)"),
+            );
+        }
+    }
+}
+
+impl Inbound for Router {
+    fn limits(&self) -> router::MessageLimits {
+        Router::limits(self)
+    }
+
+    fn protocol_version(&self) -> Option<String> {
+        Router::protocol_version(self)
+    }
+
+    fn on_server_message(&self, message: Vec<u8>) {
+        Router::on_server_message(self, message);
+    }
+
+    fn fail_request(&self, id: &jsonrpc::IdKey, reason: &str) {
+        Router::fail_request(self, id, reason);
+    }
+
+    fn fail_all(&self, reason: &str) {
+        Router::fail_all(self, reason);
+    }
+}
+
 /// Runs the proxy until the client or the server goes away.
 pub fn run(args: ProxyArgs) -> Result<(), LroError> {
     if let Some(listen) = args.listen.listen.clone() {
@@ -171,13 +258,14 @@ pub fn run(args: ProxyArgs) -> Result<(), LroError> {
         notified.resources_changed()
     });
     let (lifecycle, ended) = mpsc::channel();
+    let inbound: Arc<dyn Inbound> = Arc::<Router>::clone(&router);
     let upstream: Arc<dyn Upstream> = match (&args.url, args.command.split_first()) {
         (Some(url), _) => {
             let headers = http::parse_headers(&args.headers)?;
-            Arc::new(http::HttpUpstream::new(url, headers, Arc::clone(&router)))
+            Arc::new(http::HttpUpstream::new(url, headers, inbound))
         }
         (None, Some((program, rest))) => {
-            child::ChildUpstream::spawn(program, rest, Arc::clone(&router), lifecycle.clone())?
+            child::ChildUpstream::spawn(program, rest, inbound, lifecycle.clone())?
         }
         (None, None) => {
             return Err(LroError::new(

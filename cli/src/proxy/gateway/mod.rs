@@ -1,6 +1,7 @@
-//! `lro proxy --listen HOST:PORT -- COMMAND`: the proxy as an MCP server over streamable
-//! HTTP, for many clients at once. Each session (begun by an `initialize` POST) gets its own
-//! MCP server, started from COMMAND, its own router (the stdio proxy's: the same offloading,
+//! `lro proxy --listen HOST:PORT (-- COMMAND | --url URL)`: the proxy as an MCP server over
+//! streamable HTTP, for many clients at once. Each session (begun by an `initialize` POST)
+//! gets its own MCP server (started from COMMAND, or a session on the --url server; or one
+//! server all sessions share, [`shared`]), its own router (the stdio proxy's: the same offloading,
 //! extract tool and resources) and its own offload directory.
 //!
 //! One job per module: [`handle`] answers each HTTP request, [`checks`] holds what is
@@ -8,8 +9,9 @@
 //! and the principal they name, [`session`] starts and
 //! ends sessions, [`dispatch`] routes each session's messages to its event streams,
 //! [`events`] keeps those streams' events for the connections that write them and for a
-//! client that resumes one, [`respond`] writes the answers. The HTTP server is `tiny_http` (threads, no
-//! async runtime, as the rest of the proxy).
+//! client that resumes one, [`respond`] writes the answers, [`upstream`] gives each session
+//! its server ([`shared`]: one for all, renumbering ids with [`splice`]). The HTTP server
+//! is `tiny_http` (threads, no async runtime, as the rest of the proxy).
 
 mod auth;
 mod checks;
@@ -18,6 +20,9 @@ mod events;
 mod handle;
 mod respond;
 mod session;
+mod shared;
+mod splice;
+mod upstream;
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, PoisonError};
@@ -33,15 +38,11 @@ use crate::signals;
 #[derive(Debug, Args)]
 pub struct ListenArgs {
     /// Serve MCP over streamable HTTP at HOST:PORT instead of stdio; a PORT alone binds
-    /// 127.0.0.1 (port 0: any free port; the address is printed on stderr). Each session gets its own MCP server, started
-    /// from COMMAND, and its own offload files (OUTPUT_DIR/SESSION_ID). Bind a loopback
+    /// 127.0.0.1 (port 0: any free port; the address is printed on stderr). Each session gets its own MCP server (started
+    /// from COMMAND, or a session on the --url server; see --upstream) and its own offload
+    /// files (OUTPUT_DIR/SESSION_ID). Bind a loopback
     /// address unless clients come from other machines.
-    #[arg(
-        long,
-        value_name = "HOST:PORT",
-        conflicts_with = "url",
-        requires = "command"
-    )]
+    #[arg(long, value_name = "HOST:PORT")]
     pub listen: Option<String>,
     /// The MCP endpoint's path.
     #[arg(long, value_name = "PATH", default_value = "/mcp", requires = "listen")]
@@ -96,6 +97,8 @@ pub struct ListenArgs {
     /// (repeatable; default: --auth-issuer).
     #[arg(long = "authorization-server", value_name = "URL", requires = "listen")]
     pub authorization_servers: Vec<String>,
+    #[command(flatten)]
+    pub upstream: upstream::UpstreamArgs,
 }
 
 /// How long, at shutdown, the requests in flight may take to be answered once their
@@ -202,17 +205,19 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
     let (bind_host, listen) = bind_address(listen).map_err(usage)?;
     let listen = listen.as_str();
     let lro = settings::offloader(&args.config, &args.mcp)?;
+    let limits = router::MessageLimits {
+        client: usize::try_from(args.max_client_message_bytes).unwrap_or(usize::MAX),
+        server: usize::try_from(args.max_server_message_bytes).unwrap_or(usize::MAX),
+    };
+    let upstreams = Arc::new(upstream::Upstreams::from_args(&args, limits)?);
     let blueprint = session::Blueprint {
         config: lro.config().clone(),
         base_dir: lro.output_dir(),
         events: args.config.events,
-        command: args.command.clone(),
+        upstreams: Arc::clone(&upstreams),
         request_timeout: (args.request_timeout > 0)
             .then(|| Duration::from_secs(args.request_timeout)),
-        limits: router::MessageLimits {
-            client: usize::try_from(args.max_client_message_bytes).unwrap_or(usize::MAX),
-            server: usize::try_from(args.max_server_message_bytes).unwrap_or(usize::MAX),
-        },
+        limits,
     };
     let timeouts = blueprint.request_timeout.is_some();
     let max_sessions = usize::try_from(args.listen.max_sessions).unwrap_or(usize::MAX);
@@ -296,6 +301,8 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
     }
     // A session an initialize was starting meanwhile.
     end_all(&gateway.sessions);
+    // The server sessions shared, if any: no session's end stops it.
+    upstreams.close();
     outcome
 }
 

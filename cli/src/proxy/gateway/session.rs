@@ -26,7 +26,7 @@ use super::auth::Principal;
 use super::dispatch::Dispatch;
 use super::events::Events;
 use crate::proxy::router::{MessageLimits, Router};
-use crate::proxy::{Lifecycle, Upstream, child, settings};
+use crate::proxy::{Lifecycle, Upstream, settings};
 
 /// How sessions are made.
 pub struct Blueprint {
@@ -36,8 +36,8 @@ pub struct Blueprint {
     pub base_dir: PathBuf,
     /// `--events`.
     pub events: bool,
-    /// The MCP server to start for each session.
-    pub command: Vec<String>,
+    /// Each session's MCP server.
+    pub upstreams: Arc<super::upstream::Upstreams>,
     /// `--request-timeout`.
     pub request_timeout: Option<Duration>,
     /// Message size limits.
@@ -156,13 +156,11 @@ impl Sessions {
                 .with_request_timeout(blueprint.request_timeout)
                 .with_limits(blueprint.limits),
         );
-        let (program, args) = blueprint.command.split_first().ok_or_else(|| {
-            StartError::Failed(LroError::new(ErrorCode::InvalidArgument, "no COMMAND"))
-        })?;
         let (lifecycle, ended) = mpsc::channel();
-        let upstream: Arc<dyn Upstream> =
-            child::ChildUpstream::spawn(program, args, Arc::clone(&router), lifecycle)
-                .map_err(StartError::Failed)?;
+        let upstream = blueprint
+            .upstreams
+            .connect(&id, Arc::clone(&router), lifecycle)
+            .map_err(StartError::Failed)?;
         let session = Arc::new(Session {
             id: id.clone(),
             router,

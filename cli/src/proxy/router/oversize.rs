@@ -2,11 +2,11 @@
 //! `--max-server-message-bytes`): a peer that sends an endless line used to take the proxy's
 //! memory until an allocation failed and the process aborted, losing every call in flight.
 //! The transports read at most the bound, keep the start and drop the rest; this answers
-//! for what was dropped.
+//! for what the client sent (what the server sent is [`Inbound`](super::super::Inbound)'s).
 
 use serde_json::Value;
 
-use super::super::jsonrpc::{self, IdKey};
+use super::super::jsonrpc;
 use super::Router;
 
 /// The bounds on one message, in bytes (its line ending aside).
@@ -52,45 +52,5 @@ impl Router {
             jsonrpc::INVALID_REQUEST,
             &format!("invalid request: the message is {why} (lro proxy)"),
         ));
-    }
-
-    /// A server message the proxy could not read whole (`why`: longer than the bound, or
-    /// no memory to hold it), of which `start` and `end` were seen. The request it answers
-    /// gets `-32000` saying why: `request` when the transport knows it (an HTTP POST), else
-    /// the id at the start of an answer, or its last member.
-    pub fn server_message_dropped(
-        &self,
-        start: &[u8],
-        end: &[u8],
-        request: Option<&IdKey>,
-        why: &str,
-    ) {
-        let read = jsonrpc::start_of(start);
-        let answered = request
-            .cloned()
-            .or(read.id.filter(|_| !read.method))
-            .or_else(|| jsonrpc::id_at_end(end).filter(|_| !read.method));
-        note!(
-            "lro proxy: dropping a message from the MCP server ({why}){}: {}",
-            answered
-                .as_ref()
-                .map(|id| format!(", the answer to request {}", id.to_value()))
-                .unwrap_or_default(),
-            jsonrpc::excerpt(&start[..start.len().min(120)])
-        );
-        if let Some(id) = answered {
-            self.fail_request(
-                &id,
-                &format!("the MCP server's answer is {why} (lro proxy)"),
-            );
-        }
-    }
-
-    /// Why a message past `--max-server-message-bytes` is dropped.
-    pub fn server_message_too_long(&self) -> String {
-        format!(
-            "longer than {} bytes, --max-server-message-bytes",
-            self.limits.server
-        )
     }
 }

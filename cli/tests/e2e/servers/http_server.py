@@ -3,6 +3,8 @@ for the proxy's remote case. JSON_RESPONSE=1 answers application/json instead of
 
 import os
 
+import anyio
+
 from mcp.server.fastmcp import Context, FastMCP
 
 mcp = FastMCP(
@@ -37,6 +39,14 @@ async def progress(ctx: Context) -> str:
     await ctx.report_progress(1, 2)
     await ctx.report_progress(2, 2)
     return "done"
+
+
+@mcp.tool()
+async def wait(seconds: float, ctx: Context) -> str:
+    """Reports progress once (the call has begun), then answers after `seconds`."""
+    await ctx.report_progress(0, 1)
+    await anyio.sleep(seconds)
+    return "waited"
 
 
 if __name__ == "__main__":
