@@ -1,0 +1,273 @@
+// `make bench-gateway`: many concurrent sessions of the official TypeScript MCP client through
+// one `lro proxy --listen`, in front of the conformance fixture (tests/conformance, one stdio
+// child per session), and the same calls against the fixture directly over streamable HTTP.
+// Every third call asks for a result above the offload threshold. Prints the calls answered,
+// the cross-session leak checks, p50/p99 latency both ways (the difference is what the gateway
+// adds) and the peak RSS of the gateway and of its children. Exits 1 when a call goes
+// unanswered or a session sees what another one made.
+//
+// usage: node bench_gateway.mjs --lro PATH [--sessions 50] [--calls 20]
+//
+// Memory is read from /proc (VmHWM, the kernel's own high-water mark) once every call is
+// answered and before any session ends, when every child the gateway started is still alive.
+
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const fixture = join(here, '../../../tests/conformance/fixture.mjs');
+// Rows of a result below the default threshold (1600 estimated tokens) and far above it.
+const INLINE_ROWS = 5;
+const OFFLOADED_ROWS = 400;
+// A request unanswered this long counts as unanswered (and ends its session's calls).
+const TIMEOUT_MS = 30000;
+
+const { values: options } = parseArgs({
+  options: {
+    lro: { type: 'string' },
+    sessions: { type: 'string', default: '50' },
+    calls: { type: 'string', default: '20' }
+  }
+});
+const sessions = Number(options.sessions);
+const calls = Number(options.calls);
+if (!options.lro || !(sessions > 0) || !(calls > 0)) {
+  console.error('usage: node bench_gateway.mjs --lro PATH [--sessions N] [--calls N]');
+  process.exit(2);
+}
+
+/** Starts `command` and resolves with its child and the URL it says it listens on (stderr). */
+async function serve(command, args) {
+  const child = spawn(command, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let said = '';
+  const url = await new Promise((resolve, reject) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (text) => {
+      said += text;
+      const found = said.match(/listening on (http:\/\/\S+)/);
+      if (found) {
+        resolve(found[1]);
+      }
+    });
+    child.on('exit', (code, signal) =>
+      reject(new Error(`${command} exited (${code ?? signal}) before listening:\n${said}`))
+    );
+  });
+  return { child, url: new URL(url), said: () => said };
+}
+
+async function stop(child) {
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+  }
+  return child.exitCode;
+}
+
+/** Peak resident memory of a live process, in bytes (VmHWM of /proc/PID/status). */
+function peakRss(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(status.match(/^VmHWM:\s+(\d+) kB$/m)[1]) * 1024;
+}
+
+function childrenOf(pid) {
+  return readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean).map(Number)
+  );
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** Markers named in a text: every session's result rows carry their session's. */
+function markersIn(text) {
+  return new Set([...text.matchAll(/"marker":\s*"([^"]+)"/g)].map((found) => found[1]));
+}
+
+/** A session of the official client, initialized (through the gateway: its child started). */
+async function connect(url, marker) {
+  const client = new Client({ name: `bench-${marker}`, version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(url);
+  const s = { client, transport, marker, latencies: [], answers: [], failed: [] };
+  try {
+    await client.connect(transport, { timeout: TIMEOUT_MS });
+  } catch (error) {
+    s.failed.push(`initialize: ${error.message}`);
+  }
+  return s;
+}
+
+/** `calls` calls of bench_rows, every third offload-sized, one after the other. */
+async function callAll(s) {
+  for (let call = 0; call < calls && s.failed.length === 0; call += 1) {
+    const large = call % 3 === 0;
+    const begun = performance.now();
+    try {
+      const result = await s.client.callTool(
+        { name: 'bench_rows', arguments: { marker: s.marker, rows: large ? OFFLOADED_ROWS : INLINE_ROWS } },
+        undefined,
+        { timeout: TIMEOUT_MS }
+      );
+      s.latencies.push(performance.now() - begun);
+      s.answers.push({ large, result });
+    } catch (error) {
+      s.failed.push(`call ${call}: ${error.message}`);
+    }
+  }
+}
+
+/**
+ * Every session against `url`: all are initialized first, then all make their calls at once
+ * (the latencies are those of calls under that load, not of session start-up).
+ */
+async function runAll(url) {
+  const markers = Array.from({ length: sessions }, (_, n) => `s${n}-${randomUUID()}`);
+  const done = await Promise.all(markers.map((marker) => connect(url, marker)));
+  console.error(`  ${url.host}: ${done.length} sessions initialized`);
+  const begun = performance.now();
+  await Promise.all(done.map(callAll));
+  return { done, seconds: (performance.now() - begun) / 1000 };
+}
+
+const failures = [];
+function check(condition, what) {
+  if (!condition) {
+    failures.push(what);
+  }
+}
+
+function summary(name, done) {
+  const latencies = done.flatMap((s) => s.latencies).sort((a, b) => a - b);
+  const answered = done.flatMap((s) => s.answers).filter(({ result }) => !result.isError).length;
+  const p50 = percentile(latencies, 50);
+  const p99 = percentile(latencies, 99);
+  console.log(
+    `${name.padEnd(8)} answered ${answered}/${sessions * calls}  p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms`
+  );
+  check(answered === sessions * calls, `${name}: ${answered} of ${sessions * calls} calls answered`);
+  for (const s of done.filter((s) => s.failed.length > 0)) {
+    check(false, `${name}: ${s.marker}: ${s.failed.join('; ')}`);
+  }
+  return { p50, p99 };
+}
+
+/** Each inline result carries its own session's marker alone. */
+function checkInline(name, s) {
+  for (const { large, result } of s.answers) {
+    const text = result.content?.[0]?.text ?? '';
+    if (!large || name === 'direct') {
+      const seen = markersIn(text);
+      check(seen.size === 1 && seen.has(s.marker), `${name}: ${s.marker} got rows of ${[...seen]}`);
+    }
+  }
+}
+
+/**
+ * Through the gateway: each offload-sized result is a descriptor; the session's
+ * resources/list names exactly its own offloads, and each reads back with its marker alone.
+ */
+async function checkOffloads(s, everyUri) {
+  const mine = new Set();
+  for (const { large, result } of s.answers.filter((a) => a.large)) {
+    const descriptor = JSON.parse(result.content[0].text);
+    check(large && descriptor.offloaded === true, `${s.marker}: a large result was not offloaded`);
+    mine.add(descriptor.resource_uri);
+  }
+  const listed = (await s.client.listResources()).resources
+    .map((r) => r.uri)
+    .filter((uri) => uri.startsWith('lro://offloads/'));
+  check(
+    listed.length === mine.size && listed.every((uri) => mine.has(uri)),
+    `${s.marker}: resources/list gives ${listed.length} offloads, it made ${mine.size}`
+  );
+  for (const uri of listed) {
+    check(!everyUri.has(uri), `${s.marker}: ${uri} is listed by two sessions`);
+    everyUri.add(uri);
+    const read = await s.client.readResource({ uri });
+    const seen = markersIn(read.contents.map((c) => c.text ?? '').join('\n'));
+    check(seen.size === 1 && seen.has(s.marker), `${s.marker}: ${uri} holds rows of ${[...seen]}`);
+  }
+  return mine.size;
+}
+
+async function closeAll(done) {
+  await Promise.all(
+    done.map(async ({ client, transport }) => {
+      // A session that never began has nothing to end.
+      await transport.terminateSession().catch(() => {});
+      await client.close();
+    })
+  );
+}
+
+const mb = (bytes) => `${(bytes / (1 << 20)).toFixed(1)} MB`;
+console.log(
+  `${sessions} sessions x ${calls} calls of bench_rows (${Math.ceil(calls / 3)} per session offloaded: ` +
+    `${OFFLOADED_ROWS} rows; the others ${INLINE_ROWS} rows), all sessions at once`
+);
+
+// Directly: the fixture over streamable HTTP, one process for every session.
+const direct = await serve(process.execPath, [fixture, '--port', '0', '--bench']);
+const directRun = await runAll(direct.url);
+const directRss = peakRss(direct.child.pid);
+for (const s of directRun.done) {
+  checkInline('direct', s);
+}
+await closeAll(directRun.done);
+await stop(direct.child);
+
+// Through the gateway: one fixture child (stdio) per session.
+const offloads = mkdtempSync(join(tmpdir(), 'lro-bench-gateway-'));
+const gateway = await serve(options.lro, [
+  'proxy', '--listen', '127.0.0.1:0', '--output-dir', offloads, '--',
+  process.execPath, fixture, '--stdio', '--bench'
+]);
+const gatewayRun = await runAll(gateway.url);
+const gatewayRss = peakRss(gateway.child.pid);
+const childRss = childrenOf(gateway.child.pid).map(peakRss);
+const everyUri = new Set();
+let offloaded = 0;
+for (const s of gatewayRun.done) {
+  checkInline('gateway', s);
+  if (s.failed.length === 0) {
+    offloaded += await checkOffloads(s, everyUri);
+  }
+}
+await closeAll(gatewayRun.done);
+const gatewayExit = await stop(gateway.child);
+check(gatewayExit === 0, `the gateway exited ${gatewayExit} on SIGTERM`);
+rmSync(offloads, { recursive: true, force: true });
+
+const d = summary('direct', directRun.done);
+const g = summary('gateway', gatewayRun.done);
+console.log(
+  `added   p50 ${(g.p50 - d.p50).toFixed(1)} ms  p99 ${(g.p99 - d.p99).toFixed(1)} ms  ` +
+    `(wall: direct ${directRun.seconds.toFixed(2)} s, gateway ${gatewayRun.seconds.toFixed(2)} s)`
+);
+console.log(
+  `leaks   ${offloaded} offloads, each listed and readable by its own session only ` +
+    `(${everyUri.size} distinct URIs); every result carried its own session's marker: ` +
+    (failures.length === 0 ? 'yes' : 'NO')
+);
+const childTotal = childRss.reduce((a, b) => a + b, 0);
+console.log(
+  `memory  gateway peak RSS ${mb(gatewayRss)}; its ${childRss.length} children ${mb(childTotal)} ` +
+    `together (largest ${mb(Math.max(0, ...childRss))}); the fixture serving every session directly ${mb(directRss)}`
+);
+check(childRss.length === sessions, `the gateway had ${childRss.length} children for ${sessions} sessions`);
+if (failures.length > 0) {
+  console.error(`FAILED:\n  ${failures.slice(0, 20).join('\n  ')}`);
+  process.exit(1);
+}
