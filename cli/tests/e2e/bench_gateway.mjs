@@ -135,7 +135,6 @@ async function callAll(s) {
 async function runAll(url) {
   const markers = Array.from({ length: sessions }, (_, n) => `s${n}-${randomUUID()}`);
   const done = await Promise.all(markers.map((marker) => connect(url, marker)));
-  console.error(`  ${url.host}: ${done.length} sessions initialized`);
   const begun = performance.now();
   await Promise.all(done.map(callAll));
   return { done, seconds: (performance.now() - begun) / 1000 };
@@ -199,7 +198,16 @@ async function checkOffloads(s, everyUri) {
     const seen = markersIn(read.contents.map((c) => c.text ?? '').join('\n'));
     check(seen.size === 1 && seen.has(s.marker), `${s.marker}: ${uri} holds rows of ${[...seen]}`);
   }
-  return mine.size;
+  return mine;
+}
+
+/** A session asking for another one's offload by its URI is refused. */
+async function checkRefused(s, theirs) {
+  const read = await s.client.readResource({ uri: theirs }).then(
+    () => true,
+    () => false
+  );
+  check(!read, `${s.marker}: read another session's ${theirs}`);
 }
 
 async function closeAll(done) {
@@ -238,13 +246,21 @@ const gatewayRun = await runAll(gateway.url);
 const gatewayRss = peakRss(gateway.child.pid);
 const childRss = childrenOf(gateway.child.pid).map(peakRss);
 const everyUri = new Set();
-let offloaded = 0;
+const made = [];
 for (const s of gatewayRun.done) {
   checkInline('gateway', s);
   if (s.failed.length === 0) {
-    offloaded += await checkOffloads(s, everyUri);
+    made.push({ s, uris: [...(await checkOffloads(s, everyUri))] });
   }
 }
+// Each session tries the next one's first offload.
+for (const [n, { s }] of made.entries()) {
+  const theirs = made[(n + 1) % made.length];
+  if (theirs.s !== s && theirs.uris.length > 0) {
+    await checkRefused(s, theirs.uris[0]);
+  }
+}
+const offloaded = made.reduce((sum, { uris }) => sum + uris.length, 0);
 await closeAll(gatewayRun.done);
 const gatewayExit = await stop(gateway.child);
 check(gatewayExit === 0, `the gateway exited ${gatewayExit} on SIGTERM`);
@@ -257,7 +273,7 @@ console.log(
     `(wall: direct ${directRun.seconds.toFixed(2)} s, gateway ${gatewayRun.seconds.toFixed(2)} s)`
 );
 console.log(
-  `leaks   ${offloaded} offloads, each listed and readable by its own session only ` +
+  `leaks   ${offloaded} offloads, each listed and readable by its own session only, another's refused ` +
     `(${everyUri.size} distinct URIs); every result carried its own session's marker: ` +
     (failures.length === 0 ? 'yes' : 'NO')
 );
@@ -271,3 +287,5 @@ if (failures.length > 0) {
   console.error(`FAILED:\n  ${failures.slice(0, 20).join('\n  ')}`);
   process.exit(1);
 }
+// The clients' idle keep-alive connections would hold the process a few seconds more.
+process.exit(0);
