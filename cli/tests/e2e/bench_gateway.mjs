@@ -132,8 +132,8 @@ async function callAll(s) {
  * Every session against `url`: all are initialized first, then all make their calls at once
  * (the latencies are those of calls under that load, not of session start-up).
  */
-async function runAll(url) {
-  const markers = Array.from({ length: sessions }, (_, n) => `s${n}-${randomUUID()}`);
+async function runAll(url, count = sessions) {
+  const markers = Array.from({ length: count }, (_, n) => `s${n}-${randomUUID()}`);
   const done = await Promise.all(markers.map((marker) => connect(url, marker)));
   const begun = performance.now();
   await Promise.all(done.map(callAll));
@@ -147,19 +147,35 @@ function check(condition, what) {
   }
 }
 
+/** p50 and p99 of the calls `which` picks (all, the inline-sized, the offload-sized). */
+function percentiles(done, which) {
+  const latencies = done
+    .flatMap((s) => s.latencies.filter((_, n) => which(s.answers[n].large)))
+    .sort((a, b) => a - b);
+  return { p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+const KINDS = {
+  all: () => true,
+  inline: (large) => !large,
+  offloaded: (large) => large
+};
+
 function summary(name, done) {
-  const latencies = done.flatMap((s) => s.latencies).sort((a, b) => a - b);
   const answered = done.flatMap((s) => s.answers).filter(({ result }) => !result.isError).length;
-  const p50 = percentile(latencies, 50);
-  const p99 = percentile(latencies, 99);
-  console.log(
-    `${name.padEnd(8)} answered ${answered}/${sessions * calls}  p50 ${p50.toFixed(1)} ms  p99 ${p99.toFixed(1)} ms`
-  );
-  check(answered === sessions * calls, `${name}: ${answered} of ${sessions * calls} calls answered`);
+  const asked = done.length * calls;
+  check(answered === asked, `${name}: ${answered} of ${asked} calls answered`);
   for (const s of done.filter((s) => s.failed.length > 0)) {
     check(false, `${name}: ${s.marker}: ${s.failed.join('; ')}`);
   }
-  return { p50, p99 };
+  const figures = Object.fromEntries(
+    Object.entries(KINDS).map(([kind, which]) => [kind, percentiles(done, which)])
+  );
+  const shown = Object.entries(figures)
+    .map(([kind, { p50, p99 }]) => `${kind} p50 ${p50.toFixed(1)} / p99 ${p99.toFixed(1)} ms`)
+    .join(', ');
+  console.log(`${name.padEnd(16)} answered ${answered}/${asked}; ${shown}`);
+  return figures;
 }
 
 /** Each inline result carries its own session's marker alone. */
@@ -228,6 +244,10 @@ console.log(
 
 // Directly: the fixture over streamable HTTP, one process for every session.
 const direct = await serve(process.execPath, [fixture, '--port', '0', '--bench']);
+// One session alone first: the latency the gateway adds to a call without load.
+const directAlone = await runAll(direct.url, 1);
+checkInline('direct', directAlone.done[0]);
+await closeAll(directAlone.done);
 const directRun = await runAll(direct.url);
 const directRss = peakRss(direct.child.pid);
 for (const s of directRun.done) {
@@ -242,6 +262,9 @@ const gateway = await serve(options.lro, [
   'proxy', '--listen', '127.0.0.1:0', '--output-dir', offloads, '--',
   process.execPath, fixture, '--stdio', '--bench'
 ]);
+const gatewayAlone = await runAll(gateway.url, 1);
+checkInline('gateway', gatewayAlone.done[0]);
+await closeAll(gatewayAlone.done);
 const gatewayRun = await runAll(gateway.url);
 const gatewayRss = peakRss(gateway.child.pid);
 const childRss = childrenOf(gateway.child.pid).map(peakRss);
@@ -266,11 +289,21 @@ const gatewayExit = await stop(gateway.child);
 check(gatewayExit === 0, `the gateway exited ${gatewayExit} on SIGTERM`);
 rmSync(offloads, { recursive: true, force: true });
 
+function addedBy(g, d) {
+  return Object.keys(KINDS)
+    .map((kind) => {
+      const [p50, p99] = ['p50', 'p99'].map((p) => (g[kind][p] - d[kind][p]).toFixed(1));
+      return `${kind} p50 ${p50} / p99 ${p99} ms`;
+    })
+    .join(', ');
+}
+const d1 = summary('direct, alone', directAlone.done);
+const g1 = summary('gateway, alone', gatewayAlone.done);
+console.log(`added, alone     ${addedBy(g1, d1)}`);
 const d = summary('direct', directRun.done);
 const g = summary('gateway', gatewayRun.done);
 console.log(
-  `added   p50 ${(g.p50 - d.p50).toFixed(1)} ms  p99 ${(g.p99 - d.p99).toFixed(1)} ms  ` +
-    `(wall: direct ${directRun.seconds.toFixed(2)} s, gateway ${gatewayRun.seconds.toFixed(2)} s)`
+  `added            ${addedBy(g, d)} (wall: direct ${directRun.seconds.toFixed(2)} s, gateway ${gatewayRun.seconds.toFixed(2)} s)`
 );
 console.log(
   `leaks   ${offloaded} offloads, each listed and readable by its own session only, another's refused ` +
