@@ -1,7 +1,9 @@
 # `lro proxy` end-to-end tests: the official MCP Python client drives the proxy in front of
 # third-party servers (npm @modelcontextprotocol/server-memory and server-filesystem; PyPI
 # mcp-server-sqlite, mcp-server-duckdb and mcp-server-git) and a streamable-HTTP FastMCP server
-# on loopback. The proxy's Rust tests run in test-rust.
+# on loopback; the official TypeScript client (node --test) drives the gateway, `--listen`. The
+# proxy's Rust tests run in test-rust. The gateway's load benchmark calls the conformance
+# fixture (conformance.mk installs it).
 
 PROXY_E2E := cli/tests/e2e
 PROXY_VENV := $(PROXY_E2E)/.venv
@@ -40,9 +42,13 @@ build-proxy: ## Build the release `lro` binary the proxy tests and benchmark run
 
 test-proxy: setup-proxy build-proxy ## `lro proxy` end-to-end tests against real MCP servers (npm, PyPI) and a remote HTTP server
 	cd $(PROXY_E2E) && LRO_BIN=$(PROXY_LRO) .venv/bin/python -m pytest -q -p no:cacheprovider
+	cd $(PROXY_E2E) && LRO_BIN=$(PROXY_LRO) node --test gateway_client.test.mjs
 
 bench-proxy: setup-proxy build-proxy ## Added latency of `lro proxy` (inline and 200-memory offloaded calls), in figures
 	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/bench_proxy.py --lro $(PROXY_LRO)
+
+bench-gateway: setup-proxy setup-conformance build-proxy ## Load on `lro proxy --listen`: 50 concurrent sessions x 20 calls (a third offloaded) through the gateway and directly: calls answered, cross-session leaks, p50/p99 added latency, peak RSS
+	node $(PROXY_E2E)/bench_gateway.mjs --lro $(PROXY_LRO) --sessions 50 --calls 20
 
 measure-proxy: setup-proxy build-proxy ## What the client receives from each real server's large call through `lro proxy`, and the records in the file
 	$(PROXY_E2E)/.venv/bin/python $(PROXY_E2E)/measure_real_servers.py --lro $(PROXY_LRO)
@@ -53,4 +59,4 @@ bench-proxy-memory: setup-proxy build-proxy ## Peak memory of `lro proxy` for a 
 TEST_TARGETS += test-proxy
 SETUP_TARGETS += setup-proxy
 
-.PHONY: setup-proxy build-proxy test-proxy bench-proxy measure-proxy bench-proxy-memory
+.PHONY: setup-proxy build-proxy test-proxy bench-proxy bench-gateway measure-proxy bench-proxy-memory

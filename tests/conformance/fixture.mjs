@@ -47,12 +47,13 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 
 import { createMcpServer } from './fixture/everything.mjs';
 
-const USAGE = 'usage: node fixture.mjs (--stdio | --port N) [--verbose]';
+const USAGE = 'usage: node fixture.mjs (--stdio | --port N) [--verbose] [--bench]';
 const { values: options } = parseArgs({
   options: {
     stdio: { type: 'boolean', default: false },
     port: { type: 'string' },
-    verbose: { type: 'boolean', default: false }
+    verbose: { type: 'boolean', default: false },
+    bench: { type: 'boolean', default: false }
   }
 });
 if (options.stdio === (options.port !== undefined)) {
@@ -112,7 +113,7 @@ function isInitializeRequest(body) {
 // ===== STDIO =====
 
 async function serveStdio() {
-  const mcpServer = createMcpServer(transports, log);
+  const mcpServer = createMcpServer(transports, log, { bench: options.bench });
   await mcpServer.connect(new StdioServerTransport());
 }
 
@@ -141,7 +142,7 @@ async function serveHttp(port) {
         transport = transports[sessionId];
       } else if (!sessionId && isInitializeRequest(req.body)) {
         // Create new transport for initialization requests
-        const mcpServer = createMcpServer(transports, log);
+        const mcpServer = createMcpServer(transports, log, { bench: options.bench });
 
         transport = new StreamableHTTPServerTransport({
           sessionIdGenerator: () => randomUUID(),

@@ -2,7 +2,9 @@
 SDK's streamable-HTTP client, in front of @modelcontextprotocol/server-memory (npm). One
 session builds a graph and reads it back offloaded, lists and reads its offload as a
 resource and extracts from it; a second session sees none of it; SIGTERM ends the gateway
-with exit code 0."""
+with exit code 0. Then the proxy's own `--url` mode as the gateway's client (stdio client ->
+`lro proxy --url` -> `lro proxy --listen` -> server-memory): the result is offloaded once, by
+the proxy nearest the client."""
 
 import os
 import signal
@@ -12,7 +14,8 @@ from contextlib import AsyncExitStack
 
 import anyio
 import pytest
-from mcp import ClientSession
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 
@@ -95,5 +98,53 @@ def test_sessions_offload_through_the_gateway_and_see_only_their_own(gateway, tm
             assert refused.content[0].text.startswith(("error[path_denied]", "error[not_found]")), refused
 
     anyio.run(scenario)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=60) == 0
+
+
+def files_under(directory):
+    return sorted(str(p) for p in directory.rglob("*") if p.is_file()) if directory.exists() else []
+
+
+def test_the_proxys_url_mode_in_front_of_the_gateway_offloads_once(gateway, tmp_path):
+    """The outer proxy announces itself (`clientInfo.proxy`), so the gateway's session passes
+    every result through untouched and the outer proxy offloads it, on the client's side: one
+    offload, of the graph itself, in the outer proxy's directory, none in the gateway's."""
+    url, proc = gateway
+    outer_dir = tmp_path / "outer"
+    entities, relations = source_data.graph(200, 150)
+    params = StdioServerParameters(
+        command=lro_binary(), args=["proxy", "--output-dir", str(outer_dir), "--url", url])
+
+    async def scenario():
+        with open(tmp_path / "outer.stderr", "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    init = await session.initialize()
+                    extract_tool = extract_tool_for(init.serverInfo.name)
+                    tools = [tool.name for tool in (await session.list_tools()).tools]
+                    # The gateway's extract tool has the outer one's name: listed once.
+                    assert tools.count(extract_tool) == 1 and "read_graph" in tools, tools
+                    for start in range(0, len(entities), 100):
+                        created = await session.call_tool("create_entities", {"entities": entities[start:start + 100]})
+                        assert not created.isError, created
+                    for start in range(0, len(relations), 100):
+                        created = await session.call_tool("create_relations", {"relations": relations[start:start + 100]})
+                        assert not created.isError, created
+                    descriptor = descriptor_of(await session.call_tool("read_graph", {}))
+                    assert descriptor["file_path"].startswith(str(outer_dir.resolve())), descriptor["file_path"]
+                    assert descriptor["extract_tool"] == extract_tool
+                    # The file holds the graph, not the gateway's descriptor of it.
+                    session.extract_tool = extract_tool
+                    names = await extract(session, file_path=descriptor["file_path"],
+                                          query='select(.entityType == "person") | .name')
+                    assert sorted(names) == sorted(e["name"] for e in entities if e["entityType"] == "person")
+                    listed = offload_uris(await session.list_resources())
+                    assert descriptor["resource_uri"] in listed
+                    # Nothing was offloaded by the gateway, not even the create_* echoes.
+                    assert files_under(tmp_path / "lro") == []
+                    return len(listed)
+
+    assert anyio.run(scenario) == len(files_under(outer_dir))
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == 0

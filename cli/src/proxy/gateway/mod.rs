@@ -221,8 +221,12 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
     };
     let timeouts = blueprint.request_timeout.is_some();
     let max_sessions = usize::try_from(args.listen.max_sessions).unwrap_or(usize::MAX);
-    let server = tiny_http::Server::http(listen)
-        .map_err(|e| LroError::new(ErrorCode::Io, format!("cannot listen on {listen}: {e}")))?;
+    let cannot_listen = |e: &dyn std::fmt::Display| {
+        LroError::new(ErrorCode::Io, format!("cannot listen on {listen}: {e}"))
+    };
+    let listener = std::net::TcpListener::bind(listen).map_err(|e| cannot_listen(&e))?;
+    no_delay(&listener).map_err(|e| cannot_listen(&e))?;
+    let server = tiny_http::Server::from_listener(listener, None).map_err(|e| cannot_listen(&e))?;
     let resource = match &args.listen.resource_url {
         Some(url) => url.clone(),
         None if matches!(bind_host, "0.0.0.0" | "[::]" | "::") => String::new(),
@@ -387,6 +391,38 @@ fn spawn_timeouts(sessions: Arc<session::Sessions>, requests: bool, idle: Option
             }
         }
     });
+}
+
+/// Turns Nagle's algorithm off on the listening socket, which the connections it accepts
+/// inherit (Linux, the BSDs): an SSE answer leaves in several small writes, and with Nagle
+/// each small one after the first waits for the client's delayed ACK, 40 ms on Linux.
+/// tiny_http sets no socket option of its own; std has no setter on a listener.
+#[cfg(unix)]
+#[allow(unsafe_code)] // one setsockopt call on a socket this function borrows
+fn no_delay(listener: &std::net::TcpListener) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let on: libc::c_int = 1;
+    // SAFETY: a valid socket descriptor, and a c_int option value of the size given.
+    let set = unsafe {
+        libc::setsockopt(
+            listener.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            std::ptr::addr_of!(on).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if set == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Elsewhere accepted sockets need not inherit the option: left as the system sets it.
+#[cfg(not(unix))]
+fn no_delay(_listener: &std::net::TcpListener) -> std::io::Result<()> {
+    Ok(())
 }
 
 #[cfg(test)]
