@@ -4,6 +4,8 @@
 //! versions are refused with their HTTP status and a JSON-RPC error; DELETE ends a session
 //! and its server; SIGTERM answers what is in flight and exits 0.
 
+use std::io::{Read, Write};
+use std::net::TcpStream;
 use std::process::Command;
 use std::time::Duration;
 
@@ -526,4 +528,28 @@ fn an_unknown_last_event_id_is_refused() {
         .filter_map(|event| event.message())
         .collect();
     assert_eq!(text(&resumed[0]["result"]), "x", "{resumed:?}");
+}
+
+#[test]
+fn a_burst_of_connections_held_open_is_answered_every_one() {
+    // Fifty clients connect at once and keep their connections open (keep-alive, as MCP
+    // clients do). Each must be answered while all the others are still open: a pool that
+    // queued the burst behind one thread answered the rest only when a connection closed.
+    let gateway = Gateway::start(&[]);
+    let request = format!("GET /healthz HTTP/1.1\r\nHost: {}\r\n\r\n", gateway.addr);
+    let mut clients: Vec<TcpStream> = (0..50)
+        .map(|_| TcpStream::connect(&gateway.addr).unwrap())
+        .collect();
+    for client in &mut clients {
+        client.write_all(request.as_bytes()).unwrap();
+    }
+    for (i, client) in clients.iter_mut().enumerate() {
+        // Bounded only so that a regression fails instead of hanging the suite.
+        client.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        let mut head = [0u8; 12];
+        client
+            .read_exact(&mut head)
+            .unwrap_or_else(|e| panic!("client {i} got no answer: {e}"));
+        assert_eq!(&head, b"HTTP/1.1 200", "client {i}");
+    }
 }
