@@ -545,7 +545,9 @@ fn a_burst_of_connections_held_open_is_answered_every_one() {
     }
     for (i, client) in clients.iter_mut().enumerate() {
         // Bounded only so that a regression fails instead of hanging the suite.
-        client.set_read_timeout(Some(Duration::from_secs(60))).unwrap();
+        client
+            .set_read_timeout(Some(Duration::from_secs(60)))
+            .unwrap();
         let mut head = [0u8; 12];
         client
             .read_exact(&mut head)

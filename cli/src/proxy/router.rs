@@ -224,10 +224,13 @@ impl Router {
                 forward(Some(id))
             }
             Kind::Request(id, "tools/list") if self.state.server_lacks_tools() => {
-                self.out.send(&jsonrpc::response(
-                    &id,
-                    json!({"tools": [self.extract_tool_listed()]}),
-                ));
+                let tools: Vec<Value> = self
+                    .lists_extract_tool()
+                    .then(|| self.extract_tool_listed())
+                    .into_iter()
+                    .collect();
+                self.out
+                    .send(&jsonrpc::response(&id, json!({ "tools": tools })));
                 ClientAction::Done
             }
             Kind::Request(id, "tools/list") => {
@@ -523,6 +526,14 @@ impl Router {
         lro_mcp::extract_tool_name(&self.lro.config().mcp, self.state.server_name().as_deref())
     }
 
+    /// Whether `tools/list` gains the extract tool: not for a client that is itself an LRO
+    /// proxy. Its results pass here untouched (it offloads them on its side, where its agent
+    /// reads the files), so this proxy has nothing to extract from, and listing the tool too
+    /// would only hide it behind the client's own of the same name.
+    fn lists_extract_tool(&self) -> bool {
+        !self.state.client_is_proxy()
+    }
+
     /// The extract tool as `tools/list` gives it, under its name.
     fn extract_tool_listed(&self) -> Value {
         let mut tool = extract_tool::descriptor();
@@ -565,7 +576,7 @@ impl Router {
                 fields.remove("outputSchema");
             }
         }
-        if first_page {
+        if first_page && self.lists_extract_tool() {
             tools.push(self.extract_tool_listed());
         }
         self.out.send(&message);

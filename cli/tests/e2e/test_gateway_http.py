@@ -123,7 +123,8 @@ def test_the_proxys_url_mode_in_front_of_the_gateway_offloads_once(gateway, tmp_
                     init = await session.initialize()
                     extract_tool = extract_tool_for(init.serverInfo.name)
                     tools = [tool.name for tool in (await session.list_tools()).tools]
-                    # The gateway's extract tool has the outer one's name: listed once.
+                    # The gateway does not offer its extract tool to a proxy: the outer
+                    # one's is listed, once, with no clash to hide.
                     assert tools.count(extract_tool) == 1 and "read_graph" in tools, tools
                     for start in range(0, len(entities), 100):
                         created = await session.call_tool("create_entities", {"entities": entities[start:start + 100]})
@@ -146,5 +147,6 @@ def test_the_proxys_url_mode_in_front_of_the_gateway_offloads_once(gateway, tmp_
                     return len(listed)
 
     assert anyio.run(scenario) == len(files_under(outer_dir))
+    assert "is hidden by the proxy's extract tool" not in (tmp_path / "outer.stderr").read_text()
     proc.send_signal(signal.SIGTERM)
     assert proc.wait(timeout=60) == 0

@@ -313,3 +313,25 @@ fn a_never_offloaded_tool_keeps_its_output_schema_and_its_result() {
         assert_eq!(out[0]["result"] != result, offloaded, "{tool}");
     }
 }
+
+#[test]
+fn a_client_that_is_a_proxy_is_not_offered_the_extract_tool() {
+    // An LRO proxy in front (`lro proxy --url` before a gateway) offloads on its side and
+    // lists its own extract tool: this one has nothing to extract, and the same name twice
+    // would have the client hide this one with a note about a clash that is not one.
+    let dir = tempfile::tempdir().unwrap();
+    let (router, capture) = router(dir.path());
+    let init = json!({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+                      "params": {"clientInfo": {"name": "lro", "version": "1", "proxy": true}}});
+    forwarded(router.from_client(init.to_string().as_bytes()));
+    let answer = json!({"jsonrpc": "2.0", "id": "init", "result": {"protocolVersion": "2025-06-18",
+                        "capabilities": {"tools": {}}, "serverInfo": {"name": "memory-server", "version": "1"}}});
+    router.on_server_message(answer.to_string().into_bytes());
+    capture.0.lock().unwrap().clear();
+    let tools = listed(
+        &router,
+        &capture,
+        json!([{"name": "read_graph", "inputSchema": {"type": "object"}}]),
+    );
+    assert_eq!(names(&tools), ["read_graph"]);
+}
