@@ -28,12 +28,15 @@ INLINE_MOD = re.compile(r"\bmod\s+[A-Za-z_][A-Za-z0-9_]*\s*\{")
 
 
 def crate_roots() -> list[Path]:
-    """`src/lib.rs` and `src/main.rs` of every package tracked by git."""
+    """`src/lib.rs` and `src/main.rs` of every package tracked by git, but for the published
+    crates kept patched under a `patches/` directory: their layout is their authors'."""
     files = subprocess.run(
         ["git", "ls-files", "*Cargo.toml"], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout.split()
     roots = []
     for manifest in files:
+        if "patches" in Path(manifest).parts:
+            continue
         src = (ROOT / manifest).parent / "src"
         roots += [root for root in (src / "lib.rs", src / "main.rs") if root.exists()]
     return roots
