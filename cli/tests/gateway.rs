@@ -555,3 +555,41 @@ fn a_burst_of_connections_held_open_is_answered_every_one() {
         assert_eq!(&head, b"HTTP/1.1 200", "client {i}");
     }
 }
+
+#[test]
+fn a_request_head_past_its_bound_gets_431_and_the_gateway_goes_on() {
+    // 64 KiB of request line and headers at most: a header line of 200 KB is not buffered
+    // whole (a few such lines of hundreds of MB each once filled the memory).
+    let gateway = Gateway::start(&[]);
+    let mut client = TcpStream::connect(&gateway.addr).unwrap();
+    client.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let head = format!("GET /healthz HTTP/1.1\r\nHost: {}\r\nX-Big: ", gateway.addr);
+    client.write_all(head.as_bytes()).unwrap();
+    // The gateway may close the connection before all of it is written.
+    let _ = client.write_all(&vec![b'a'; 200 * 1024]);
+    let mut answer = [0u8; 12];
+    client.read_exact(&mut answer).unwrap();
+    assert_eq!(&answer, b"HTTP/1.1 431");
+    assert_eq!(gateway.health()["status"], "ok");
+}
+
+#[test]
+fn connections_past_the_bound_are_closed_and_the_gateway_serves_again_once_they_go() {
+    // Idle connections (no byte sent) once took a thread and two descriptors each, without
+    // bound, until the gateway could accept none and exited. Past 256 open connections a new
+    // one is closed at once; the gateway keeps running and serves as soon as some close.
+    let gateway = Gateway::start(&[]);
+    let idle: Vec<TcpStream> = (0..300)
+        .map(|_| TcpStream::connect(&gateway.addr).unwrap())
+        .collect();
+    let mut one_more = TcpStream::connect(&gateway.addr).unwrap();
+    one_more.set_read_timeout(Some(TIMEOUT)).unwrap();
+    let request = format!("GET /healthz HTTP/1.1\r\nHost: {}\r\n\r\n", gateway.addr);
+    let _ = one_more.write_all(request.as_bytes());
+    let mut answer = Vec::new();
+    // Closed unanswered: end of stream, or a reset.
+    let _ = one_more.read_to_end(&mut answer);
+    assert!(answer.is_empty(), "{}", String::from_utf8_lossy(&answer));
+    drop(idle);
+    assert_eq!(gateway.health()["status"], "ok");
+}

@@ -6,6 +6,7 @@ use std::io::{BufReader, BufWriter, ErrorKind, Read};
 
 use std::net::SocketAddr;
 use std::str::FromStr;
+use std::time::{Duration, Instant};
 
 use crate::common::{HTTPVersion, Method};
 use crate::util::RefinedTcpStream;
@@ -34,6 +35,44 @@ pub struct ClientConnection {
 
     // true if the connection goes through SSL
     secure: bool,
+}
+
+/// LRO: the most bytes a request's head (request line and headers) may take.
+pub const HEAD_MAX_BYTES: usize = 64 * 1024;
+/// LRO: how long a request's head may take to arrive, from its first byte.
+pub const HEAD_MAX_TIME: Duration = Duration::from_secs(30);
+
+/// LRO: the bounds of one request's head as it is read.
+struct HeadLimits {
+    bytes: usize,
+    deadline: Option<Instant>,
+}
+
+impl HeadLimits {
+    fn new() -> Self {
+        HeadLimits {
+            bytes: 0,
+            deadline: None,
+        }
+    }
+
+    /// Counts one more byte of the head: an error once it is too large or too late (the
+    /// clock starts at the first byte, so an idle keep-alive connection is not timed here).
+    fn take_byte(&mut self) -> IoResult<()> {
+        self.bytes += 1;
+        if self.bytes > HEAD_MAX_BYTES {
+            return Err(IoError::new(ErrorKind::OutOfMemory, "request head too large"));
+        }
+        let now = Instant::now();
+        match self.deadline {
+            None => self.deadline = Some(now + HEAD_MAX_TIME),
+            Some(deadline) if now > deadline => {
+                return Err(IoError::new(ErrorKind::TimedOut, "request head too slow"))
+            }
+            Some(_) => {}
+        }
+        Ok(())
+    }
 }
 
 /// Error that can happen when reading a request.
@@ -77,7 +116,7 @@ impl ClientConnection {
     ///
     /// Reads until `CRLF` is reached. The next read will start
     ///  at the first byte of the new line.
-    fn read_next_line(&mut self) -> IoResult<AsciiString> {
+    fn read_next_line(&mut self, limits: &mut HeadLimits) -> IoResult<AsciiString> {
         let mut buf = Vec::new();
         let mut prev_byte_was_cr = false;
 
@@ -88,6 +127,9 @@ impl ClientConnection {
                 Some(b) => b?,
                 None => return Err(IoError::new(ErrorKind::ConnectionAborted, "Unexpected EOF")),
             };
+            // LRO: a request's head (request line and headers) is bounded in bytes and in
+            // time; unbounded, one client could hold gigabytes or a thread for ever.
+            limits.take_byte()?;
 
             if byte == b'\n' && prev_byte_was_cr {
                 buf.pop(); // removing the '\r'
@@ -104,10 +146,11 @@ impl ClientConnection {
     /// Reads a request from the stream.
     /// Blocks until the header has been read.
     fn read(&mut self) -> Result<Request, ReadError> {
+        let mut limits = HeadLimits::new();
         let (method, path, version, headers) = {
             // reading the request line
             let (method, path, version) = {
-                let line = self.read_next_line().map_err(ReadError::ReadIoError)?;
+                let line = self.read_next_line(&mut limits).map_err(ReadError::ReadIoError)?;
 
                 parse_request_line(
                     line.as_str().trim(), // TODO: remove this conversion
@@ -118,7 +161,7 @@ impl ClientConnection {
             let headers = {
                 let mut headers = Vec::new();
                 loop {
-                    let line = self.read_next_line().map_err(ReadError::ReadIoError)?;
+                    let line = self.read_next_line(&mut limits).map_err(ReadError::ReadIoError)?;
 
                     if line.is_empty() {
                         break;
@@ -207,6 +250,16 @@ impl Iterator for ClientConnection {
                     // request timeout
                     let writer = self.sink.next().unwrap();
                     let response = Response::new_empty(StatusCode(408));
+                    response
+                        .raw_print(writer, HTTPVersion(1, 1), &[], false, None)
+                        .ok();
+                    return None; // closing the connection
+                }
+
+                Err(ReadError::ReadIoError(ref err)) if err.kind() == ErrorKind::OutOfMemory => {
+                    // LRO: a head larger than HEAD_MAX_BYTES
+                    let writer = self.sink.next().unwrap();
+                    let response = Response::new_empty(StatusCode(431));
                     response
                         .raw_print(writer, HTTPVersion(1, 1), &[], false, None)
                         .ok();

@@ -95,6 +95,21 @@ impl Connection {
         }
     }
 
+    /// LRO: the same timeout for reads and writes, on either kind of socket.
+    pub(crate) fn set_timeouts(&self, timeout: std::time::Duration) -> std::io::Result<()> {
+        match self {
+            Self::Tcp(s) => {
+                s.set_read_timeout(Some(timeout))?;
+                s.set_write_timeout(Some(timeout))
+            }
+            #[cfg(unix)]
+            Self::Unix(s) => {
+                s.set_read_timeout(Some(timeout))?;
+                s.set_write_timeout(Some(timeout))
+            }
+        }
+    }
+
     pub(crate) fn try_clone(&self) -> std::io::Result<Self> {
         match self {
             Self::Tcp(s) => s.try_clone().map(Self::from),

@@ -99,12 +99,49 @@ use std::io::Error as IoError;
 use std::io::ErrorKind as IoErrorKind;
 use std::io::Result as IoResult;
 use std::net::{Shutdown, TcpStream, ToSocketAddrs};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::atomic::Ordering::Relaxed;
 use std::sync::mpsc;
 use std::sync::Arc;
 use std::thread;
 use std::time::Duration;
+
+/// LRO: the most connections served at once (a thread and two descriptors each); more are
+/// closed as they come.
+pub const MAX_CONNECTIONS: usize = 256;
+/// LRO: how long a connection may send nothing that is asked of it, or take nothing of what
+/// is written to it, before it is closed.
+pub const IO_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// LRO: counts a connection as open while it lives.
+struct ConnectionCount(Arc<AtomicUsize>);
+
+impl ConnectionCount {
+    fn new(count: &Arc<AtomicUsize>) -> Self {
+        count.fetch_add(1, Relaxed);
+        ConnectionCount(Arc::clone(count))
+    }
+}
+
+impl Drop for ConnectionCount {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Relaxed);
+    }
+}
+
+/// LRO: an accept error the listener outlives (descriptors or memory run out, a connection
+/// reset before it was accepted).
+fn is_transient(e: &IoError) -> bool {
+    matches!(
+        e.kind(),
+        IoErrorKind::ConnectionAborted
+            | IoErrorKind::ConnectionReset
+            | IoErrorKind::Interrupted
+            | IoErrorKind::WouldBlock
+            | IoErrorKind::TimedOut
+            | IoErrorKind::OutOfMemory
+    ) || matches!(e.raw_os_error(), Some(12 | 23 | 24 | 105))
+}
 
 use client::ClientConnection;
 use connection::Connection;
@@ -288,12 +325,25 @@ impl Server {
         thread::spawn(move || {
             // a tasks pool is used to dispatch the connections into threads
             let tasks_pool = util::TaskPool::new();
+            // LRO: connections open at once, each a thread and two descriptors.
+            let open_connections = Arc::new(AtomicUsize::new(0));
 
             log::debug!("Running accept thread");
             while !inside_close_trigger.load(Relaxed) {
                 let new_client = match server.accept() {
                     Ok((sock, _)) => {
                         use util::RefinedTcpStream;
+                        // LRO: past MAX_CONNECTIONS a new connection is closed at once, so
+                        // that idle sockets cannot use up the threads and file descriptors
+                        // the served ones need. A connection that sends nothing for
+                        // IO_TIMEOUT, or takes nothing of what is written to it for as long,
+                        // is closed too.
+                        if open_connections.load(Relaxed) >= MAX_CONNECTIONS {
+                            log::error!("Refusing a connection: {} are open", MAX_CONNECTIONS);
+                            drop(sock);
+                            continue;
+                        }
+                        sock.set_timeouts(IO_TIMEOUT).ok();
                         let (read_closable, write_closable) = match ssl {
                             None => RefinedTcpStream::new(sock),
                             #[cfg(any(feature = "ssl-openssl", feature = "ssl-rustls"))]
@@ -320,7 +370,9 @@ impl Server {
                     Ok(client) => {
                         let messages = inside_messages.clone();
                         let mut client = Some(client);
+                        let open = ConnectionCount::new(&open_connections);
                         tasks_pool.spawn(Box::new(move || {
+                            let _open = &open;
                             if let Some(client) = client.take() {
                                 // Synchronization is needed for HTTPS requests to avoid a deadlock
                                 if client.secure() {
@@ -338,6 +390,13 @@ impl Server {
                         }));
                     }
 
+                    // LRO: out of descriptors or memory, or a connection reset before it
+                    // was accepted: the listener is fine, and it goes on once connections
+                    // close; other errors end the accept thread, as before.
+                    Err(e) if is_transient(&e) => {
+                        log::error!("Error accepting new client: {}", e);
+                        thread::sleep(Duration::from_millis(100));
+                    }
                     Err(e) => {
                         log::error!("Error accepting new client: {}", e);
                         inside_messages.push(e.into());

@@ -17,9 +17,10 @@
 //! bytes of messages. Past either, the events written longest ago go first (a client that
 //! resumes later than that is told its id is no longer kept); then, when only unwritten
 //! events are left, the oldest of those on a stream nobody reads (notifications for a
-//! client that opens no GET stream). Events a connected reader has yet to write, and a
-//! POST's answer, are never dropped unwritten: an answer waits for its client to resume
-//! until the session ends.
+//! client that opens no GET stream); then a reader that has not kept up loses its stream
+//! (its connection ends; its client may resume) and its stream's oldest unwritten events go.
+//! A POST's answer is never dropped unwritten: it waits for its client to resume until the
+//! session ends.
 
 use std::collections::{HashMap, VecDeque};
 use std::fmt;
@@ -324,19 +325,46 @@ impl State {
                 self.drop_event(stream, seq);
                 continue;
             }
-            let Some((stream, seq)) = self.oldest_unread() else {
+            let Some((stream, seq)) = self.oldest_unread().or_else(|| self.evict_slowest()) else {
                 return;
             };
             if !self.dropped_unwritten {
                 self.dropped_unwritten = true;
                 note!(
-                    "lro proxy: a session's client reads none of its streams: the oldest \
-                     messages kept for it are being dropped ({MAX_EVENTS} events, {MAX_BYTES} \
+                    "lro proxy: a session's client does not read its streams (or too slowly): \
+                     the oldest messages kept for it are being dropped ({MAX_EVENTS} events, {MAX_BYTES} \
                      bytes at most)"
                 );
             }
             self.drop_event(stream, seq);
         }
+    }
+
+    /// A reader that keeps the session over its bounds with events it has not written (its
+    /// client reads slower than the server sends, or not at all) loses its stream: its
+    /// connection ends ([`Next::Replaced`]), the client may resume from its last id, and the
+    /// stream's oldest unwritten event, other than an answer, can go. Without this, a
+    /// connected client that stops reading would have the gateway keep everything the
+    /// server sends it.
+    fn evict_slowest(&mut self) -> Option<(u64, u64)> {
+        let (&id, stream) = self
+            .streams
+            .iter_mut()
+            .filter(|(_, s)| s.reader != 0)
+            .filter(|(_, s)| {
+                let unwritten = s.events.iter().filter(|e| e.seq > s.written).count();
+                unwritten > usize::from(s.ended)
+            })
+            .max_by_key(|(_, s)| {
+                s.events
+                    .iter()
+                    .filter(|e| e.seq > s.written)
+                    .map(|e| e.message.len())
+                    .sum::<usize>()
+            })?;
+        stream.reader = 0;
+        let first = stream.events.iter().position(|e| e.seq > stream.written)?;
+        Some((id, stream.events[first].seq))
     }
 
     /// The oldest unwritten event, other than an answer, of a stream no connection reads.
@@ -603,5 +631,28 @@ mod tests {
         };
         let mut resumed = events.resume(&last.to_string()).unwrap();
         assert_eq!(message(resumed.next(NOW)).1, "answer");
+    }
+    #[test]
+    fn a_reader_that_does_not_keep_up_loses_its_stream_and_the_bounds_hold() {
+        let events = Arc::new(Events::default());
+        let mut get = events.open_get().unwrap();
+        let first_id = {
+            events.append(GET_STREAM, b"n".to_vec(), false);
+            message(get.next(NOW)).0
+        };
+        // The client takes the first event and then nothing more: the server goes on.
+        for _ in 0..4 * MAX_EVENTS {
+            events.append(GET_STREAM, vec![b'n'; 4096], false);
+        }
+        {
+            let state = events.state();
+            assert!(state.count <= MAX_EVENTS && state.bytes <= MAX_BYTES);
+        }
+        assert!(matches!(get.next(NOW), Next::Replaced));
+        drop(get);
+        // It may open the stream again and read what is kept.
+        let mut again = events.open_get().unwrap();
+        assert!(matches!(again.next(NOW), Next::Event { .. }));
+        assert!(first_id.seq > 0);
     }
 }
