@@ -185,6 +185,47 @@ fn bad_host_origin_size_session_and_version_are_refused() {
     assert_eq!(gateway.health()["sessions"], 1);
 }
 
+#[test]
+fn ambiguous_framing_and_repeated_host_or_authorization_are_refused() {
+    let gateway = Gateway::start(&[]);
+    let session = gateway.initialize();
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string();
+    // `raw` adds the true Content-Length; each case adds what a smuggler would.
+    let head = |extra: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}{extra}",
+            gateway.addr
+        )
+    };
+    let (status, body) = gateway.raw(&head(""), ping.as_bytes());
+    assert_eq!(status, 200, "{body}");
+    for (extra, said) in [
+        ("\r\nContent-Length: 5", "several Content-Length"),
+        (
+            "\r\nTransfer-Encoding: chunked",
+            "both Content-Length and Transfer-Encoding",
+        ),
+        (
+            "\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity",
+            "several Transfer-Encoding",
+        ),
+        ("\r\nHost: 127.0.0.1", "several Host"),
+        (
+            "\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b",
+            "several Authorization",
+        ),
+    ] {
+        let (status, body) = gateway.raw(&head(extra), ping.as_bytes());
+        assert_eq!(status, 400, "{extra:?}: {body}");
+        assert_eq!(error_code(&body), -32600, "{extra:?}: {body}");
+        assert!(body.contains(said), "{extra:?}: {body}");
+    }
+    // The session is untouched by what was refused.
+    let (status, body) = gateway.raw(&head(""), ping.as_bytes());
+    assert_eq!(status, 200, "{body}");
+}
+
 fn error_code(body: &str) -> i64 {
     let message: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
     message["error"]["code"]
