@@ -49,8 +49,15 @@ fn a_session_offloads_lists_reads_and_extracts_its_results() {
     assert_eq!(found["summary"]["count"], 2000, "{big}");
     let uri = found["resource_uri"].as_str().unwrap().to_owned();
     let file_path = found["file_path"].as_str().unwrap().to_owned();
-    // The session's files are in a directory of their own.
-    let session_dir = gateway.proxy.dir.path().join(&session);
+    // The session's files are in a directory of their own, named by a hash of the session
+    // id: the path the model sees does not give the session away.
+    assert!(!file_path.contains(&session), "{file_path}");
+    let hash = ring::digest::digest(&ring::digest::SHA256, session.as_bytes());
+    let hex: String = hash.as_ref()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let session_dir = gateway.proxy.dir.path().join(format!("s-{hex}"));
     assert!(
         std::path::Path::new(&file_path).starts_with(&session_dir),
         "{file_path} not in {}",
@@ -90,7 +97,7 @@ fn a_session_never_sees_another_sessions_offloads() {
     assert!(read.get("error").is_some(), "{read}");
     for path in [
         file_path.clone(),
-        format!("../{first}/{}", file_name(&file_path)),
+        format!("../{}/{}", dir_name(&file_path), file_name(&file_path)),
     ] {
         let extracted = gateway.tool(
             &second,
@@ -111,6 +118,11 @@ fn a_session_never_sees_another_sessions_offloads() {
 
 fn file_name(path: &str) -> &str {
     path.rsplit('/').next().unwrap()
+}
+
+/// The name of the directory `path` is in.
+fn dir_name(path: &str) -> &str {
+    path.rsplit('/').nth(1).unwrap()
 }
 
 #[test]
@@ -171,6 +183,47 @@ fn bad_host_origin_size_session_and_version_are_refused() {
     );
     assert_eq!(batch.status, 400, "{batch:?}");
     assert_eq!(gateway.health()["sessions"], 1);
+}
+
+#[test]
+fn ambiguous_framing_and_repeated_host_or_authorization_are_refused() {
+    let gateway = Gateway::start(&[]);
+    let session = gateway.initialize();
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}).to_string();
+    // `raw` adds the true Content-Length; each case adds what a smuggler would.
+    let head = |extra: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMcp-Session-Id: {session}{extra}",
+            gateway.addr
+        )
+    };
+    let (status, body) = gateway.raw(&head(""), ping.as_bytes());
+    assert_eq!(status, 200, "{body}");
+    for (extra, said) in [
+        ("\r\nContent-Length: 5", "several Content-Length"),
+        (
+            "\r\nTransfer-Encoding: chunked",
+            "both Content-Length and Transfer-Encoding",
+        ),
+        (
+            "\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: identity",
+            "several Transfer-Encoding",
+        ),
+        ("\r\nHost: 127.0.0.1", "several Host"),
+        (
+            "\r\nAuthorization: Bearer a\r\nAuthorization: Bearer b",
+            "several Authorization",
+        ),
+    ] {
+        let (status, body) = gateway.raw(&head(extra), ping.as_bytes());
+        assert_eq!(status, 400, "{extra:?}: {body}");
+        assert_eq!(error_code(&body), -32600, "{extra:?}: {body}");
+        assert!(body.contains(said), "{extra:?}: {body}");
+    }
+    // The session is untouched by what was refused.
+    let (status, body) = gateway.raw(&head(""), ping.as_bytes());
+    assert_eq!(status, 200, "{body}");
 }
 
 fn error_code(body: &str) -> i64 {

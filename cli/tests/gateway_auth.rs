@@ -353,6 +353,12 @@ fn jwts_are_checked_for_key_signature_issuer_audience_and_time() {
     no_sub.as_object_mut().unwrap().remove("sub");
     cases.push(("no sub", key.sign(&no_sub), "sub"));
     cases.push(("unsigned", unsigned(&claims("alice")), "not a"));
+    // Well signed, but its crit names an extension the gateway does not know (RFC 7515
+    // §4.1.11): refused, not read as if the extension were not there.
+    let critical = json!({"alg": "ES256", "typ": "JWT", "kid": "k1",
+                          "crit": ["https://example.test/must-check"],
+                          "https://example.test/must-check": true});
+    cases.push(("crit", key.sign_header(&critical, &claims("alice")), "crit"));
     for (what, token, said) in &cases {
         gateway.set_token(Some(token));
         let refused = try_initialize(&gateway);

@@ -120,6 +120,16 @@ impl SigningKey {
     pub fn sign(&self, claims: &Value) -> String {
         self.sign_as(Some(&self.kid), claims)
     }
+
+    /// A JWT of `claims` under `header` as given (with fields `Header` has no room for),
+    /// signed by this key.
+    pub fn sign_header(&self, header: &Value, claims: &Value) -> String {
+        let encode = |value: &Value| URL_SAFE_NO_PAD.encode(value.to_string().as_bytes());
+        let message = format!("{}.{}", encode(header), encode(claims));
+        let signature =
+            jsonwebtoken::crypto::sign(message.as_bytes(), &self.key, self.alg).unwrap();
+        format!("{message}.{signature}")
+    }
 }
 
 /// A JWKS served at `http://127.0.0.1:PORT/jwks` until dropped.

@@ -1,6 +1,7 @@
 //! What the gateway checks of a request before any session sees it: `Host` and `Origin`
 //! (DNS-rebinding protection, which MCP's streamable HTTP transport requires of a server),
-//! the media types it accepts and sends, and the protocol version it names.
+//! the media types it accepts and sends, the protocol version it names, and headers that
+//! frame the message ambiguously.
 
 /// A request refused, with its HTTP status and the JSON-RPC error of its body.
 #[derive(Debug, PartialEq, Eq)]
@@ -124,6 +125,61 @@ pub fn is_loopback(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
+/// The headers that frame a message, and those that say who it is for and from, each given
+/// at most once and without conflict; else 400, before any body is read. Behind a reverse
+/// proxy that reads the framing otherwise (the other of two `Content-Length`s, the length
+/// rather than `chunked`), the bytes one of them takes for the body the other takes for the
+/// next request: request smuggling (RFC 9112 §6.3: refuse, and close the connection).
+pub fn check_framing<'h>(
+    headers: impl IntoIterator<Item = (&'h str, &'h str)>,
+) -> Result<(), Refusal> {
+    let (mut lengths, mut encodings) = (Vec::new(), Vec::new());
+    let (mut hosts, mut authorizations) = (0, 0);
+    for (name, value) in headers {
+        if name.eq_ignore_ascii_case("Content-Length") {
+            lengths.push(value);
+        } else if name.eq_ignore_ascii_case("Transfer-Encoding") {
+            encodings.push(value);
+        } else if name.eq_ignore_ascii_case("Host") {
+            hosts += 1;
+        } else if name.eq_ignore_ascii_case("Authorization") {
+            authorizations += 1;
+        }
+    }
+    let refuse = |what: String| Err(Refusal::new(400, what));
+    if lengths.len() > 1 {
+        return refuse(format!(
+            "several Content-Length headers ({})",
+            lengths.join(", ")
+        ));
+    }
+    if let Some(length) = lengths.first() {
+        if length.is_empty() || !length.bytes().all(|b| b.is_ascii_digit()) {
+            return refuse(format!("Content-Length {length:?} is not a number"));
+        }
+    }
+    if encodings.len() > 1 {
+        return refuse("several Transfer-Encoding headers".to_owned());
+    }
+    if let Some(encoding) = encodings.first() {
+        if !encoding.trim().eq_ignore_ascii_case("chunked") {
+            return refuse(format!(
+                "Transfer-Encoding {encoding:?}: only chunked is understood"
+            ));
+        }
+        if !lengths.is_empty() {
+            return refuse("both Content-Length and Transfer-Encoding".to_owned());
+        }
+    }
+    if hosts > 1 {
+        return refuse("several Host headers".to_owned());
+    }
+    if authorizations > 1 {
+        return refuse("several Authorization headers".to_owned());
+    }
+    Ok(())
+}
+
 /// What a POST's `Accept` allows: a JSON answer, an event stream, or both. No header at all
 /// is taken as JSON.
 pub fn accepts(accept: Option<&str>) -> (bool, bool) {
@@ -236,6 +292,37 @@ mod tests {
                 403,
                 "{bad}"
             );
+        }
+    }
+
+    #[test]
+    fn framing() {
+        let status = |headers: &[(&str, &str)]| {
+            check_framing(headers.iter().copied()).map_err(|refused| refused.status)
+        };
+        for ok in [
+            &[("Host", "a"), ("Content-Length", "12")][..],
+            &[("host", "a"), ("transfer-encoding", "Chunked")],
+            &[("Host", "a"), ("Authorization", "Bearer x")],
+            &[],
+        ] {
+            assert_eq!(status(ok), Ok(()), "{ok:?}");
+        }
+        for bad in [
+            &[("Content-Length", "12"), ("content-length", "13")][..],
+            &[("Content-Length", "12"), ("Content-Length", "12")],
+            &[("Content-Length", "12, 12")],
+            &[("Content-Length", "+12")],
+            &[("Content-Length", "12"), ("Transfer-Encoding", "chunked")],
+            &[
+                ("Transfer-Encoding", "chunked"),
+                ("Transfer-Encoding", "chunked"),
+            ],
+            &[("Transfer-Encoding", "gzip, chunked")],
+            &[("Host", "a"), ("HOST", "b")],
+            &[("Authorization", "Bearer x"), ("Authorization", "Bearer y")],
+        ] {
+            assert_eq!(status(bad), Err(400), "{bad:?}");
         }
     }
 

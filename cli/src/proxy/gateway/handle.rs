@@ -60,6 +60,15 @@ fn header<'r>(request: &'r Request, name: &'static str) -> Option<&'r str> {
 impl Gateway {
     /// Answers one request (on a thread of its own).
     pub(super) fn handle(self: &Arc<Self>, request: Request) {
+        let framing = checks::check_framing(
+            request
+                .headers()
+                .iter()
+                .map(|h| (h.field.as_str().as_str(), h.value.as_str())),
+        );
+        if let Err(refused) = framing {
+            return respond::refusal_closing(request, &refused);
+        }
         let path = request
             .url()
             .split('?')

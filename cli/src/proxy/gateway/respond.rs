@@ -52,6 +52,32 @@ pub fn refusal(refused: &Refusal, id: Value) -> Response<Cursor<Vec<u8>>> {
     response
 }
 
+/// A refusal after which the connection is not to be used again (`Connection: close`): its
+/// message's framing was ambiguous, so where the next request begins is too. tiny_http drops
+/// a `Connection` header from a [`Response`], so this answer is written on the connection
+/// itself.
+pub fn refusal_closing(request: Request, refused: &Refusal) {
+    let body = serde_json::to_vec(&jsonrpc::error_to(
+        Value::Null,
+        refused.code,
+        &refused.message,
+    ))
+    .unwrap_or_default();
+    let head = format!(
+        "HTTP/1.1 {} {}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\
+         Connection: close\r\n\r\n",
+        refused.status,
+        tiny_http::StatusCode(refused.status).default_reason_phrase(),
+        body.len()
+    );
+    let mut out = request.into_writer();
+    // A client that went away is not worth a note.
+    let _ = out
+        .write_all(head.as_bytes())
+        .and_then(|()| out.write_all(&body))
+        .and_then(|()| out.flush());
+}
+
 /// An empty answer (`202 Accepted` for a notification or a response, `200` for a DELETE).
 pub fn empty(status: u16) -> Response<io::Empty> {
     Response::empty(status)

@@ -1,11 +1,13 @@
 //! The gateway's sessions: each one a router of its own, in front of an MCP server of its
 //! own (a child process started at `initialize`), offloading into a directory of its own.
 //!
-//! A session's offload directory is `<output dir>/<session id>` (`s3://bucket/prefix/<id>`
-//! for an object store): its `resources/list`, `resources/read` and extract tool are those
-//! of an offloader over that directory alone, so no URI or path another session names can
-//! reach outside it (the core refuses paths out of the output directory). Session ids are
-//! 128 random bits, hex.
+//! A session's offload directory is `<output dir>/s-<hash>` (`s3://bucket/prefix/s-<hash>`
+//! for an object store), `<hash>` from its session id by [`hashed_name`]: every
+//! descriptor's `file_path` names that directory, and without authentication the session id
+//! is all a client needs to use the session, so a path must not give it away. Its
+//! `resources/list`, `resources/read` and extract tool are those of an offloader over that
+//! directory alone, so no URI or path another session names can reach outside it (the core
+//! refuses paths out of the output directory). Session ids are 128 random bits, hex.
 //!
 //! With authentication, offloads belong to the principal instead: every session it opens
 //! shares one offloader over `<output dir>/<principal's dir>`, which outlives them (its
@@ -22,7 +24,7 @@ use std::time::{Duration, Instant};
 use lro_core::{ErrorCode, LroError, OffloadConfig, Offloader};
 use lro_host_s3::NativeHost;
 
-use super::auth::Principal;
+use super::auth::{Principal, hashed_name};
 use super::dispatch::Dispatch;
 use super::events::Events;
 use crate::proxy::router::{MessageLimits, Router};
@@ -146,7 +148,7 @@ impl Sessions {
         let blueprint = &self.blueprint;
         let lro = match &owner {
             Some(owner) => self.owned(owner),
-            None => self.offloader(&id).map(Arc::new),
+            None => self.offloader(&hashed_name("s-", &id)).map(Arc::new),
         }
         .map_err(StartError::Failed)?;
         let events = Arc::new(Events::default());

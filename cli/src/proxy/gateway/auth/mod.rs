@@ -36,16 +36,22 @@ pub struct Principal {
 
 impl Principal {
     fn new(name: String) -> Self {
-        let hash = digest(&SHA256, name.as_bytes());
-        let hex: String = hash.as_ref()[..16]
-            .iter()
-            .map(|b| format!("{b:02x}"))
-            .collect();
-        Self {
-            name,
-            dir: format!("p-{hex}"),
-        }
+        let dir = hashed_name("p-", &name);
+        Self { name, dir }
     }
+}
+
+/// A directory name for `text`: `prefix` and 32 hex digits of its SHA-256. The name is a
+/// path of one safe component whatever `text` is, and does not give `text` back: a session
+/// id, a bearer secret, never shows in the `file_path` of a descriptor (which the model,
+/// logs and transcripts see).
+pub fn hashed_name(prefix: &str, text: &str) -> String {
+    let hash = digest(&SHA256, text.as_bytes());
+    let hex: String = hash.as_ref()[..16]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    format!("{prefix}{hex}")
 }
 
 /// The authentication options, as given.
