@@ -6,6 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -67,11 +68,14 @@ test('the TypeScript SDK client offloads, reads, extracts, sees progress and end
     const descriptor = JSON.parse(echoed.content[0].text);
     assert.equal(descriptor.offloaded, true);
     assert.equal(descriptor.extract_tool, EXTRACT);
-    // The session's own directory, OUTPUT_DIR/<session id>.
+    // The session's own directory, OUTPUT_DIR/s-<SHA-256 of the session id, 32 hex digits>:
+    // the id itself, a bearer secret without authentication, never appears in a path.
+    const hashed = 's-' + createHash('sha256').update(sessionId).digest('hex').slice(0, 32);
     assert.ok(
-      descriptor.file_path.startsWith(join(gateway.outputDir, sessionId)),
+      descriptor.file_path.startsWith(join(gateway.outputDir, hashed) + '/'),
       descriptor.file_path
     );
+    assert.ok(!descriptor.file_path.includes(sessionId), descriptor.file_path);
 
     const listed = (await client.listResources()).resources.map((r) => r.uri);
     assert.ok(listed.includes(descriptor.resource_uri), `${descriptor.resource_uri} in ${listed}`);
