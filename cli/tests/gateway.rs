@@ -607,6 +607,9 @@ fn a_burst_of_connections_held_open_is_answered_every_one() {
             .unwrap_or_else(|e| panic!("client {i} got no answer: {e}"));
         assert_eq!(&head, b"HTTP/1.1 200", "client {i}");
     }
+    // The fifty are open still, and the gateway counts them.
+    let health = gateway.health();
+    assert!(health["connections"].as_u64().unwrap() >= 50, "{health}");
 }
 
 #[test]

@@ -80,6 +80,7 @@ impl Gateway {
                 "status": "ok",
                 "sessions": self.sessions.count(),
                 "in_flight": self.in_flight.taken(),
+                "connections": self.server.num_connections(),
             });
             return respond::send(
                 request,

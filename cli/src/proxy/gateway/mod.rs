@@ -115,6 +115,8 @@ pub(super) struct Gateway {
     max_body: usize,
     in_flight: Slots,
     stopping: AtomicBool,
+    /// The HTTP server, for its count of open connections.
+    server: Arc<tiny_http::Server>,
 }
 
 /// A count of things under a bound, that can be waited on to reach zero.
@@ -246,6 +248,7 @@ pub fn run(args: ProxyArgs, listen: &str) -> Result<(), LroError> {
         max_body: usize::try_from(args.listen.max_body_bytes).unwrap_or(usize::MAX),
         in_flight: Slots::new(usize::try_from(args.listen.max_in_flight).unwrap_or(usize::MAX)),
         stopping: AtomicBool::new(false),
+        server: Arc::clone(&server),
     });
     let sessions = Arc::clone(&gateway.sessions);
     let interval = Duration::from_secs(args.cleanup_interval);
