@@ -15,19 +15,6 @@ use crate::support::TIMEOUT;
 use crate::support::gateway::{Gateway, events, sse_events};
 use crate::support::proxy::{descriptor, text, wait_reaped};
 
-/// The URIs of the offload files `resources/list` gives in `session`.
-fn offload_uris(gateway: &Gateway, session: &str, id: i64) -> Vec<String> {
-    let listed = gateway.call(session, id, "resources/list", json!({}));
-    listed["result"]["resources"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no resources: {listed}"))
-        .iter()
-        .filter_map(|r| r["uri"].as_str())
-        .filter(|uri| uri.starts_with("lro://offloads/"))
-        .map(str::to_owned)
-        .collect()
-}
-
 #[test]
 fn a_session_offloads_lists_reads_and_extracts_its_results() {
     let gateway = Gateway::start(&[]);
@@ -63,7 +50,7 @@ fn a_session_offloads_lists_reads_and_extracts_its_results() {
         "{file_path} not in {}",
         session_dir.display()
     );
-    assert_eq!(offload_uris(&gateway, &session, 4), vec![uri.clone()]);
+    assert_eq!(gateway.offload_uris(&session, 4), vec![uri.clone()]);
     let read = gateway.call(&session, 5, "resources/read", json!({"uri": uri}));
     let contents = read["result"]["contents"][0]["text"].as_str().unwrap();
     assert_eq!(contents.lines().count(), 2001, "a header and 2000 records");
@@ -90,9 +77,9 @@ fn a_session_never_sees_another_sessions_offloads() {
     let found = descriptor(&gateway.tool(&first, 1, "records", json!({"count": 2000})));
     let uri = found["resource_uri"].as_str().unwrap().to_owned();
     let file_path = found["file_path"].as_str().unwrap().to_owned();
-    assert_eq!(offload_uris(&gateway, &first, 2), vec![uri.clone()]);
+    assert_eq!(gateway.offload_uris(&first, 2), vec![uri.clone()]);
 
-    assert_eq!(offload_uris(&gateway, &second, 1), Vec::<String>::new());
+    assert_eq!(gateway.offload_uris(&second, 1), Vec::<String>::new());
     let read = gateway.call(&second, 2, "resources/read", json!({"uri": uri}));
     assert!(read.get("error").is_some(), "{read}");
     for path in [

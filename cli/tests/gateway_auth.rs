@@ -153,19 +153,6 @@ fn a_token_file_others_can_read_is_refused() {
     assert!(!said.contains(ALICE), "{said}");
 }
 
-/// The offload URIs `resources/list` gives in `session`.
-fn offload_uris(gateway: &Gateway, session: &str, id: i64) -> Vec<String> {
-    let listed = gateway.call(session, id, "resources/list", json!({}));
-    listed["result"]["resources"]
-        .as_array()
-        .unwrap_or_else(|| panic!("no resources: {listed}"))
-        .iter()
-        .filter_map(|r| r["uri"].as_str())
-        .filter(|uri| uri.starts_with("lro://offloads/"))
-        .map(str::to_owned)
-        .collect()
-}
-
 /// An offload made in `session`: its URI and file path.
 fn offload(gateway: &Gateway, session: &str, id: i64, count: u32) -> (String, String) {
     let found = descriptor(&gateway.tool(session, id, "records", json!({"count": count})));
@@ -212,7 +199,7 @@ fn a_principals_offloads_are_shared_by_its_sessions_and_no_one_elses() {
     assert!(dir_name.starts_with("p-"), "{dir_name}");
     // Alice's other session sees, reads and extracts it; so does a session begun after
     // the first ended.
-    assert_eq!(offload_uris(&gateway, &alice_two, 1), vec![uri.clone()]);
+    assert_eq!(gateway.offload_uris(&alice_two, 1), vec![uri.clone()]);
     let read = gateway.call(&alice_two, 2, "resources/read", json!({"uri": uri}));
     assert!(read["result"]["contents"][0]["text"].is_string(), "{read}");
     assert_eq!(
@@ -221,7 +208,7 @@ fn a_principals_offloads_are_shared_by_its_sessions_and_no_one_elses() {
     );
     assert_eq!(gateway.delete(&alice_one).status, 200);
     let alice_three = gateway.initialize();
-    assert_eq!(offload_uris(&gateway, &alice_three, 1), vec![uri.clone()]);
+    assert_eq!(gateway.offload_uris(&alice_three, 1), vec![uri.clone()]);
 
     gateway.set_token(Some(BOB));
     let bob = gateway.initialize();
@@ -231,7 +218,7 @@ fn a_principals_offloads_are_shared_by_its_sessions_and_no_one_elses() {
     // A link in bob's directory to alice's file, as if planted there.
     let alice_name = Path::new(&file_path).file_name().unwrap();
     std::os::unix::fs::symlink(&file_path, bob_dir.join(alice_name)).unwrap();
-    let listed = offload_uris(&gateway, &bob, 2);
+    let listed = gateway.offload_uris(&bob, 2);
     assert!(!listed.contains(&uri), "{listed:?}");
     assert!(listed.contains(&bob_uri), "{listed:?}");
     let read = gateway.call(&bob, 3, "resources/read", json!({"uri": uri}));
@@ -261,7 +248,7 @@ fn a_principals_offloads_are_shared_by_its_sessions_and_no_one_elses() {
 
     gateway.set_token(Some(ALICE));
     assert_eq!(gateway.post(&alice_two, &ping()).status, 200);
-    let listed = offload_uris(&gateway, &alice_two, 30);
+    let listed = gateway.offload_uris(&alice_two, 30);
     assert_eq!(listed, vec![uri.clone()]);
     let result = extract(&gateway, &alice_two, 31, &bob_path);
     assert!(refused(&result), "{result}");
@@ -315,10 +302,10 @@ fn jwts_are_checked_for_key_signature_issuer_audience_and_time() {
     later["exp"] = json!(now() + 120);
     gateway.set_token(Some(&key.sign(&later)));
     let alice_again = gateway.initialize();
-    assert_eq!(offload_uris(&gateway, &alice_again, 1), vec![uri.clone()]);
+    assert_eq!(gateway.offload_uris(&alice_again, 1), vec![uri.clone()]);
     gateway.set_token(Some(&key.sign(&claims("bob"))));
     let bob = gateway.initialize();
-    assert_eq!(offload_uris(&gateway, &bob, 1), Vec::<String>::new());
+    assert_eq!(gateway.offload_uris(&bob, 1), Vec::<String>::new());
     assert_eq!(
         gateway.post(&alice, &ping()).status,
         404,

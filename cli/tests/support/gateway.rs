@@ -174,6 +174,19 @@ impl Gateway {
         )
     }
 
+    /// The URIs of the offload files `resources/list` gives in `session`.
+    pub fn offload_uris(&self, session: &str, id: i64) -> Vec<String> {
+        let listed = self.call(session, id, "resources/list", json!({}));
+        listed["result"]["resources"]
+            .as_array()
+            .unwrap_or_else(|| panic!("no resources: {listed}"))
+            .iter()
+            .filter_map(|r| r["uri"].as_str())
+            .filter(|uri| uri.starts_with("lro://offloads/"))
+            .map(str::to_owned)
+            .collect()
+    }
+
     /// The MCP endpoint.
     pub fn url(&self) -> String {
         format!("http://{}/mcp", self.addr)
