@@ -25,15 +25,11 @@ from conftest import descriptor_of, extract, extract_tool_for, lro_binary, npm_s
 LISTENING = "lro proxy: listening on "
 
 
-@pytest.fixture
-def gateway(tmp_path):
-    """The gateway on a free loopback port; yields (url, process). The address is read from
-    its stderr, which a thread then keeps draining."""
-    proc = subprocess.Popen(
-        [lro_binary(), "proxy", "--listen", "127.0.0.1:0", "--output-dir", str(tmp_path / "lro"),
-         "--", npm_server("mcp-server-memory")],
-        env={**os.environ, "MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")},
-        stderr=subprocess.PIPE, text=True)
+def start_gateway(args, env=None):
+    """`lro proxy --listen 127.0.0.1:0 ARGS...`: its URL, read from its stderr (which a thread
+    then keeps draining), and its process."""
+    proc = subprocess.Popen([lro_binary(), "proxy", "--listen", "127.0.0.1:0", *args],
+                            env=env, stderr=subprocess.PIPE, text=True)
     url = None
     for line in proc.stderr:
         if LISTENING in line:
@@ -41,6 +37,16 @@ def gateway(tmp_path):
             break
     assert url, "the gateway never said where it listens"
     threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+    return url, proc
+
+
+@pytest.fixture
+def gateway(tmp_path):
+    """The gateway on a free loopback port; yields (url, process). The address is read from
+    its stderr, which a thread then keeps draining."""
+    url, proc = start_gateway(
+        ["--output-dir", str(tmp_path / "lro"), "--", npm_server("mcp-server-memory")],
+        env={**os.environ, "MEMORY_FILE_PATH": str(tmp_path / "memory.jsonl")})
     yield url, proc
     if proc.poll() is None:
         proc.kill()

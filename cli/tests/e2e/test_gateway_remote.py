@@ -6,8 +6,6 @@ the caller's stream, the remote server sees the proxy's clientInfo, and a sessio
 does not wait for the remote's calls in flight."""
 
 import json
-import subprocess
-import threading
 from contextlib import AsyncExitStack
 
 import anyio
@@ -17,24 +15,16 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 
-from conftest import descriptor_of, extract, lro_binary
-from test_gateway_http import LISTENING, offload_uris, session_at
+from conftest import descriptor_of, extract
+from test_gateway_http import offload_uris, session_at, start_gateway
 
 
 @pytest.fixture(params=["per-session", "shared"])
 def remote_gateway(request, http_server, tmp_path):
     """The gateway on a free loopback port in front of `http_server`; yields its URL."""
-    proc = subprocess.Popen(
-        [lro_binary(), "proxy", "--listen", "127.0.0.1:0", "--output-dir", str(tmp_path / "lro"),
-         "--upstream", request.param, "--url", http_server, "--header", "X-Test: gateway"],
-        stderr=subprocess.PIPE, text=True)
-    url = None
-    for line in proc.stderr:
-        if LISTENING in line:
-            url = line.split(LISTENING, 1)[1].strip()
-            break
-    assert url, "the gateway never said where it listens"
-    threading.Thread(target=lambda: [None for _ in proc.stderr], daemon=True).start()
+    url, proc = start_gateway(
+        ["--output-dir", str(tmp_path / "lro"), "--upstream", request.param, "--url", http_server,
+         "--header", "X-Test: gateway"])
     yield url
     proc.terminate()
     assert proc.wait(timeout=60) == 0
