@@ -198,6 +198,15 @@ impl Grant<'_> {
         Ok(client)
     }
 
+    /// The client id for the form body of a token request under `client_secret_basic`, where
+    /// the `oauth2` crate sends it in the header only. RFC 6749 lets a client send it in the
+    /// body as well, and the official Python SDK's authorization server (`mcp.server.auth`)
+    /// refuses a token request without it ("Missing client_id"). Under the other methods the
+    /// crate puts it in the body itself, and a parameter must not come twice.
+    fn basic_client_id(&self) -> Option<String> {
+        (self.client.auth_method == AuthMethod::ClientSecretBasic).then(|| self.client.id.clone())
+    }
+
     fn scopes(&self) -> impl Iterator<Item = Scope> + '_ {
         self.scopes.iter().cloned().map(Scope::new)
     }
@@ -235,33 +244,45 @@ impl Grant<'_> {
             .url();
         opener.open(url.as_str(), server_name);
         let code = redirect.wait(state.secret())?;
-        let answer = client
+        let request = client
             .exchange_code(AuthorizationCode::new(code))
             .set_pkce_verifier(verifier)
-            .add_extra_param("resource", self.resource)
-            .request(&|request| self.http.exchange(request));
+            .add_extra_param("resource", self.resource);
+        let answer = match self.basic_client_id() {
+            Some(id) => request.add_extra_param("client_id", id),
+            None => request,
+        }
+        .request(&|request| self.http.exchange(request));
         self.tokens(answer)
     }
 
     /// The client credentials grant (machine to machine: no person, no browser).
     pub fn client_credentials(&self) -> Result<Tokens, String> {
-        let answer = self
-            .oauth_client(None)?
+        let client = self.oauth_client(None)?;
+        let request = client
             .exchange_client_credentials()
             .add_scopes(self.scopes())
-            .add_extra_param("resource", self.resource)
-            .request(&|request| self.http.exchange(request));
+            .add_extra_param("resource", self.resource);
+        let answer = match self.basic_client_id() {
+            Some(id) => request.add_extra_param("client_id", id),
+            None => request,
+        }
+        .request(&|request| self.http.exchange(request));
         self.tokens(answer)
     }
 
     /// A new access token from a refresh token.
     pub fn refresh(&self, refresh_token: &str) -> Result<Tokens, String> {
         let token = RefreshToken::new(refresh_token.to_owned());
-        let answer = self
-            .oauth_client(None)?
+        let client = self.oauth_client(None)?;
+        let request = client
             .exchange_refresh_token(&token)
-            .add_extra_param("resource", self.resource)
-            .request(&|request| self.http.exchange(request));
+            .add_extra_param("resource", self.resource);
+        let answer = match self.basic_client_id() {
+            Some(id) => request.add_extra_param("client_id", id),
+            None => request,
+        }
+        .request(&|request| self.http.exchange(request));
         let mut tokens = self.tokens(answer)?;
         // A server that does not rotate refresh tokens sends none back: the old one stays good.
         tokens
