@@ -28,7 +28,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.auth import OAuthClientInformationFull, OAuthClientMetadata, OAuthToken
 from offload_checks import OffloadFile
 
-sys.path.insert(0, str(HERE / "servers"))
+sys.path.append(str(HERE / "servers"))
 from oauth_server import tickets  # noqa: E402  (the server's own records, to compare the file with)
 
 OPEN_WITH_CURL = "curl -sL -o /dev/null"
@@ -99,6 +99,15 @@ async def proxied(command: str, args: list, stderr_path: Path, env=None):
                 yield session
 
 
+def run(scenario, seconds=60):
+    """Runs an async scenario, failing it after `seconds` (the proxy waits 300 s for an
+    authorization that does not come)."""
+    async def bounded():
+        with anyio.fail_after(seconds):
+            await scenario()
+    anyio.run(bounded)
+
+
 def proxy_args(server: Server, store: Path, output_dir: Path, *extra) -> list:
     return ["proxy", "--url", server.url, "--output-dir", str(output_dir),
             "--oauth-open", OPEN_WITH_CURL, "--oauth-store", str(store), *extra]
@@ -119,12 +128,13 @@ def check_store_is_private(store: Path):
         assert stat.S_IMODE(path.stat().st_mode) == 0o600, f"{path} is not 0600"
 
 
-def check_no_token_logged(server: Server, stderr_path: Path):
+def check_no_secret_logged(server: Server, stderr_path: Path):
+    """No token the server issued, and no client secret, is on the proxy's stderr."""
     logged = stderr_path.read_text()
-    issued = server.stats()["issued_access_tokens"]
-    assert issued
-    leaked = [token for token in issued if token in logged]
-    assert not leaked, "an access token is on the proxy's stderr"
+    secrets = server.stats()["secrets"]
+    assert secrets
+    leaked = [secret for secret in secrets if secret in logged]
+    assert not leaked, f"{len(leaked)} tokens or client secrets are on the proxy's stderr"
 
 
 def test_the_server_is_a_working_oauth_deployment(server):
@@ -164,4 +174,143 @@ def test_the_server_is_a_working_oauth_deployment(server):
         assert server.counted_since(before) == {"registrations": 1, "authorizations": 1,
                                                 "code_grants": 1, "refresh_grants": 0}
 
-    anyio.run(scenario)
+    run(scenario)
+
+
+def test_large_result_offloaded_through_oauth(server, tmp_path):
+    """First use: the proxy registers, has the authorization URL opened, takes the code at its
+    loopback redirect, and from then on calls the server with the token; the large result lands
+    in a local file, every record; the small one comes inline. A second run with the same store
+    uses the cached token: nothing new on the server."""
+    store, stderr_path = tmp_path / "oauth", tmp_path / "proxy.stderr"
+    expected = tickets(3000)
+
+    async def first_run():
+        async with proxied(lro_binary(), proxy_args(server, store, tmp_path / "out"), stderr_path) as session:
+            small = await session.call_tool("get_ticket", {"ticket_id": "TCK-00042"})
+            assert not small.isError and json.loads(small.content[0].text) == expected[42]
+
+            big = await session.call_tool("list_tickets", {"count": 3000})
+            descriptor = descriptor_of(big)
+            assert descriptor["summary"]["count"] == 3000
+            assert descriptor["file_path"].startswith(str((tmp_path / "out").resolve()))
+            assert OffloadFile.read(descriptor["file_path"]).records == expected
+            urgent_billing = await extract(session, file_path=descriptor["file_path"],
+                                           query='select(.priority == 3 and .tags == ["billing"]) | .id')
+            assert urgent_billing == [t["id"] for t in expected if t["priority"] == 3 and t["tags"] == ["billing"]]
+
+    async def second_run():
+        async with proxied(lro_binary(), proxy_args(server, store, tmp_path / "out"), stderr_path) as session:
+            assert ticket_records(await session.call_tool("list_tickets", {"count": 5})) == expected[:5]
+
+    before = server.stats()
+    run(first_run)
+    assert server.counted_since(before) == {"registrations": 1, "authorizations": 1,
+                                            "code_grants": 1, "refresh_grants": 0}
+    check_store_is_private(store)
+
+    before = server.stats()
+    run(second_run)
+    assert server.counted_since(before) == {"registrations": 0, "authorizations": 0,
+                                            "code_grants": 0, "refresh_grants": 0}
+    check_no_secret_logged(server, stderr_path)
+
+
+def test_expired_and_revoked_tokens_mid_session(server, tmp_path):
+    """The token stops working while the session is open: an expired one is refreshed (no new
+    authorization), and once every token is revoked the proxy authorizes again with the client
+    it registered. The calls succeed throughout."""
+    store, stderr_path = tmp_path / "oauth", tmp_path / "proxy.stderr"
+
+    async def scenario():
+        async with proxied(lro_binary(), proxy_args(server, store, tmp_path / "out"), stderr_path) as session:
+            assert ticket_records(await session.call_tool("list_tickets", {"count": 2})) == tickets(2)
+
+            before = server.stats()
+            assert server.post("/testing/expire")["expired"] >= 1
+            assert ticket_records(await session.call_tool("list_tickets", {"count": 3})) == tickets(3)
+            assert server.counted_since(before) == {"registrations": 0, "authorizations": 0,
+                                                    "code_grants": 0, "refresh_grants": 1}
+
+            before = server.stats()
+            assert server.post("/testing/revoke-all")["revoked"] >= 2
+            assert ticket_records(await session.call_tool("list_tickets", {"count": 4})) == tickets(4)
+            assert server.counted_since(before) == {"registrations": 0, "authorizations": 1,
+                                                    "code_grants": 1, "refresh_grants": 0}
+
+    run(scenario)
+    check_store_is_private(store)
+    check_no_secret_logged(server, stderr_path)
+
+
+def test_pre_registered_client(server, tmp_path):
+    """--oauth-client-id / --oauth-client-secret: the client the server's administrator
+    registered (its redirect URI fixed, hence --oauth-redirect-port); no dynamic registration."""
+    store, stderr_path = tmp_path / "oauth", tmp_path / "proxy.stderr"
+    args = proxy_args(server, store, tmp_path / "out", "--oauth-client-id", PRE_CLIENT_ID,
+                      "--oauth-client-secret", PRE_CLIENT_SECRET,
+                      "--oauth-redirect-port", str(server.redirect_port))
+
+    async def scenario():
+        async with proxied(lro_binary(), args, stderr_path) as session:
+            assert ticket_records(await session.call_tool("list_tickets", {"count": 2})) == tickets(2)
+
+    before = server.stats()
+    run(scenario)
+    assert server.counted_since(before) == {"registrations": 0, "authorizations": 1,
+                                            "code_grants": 1, "refresh_grants": 0}
+    check_no_secret_logged(server, stderr_path)
+
+
+README = HERE.parents[2] / "README.md"
+README_MARKER = "<!-- mcp-config: oauth"
+README_URL = "https://mcp.example.com/mcp"
+
+
+def readme_oauth_config() -> dict:
+    """The `mcpServers` block that follows the README's `<!-- mcp-config: oauth ... -->` marker."""
+    text = README.read_text()
+    assert text.count(README_MARKER) == 1, f"one {README_MARKER} marker in README.md"
+    after = text[text.index(README_MARKER):].split("\n", 1)[1]
+    assert after.startswith("```json\n"), "the marker is followed by a json block"
+    return json.loads(after[len("```json\n"):after.index("\n```")])
+
+
+def test_readme_client_configuration_starts(server, tmp_path):
+    """The README's configuration, started as a client application starts it: its command
+    looked up on PATH, its args as written but for the server's URL, MCP over stdio. The
+    browser `open` would start is curl here (a script of that name, first on PATH); the store is
+    the default one, under a HOME of the test's own."""
+    servers = readme_oauth_config()["mcpServers"]
+    assert len(servers) == 1
+    (config,) = servers.values()
+    assert config["command"] == "lro" and README_URL in config["args"]
+    args = [server.url if arg == README_URL else arg for arg in config["args"]]
+    opener = args[args.index("--oauth-open") + 1]
+
+    bin_dir, home = tmp_path / "bin", tmp_path / "home"
+    bin_dir.mkdir()
+    home.mkdir()
+    (bin_dir / "lro").symlink_to(lro_binary())
+    (bin_dir / opener).write_text(f'#!/bin/sh\nexec {OPEN_WITH_CURL} "$@"\n')
+    (bin_dir / opener).chmod(0o755)
+    env = {key: value for key, value in os.environ.items() if not key.startswith("XDG_")}
+    env.update(PATH=f"{bin_dir}:{os.environ['PATH']}", HOME=str(home),
+               ATLATL_PROMPT__OFFLOAD__OUTPUT_DIR=str(tmp_path / "out"))
+    stderr_path = tmp_path / "proxy.stderr"
+
+    async def scenario():
+        params = StdioServerParameters(command=config["command"], args=args, env=env)
+        with stderr_path.open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                assert (await session.initialize()).serverInfo.name == "ticket-desk"
+                big = await session.call_tool("list_tickets", {"count": 3000})
+                assert OffloadFile.read(descriptor_of(big)["file_path"]).records == tickets(3000)
+
+    before = server.stats()
+    run(scenario)
+    assert server.counted_since(before)["authorizations"] == 1
+    stores = {path.parent for path in home.rglob("*") if path.is_file()}
+    assert len(stores) == 1, f"the default store, under HOME: {stores}"
+    check_store_is_private(stores.pop())
+    check_no_secret_logged(server, stderr_path)

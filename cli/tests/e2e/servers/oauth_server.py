@@ -12,7 +12,7 @@
   issued for another resource (`validate_token_resource`) or without the `tickets:read` scope.
 
 `/testing/*` on the authorization server is for the tests only: what it counted (registrations,
-authorizations, grants, every access token issued) and two ways of making the tokens a client
+authorizations, grants, every token and client secret issued) and two ways of making the tokens a client
 holds stop working, as an expiry or an administrator's revocation would.
 
 PRE_CLIENT_ID / PRE_CLIENT_SECRET (optional) add a pre-registered client; its redirect URI is
@@ -71,7 +71,7 @@ class ApprovingProvider:
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
-        self.issued: list[str] = []  # every access token ever issued
+        self.issued: list[str] = []  # every access and refresh token ever issued
         self.counts = {"registrations": 0, "authorizations": 0, "code_grants": 0, "refresh_grants": 0}
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
@@ -126,15 +126,15 @@ class ApprovingProvider:
         self.access[access] = AccessToken(token=access, client_id=client_id, scopes=scopes,
                                           expires_at=int(time.time()) + self.access_ttl, resource=resource)
         self.refresh[refresh] = RefreshToken(token=refresh, client_id=client_id, scopes=scopes, resource=resource)
-        self.issued.append(access)
+        self.issued += [access, refresh]
         return OAuthToken(access_token=access, token_type="Bearer", expires_in=self.access_ttl,
                           scope=" ".join(scopes), refresh_token=refresh)
 
     # The tests' side door.
 
     async def stats(self, request: Request) -> JSONResponse:
-        return JSONResponse({**self.counts, "issued_access_tokens": self.issued,
-                             "live_access_tokens": len(self.access)})
+        client_secrets = [client.client_secret for client in self.clients.values() if client.client_secret]
+        return JSONResponse({**self.counts, "secrets": self.issued + client_secrets})
 
     async def expire(self, request: Request) -> JSONResponse:
         """Every access token expires now (the client still believes it good); refresh tokens
@@ -157,11 +157,13 @@ def main():
     resource = AnyHttpUrl(f"http://127.0.0.1:{port}/mcp")
     provider = ApprovingProvider(access_ttl=int(os.environ.get("ACCESS_TTL", "3600")))
     if os.environ.get("PRE_CLIENT_ID"):
-        provider.clients[os.environ["PRE_CLIENT_ID"]] = OAuthClientInformationFull(
-            client_id=os.environ["PRE_CLIENT_ID"], client_secret=os.environ["PRE_CLIENT_SECRET"],
-            redirect_uris=[AnyHttpUrl(os.environ["REDIRECT_URI"])], scope=SCOPE,
-            token_endpoint_auth_method="client_secret_basic",
-            grant_types=["authorization_code", "refresh_token"], response_types=["code"])
+        # Validated from plain strings, as a registration is (the SDK compares redirect URIs
+        # as the URL type it parsed them to).
+        provider.clients[os.environ["PRE_CLIENT_ID"]] = OAuthClientInformationFull.model_validate({
+            "client_id": os.environ["PRE_CLIENT_ID"], "client_secret": os.environ["PRE_CLIENT_SECRET"],
+            "redirect_uris": [os.environ["REDIRECT_URI"]], "scope": SCOPE,
+            "token_endpoint_auth_method": "client_secret_basic",
+            "grant_types": ["authorization_code", "refresh_token"], "response_types": ["code"]})
 
     # The authorization server: the SDK's routes (metadata, /authorize, /token, /register,
     # /revoke) over the provider.
