@@ -45,8 +45,10 @@ class Server:
         with urllib.request.urlopen(f"{self.issuer}/testing/stats") as answer:
             return json.load(answer)
 
-    def post(self, path: str) -> dict:
-        with urllib.request.urlopen(urllib.request.Request(f"{self.issuer}{path}", method="POST")) as answer:
+    def post(self, path: str, body=None) -> dict:
+        request = urllib.request.Request(f"{self.issuer}{path}", method="POST", data=json.dumps(body).encode(),
+                                         headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(request) as answer:
             return json.load(answer)
 
     def counted_since(self, before: dict) -> dict:
@@ -207,12 +209,14 @@ def test_large_result_offloaded_through_oauth(server, tmp_path):
     run(first_run)
     assert server.counted_since(before) == {"registrations": 1, "authorizations": 1,
                                             "code_grants": 1, "refresh_grants": 0}
+    assert server.stats()["refused"] > before["refused"], "the server's 401 began it"
     check_store_is_private(store)
 
     before = server.stats()
     run(second_run)
     assert server.counted_since(before) == {"registrations": 0, "authorizations": 0,
                                             "code_grants": 0, "refresh_grants": 0}
+    assert server.stats()["refused"] == before["refused"], "the cached token was sent from the start"
     check_no_secret_logged(server, stderr_path)
 
 
@@ -240,6 +244,28 @@ def test_expired_and_revoked_tokens_mid_session(server, tmp_path):
 
     run(scenario)
     check_store_is_private(store)
+    check_no_secret_logged(server, stderr_path)
+
+
+def test_token_refreshed_before_it_expires(server, tmp_path):
+    """Tokens that live 30 s, within the proxy's one-minute margin: the next run refreshes the
+    cached one before using it, so the MCP server refuses nothing."""
+    store, stderr_path = tmp_path / "oauth", tmp_path / "proxy.stderr"
+
+    async def scenario():
+        async with proxied(lro_binary(), proxy_args(server, store, tmp_path / "out"), stderr_path) as session:
+            assert ticket_records(await session.call_tool("list_tickets", {"count": 2})) == tickets(2)
+
+    server.post("/testing/ttl", {"seconds": 30})
+    try:
+        run(scenario)
+        before = server.stats()
+        run(scenario)
+    finally:
+        server.post("/testing/ttl", {"seconds": 3600})
+    counted = server.counted_since(before)
+    assert counted["refresh_grants"] >= 1 and counted["authorizations"] == 0, counted
+    assert server.stats()["refused"] == before["refused"], "a 401 came before the refresh"
     check_no_secret_logged(server, stderr_path)
 
 

@@ -12,8 +12,9 @@
   issued for another resource (`validate_token_resource`) or without the `tickets:read` scope.
 
 `/testing/*` on the authorization server is for the tests only: what it counted (registrations,
-authorizations, grants, every token and client secret issued) and two ways of making the tokens a client
-holds stop working, as an expiry or an administrator's revocation would.
+authorizations, grants, the MCP server's 401s, every token and client secret issued), two ways
+of making the tokens a client holds stop working, as an expiry or an administrator's
+revocation would, and the lifetime of the tokens it issues.
 
 PRE_CLIENT_ID / PRE_CLIENT_SECRET (optional) add a pre-registered client; its redirect URI is
 REDIRECT_URI, the loopback address the client will listen on."""
@@ -72,7 +73,8 @@ class ApprovingProvider:
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
         self.issued: list[str] = []  # every access and refresh token ever issued
-        self.counts = {"registrations": 0, "authorizations": 0, "code_grants": 0, "refresh_grants": 0}
+        self.counts = {"registrations": 0, "authorizations": 0, "code_grants": 0, "refresh_grants": 0,
+                       "refused": 0}  # the MCP server's 401 answers
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -143,6 +145,22 @@ class ApprovingProvider:
             token.expires_at = int(time.time()) - 1
         return JSONResponse({"expired": len(self.access)})
 
+    async def set_ttl(self, request: Request) -> JSONResponse:
+        """The lifetime of the access tokens issued from now on, in seconds."""
+        self.access_ttl = int((await request.json())["seconds"])
+        return JSONResponse({"access_ttl": self.access_ttl})
+
+    def counting_refusals(self, app):
+        """The MCP server's app, its 401 answers counted (a client that refreshes a token before
+        it expires gets none)."""
+        async def counted(scope, receive, send):
+            async def send_counted(message):
+                if message["type"] == "http.response.start" and message["status"] == 401:
+                    self.counts["refused"] += 1
+                await send(message)
+            await app(scope, receive, send_counted)
+        return counted
+
     async def revoke_all(self, request: Request) -> JSONResponse:
         """Every access and refresh token is revoked: only a new authorization helps."""
         revoked = len(self.access) + len(self.refresh)
@@ -174,6 +192,7 @@ def main():
         Route("/testing/stats", provider.stats, methods=["GET"]),
         Route("/testing/expire", provider.expire, methods=["POST"]),
         Route("/testing/revoke-all", provider.revoke_all, methods=["POST"]),
+        Route("/testing/ttl", provider.set_ttl, methods=["POST"]),
     ])
 
     # The resource server: FastMCP with a token verifier (the provider's own tokens, looked up
@@ -198,7 +217,7 @@ def main():
 
     async def serve():
         async with anyio.create_task_group() as group:
-            for app, app_port in ((auth_app, as_port), (mcp.streamable_http_app(), port)):
+            for app, app_port in ((auth_app, as_port), (provider.counting_refusals(mcp.streamable_http_app()), port)):
                 config = uvicorn.Config(app, host="127.0.0.1", port=app_port, log_level="warning")
                 group.start_soon(uvicorn.Server(config).serve)
 
