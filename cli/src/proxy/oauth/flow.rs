@@ -13,6 +13,7 @@ use oauth2::{
     Scope, TokenResponse, TokenUrl,
 };
 
+use super::assertion::{ASSERTION_TYPE, SigningKey};
 use super::client::{AuthMethod, Client};
 use super::discovery::AuthServer;
 use super::store::Tokens;
@@ -159,6 +160,8 @@ pub struct Grant<'a> {
     pub client: &'a Client,
     pub resource: &'a str,
     pub scopes: &'a [String],
+    /// The key of a `private_key_jwt` client.
+    pub key: Option<&'a SigningKey>,
 }
 
 impl Grant<'_> {
@@ -181,12 +184,13 @@ impl Grant<'_> {
             )
             .set_auth_type(match self.client.auth_method {
                 AuthMethod::ClientSecretBasic => AuthType::BasicAuth,
-                AuthMethod::ClientSecretPost | AuthMethod::None => AuthType::RequestBody,
+                _ => AuthType::RequestBody,
             });
-        if let (Some(secret), false) = (
-            &self.client.secret,
-            self.client.auth_method == AuthMethod::None,
-        ) {
+        let sends_secret = matches!(
+            self.client.auth_method,
+            AuthMethod::ClientSecretBasic | AuthMethod::ClientSecretPost
+        );
+        if let (Some(secret), true) = (&self.client.secret, sends_secret) {
             client = client.set_client_secret(ClientSecret::new(secret.clone()));
         }
         if let Some(redirect) = redirect {
@@ -196,6 +200,23 @@ impl Grant<'_> {
             );
         }
         Ok(client)
+    }
+
+    /// The form parameters that authenticate a `private_key_jwt` client (none for others).
+    fn assertion(&self) -> Result<Vec<(&'static str, String)>, String> {
+        match (self.client.auth_method, self.key) {
+            (AuthMethod::PrivateKeyJwt, Some(key)) => Ok(vec![
+                ("client_assertion_type", ASSERTION_TYPE.to_owned()),
+                (
+                    "client_assertion",
+                    key.assertion(&self.client.id, &self.server.issuer, now())?,
+                ),
+            ]),
+            (AuthMethod::PrivateKeyJwt, None) => {
+                Err("private_key_jwt without --oauth-client-key".to_owned())
+            }
+            _ => Ok(Vec::new()),
+        }
     }
 
     fn scopes(&self) -> impl Iterator<Item = Scope> + '_ {
@@ -235,33 +256,42 @@ impl Grant<'_> {
             .url();
         opener.open(url.as_str(), server_name);
         let code = redirect.wait(state.secret())?;
-        let answer = client
+        let mut request = client
             .exchange_code(AuthorizationCode::new(code))
             .set_pkce_verifier(verifier)
-            .add_extra_param("resource", self.resource)
-            .request(&|request| self.http.exchange(request));
+            .add_extra_param("resource", self.resource);
+        for (name, value) in self.assertion()? {
+            request = request.add_extra_param(name, value);
+        }
+        let answer = request.request(&|request| self.http.exchange(request));
         self.tokens(answer)
     }
 
     /// The client credentials grant (machine to machine: no person, no browser).
     pub fn client_credentials(&self) -> Result<Tokens, String> {
-        let answer = self
-            .oauth_client(None)?
+        let client = self.oauth_client(None)?;
+        let mut request = client
             .exchange_client_credentials()
             .add_scopes(self.scopes())
-            .add_extra_param("resource", self.resource)
-            .request(&|request| self.http.exchange(request));
+            .add_extra_param("resource", self.resource);
+        for (name, value) in self.assertion()? {
+            request = request.add_extra_param(name, value);
+        }
+        let answer = request.request(&|request| self.http.exchange(request));
         self.tokens(answer)
     }
 
     /// A new access token from a refresh token.
     pub fn refresh(&self, refresh_token: &str) -> Result<Tokens, String> {
         let token = RefreshToken::new(refresh_token.to_owned());
-        let answer = self
-            .oauth_client(None)?
+        let client = self.oauth_client(None)?;
+        let mut request = client
             .exchange_refresh_token(&token)
-            .add_extra_param("resource", self.resource)
-            .request(&|request| self.http.exchange(request));
+            .add_extra_param("resource", self.resource);
+        for (name, value) in self.assertion()? {
+            request = request.add_extra_param(name, value);
+        }
+        let answer = request.request(&|request| self.http.exchange(request));
         let mut tokens = self.tokens(answer)?;
         // A server that does not rotate refresh tokens sends none back: the old one stays good.
         tokens
