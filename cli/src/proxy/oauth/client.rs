@@ -45,6 +45,8 @@ pub enum AuthMethod {
     ClientSecretPost,
     /// `none`: a public client, its id in the form body.
     None,
+    /// `private_key_jwt`: a JWT signed with the client's private key (`--oauth-client-key`).
+    PrivateKeyJwt,
 }
 
 #[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
@@ -61,6 +63,7 @@ impl AuthMethod {
             "client_secret_basic" => Some(Self::ClientSecretBasic),
             "client_secret_post" => Some(Self::ClientSecretPost),
             "none" => Some(Self::None),
+            "private_key_jwt" => Some(Self::PrivateKeyJwt),
             _ => None,
         }
     }
@@ -70,6 +73,7 @@ impl AuthMethod {
             Self::ClientSecretBasic => "client_secret_basic",
             Self::ClientSecretPost => "client_secret_post",
             Self::None => "none",
+            Self::PrivateKeyJwt => "private_key_jwt",
         }
     }
 
@@ -91,6 +95,8 @@ impl AuthMethod {
 pub struct ClientOptions {
     pub id: Option<String>,
     pub secret: Option<String>,
+    /// A private key to sign assertions with (`private_key_jwt`) instead of a secret.
+    pub signs: bool,
     pub metadata_url: Option<String>,
 }
 
@@ -108,7 +114,10 @@ pub fn choose(
     if let Some(id) = &options.id {
         let secret = options.secret.clone();
         return Ok(Client {
-            auth_method: AuthMethod::choose(secret.is_some(), server),
+            auth_method: match options.signs {
+                true => AuthMethod::PrivateKeyJwt,
+                false => AuthMethod::choose(secret.is_some(), server),
+            },
             id: id.clone(),
             secret,
             redirect_uri: None,
@@ -266,6 +275,7 @@ mod tests {
         let options = ClientOptions {
             id: Some("pre".into()),
             secret: Some("s".into()),
+            signs: false,
             metadata_url: Some("https://app/client.json".into()),
         };
         let client = choose(

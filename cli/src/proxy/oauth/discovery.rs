@@ -50,11 +50,13 @@ pub fn discover(http: &Http, server: &Url, challenge: &Challenge) -> Result<Disc
         let found = Url::parse(&origin)
             .ok()
             .and_then(|url| authorization_server(http, &url, &mut tried));
+        let found = found.unwrap_or_else(|| default_endpoints(&origin));
+        check_endpoints(&found)?;
         return Ok(Discovered {
             resource: server.as_str().to_owned(),
             scopes_supported: Vec::new(),
             metadata_url: None,
-            server: found.unwrap_or_else(|| default_endpoints(&origin)),
+            server: found,
         });
     };
     let resource = match metadata.get("resource").and_then(Value::as_str) {
@@ -91,6 +93,7 @@ pub fn discover(http: &Http, server: &Url, challenge: &Challenge) -> Result<Disc
             server_meta.issuer
         ));
     }
+    check_endpoints(&server_meta)?;
     Ok(Discovered {
         resource,
         scopes_supported: strings(&metadata, "scopes_supported"),
@@ -181,6 +184,48 @@ fn parse_server(document: &Value) -> Option<AuthServer> {
         scopes_supported: strings(document, "scopes_supported"),
         code_challenge_methods: Some(strings(document, "code_challenge_methods_supported")),
     })
+}
+
+/// Refuses endpoints that are not `https` (or `http` on this machine): the browser is sent
+/// to the authorization endpoint (a `file:` or custom-scheme URL there would run whatever
+/// handles it), and codes and secrets go to the others.
+fn check_endpoints(server: &AuthServer) -> Result<(), String> {
+    let endpoints = [
+        (
+            "authorization_endpoint",
+            server.authorization_endpoint.as_deref(),
+        ),
+        ("token_endpoint", Some(server.token_endpoint.as_str())),
+        (
+            "registration_endpoint",
+            server.registration_endpoint.as_deref(),
+        ),
+    ];
+    for (name, endpoint) in endpoints {
+        let Some(endpoint) = endpoint else { continue };
+        let safe = Url::parse(endpoint).is_ok_and(|url| match url.scheme() {
+            "https" => true,
+            "http" => is_loopback(&url),
+            _ => false,
+        });
+        if !safe {
+            return Err(format!(
+                "the authorization server {} gives {name} {endpoint:?}: only https URLs (or http on \
+                 this machine) are used",
+                server.issuer
+            ));
+        }
+    }
+    Ok(())
+}
+
+fn is_loopback(url: &Url) -> bool {
+    match url.host() {
+        Some(url::Host::Domain(domain)) => domain.eq_ignore_ascii_case("localhost"),
+        Some(url::Host::Ipv4(ip)) => ip.is_loopback(),
+        Some(url::Host::Ipv6(ip)) => ip.is_loopback(),
+        None => false,
+    }
 }
 
 /// The endpoints a 2025-03-26 client assumes when a server publishes no metadata.
@@ -284,6 +329,25 @@ mod tests {
         assert_eq!(server.code_challenge_methods, Some(vec!["S256".to_owned()]));
         assert!(!server.client_id_metadata_document_supported);
         assert!(parse_server(&serde_json::json!({"issuer": "x"})).is_none());
+        let mut hostile = server.clone();
+        hostile.authorization_endpoint = Some("file:///etc/passwd".into());
+        assert!(
+            check_endpoints(&hostile)
+                .unwrap_err()
+                .contains("authorization_endpoint")
+        );
+        hostile.authorization_endpoint = Some("http://as.example.com/authorize".into());
+        assert!(check_endpoints(&hostile).is_err());
+        hostile.authorization_endpoint = Some("http://127.0.0.1:9/authorize".into());
+        hostile.token_endpoint = "myapp://token".into();
+        assert!(
+            check_endpoints(&hostile)
+                .unwrap_err()
+                .contains("token_endpoint")
+        );
+        hostile.token_endpoint = "http://[::1]:9/token".into();
+        assert!(check_endpoints(&hostile).is_ok());
+        assert!(check_endpoints(&server).is_ok());
         let defaults = default_endpoints(&origin_of(&url("http://127.0.0.1:9/mcp")));
         assert_eq!(defaults.token_endpoint, "http://127.0.0.1:9/token");
         assert_eq!(defaults.issuer, "http://127.0.0.1:9");

@@ -13,6 +13,7 @@ use oauth2::{
     Scope, TokenResponse, TokenUrl,
 };
 
+use super::assertion::{ASSERTION_TYPE, SigningKey};
 use super::client::{AuthMethod, Client};
 use super::discovery::AuthServer;
 use super::store::Tokens;
@@ -159,6 +160,8 @@ pub struct Grant<'a> {
     pub client: &'a Client,
     pub resource: &'a str,
     pub scopes: &'a [String],
+    /// The key of a `private_key_jwt` client.
+    pub key: Option<&'a SigningKey>,
 }
 
 impl Grant<'_> {
@@ -181,12 +184,13 @@ impl Grant<'_> {
             )
             .set_auth_type(match self.client.auth_method {
                 AuthMethod::ClientSecretBasic => AuthType::BasicAuth,
-                AuthMethod::ClientSecretPost | AuthMethod::None => AuthType::RequestBody,
+                _ => AuthType::RequestBody,
             });
-        if let (Some(secret), false) = (
-            &self.client.secret,
-            self.client.auth_method == AuthMethod::None,
-        ) {
+        let sends_secret = matches!(
+            self.client.auth_method,
+            AuthMethod::ClientSecretBasic | AuthMethod::ClientSecretPost
+        );
+        if let (Some(secret), true) = (&self.client.secret, sends_secret) {
             client = client.set_client_secret(ClientSecret::new(secret.clone()));
         }
         if let Some(redirect) = redirect {
@@ -198,13 +202,27 @@ impl Grant<'_> {
         Ok(client)
     }
 
-    /// The client id for the form body of a token request under `client_secret_basic`, where
-    /// the `oauth2` crate sends it in the header only. RFC 6749 lets a client send it in the
-    /// body as well, and the official Python SDK's authorization server (`mcp.server.auth`)
-    /// refuses a token request without it ("Missing client_id"). Under the other methods the
-    /// crate puts it in the body itself, and a parameter must not come twice.
-    fn basic_client_id(&self) -> Option<String> {
-        (self.client.auth_method == AuthMethod::ClientSecretBasic).then(|| self.client.id.clone())
+    /// The form parameters a token request adds for the client's authentication: the
+    /// assertion of a `private_key_jwt` client; the client id under `client_secret_basic`,
+    /// where the `oauth2` crate sends it in the header only (RFC 6749 lets a client send it in
+    /// the body as well, and the official Python SDK's authorization server, `mcp.server.auth`,
+    /// refuses a token request without it: "Missing client_id"). Under the other methods the
+    /// crate puts the id in the body itself, and a parameter must not come twice.
+    fn assertion(&self) -> Result<Vec<(&'static str, String)>, String> {
+        match (self.client.auth_method, self.key) {
+            (AuthMethod::PrivateKeyJwt, Some(key)) => Ok(vec![
+                ("client_assertion_type", ASSERTION_TYPE.to_owned()),
+                (
+                    "client_assertion",
+                    key.assertion(&self.client.id, &self.server.issuer, now())?,
+                ),
+            ]),
+            (AuthMethod::PrivateKeyJwt, None) => {
+                Err("private_key_jwt without --oauth-client-key".to_owned())
+            }
+            (AuthMethod::ClientSecretBasic, _) => Ok(vec![("client_id", self.client.id.clone())]),
+            _ => Ok(Vec::new()),
+        }
     }
 
     fn scopes(&self) -> impl Iterator<Item = Scope> + '_ {
@@ -244,30 +262,28 @@ impl Grant<'_> {
             .url();
         opener.open(url.as_str(), server_name);
         let code = redirect.wait(state.secret())?;
-        let request = client
+        let mut request = client
             .exchange_code(AuthorizationCode::new(code))
             .set_pkce_verifier(verifier)
             .add_extra_param("resource", self.resource);
-        let answer = match self.basic_client_id() {
-            Some(id) => request.add_extra_param("client_id", id),
-            None => request,
+        for (name, value) in self.assertion()? {
+            request = request.add_extra_param(name, value);
         }
-        .request(&|request| self.http.exchange(request));
+        let answer = request.request(&|request| self.http.exchange(request));
         self.tokens(answer)
     }
 
     /// The client credentials grant (machine to machine: no person, no browser).
     pub fn client_credentials(&self) -> Result<Tokens, String> {
         let client = self.oauth_client(None)?;
-        let request = client
+        let mut request = client
             .exchange_client_credentials()
             .add_scopes(self.scopes())
             .add_extra_param("resource", self.resource);
-        let answer = match self.basic_client_id() {
-            Some(id) => request.add_extra_param("client_id", id),
-            None => request,
+        for (name, value) in self.assertion()? {
+            request = request.add_extra_param(name, value);
         }
-        .request(&|request| self.http.exchange(request));
+        let answer = request.request(&|request| self.http.exchange(request));
         self.tokens(answer)
     }
 
@@ -275,14 +291,13 @@ impl Grant<'_> {
     pub fn refresh(&self, refresh_token: &str) -> Result<Tokens, String> {
         let token = RefreshToken::new(refresh_token.to_owned());
         let client = self.oauth_client(None)?;
-        let request = client
+        let mut request = client
             .exchange_refresh_token(&token)
             .add_extra_param("resource", self.resource);
-        let answer = match self.basic_client_id() {
-            Some(id) => request.add_extra_param("client_id", id),
-            None => request,
+        for (name, value) in self.assertion()? {
+            request = request.add_extra_param(name, value);
         }
-        .request(&|request| self.http.exchange(request));
+        let answer = request.request(&|request| self.http.exchange(request));
         let mut tokens = self.tokens(answer)?;
         // A server that does not rotate refresh tokens sends none back: the old one stays good.
         tokens

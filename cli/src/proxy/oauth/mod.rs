@@ -6,6 +6,7 @@
 //! One [`OAuth`] serves every request to one server: requests run on their own threads,
 //! and the first refused one authorizes while the others wait for its token.
 
+mod assertion;
 mod challenge;
 mod client;
 mod discovery;
@@ -20,6 +21,7 @@ use clap::{Args, ValueEnum};
 use lro_core::{ErrorCode, LroError};
 use url::Url;
 
+use assertion::SigningKey;
 use challenge::{Challenge, split_scopes};
 use client::{ClientOptions, ClientOrigin};
 use discovery::Discovered;
@@ -47,6 +49,15 @@ pub struct OAuthArgs {
         requires = "oauth_client_id"
     )]
     pub oauth_client_secret: Option<String>,
+    /// A PKCS#8 PEM private key (P-256, P-384, RSA or Ed25519) the client with
+    /// --oauth-client-id authenticates with (private_key_jwt), instead of a secret.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "oauth_client_id",
+        conflicts_with = "oauth_client_secret"
+    )]
+    pub oauth_client_key: Option<PathBuf>,
     /// The scopes to ask for, space-separated (default: what the server's challenge or its
     /// metadata names).
     #[arg(long, value_name = "SCOPES", requires = "url")]
@@ -101,6 +112,7 @@ pub struct OAuth {
     server: Url,
     args: OAuthArgs,
     http: Http,
+    key: Option<SigningKey>,
     store: Store,
     state: Mutex<State>,
 }
@@ -130,13 +142,20 @@ impl OAuth {
             )
         })?;
         if args.oauth_grant == GrantKind::ClientCredentials
-            && (args.oauth_client_id.is_none() || args.oauth_client_secret.is_none())
+            && (args.oauth_client_id.is_none()
+                || (args.oauth_client_secret.is_none() && args.oauth_client_key.is_none()))
         {
             return Err(LroError::new(
                 ErrorCode::InvalidArgument,
-                "--oauth-grant client-credentials needs --oauth-client-id and --oauth-client-secret",
+                "--oauth-grant client-credentials needs --oauth-client-id, and --oauth-client-secret or --oauth-client-key",
             ));
         }
+        let key = args
+            .oauth_client_key
+            .as_deref()
+            .map(SigningKey::read)
+            .transpose()
+            .map_err(|err| LroError::new(ErrorCode::InvalidArgument, err))?;
         let store = Store::new(args.oauth_store.as_deref(), server.as_str());
         let mut saved = store.load(server.as_str());
         // A pre-registered client's secret is never saved: it comes from the command line.
@@ -155,6 +174,7 @@ impl OAuth {
             server,
             args: args.clone(),
             http: Http::new(),
+            key,
             store,
             state: Mutex::new(State {
                 saved,
@@ -259,6 +279,7 @@ impl OAuth {
             id: self.args.oauth_client_id.clone(),
             secret: self.args.oauth_client_secret.clone(),
             metadata_url: self.args.oauth_client_metadata_url.clone(),
+            signs: self.key.is_some(),
         };
         // A registration made with another authorization server is of no use here.
         let remembered = state.saved.client.as_ref().filter(|_| {
@@ -284,6 +305,7 @@ impl OAuth {
                     client: &client,
                     resource: &discovered.resource,
                     scopes: &scopes,
+                    key: self.key.as_ref(),
                 };
                 let tokens = grant.client_credentials()?;
                 state.saved.client = Some(client);
@@ -316,6 +338,7 @@ impl OAuth {
                     client: &client,
                     resource: &discovered.resource,
                     scopes: &scopes,
+                    key: self.key.as_ref(),
                 };
                 let tokens = grant.authorization_code(
                     &redirect,
@@ -395,6 +418,7 @@ impl OAuth {
             client,
             resource,
             scopes: &tokens.scopes,
+            key: self.key.as_ref(),
         };
         let fresh = grant.refresh(refresh_token)?;
         state.saved.tokens = Some(fresh);

@@ -106,11 +106,15 @@ impl Store {
                 .unwrap_or("tokens"),
             std::process::id()
         ));
+        // A new file, never one found there (a stale one of a crashed run is removed first;
+        // a link planted in its place makes the write fail instead of following it).
+        let _ = fs::remove_file(&temporary);
         let mut options = fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
+        options.write(true).create_new(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         let written = options.open(&temporary).and_then(|mut file| {
+            owned_alike(dir, &file)?;
             file.write_all(&serde_json::to_vec_pretty(saved).unwrap_or_default())?;
             file.sync_all()
         });
@@ -160,6 +164,23 @@ fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     }
     #[cfg(not(unix))]
     fs::create_dir_all(dir)
+}
+
+/// Refuses a directory that belongs to another user than the file just made in it (ours):
+/// whoever owns it could swap our file for theirs.
+fn owned_alike(dir: &Path, file: &fs::File) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        if fs::metadata(dir)?.uid() != file.metadata()?.uid() {
+            return Err(std::io::Error::other(format!(
+                "{} belongs to another user",
+                dir.display()
+            )));
+        }
+    }
+    let _ = (dir, file);
+    Ok(())
 }
 
 /// Whether only its owner can read `path`.
