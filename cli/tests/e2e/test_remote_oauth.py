@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from contextlib import asynccontextmanager
 from pathlib import Path
