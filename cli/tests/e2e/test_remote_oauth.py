@@ -11,7 +11,9 @@ import json
 import os
 import stat
 import subprocess
+import re
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -268,6 +270,41 @@ def test_token_refreshed_before_it_expires(server, tmp_path):
     assert counted["refresh_grants"] >= 1 and counted["authorizations"] == 0, counted
     assert server.stats()["refused"] == before["refused"], "a 401 came before the refresh"
     check_no_secret_logged(server, stderr_path)
+
+
+def test_authorization_url_on_stderr_for_a_person(server, tmp_path):
+    """Without --oauth-open the proxy prints the authorization URL on stderr (a terminal, an
+    SSH session); the person here reads it there and opens it."""
+    read_end, write_end = os.pipe()
+    lines, opened = [], []
+
+    def person():
+        with os.fdopen(read_end) as stderr:
+            for line in stderr:
+                lines.append(line)
+                for url in re.findall(r"https?://\S+/authorize\?\S+", line):
+                    # urllib follows the approval's redirect to the proxy's callback, as a browser.
+                    with urllib.request.urlopen(url) as answer:
+                        opened.append(answer.status)
+
+    reader = threading.Thread(target=person)
+    reader.start()
+    args = ["proxy", "--url", server.url, "--output-dir", str(tmp_path / "out"), "--oauth-store", str(tmp_path / "oauth")]
+
+    async def scenario():
+        params = StdioServerParameters(command=lro_binary(), args=args)
+        with os.fdopen(write_end, "w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+                await session.initialize()
+                assert ticket_records(await session.call_tool("list_tickets", {"count": 2})) == tickets(2)
+
+    before = server.stats()
+    run(scenario)
+    reader.join(timeout=30)
+    assert opened == [200], "".join(lines)
+    assert server.counted_since(before)["authorizations"] == 1
+    (tmp_path / "proxy.stderr").write_text("".join(lines))
+    check_no_secret_logged(server, tmp_path / "proxy.stderr")
 
 
 def test_pre_registered_client(server, tmp_path):
