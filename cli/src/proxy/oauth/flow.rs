@@ -208,7 +208,7 @@ impl Grant<'_> {
     /// the body as well, and the official Python SDK's authorization server, `mcp.server.auth`,
     /// refuses a token request without it: "Missing client_id"). Under the other methods the
     /// crate puts the id in the body itself, and a parameter must not come twice.
-    fn assertion(&self) -> Result<Vec<(&'static str, String)>, String> {
+    fn authentication(&self) -> Result<Vec<(&'static str, String)>, String> {
         match (self.client.auth_method, self.key) {
             (AuthMethod::PrivateKeyJwt, Some(key)) => Ok(vec![
                 ("client_assertion_type", ASSERTION_TYPE.to_owned()),
@@ -266,7 +266,7 @@ impl Grant<'_> {
             .exchange_code(AuthorizationCode::new(code))
             .set_pkce_verifier(verifier)
             .add_extra_param("resource", self.resource);
-        for (name, value) in self.assertion()? {
+        for (name, value) in self.authentication()? {
             request = request.add_extra_param(name, value);
         }
         let answer = request.request(&|request| self.http.exchange(request));
@@ -280,7 +280,7 @@ impl Grant<'_> {
             .exchange_client_credentials()
             .add_scopes(self.scopes())
             .add_extra_param("resource", self.resource);
-        for (name, value) in self.assertion()? {
+        for (name, value) in self.authentication()? {
             request = request.add_extra_param(name, value);
         }
         let answer = request.request(&|request| self.http.exchange(request));
@@ -294,7 +294,7 @@ impl Grant<'_> {
         let mut request = client
             .exchange_refresh_token(&token)
             .add_extra_param("resource", self.resource);
-        for (name, value) in self.assertion()? {
+        for (name, value) in self.authentication()? {
             request = request.add_extra_param(name, value);
         }
         let answer = request.request(&|request| self.http.exchange(request));
