@@ -18,6 +18,7 @@ mod hostile_files;
 mod hostile_headers;
 mod hostile_jsonrpc;
 mod hostile_numbers;
+mod hostile_oauth;
 mod proxy_faults;
 mod proxy_offload;
 mod proxy_passthrough;

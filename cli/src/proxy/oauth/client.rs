@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::clean;
 use super::discovery::AuthServer;
 use super::transport::Http;
 
@@ -146,7 +147,7 @@ pub fn choose(
         return Err(format!(
             "the authorization server {} offers no client registration: register a client there \
              and give its --oauth-client-id (and --oauth-client-secret){}",
-            server.issuer,
+            clean(&server.issuer),
             if server.client_id_metadata_document_supported {
                 ", or a client ID metadata document's --oauth-client-metadata-url"
             } else {
@@ -184,13 +185,13 @@ fn register(
     let (status, answer) = http.post_json(endpoint, &request).map_err(|err| {
         format!(
             "cannot register with the authorization server {}: {err}",
-            server.issuer
+            clean(&server.issuer)
         )
     })?;
     if !(200..300).contains(&status) {
         return Err(format!(
             "the authorization server {} refused to register the proxy (HTTP {status}): {}",
-            server.issuer,
+            clean(&server.issuer),
             oauth_error(&answer)
         ));
     }
@@ -198,7 +199,7 @@ fn register(
     let id = text("client_id").ok_or_else(|| {
         format!(
             "the registration answer of {} has no client_id",
-            server.issuer
+            clean(&server.issuer)
         )
     })?;
     let secret = text("client_secret");
@@ -221,8 +222,8 @@ pub fn oauth_error(answer: &Value) -> String {
         answer.get("error").and_then(Value::as_str),
         answer.get("error_description").and_then(Value::as_str),
     ) {
-        (Some(error), Some(description)) => format!("{error}: {description}"),
-        (Some(error), None) => error.to_owned(),
+        (Some(error), Some(description)) => format!("{}: {}", clean(error), clean(description)),
+        (Some(error), None) => clean(error),
         _ => crate::proxy::jsonrpc::excerpt(answer.to_string().as_bytes()),
     }
 }

@@ -7,6 +7,7 @@ use serde_json::Value;
 use url::Url;
 
 use super::challenge::Challenge;
+use super::clean;
 use super::transport::{Fetched, Http};
 
 /// What discovery found.
@@ -62,12 +63,17 @@ pub fn discover(http: &Http, server: &Url, challenge: &Challenge) -> Result<Disc
     let resource = match metadata.get("resource").and_then(Value::as_str) {
         Some(resource) if !resource_matches(resource, server) => {
             return Err(format!(
-                "the protected-resource metadata at {metadata_url} is for {resource}, not for {server}: \
-                 no token is asked for a resource other than the server's"
+                "the protected-resource metadata at {metadata_url} is for {}, not for {server}: \
+                 no token is asked for a resource other than the server's",
+                clean(resource)
             ));
         }
         Some(resource) => resource.to_owned(),
-        None => server.as_str().to_owned(),
+        None => {
+            return Err(format!(
+                "the protected-resource metadata at {metadata_url} names no resource (RFC 9728 requires one)"
+            ));
+        }
     };
     let issuer = metadata
         .get("authorization_servers")
@@ -90,7 +96,7 @@ pub fn discover(http: &Http, server: &Url, challenge: &Challenge) -> Result<Disc
     if trim_slash(&server_meta.issuer) != trim_slash(issuer.as_str()) {
         return Err(format!(
             "the metadata of the authorization server {issuer} names another issuer, {} (RFC 8414 §3.3)",
-            server_meta.issuer
+            clean(&server_meta.issuer)
         ));
     }
     check_endpoints(&server_meta)?;
@@ -212,7 +218,7 @@ fn check_endpoints(server: &AuthServer) -> Result<(), String> {
             return Err(format!(
                 "the authorization server {} gives {name} {endpoint:?}: only https URLs (or http on \
                  this machine) are used",
-                server.issuer
+                clean(&server.issuer)
             ));
         }
     }

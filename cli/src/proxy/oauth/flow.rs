@@ -6,7 +6,7 @@
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use oauth2::basic::{BasicClient, BasicErrorResponse, BasicTokenResponse};
+use oauth2::basic::{BasicClient, BasicErrorResponse, BasicTokenResponse, BasicTokenType};
 use oauth2::{
     AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, EndpointMaybeSet,
     EndpointNotSet, EndpointSet, PkceCodeChallenge, RedirectUrl, RefreshToken, RequestTokenError,
@@ -14,6 +14,7 @@ use oauth2::{
 };
 
 use super::assertion::{ASSERTION_TYPE, SigningKey};
+use super::clean;
 use super::client::{AuthMethod, Client};
 use super::discovery::AuthServer;
 use super::store::Tokens;
@@ -127,10 +128,11 @@ impl Redirect {
                     "The authorization was refused. You can close this window.",
                 ));
                 let description = get("error_description")
-                    .map(|d| format!(": {d}"))
+                    .map(|d| format!(": {}", clean(&d)))
                     .unwrap_or_default();
                 return Err(format!(
-                    "the authorization server refused the authorization: {error}{description}"
+                    "the authorization server refused the authorization: {}{description}",
+                    clean(&error)
                 ));
             }
             let Some(code) = get("code") else {
@@ -315,11 +317,11 @@ impl Grant<'_> {
             RequestTokenError::ServerResponse(refusal) => {
                 let description = refusal
                     .error_description()
-                    .map(|d| format!(": {d}"))
+                    .map(|d| format!(": {}", clean(d)))
                     .unwrap_or_default();
                 format!(
                     "the token endpoint {endpoint} refused: {}{description}",
-                    refusal.error()
+                    clean(refusal.error().as_ref())
                 )
             }
             RequestTokenError::Request(err) => {
@@ -330,9 +332,19 @@ impl Grant<'_> {
             }
             RequestTokenError::Other(err) => format!("the token endpoint {endpoint}: {err}"),
         })?;
-        let now = SystemTime::now()
-            .duration_since(UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
+        // Only bearer tokens are sent as such: a DPoP-bound one needs proofs the proxy does not make.
+        if *answer.token_type() != BasicTokenType::Bearer {
+            return Err(format!(
+                "the token endpoint {endpoint} gave a {:?} token; only Bearer tokens are used",
+                answer.token_type().as_ref()
+            ));
+        }
+        if answer.access_token().secret().is_empty() {
+            return Err(format!(
+                "the token endpoint {endpoint} gave an empty access token"
+            ));
+        }
+        let now = now();
         Ok(Tokens {
             access_token: answer.access_token().secret().clone(),
             refresh_token: answer.refresh_token().map(|t| t.secret().clone()),

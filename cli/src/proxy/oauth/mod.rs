@@ -16,6 +16,7 @@ mod transport;
 
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use clap::{Args, ValueEnum};
 use lro_core::{ErrorCode, LroError};
@@ -31,6 +32,12 @@ use transport::Http;
 
 /// Seconds before its expiry that a token is refreshed.
 const REFRESH_MARGIN: u64 = 60;
+/// How long a failed authorization is the answer of every request refused meanwhile,
+/// instead of each starting one more (a broken authorization server would otherwise get one
+/// registration, one browser tab and one wait per queued request).
+const FAILURE_MEMORY: Duration = Duration::from_secs(30);
+/// The most characters of a server's text quoted in a message.
+const QUOTED_MAX_CHARS: usize = 300;
 
 /// The `--oauth-*` options of `lro proxy --url`.
 #[derive(Debug, Clone, Default, Args)]
@@ -130,6 +137,8 @@ struct State {
     discovered: Option<Discovered>,
     /// Bumped with every new token: a request refused with an older one just retries.
     generation: u64,
+    /// The last authorization that failed, when, and why.
+    failed: Option<(Instant, String)>,
 }
 
 impl OAuth {
@@ -180,6 +189,7 @@ impl OAuth {
                 saved,
                 discovered: None,
                 generation: 0,
+                failed: None,
             }),
         })
     }
@@ -251,13 +261,29 @@ impl OAuth {
         if !challenge.insufficient_scope() && sent.is_some() && self.refresh(&mut state).is_ok() {
             return Ok(Refusal::Retry);
         }
+        if let Some((at, why)) = state
+            .failed
+            .as_ref()
+            .filter(|(at, _)| at.elapsed() < FAILURE_MEMORY)
+        {
+            return Err(format!(
+                "{why} (an authorization failed {} s ago; the next is tried {} s after it)",
+                at.elapsed().as_secs(),
+                FAILURE_MEMORY.as_secs()
+            ));
+        }
         let stepping_up = challenge.insufficient_scope();
-        self.authorize(
-            &mut state,
-            &challenge,
-            if stepping_up { had } else { Vec::new() },
-        )?;
-        Ok(Refusal::Retry)
+        let had = if stepping_up { had } else { Vec::new() };
+        match self.authorize(&mut state, &challenge, had) {
+            Ok(()) => {
+                state.failed = None;
+                Ok(Refusal::Retry)
+            }
+            Err(why) => {
+                state.failed = Some((Instant::now(), why.clone()));
+                Err(why)
+            }
+        }
     }
 
     /// The whole dance: discovery, a client, a grant; the tokens are saved.
@@ -356,7 +382,7 @@ impl OAuth {
         self.save(state);
         note!(
             "lro proxy: authorized with {} for {}{}",
-            discovered.server.issuer,
+            clean(&discovered.server.issuer),
             self.server,
             match scopes.is_empty() {
                 true => String::new(),
@@ -452,5 +478,39 @@ impl OAuth {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+}
+
+/// A server's text fit to quote in a message: control characters escaped (an ANSI escape or
+/// a newline in an `error_description` must not reach a terminal, nor forge a log line), and
+/// cut to [`QUOTED_MAX_CHARS`].
+pub(super) fn clean(text: &str) -> String {
+    let mut out = String::new();
+    for (count, c) in text.chars().enumerate() {
+        if count == QUOTED_MAX_CHARS {
+            out.push('…');
+            break;
+        }
+        if c.is_control() {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean;
+
+    #[test]
+    fn quoted_text_is_tamed() {
+        assert_eq!(
+            clean("bad\nlro proxy: authorized\u{1b}[31m"),
+            "bad\\nlro proxy: authorized\\u{1b}[31m"
+        );
+        assert_eq!(clean(&"x".repeat(400)).chars().count(), 301);
+        assert_eq!(clean("été 東京"), "été 東京");
     }
 }

@@ -65,8 +65,8 @@ impl Store {
         }
     }
 
-    /// What was saved for `server`; nothing when the file is missing, unreadable, another
-    /// server's, or readable by others (it is then not trusted).
+    /// What was saved for `server`; nothing when the file is missing, another server's, or
+    /// not to be trusted (see [`read_private`]).
     pub fn load(&self, server: &str) -> Saved {
         let fresh = Saved {
             server: server.to_owned(),
@@ -75,16 +75,14 @@ impl Store {
         let Some(path) = &self.path else {
             return fresh;
         };
-        let Ok(text) = fs::read(path) else {
-            return fresh;
+        let text = match read_private(path) {
+            Ok(text) => text,
+            Err(err) if err.kind() == std::io::ErrorKind::NotFound => return fresh,
+            Err(err) => {
+                note!("lro proxy: ignoring {}: {err}", path.display());
+                return fresh;
+            }
         };
-        if !private(path) {
-            note!(
-                "lro proxy: ignoring {} (others can read it; it should be 0600)",
-                path.display()
-            );
-            return fresh;
-        }
         match serde_json::from_slice::<Saved>(&text) {
             Ok(saved) if saved.server == server => saved,
             _ => fresh,
@@ -114,7 +112,6 @@ impl Store {
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         let written = options.open(&temporary).and_then(|mut file| {
-            owned_alike(dir, &file)?;
             file.write_all(&serde_json::to_vec_pretty(saved).unwrap_or_default())?;
             file.sync_all()
         });
@@ -141,60 +138,85 @@ fn default_dir() -> Option<PathBuf> {
     Some(state.join("lro").join("oauth"))
 }
 
-/// Creates `dir` (and its parents) and makes it 0700 when it is ours.
+/// The largest store file read (a few KB are written).
+const MAX_FILE: u64 = 1 << 20;
+
+/// Creates `dir` (and its parents, 0700), then checks it as [`check_dir`] does.
 fn create_private_dir(dir: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
-        fs::DirBuilder::new()
-            .recursive(true)
-            .mode(0o700)
-            .create(dir)?;
-        let meta = fs::symlink_metadata(dir)?;
-        if !meta.is_dir() {
-            return Err(std::io::Error::other(format!(
-                "{} is not a directory",
-                dir.display()
-            )));
-        }
-        if meta.permissions().mode() & 0o077 != 0 {
-            fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
-        }
-        Ok(())
-    }
+    std::os::unix::fs::DirBuilderExt::mode(fs::DirBuilder::new().recursive(true), 0o700)
+        .create(dir)?;
     #[cfg(not(unix))]
-    fs::create_dir_all(dir)
+    fs::create_dir_all(dir)?;
+    check_dir(dir)
 }
 
-/// Refuses a directory that belongs to another user than the file just made in it (ours):
-/// whoever owns it could swap our file for theirs.
-fn owned_alike(dir: &Path, file: &fs::File) -> std::io::Result<()> {
+/// A store directory is this user's own and nobody else can write to it (a directory
+/// another user owns or can write to could have our file swapped for theirs). One found so
+/// is refused, never changed: with `--oauth-store /tmp`, /tmp would be made private.
+fn check_dir(dir: &Path) -> std::io::Result<()> {
     #[cfg(unix)]
     {
-        use std::os::unix::fs::MetadataExt;
-        if fs::metadata(dir)?.uid() != file.metadata()?.uid() {
-            return Err(std::io::Error::other(format!(
-                "{} belongs to another user",
-                dir.display()
-            )));
+        use std::os::unix::fs::{MetadataExt, PermissionsExt};
+        let meta = fs::symlink_metadata(dir)?;
+        let refuse = |why: String| Err(std::io::Error::other(format!("{}: {why}", dir.display())));
+        if !meta.is_dir() {
+            return refuse("not a directory".to_owned());
+        }
+        let me = rustix::process::geteuid().as_raw();
+        if meta.uid() != me {
+            return refuse(format!(
+                "owned by uid {}, not by this user (uid {me})",
+                meta.uid()
+            ));
+        }
+        if meta.permissions().mode() & 0o022 != 0 {
+            return refuse("other users can write to it (it should be 0700)".to_owned());
         }
     }
-    let _ = (dir, file);
+    let _ = dir;
     Ok(())
 }
 
-/// Whether only its owner can read `path`.
-fn private(path: &Path) -> bool {
+/// Reads a store file that is this user's alone: in a directory [`check_dir`] accepts, a
+/// regular file (a link is not followed; a FIFO does not block the open), owned by this
+/// user, readable by nobody else, at most [`MAX_FILE`] bytes.
+fn read_private(path: &Path) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let dir = path.parent().unwrap_or(Path::new("."));
+    check_dir(dir)?;
     #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        fs::metadata(path).is_ok_and(|m| m.permissions().mode() & 0o077 == 0)
-    }
+    let file = {
+        use rustix::fs::{FileType, Mode, OFlags, fstat, open};
+        let refuse = |why: String| std::io::Error::other(why);
+        let flags =
+            OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::NOCTTY | OFlags::CLOEXEC;
+        let fd = open(path, flags, Mode::empty()).map_err(std::io::Error::from)?;
+        let stat = fstat(&fd)?;
+        if FileType::from_raw_mode(stat.st_mode) != FileType::RegularFile {
+            return Err(refuse("not a regular file".to_owned()));
+        }
+        if stat.st_uid != rustix::process::geteuid().as_raw() {
+            return Err(refuse(format!(
+                "owned by uid {}, not by this user",
+                stat.st_uid
+            )));
+        }
+        if stat.st_mode & 0o077 != 0 {
+            return Err(refuse("others can read it (it should be 0600)".to_owned()));
+        }
+        fs::File::from(fd)
+    };
     #[cfg(not(unix))]
-    {
-        let _ = path;
-        true
+    let file = fs::File::open(path)?;
+    let mut text = Vec::new();
+    file.take(MAX_FILE + 1).read_to_end(&mut text)?;
+    if text.len() as u64 > MAX_FILE {
+        return Err(std::io::Error::other(format!(
+            "larger than {MAX_FILE} bytes"
+        )));
     }
+    Ok(text)
 }
 
 #[cfg(test)]
@@ -241,5 +263,53 @@ mod tests {
             1,
             "no temporary file left"
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn planted_files_and_open_directories_are_not_trusted() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let server = "https://mcp.example/mcp";
+        let store = Store::new(Some(dir.path()), server);
+        let file = store.path().unwrap().to_path_buf();
+        let mut saved = store.load(server);
+        saved.tokens = Some(Tokens {
+            access_token: "t".into(),
+            refresh_token: None,
+            expires_at: None,
+            scopes: Vec::new(),
+        });
+        // A FIFO in the file's place: refused at once, not waited on.
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            &file,
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert!(store.load(server).tokens.is_none());
+        fs::remove_file(&file).unwrap();
+        // A link to somewhere else (an endless device here): not followed.
+        std::os::unix::fs::symlink("/dev/zero", &file).unwrap();
+        assert!(store.load(server).tokens.is_none());
+        fs::remove_file(&file).unwrap();
+        // A file past the size bound.
+        fs::write(&file, vec![b' '; (MAX_FILE + 1) as usize]).unwrap();
+        fs::set_permissions(&file, fs::Permissions::from_mode(0o600)).unwrap();
+        assert!(store.load(server).tokens.is_none());
+        fs::remove_file(&file).unwrap();
+        // A directory others can write to: neither read nor written, and left as it is.
+        store.save(&saved).unwrap();
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o1777)).unwrap();
+        assert!(store.load(server).tokens.is_none());
+        assert!(store.save(&saved).is_err());
+        assert_eq!(
+            fs::metadata(dir.path()).unwrap().permissions().mode() & 0o7777,
+            0o1777
+        );
+        fs::set_permissions(dir.path(), fs::Permissions::from_mode(0o700)).unwrap();
+        assert!(store.load(server).tokens.is_some());
     }
 }

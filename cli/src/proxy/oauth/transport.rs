@@ -32,18 +32,20 @@ pub enum Fetched {
 
 impl Http {
     pub fn new() -> Self {
-        let agent = |redirects| -> ureq::Agent {
+        let agent = |redirects, timeout| -> ureq::Agent {
             ureq::Agent::config_builder()
                 .http_status_as_error(false)
                 .timeout_connect(Some(Duration::from_secs(10)))
-                .timeout_global(Some(Duration::from_secs(30)))
+                .timeout_global(Some(timeout))
                 .max_redirects(redirects)
                 .build()
                 .into()
         };
         Self {
-            documents: agent(5),
-            endpoints: agent(0),
+            // Discovery tries up to five places: a server that never answers must not hold
+            // the proxy for minutes.
+            documents: agent(5, Duration::from_secs(10)),
+            endpoints: agent(0, Duration::from_secs(30)),
         }
     }
 
@@ -107,6 +109,39 @@ impl Http {
         let response = self.endpoints.run(request)?;
         let (parts, body) = response.into_parts();
         let body = body.into_with_config().limit(MAX_DOCUMENT).read_to_vec()?;
-        Ok(http::Response::from_parts(parts, body))
+        Ok(http::Response::from_parts(parts, numeric_expiry(body)))
+    }
+}
+
+/// A token answer whose `expires_in` is a string of digits (`"3600"`, as some authorization
+/// servers send it, against RFC 6749's number) with that number instead: the `oauth2` crate
+/// reads numbers only, and refused such a token.
+fn numeric_expiry(body: Vec<u8>) -> Vec<u8> {
+    let Ok(Value::Object(mut answer)) = serde_json::from_slice::<Value>(&body) else {
+        return body;
+    };
+    let Some(seconds) = answer
+        .get("expires_in")
+        .and_then(Value::as_str)
+        .and_then(|text| text.trim().parse::<u64>().ok())
+    else {
+        return body;
+    };
+    answer.insert("expires_in".to_owned(), Value::from(seconds));
+    serde_json::to_vec(&answer).unwrap_or(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::numeric_expiry;
+
+    #[test]
+    fn an_expiry_in_text_becomes_a_number() {
+        let fixed = numeric_expiry(br#"{"access_token":"t","expires_in":"3600"}"#.to_vec());
+        let answer: serde_json::Value = serde_json::from_slice(&fixed).unwrap();
+        assert_eq!(answer["expires_in"], 3600);
+        let untouched = br#"{"access_token":"t","expires_in":"soon"}"#.to_vec();
+        assert_eq!(numeric_expiry(untouched.clone()), untouched);
+        assert_eq!(numeric_expiry(b"not json".to_vec()), b"not json");
     }
 }
