@@ -262,13 +262,9 @@ impl Inner {
             200..=299 if event_stream => {
                 let max = self.router.limits().server;
                 let mut resume = sse::Resume::default();
-                let mut answered = false;
                 let received = |data: Vec<u8>| {
                     match request {
-                        Some(id) => {
-                            answered |= answers(&data, id);
-                            self.received_about(data, id);
-                        }
+                        Some(id) => self.received_about(data, id),
                         None => self.received(data),
                     }
                     ControlFlow::Continue(())
@@ -283,7 +279,7 @@ impl Inner {
                     }
                     // Closed (or dropped) before the answer, after an event with an id: the
                     // answer may come on a GET that resumes the stream.
-                    (end, Some(id)) if !answered && resume.last_event_id.is_some() => {
+                    (end, Some(id)) if resume.last_event_id.is_some() && self.router.awaits(id) => {
                         if let Err(err) = end {
                             note!("lro proxy: the MCP server's event stream broke: {err}");
                         }
@@ -393,12 +389,11 @@ impl Inner {
                 Ok(response) if response.status().as_u16() == 200 && is_event_stream(&response) => {
                     let body = BufReader::new(response.into_body().into_reader());
                     let end = sse::read_events(body, max, &mut resume, |data| {
-                        let answer = answers(&data, id);
                         self.received_about(data, id);
-                        if answer {
-                            ControlFlow::Break(())
-                        } else {
+                        if self.router.awaits(id) {
                             ControlFlow::Continue(())
+                        } else {
+                            ControlFlow::Break(()) // answered: the stream is let go
                         }
                     });
                     match end {
@@ -485,11 +480,6 @@ impl Inner {
             }
         }
     }
-}
-
-/// Whether `message` is the answer to request `id`.
-fn answers(message: &[u8], id: &IdKey) -> bool {
-    Peek::parse(message).is_some_and(|p| matches!(p.kind(), Kind::Response(ref r) if r == id))
 }
 
 fn is_event_stream<B>(response: &ureq::http::Response<B>) -> bool {

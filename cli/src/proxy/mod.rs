@@ -167,12 +167,9 @@ pub(crate) trait Inbound: Send + Sync {
         let _ = about;
         self.on_server_message(message);
     }
-    /// Whether request `id` still waits for its answer (the transport stops resuming a
-    /// stream for a call answered, cancelled or timed out). By default, as far as it knows.
-    fn awaits(&self, id: &jsonrpc::IdKey) -> bool {
-        let _ = id;
-        true
-    }
+    /// Whether request `id` still waits for its answer: a transport resumes a stream closed
+    /// before the answer, and lets it go once answered (or cancelled, or timed out).
+    fn awaits(&self, id: &jsonrpc::IdKey) -> bool;
     /// Answers request `id` with an error: the transport failed it.
     fn fail_request(&self, id: &jsonrpc::IdKey, reason: &str);
     /// The server is gone: every request in flight gets an error.
