@@ -32,6 +32,9 @@ const LISTEN_ATTEMPTS: u32 = 3;
 const RESUME_ATTEMPTS: u32 = 5;
 /// The reconnection delay when the server gave no `retry`.
 const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// The shortest reconnection delay: a `retry: 0` must not make the proxy spin on a server
+/// that closes every stream at once.
+const MIN_RETRY: Duration = Duration::from_millis(100);
 
 /// `--header "Name: value"` options as pairs.
 pub fn parse_headers(options: &[String]) -> Result<Vec<(String, String)>, LroError> {
@@ -171,7 +174,7 @@ impl Inner {
             .0
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
-        let delay = resume.retry.unwrap_or(DEFAULT_RETRY);
+        let delay = resume.retry.unwrap_or(DEFAULT_RETRY).max(MIN_RETRY);
         let _ = self
             .closing
             .1
@@ -450,12 +453,13 @@ impl Inner {
             match self.get_stream(resume.last_event_id.as_deref()) {
                 Ok(response) if response.status().as_u16() == 200 && is_event_stream(&response) => {
                     let opened = Instant::now();
-                    let before = resume.last_event_id.clone();
+                    let mut delivered = false;
                     let body = BufReader::new(response.into_body().into_reader());
                     let max = self.router.limits().server;
                     // A message past the bound drops the stream; the next one is opened.
                     if let Ok(sse::End::TooLong(start)) =
                         sse::read_events(body, max, &mut resume, |data| {
+                            delivered = true;
                             self.received(data);
                             ControlFlow::Continue(())
                         })
@@ -463,10 +467,10 @@ impl Inner {
                         let why = self.router.server_message_too_long();
                         self.router.server_message_dropped(&start, &[], None, &why);
                     }
-                    // A stream that stays open a while, or brought new events, was worth
-                    // it; one closed at once counts as a failure.
-                    let progress = resume.last_event_id.is_some() && resume.last_event_id != before;
-                    failures = if progress || opened.elapsed() > Duration::from_secs(10) {
+                    // A stream that stays open a while, or brought messages, was worth it;
+                    // one closed at once counts as a failure (a priming event is no message:
+                    // a server that only primes and closes is not listened to for ever).
+                    failures = if delivered || opened.elapsed() > Duration::from_secs(10) {
                         0
                     } else {
                         failures + 1
