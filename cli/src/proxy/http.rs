@@ -19,6 +19,7 @@ use serde_json::Value;
 use crate::allocator;
 
 use super::jsonrpc::{self, IdKey, Kind, Peek};
+use super::oauth::{Bearer, OAuth, Refusal};
 use super::sse;
 use super::{Inbound, Upstream};
 
@@ -26,6 +27,9 @@ use super::{Inbound, Upstream};
 const CLOSE_GRACE: Duration = Duration::from_secs(30);
 /// Attempts to (re)open the GET stream before giving up on it.
 const LISTEN_ATTEMPTS: u32 = 3;
+/// Authorizations one request may start before its refusal is its answer: a step-up that
+/// the authorization server never grants must not loop.
+const MAX_AUTHORIZATIONS: u32 = 3;
 /// Reconnections in a row that bring no new event before a call whose answer stream was
 /// closed is failed. A reconnection that brings one starts the count again: a server may
 /// close a long call's stream every so often (SEP-1699 polling), the call's timeout bounds that.
@@ -64,6 +68,9 @@ struct Inner {
     agent: ureq::Agent,
     url: String,
     headers: Vec<(String, String)>,
+    /// The server's OAuth authorization, when it asks for one (not with an Authorization
+    /// `--header`, which is the user's own).
+    oauth: Option<Arc<OAuth>>,
     session: Mutex<Option<String>>,
     router: Arc<dyn Inbound>,
     in_flight: (Mutex<usize>, Condvar),
@@ -75,7 +82,17 @@ struct Inner {
 
 impl HttpUpstream {
     /// A client of the streamable-HTTP endpoint at `url`.
-    pub fn new(url: &str, headers: Vec<(String, String)>, router: Arc<dyn Inbound>) -> Self {
+    pub fn new(
+        url: &str,
+        headers: Vec<(String, String)>,
+        oauth: Option<Arc<OAuth>>,
+        router: Arc<dyn Inbound>,
+    ) -> Self {
+        let oauth = oauth.filter(|_| {
+            !headers
+                .iter()
+                .any(|(name, _)| name.eq_ignore_ascii_case("authorization"))
+        });
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_connect(Some(Duration::from_secs(10)))
@@ -86,6 +103,7 @@ impl HttpUpstream {
                 agent,
                 url: url.to_owned(),
                 headers,
+                oauth,
                 session: Mutex::new(None),
                 router,
                 in_flight: (Mutex::new(0), Condvar::new()),
@@ -147,11 +165,11 @@ impl HttpUpstream {
             .clone();
         if let Some(session) = session {
             // Ends the session on the server (a server may answer 405: it keeps it until expiry).
-            let _ = self
-                .inner
-                .with_headers(self.inner.agent.delete(&self.inner.url))
-                .header("Mcp-Session-Id", &session)
-                .call();
+            let (builder, _) = self.inner.authorized(
+                self.inner
+                    .with_headers(self.inner.agent.delete(&self.inner.url)),
+            );
+            let _ = builder.header("Mcp-Session-Id", &session).call();
         }
     }
 }
@@ -182,18 +200,28 @@ impl Inner {
         !self.closed.load(Ordering::SeqCst)
     }
 
-    /// A GET of the event stream, resuming after event `last_event_id` when given.
+    /// A GET of the event stream, resuming after event `last_event_id` when given, with the
+    /// authorization the server asks for.
     fn get_stream(
         &self,
         last_event_id: Option<&str>,
-    ) -> Result<ureq::http::Response<ureq::Body>, ureq::Error> {
-        let mut builder = self
-            .with_headers(self.agent.get(&self.url))
-            .header("Accept", "text/event-stream");
-        if let Some(id) = last_event_id {
-            builder = builder.header("Last-Event-ID", id);
+    ) -> Result<ureq::http::Response<ureq::Body>, GetFailed> {
+        let mut attempts = 0;
+        loop {
+            let mut builder = self
+                .with_headers(self.agent.get(&self.url))
+                .header("Accept", "text/event-stream");
+            if let Some(id) = last_event_id {
+                builder = builder.header("Last-Event-ID", id);
+            }
+            let (builder, bearer) = self.authorized(builder);
+            let response = builder.call().map_err(|_| GetFailed::Unreachable)?;
+            match self.authorize_again(&response, bearer.as_ref(), &mut attempts) {
+                Ok(true) => {}
+                Ok(false) => return Ok(response),
+                Err(reason) => return Err(GetFailed::Unauthorized(reason)),
+            }
         }
-        builder.call()
     }
 
     fn begin(&self) {
@@ -232,19 +260,79 @@ impl Inner {
         builder
     }
 
+    /// The request with the OAuth token, if there is one, and which token it was.
+    fn authorized<B>(
+        &self,
+        builder: ureq::RequestBuilder<B>,
+    ) -> (ureq::RequestBuilder<B>, Option<Bearer>) {
+        match self.oauth.as_ref().and_then(|oauth| oauth.bearer()) {
+            Some(bearer) => (
+                builder.header("Authorization", &bearer.header),
+                Some(bearer),
+            ),
+            None => (builder, None),
+        }
+    }
+
+    /// Whether a response refused for want of authorization (401, 403) should be sent again,
+    /// now that a token that should pass is there (`Err`: why none could be had).
+    fn authorize_again<B>(
+        &self,
+        response: &ureq::http::Response<B>,
+        sent: Option<&Bearer>,
+        attempts: &mut u32,
+    ) -> Result<bool, String> {
+        let status = response.status().as_u16();
+        let Some(oauth) = self.oauth.as_ref().filter(|_| matches!(status, 401 | 403)) else {
+            return Ok(false);
+        };
+        *attempts += 1;
+        if *attempts > MAX_AUTHORIZATIONS {
+            return Ok(false);
+        }
+        let challenges: Vec<&str> = response
+            .headers()
+            .get_all("www-authenticate")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        match oauth.refused(status, &challenges, sent) {
+            Ok(Refusal::Retry) => Ok(true),
+            Ok(Refusal::NotOurs) => Ok(false),
+            Err(err) => Err(format!(
+                "cannot authorize with the MCP server at {}: {err}",
+                self.url
+            )),
+        }
+    }
+
     /// POSTs one message and delivers whatever comes back.
     fn post(&self, message: &[u8], request: Option<&IdKey>) {
-        let builder = self
-            .with_headers(self.agent.post(&self.url))
-            .header("Content-Type", "application/json")
-            .header("Accept", "application/json, text/event-stream");
-        let response = match builder.send(message) {
-            Ok(response) => response,
-            Err(err) => {
-                return self.fail(
-                    request,
-                    &format!("cannot reach the MCP server at {}: {err}", self.url),
-                );
+        let mut attempts = 0;
+        let response = loop {
+            let (builder, bearer) = self.authorized(
+                self.with_headers(self.agent.post(&self.url))
+                    .header("Content-Type", "application/json")
+                    .header("Accept", "application/json, text/event-stream"),
+            );
+            let response = match builder.send(message) {
+                Ok(response) => response,
+                Err(err) => {
+                    return self.fail(
+                        request,
+                        &format!("cannot reach the MCP server at {}: {err}", self.url),
+                    );
+                }
+            };
+            match self.authorize_again(&response, bearer.as_ref(), &mut attempts) {
+                Ok(true) => continue,
+                Ok(false) => break response,
+                Err(reason) => {
+                    if request.is_none() {
+                        note!("lro proxy: {reason}");
+                    }
+                    return self.fail(request, &reason);
+                }
             }
         };
         if let Some(session) = response
@@ -422,7 +510,8 @@ impl Inner {
                         ),
                     );
                 }
-                Ok(_) | Err(_) => {}
+                Err(GetFailed::Unauthorized(reason)) => return self.fail(Some(id), &reason),
+                Ok(_) | Err(GetFailed::Unreachable) => {}
             }
             if resume.last_event_id.is_none() {
                 break; // an empty id reset it: the stream cannot be resumed any further
@@ -477,13 +566,24 @@ impl Inner {
                     };
                 }
                 Ok(_) => return, // 405 and friends: no stream offered
-                Err(_) => failures += 1,
+                Err(GetFailed::Unauthorized(reason)) => {
+                    return note!("lro proxy: no event stream: {reason}");
+                }
+                Err(GetFailed::Unreachable) => failures += 1,
             }
             if !self.wait_to_reconnect(&resume) {
                 return;
             }
         }
     }
+}
+
+/// Why a GET of the event stream brought no response to read.
+enum GetFailed {
+    /// The server could not be reached.
+    Unreachable,
+    /// It wants an authorization the proxy cannot have (why).
+    Unauthorized(String),
 }
 
 fn is_event_stream<B>(response: &ureq::http::Response<B>) -> bool {

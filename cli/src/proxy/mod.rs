@@ -29,6 +29,7 @@ mod gateway;
 mod http;
 mod jsonrpc;
 mod lines;
+pub mod oauth;
 mod output;
 mod router;
 mod settings;
@@ -107,6 +108,8 @@ pub struct ProxyArgs {
     pub mcp: settings::McpArgs,
     #[command(flatten)]
     pub listen: gateway::ListenArgs,
+    #[command(flatten)]
+    pub oauth: oauth::OAuthArgs,
 }
 
 /// The default of `--request-timeout`: long enough for slow tools (a build, a crawl), short
@@ -269,7 +272,8 @@ pub fn run(args: ProxyArgs) -> Result<(), LroError> {
     let upstream: Arc<dyn Upstream> = match (&args.url, args.command.split_first()) {
         (Some(url), _) => {
             let headers = http::parse_headers(&args.headers)?;
-            Arc::new(http::HttpUpstream::new(url, headers, inbound))
+            let oauth = Arc::new(oauth::OAuth::new(url, &args.oauth)?);
+            Arc::new(http::HttpUpstream::new(url, headers, Some(oauth), inbound))
         }
         (None, Some((program, rest))) => {
             child::ChildUpstream::spawn(program, rest, inbound, lifecycle.clone())?

@@ -55,6 +55,8 @@ pub enum Target {
     Url {
         url: String,
         headers: Vec<(String, String)>,
+        /// One authorization for every session: the gateway's own identity at that server.
+        oauth: Arc<crate::proxy::oauth::OAuth>,
     },
 }
 
@@ -72,6 +74,7 @@ impl Upstreams {
             Some(url) => Target::Url {
                 url: url.clone(),
                 headers: http::parse_headers(&args.headers)?,
+                oauth: Arc::new(crate::proxy::oauth::OAuth::new(url, &args.oauth)?),
             },
             None if !args.command.is_empty() => Target::Command(args.command.clone()),
             None => {
@@ -129,9 +132,14 @@ pub fn start(
         }
         // A remote server never exits on us: `lifecycle` is dropped (its session ends by
         // DELETE or idleness; a remote session that expired fails its calls with 404).
-        Target::Url { url, headers } => Ok(Arc::new(RemoteSession(http::HttpUpstream::new(
+        Target::Url {
+            url,
+            headers,
+            oauth,
+        } => Ok(Arc::new(RemoteSession(http::HttpUpstream::new(
             url,
             headers.clone(),
+            Some(Arc::clone(oauth)),
             inbound,
         )))),
     }
