@@ -8,7 +8,7 @@
 // usage (the suite appends the URL and sets MCP_CONFORMANCE_SCENARIO, and for some
 // scenarios MCP_CONFORMANCE_CONTEXT): LRO_BIN=PATH node client.mjs URL
 
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -40,13 +40,14 @@ function toolOf(scenario) {
   return undefined;
 }
 
-/** The proxy's authorization flags for `scenario` and its context. */
-function oauthFlags(scenario, context, store) {
+/** The proxy's authorization flags for `scenario` and its context (`scratch`: a private
+ * directory for what the flags name). */
+function oauthFlags(scenario, context, scratch) {
   if (!scenario.startsWith('auth/')) {
     return [];
   }
   const flags = [
-    '--oauth-store', store,
+    '--oauth-store', join(scratch, 'oauth'),
     '--oauth-open', 'curl -sL -o /dev/null',
     '--oauth-client-metadata-url', CLIENT_METADATA_URL
   ];
@@ -55,6 +56,11 @@ function oauthFlags(scenario, context, store) {
   }
   if (context.client_secret) {
     flags.push('--oauth-client-secret', context.client_secret);
+  }
+  if (context.private_key_pem) {
+    const key = join(scratch, 'client-key.pem');
+    writeFileSync(key, context.private_key_pem, { mode: 0o600 });
+    flags.push('--oauth-client-key', key);
   }
   if (scenario.startsWith('auth/client-credentials-')) {
     flags.push('--oauth-grant', 'client-credentials');
@@ -72,9 +78,8 @@ async function main() {
   }
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
   const scratch = mkdtempSync(join(tmpdir(), 'lro-conformance-client-'));
-  const store = join(scratch, 'oauth');
   const args = ['proxy', '--output-dir', join(scratch, 'offload'), '--url', url];
-  args.push(...oauthFlags(scenario, context, store));
+  args.push(...oauthFlags(scenario, context, scratch));
 
   const elicitation = scenario.startsWith('elicitation-');
   const client = new Client(
