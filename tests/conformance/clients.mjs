@@ -3,7 +3,10 @@
 // specification (2025-11-25) gate: a scenario fails the run unless it passes without a
 // warning or is listed, with its reason, in expected-failures-client.yaml (an entry that
 // passes fails the run too). The 2025-03-26 back-compat, draft and extension ones are run
-// and reported only. Each group is one suite process running its scenarios side by side.
+// and reported only. The suite processes run side by side, each running its scenarios in
+// parallel; `sse-retry`, which times the client's reconnection to within 200 ms, runs alone
+// once they are done, so that their start-up (a Node client and a proxy per scenario, and
+// every scenario's servers in one event loop) does not make it late.
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -17,19 +20,32 @@ const node = process.execPath;
 const conformance = join(here, 'node_modules/@modelcontextprotocol/conformance/dist/index.js');
 const expected = join(here, 'expected-failures-client.yaml');
 
-/** Spec versions whose scenarios gate, and those only reported. */
+/** The suite runs: what each selects, and whether it gates. Together they are every client
+ * scenario of the suite at this version. */
 const GATING = '2025-11-25';
-const REPORTED = ['2025-03-26', 'draft', 'extension'];
+const FIRST = [
+  { label: `${GATING}: authorization`, select: ['--suite', 'auth', '--spec-version', GATING] },
+  ...['initialize', 'tools_call', 'elicitation-sep1034-client-defaults'].map((name) => ({
+    label: `${GATING}: ${name}`,
+    select: ['--scenario', name]
+  })),
+  ...['2025-03-26', 'draft', 'extension'].map((version) => ({
+    label: `${version} (reported only)`,
+    select: ['--suite', 'all', '--spec-version', version],
+    reportOnly: true
+  }))
+];
+const TIMED = { label: `${GATING}: sse-retry`, select: ['--scenario', 'sse-retry'] };
 
-/** Runs the suite's scenarios of `version`: its exit code, output and per-scenario checks. */
-async function runVersion(lro, version, gating) {
-  const out = mkdtempSync(join(tmpdir(), `lro-conformance-clients-${version}-`));
+/** Runs the suite's scenarios that `run.select` names: its exit code, output and the
+ * checks of each scenario. */
+async function runSuite(lro, run) {
+  const out = mkdtempSync(join(tmpdir(), 'lro-conformance-clients-'));
   // The suite splits the command on spaces and appends the server's URL; LRO_BIN names
   // the proxy (a path with spaces would not survive the split).
   const command = `${node} ${join(here, 'client.mjs')}`;
-  const args = [conformance, 'client', '--command', command, '--suite', 'all'];
-  args.push('--spec-version', version, '--output-dir', out);
-  if (gating) {
+  const args = [conformance, 'client', '--command', command, ...run.select, '--output-dir', out];
+  if (!run.reportOnly) {
     args.push('--expected-failures', expected);
   }
   const suite = spawn(node, args, {
@@ -42,7 +58,7 @@ async function runVersion(lro, version, gating) {
   const [code] = await once(suite, 'exit');
   const scenarios = readChecks(out);
   rmSync(out, { recursive: true, force: true });
-  return { version, gating, code, output, scenarios };
+  return { ...run, code, output, scenarios };
 }
 
 /** The checks.json of each scenario under `dir` (named `<scenario>-<timestamp>/`). */
@@ -93,22 +109,22 @@ function listedFailures() {
 }
 
 /**
- * Runs every group side by side and returns `{ ok, report }`: ok when the gating group
- * passed (its suite exit code, the expected failures considered).
+ * Runs every suite run (the timed one last, alone) and returns `{ ok, report }`: ok when
+ * every gating run passed (its suite exit code, the expected failures considered).
  */
 export async function runClients(lro) {
-  const runs = await Promise.all([
-    runVersion(lro, GATING, true),
-    ...REPORTED.map((version) => runVersion(lro, version, false))
-  ]);
+  const runs = await Promise.all(FIRST.map((run) => runSuite(lro, run)));
+  runs.push(await runSuite(lro, TIMED));
   const listed = listedFailures();
   const lines = ['| scenario | result | checks passed |', '| --- | --- | --- |'];
-  for (const run of runs) {
-    lines.push(`| **${run.version}**${run.gating ? '' : ' (reported only)'} | | |`);
-    lines.push(...run.scenarios.map((s) => row(s, listed.has(s.name), run.gating)));
+  const gating = runs.filter((run) => !run.reportOnly);
+  const rows = (group) =>
+    group.flatMap((run) => run.scenarios.map((s) => row(s, listed.has(s.name), !run.reportOnly)));
+  lines.push(`| **${GATING}** | | |`, ...rows(gating));
+  for (const run of runs.filter((r) => r.reportOnly)) {
+    lines.push(`| **${run.label}** | | |`, ...rows([run]));
   }
-  const gate = runs[0];
-  const ok = gate.code === 0;
-  const report = ok ? lines.join('\n') : `${gate.output}\n${lines.join('\n')}`;
-  return { ok, report };
+  const failed = gating.filter((run) => run.code !== 0);
+  const outputs = failed.map((run) => `--- ${run.label} ---\n${run.output}`);
+  return { ok: failed.length === 0, report: [...outputs, lines.join('\n')].join('\n') };
 }
