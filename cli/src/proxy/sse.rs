@@ -75,8 +75,12 @@ pub fn read_events(
         };
         let field_line = super::jsonrpc::trim_line(&line);
         if read == 0 || field_line.is_empty() {
-            // A blank line dispatches the event; so does the end of the stream (lenient).
-            resume.last_event_id.clone_from(&id_buffer);
+            // A blank line dispatches the event; so does the end of the stream (lenient),
+            // but an event cut off there does not move the id: resuming from it would skip
+            // what the server meant to send whole.
+            if read != 0 {
+                resume.last_event_id.clone_from(&id_buffer);
+            }
             let message = has_data
                 && (event_type.is_empty() || event_type == "message")
                 && !data.iter().all(u8::is_ascii_whitespace);
@@ -188,6 +192,13 @@ mod tests {
         assert_eq!(resume.retry, Some(MAX_RETRY));
         events_resuming("id\ndata: {}\n\n", &mut resume);
         assert_eq!(resume.last_event_id, None);
+        let out = events_resuming("id: e3\ndata: {}\n\nid: e4\ndata: []", &mut resume);
+        assert_eq!(out, vec!["{}", "[]"]);
+        assert_eq!(
+            resume.last_event_id.as_deref(),
+            Some("e3"),
+            "e4 was cut off"
+        );
     }
 
     /// The caller stops the stream: nothing after the event it stopped at is read.
