@@ -202,8 +202,13 @@ impl Grant<'_> {
         Ok(client)
     }
 
-    /// The form parameters that authenticate a `private_key_jwt` client (none for others).
-    fn assertion(&self) -> Result<Vec<(&'static str, String)>, String> {
+    /// The form parameters a token request adds for the client's authentication: the
+    /// assertion of a `private_key_jwt` client; the client id under `client_secret_basic`,
+    /// where the `oauth2` crate sends it in the header only (RFC 6749 lets a client send it in
+    /// the body as well, and the official Python SDK's authorization server, `mcp.server.auth`,
+    /// refuses a token request without it: "Missing client_id"). Under the other methods the
+    /// crate puts the id in the body itself, and a parameter must not come twice.
+    fn authentication(&self) -> Result<Vec<(&'static str, String)>, String> {
         match (self.client.auth_method, self.key) {
             (AuthMethod::PrivateKeyJwt, Some(key)) => Ok(vec![
                 ("client_assertion_type", ASSERTION_TYPE.to_owned()),
@@ -215,6 +220,7 @@ impl Grant<'_> {
             (AuthMethod::PrivateKeyJwt, None) => {
                 Err("private_key_jwt without --oauth-client-key".to_owned())
             }
+            (AuthMethod::ClientSecretBasic, _) => Ok(vec![("client_id", self.client.id.clone())]),
             _ => Ok(Vec::new()),
         }
     }
@@ -260,7 +266,7 @@ impl Grant<'_> {
             .exchange_code(AuthorizationCode::new(code))
             .set_pkce_verifier(verifier)
             .add_extra_param("resource", self.resource);
-        for (name, value) in self.assertion()? {
+        for (name, value) in self.authentication()? {
             request = request.add_extra_param(name, value);
         }
         let answer = request.request(&|request| self.http.exchange(request));
@@ -274,7 +280,7 @@ impl Grant<'_> {
             .exchange_client_credentials()
             .add_scopes(self.scopes())
             .add_extra_param("resource", self.resource);
-        for (name, value) in self.assertion()? {
+        for (name, value) in self.authentication()? {
             request = request.add_extra_param(name, value);
         }
         let answer = request.request(&|request| self.http.exchange(request));
@@ -288,7 +294,7 @@ impl Grant<'_> {
         let mut request = client
             .exchange_refresh_token(&token)
             .add_extra_param("resource", self.resource);
-        for (name, value) in self.assertion()? {
+        for (name, value) in self.authentication()? {
             request = request.add_extra_param(name, value);
         }
         let answer = request.request(&|request| self.http.exchange(request));
