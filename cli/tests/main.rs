@@ -23,5 +23,6 @@ mod proxy_faults;
 mod proxy_offload;
 mod proxy_passthrough;
 mod proxy_resources;
+mod proxy_resume;
 mod proxy_robustness;
 mod support;

@@ -3,9 +3,10 @@
 // `lro proxy --listen` with the fixture behind it as a stdio child. Each server is started on
 // a free loopback port and its address read from its stderr (no waiting on a clock). Each run
 // passes its own expected-failures file, which makes a warning count as a failure and an entry
-// that now passes fail too. Exits 1 when either run does.
+// that now passes fail too. Beside them, the suite's client scenarios against `lro proxy --url`
+// (clients.mjs). Exits 1 when any run does.
 //
-// usage: node run.mjs --lro PATH [--only direct|proxy]
+// usage: node run.mjs --lro PATH [--only direct|proxy|clients]
 
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -14,6 +15,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+
+import { runClients } from './clients.mjs';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const node = process.execPath;
@@ -24,7 +27,7 @@ const { values: options } = parseArgs({
   options: { lro: { type: 'string' }, only: { type: 'string' } }
 });
 if (!options.lro && options.only !== 'direct') {
-  console.error('usage: node run.mjs --lro PATH [--only direct|proxy]');
+  console.error('usage: node run.mjs --lro PATH [--only direct|proxy|clients]');
   process.exit(2);
 }
 
@@ -76,13 +79,15 @@ async function run(name, command, args, expected) {
 }
 
 const runs = [];
-if (options.only !== 'proxy') {
+const only = (name) => options.only === undefined || options.only === name;
+const clients = only('clients') ? runClients(options.lro) : undefined;
+if (only('direct')) {
   runs.push(
     run('direct', node, [fixture, '--port', '0'], join(here, 'expected-failures-direct.yaml'))
   );
 }
 let offloads;
-if (options.only !== 'direct') {
+if (only('proxy')) {
   offloads = mkdtempSync(join(tmpdir(), 'lro-conformance-'));
   runs.push(
     run(
@@ -104,5 +109,11 @@ for (const result of await Promise.all(runs)) {
 }
 if (offloads) {
   rmSync(offloads, { recursive: true, force: true });
+}
+if (clients) {
+  const { ok, report } = await clients;
+  console.log('\n##### conformance: client scenarios through lro proxy --url #####');
+  console.log(report);
+  failed ||= !ok;
 }
 process.exit(failed ? 1 : 0);

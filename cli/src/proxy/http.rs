@@ -2,11 +2,16 @@
 //! is POSTed; the answer is `application/json` or a `text/event-stream` of messages; the
 //! session is the `Mcp-Session-Id` header of the `initialize` response; a GET stream carries
 //! what the server sends on its own (requests and notifications outside a call).
+//!
+//! A server may close an event stream before it has sent everything (MCP 2025-11-25,
+//! "Resumability and redelivery"): a stream whose events carried ids is resumed with a GET
+//! bearing `Last-Event-ID`, after the delay of its last `retry` field.
 
 use std::io::{BufReader, Read};
+use std::ops::ControlFlow;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use lro_core::{ErrorCode, LroError};
 use serde_json::Value;
@@ -25,6 +30,15 @@ const LISTEN_ATTEMPTS: u32 = 3;
 /// Authorizations one request may start before its refusal is its answer: a step-up that
 /// the authorization server never grants must not loop.
 const MAX_AUTHORIZATIONS: u32 = 3;
+/// Reconnections in a row that bring no new event before a call whose answer stream was
+/// closed is failed. A reconnection that brings one starts the count again: a server may
+/// close a long call's stream every so often (SEP-1699 polling), the call's timeout bounds that.
+const RESUME_ATTEMPTS: u32 = 5;
+/// The reconnection delay when the server gave no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+/// The shortest reconnection delay: a `retry: 0` must not make the proxy spin on a server
+/// that closes every stream at once.
+const MIN_RETRY: Duration = Duration::from_millis(100);
 
 /// `--header "Name: value"` options as pairs.
 pub fn parse_headers(options: &[String]) -> Result<Vec<(String, String)>, LroError> {
@@ -62,6 +76,8 @@ struct Inner {
     in_flight: (Mutex<usize>, Condvar),
     listening: AtomicBool,
     closed: AtomicBool,
+    /// Wakes the reconnection waits when the proxy closes.
+    closing: (Mutex<()>, Condvar),
 }
 
 impl HttpUpstream {
@@ -93,6 +109,7 @@ impl HttpUpstream {
                 in_flight: (Mutex::new(0), Condvar::new()),
                 listening: AtomicBool::new(false),
                 closed: AtomicBool::new(false),
+                closing: (Mutex::new(()), Condvar::new()),
             }),
         }
     }
@@ -139,7 +156,7 @@ impl HttpUpstream {
     /// Ends the session on the server without waiting for the calls in flight: for a
     /// client whose calls were all answered already (a gateway session that ended).
     pub fn end_now(&self) {
-        self.inner.closed.store(true, Ordering::SeqCst);
+        self.inner.close_now();
         let session = self
             .inner
             .session
@@ -158,6 +175,55 @@ impl HttpUpstream {
 }
 
 impl Inner {
+    fn close_now(&self) {
+        let _guard = self
+            .closing
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        self.closed.store(true, Ordering::SeqCst);
+        self.closing.1.notify_all();
+    }
+
+    /// Waits the reconnection delay `resume` asks for: false when the proxy closed meanwhile.
+    fn wait_to_reconnect(&self, resume: &sse::Resume) -> bool {
+        let guard = self
+            .closing
+            .0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let delay = resume.retry.unwrap_or(DEFAULT_RETRY).max(MIN_RETRY);
+        let _ = self
+            .closing
+            .1
+            .wait_timeout_while(guard, delay, |()| !self.closed.load(Ordering::SeqCst));
+        !self.closed.load(Ordering::SeqCst)
+    }
+
+    /// A GET of the event stream, resuming after event `last_event_id` when given, with the
+    /// authorization the server asks for.
+    fn get_stream(
+        &self,
+        last_event_id: Option<&str>,
+    ) -> Result<ureq::http::Response<ureq::Body>, GetFailed> {
+        let mut attempts = 0;
+        loop {
+            let mut builder = self
+                .with_headers(self.agent.get(&self.url))
+                .header("Accept", "text/event-stream");
+            if let Some(id) = last_event_id {
+                builder = builder.header("Last-Event-ID", id);
+            }
+            let (builder, bearer) = self.authorized(builder);
+            let response = builder.call().map_err(|_| GetFailed::Unreachable)?;
+            match self.authorize_again(&response, bearer.as_ref(), &mut attempts) {
+                Ok(true) => {}
+                Ok(false) => return Ok(response),
+                Err(reason) => return Err(GetFailed::Unauthorized(reason)),
+            }
+        }
+    }
+
     fn begin(&self) {
         *self
             .in_flight
@@ -286,19 +352,34 @@ impl Inner {
             202 | 204 => {}
             200..=299 if event_stream => {
                 let max = self.router.limits().server;
-                let received = |data| match request {
-                    Some(id) => self.received_about(data, id),
-                    None => self.received(data),
+                let mut resume = sse::Resume::default();
+                let received = |data: Vec<u8>| {
+                    match request {
+                        Some(id) => self.received_about(data, id),
+                        None => self.received(data),
+                    }
+                    ControlFlow::Continue(())
                 };
-                match sse::read_events(BufReader::new(body), max, received) {
-                    Ok(sse::End::Done) => {}
+                let end = sse::read_events(BufReader::new(body), max, &mut resume, received);
+                match (end, request) {
                     // The connection is dropped with the reader: nothing more is read.
-                    Ok(sse::End::TooLong(start)) => {
+                    (Ok(sse::End::TooLong(start)), _) => {
                         let why = self.router.server_message_too_long();
                         self.router
                             .server_message_dropped(&start, &[], request, &why);
                     }
-                    Err(err) => note!("lro proxy: the MCP server's event stream broke: {err}"),
+                    // Closed (or dropped) before the answer, after an event with an id: the
+                    // answer may come on a GET that resumes the stream.
+                    (end, Some(id)) if resume.last_event_id.is_some() && self.router.awaits(id) => {
+                        if let Err(err) = end {
+                            note!("lro proxy: the MCP server's event stream broke: {err}");
+                        }
+                        self.resume(id, resume);
+                    }
+                    (Err(err), _) => {
+                        note!("lro proxy: the MCP server's event stream broke: {err}");
+                    }
+                    (Ok(_), _) => {}
                 }
             }
             200..=299 => {
@@ -382,49 +463,127 @@ impl Inner {
         }
     }
 
+    /// Resumes the event stream of request `id`, closed before its answer, on GETs with
+    /// `Last-Event-ID`: the server replays what came after that event, the answer among it.
+    /// Each resumption stream is dropped once the answer is read; the call fails after
+    /// [`RESUME_ATTEMPTS`] reconnections in a row that bring no new event.
+    fn resume(&self, id: &IdKey, mut resume: sse::Resume) {
+        let max = self.router.limits().server;
+        let (mut attempts, mut fruitless) = (0, 0);
+        while fruitless < RESUME_ATTEMPTS {
+            attempts += 1;
+            if !self.wait_to_reconnect(&resume) || !self.router.awaits(id) {
+                return; // closing, or the call was answered, cancelled or timed out meanwhile
+            }
+            let before = resume.last_event_id.clone();
+            match self.get_stream(before.as_deref()) {
+                Ok(response) if response.status().as_u16() == 200 && is_event_stream(&response) => {
+                    let body = BufReader::new(response.into_body().into_reader());
+                    let end = sse::read_events(body, max, &mut resume, |data| {
+                        self.received_about(data, id);
+                        if self.router.awaits(id) {
+                            ControlFlow::Continue(())
+                        } else {
+                            ControlFlow::Break(()) // answered: the stream is let go
+                        }
+                    });
+                    match end {
+                        Ok(sse::End::Stopped) => return,
+                        Ok(sse::End::TooLong(start)) => {
+                            let why = self.router.server_message_too_long();
+                            return self
+                                .router
+                                .server_message_dropped(&start, &[], Some(id), &why);
+                        }
+                        Ok(sse::End::Done) | Err(_) => {}
+                    }
+                }
+                // 405: the server offers no GET stream; 404: the session is gone. Asking
+                // again cannot help.
+                Ok(response) if matches!(response.status().as_u16(), 404 | 405) => {
+                    let status = response.status().as_u16();
+                    return self.fail(
+                        Some(id),
+                        &format!(
+                            "the MCP server closed the call's event stream before answering, \
+                             and its GET to resume it (Last-Event-ID) was refused with HTTP {status}"
+                        ),
+                    );
+                }
+                Err(GetFailed::Unauthorized(reason)) => return self.fail(Some(id), &reason),
+                Ok(_) | Err(GetFailed::Unreachable) => {}
+            }
+            if resume.last_event_id.is_none() {
+                break; // an empty id reset it: the stream cannot be resumed any further
+            }
+            fruitless = if resume.last_event_id == before {
+                fruitless + 1
+            } else {
+                0
+            };
+        }
+        self.fail(
+            Some(id),
+            &format!(
+                "the MCP server closed the call's event stream before answering, and resuming \
+                 it with Last-Event-ID brought no answer ({attempts} reconnections, the last \
+                 {fruitless} with no new event)"
+            ),
+        );
+    }
+
     /// The GET stream of server-initiated messages, while the proxy runs. A server without
-    /// one answers 405, and that is fine.
+    /// one answers 405, and that is fine. A stream the server closes is opened again after
+    /// its `retry` delay, with `Last-Event-ID` when its events had ids.
     fn listen(&self) {
         let mut failures = 0;
-        let mut attempts = 0;
+        let mut resume = sse::Resume::default();
         while failures < LISTEN_ATTEMPTS && !self.closed.load(Ordering::SeqCst) {
-            let (builder, bearer) = self.authorized(
-                self.with_headers(self.agent.get(&self.url))
-                    .header("Accept", "text/event-stream"),
-            );
-            let response = builder.call();
-            if let Ok(response) = &response {
-                match self.authorize_again(response, bearer.as_ref(), &mut attempts) {
-                    Ok(true) => continue,
-                    Ok(false) => {}
-                    Err(reason) => return note!("lro proxy: no event stream: {reason}"),
-                }
-            }
-            match response {
+            match self.get_stream(resume.last_event_id.as_deref()) {
                 Ok(response) if response.status().as_u16() == 200 && is_event_stream(&response) => {
-                    let opened = std::time::Instant::now();
+                    let opened = Instant::now();
+                    let mut delivered = false;
                     let body = BufReader::new(response.into_body().into_reader());
                     let max = self.router.limits().server;
                     // A message past the bound drops the stream; the next one is opened.
                     if let Ok(sse::End::TooLong(start)) =
-                        sse::read_events(body, max, |data| self.received(data))
+                        sse::read_events(body, max, &mut resume, |data| {
+                            delivered = true;
+                            self.received(data);
+                            ControlFlow::Continue(())
+                        })
                     {
                         let why = self.router.server_message_too_long();
                         self.router.server_message_dropped(&start, &[], None, &why);
                     }
-                    // A stream that stays open a while was worth it; one closed at once counts as a failure.
-                    failures = if opened.elapsed() > Duration::from_secs(10) {
+                    // A stream that stays open a while, or brought messages, was worth it;
+                    // one closed at once counts as a failure (a priming event is no message:
+                    // a server that only primes and closes is not listened to for ever).
+                    failures = if delivered || opened.elapsed() > Duration::from_secs(10) {
                         0
                     } else {
                         failures + 1
                     };
                 }
                 Ok(_) => return, // 405 and friends: no stream offered
-                Err(_) => failures += 1,
+                Err(GetFailed::Unauthorized(reason)) => {
+                    return note!("lro proxy: no event stream: {reason}");
+                }
+                Err(GetFailed::Unreachable) => failures += 1,
             }
-            std::thread::sleep(Duration::from_secs(1));
+            if !self.wait_to_reconnect(&resume) {
+                return;
+            }
         }
     }
+}
+
+/// Why a GET of the event stream brought no response to read.
+enum GetFailed {
+    /// The server could not be reached.
+    Unreachable,
+    /// It wants an authorization the proxy cannot have (why).
+    Unauthorized(String),
 }
 
 fn is_event_stream<B>(response: &ureq::http::Response<B>) -> bool {

@@ -170,6 +170,9 @@ pub(crate) trait Inbound: Send + Sync {
         let _ = about;
         self.on_server_message(message);
     }
+    /// Whether request `id` still waits for its answer: a transport resumes a stream closed
+    /// before the answer, and lets it go once answered (or cancelled, or timed out).
+    fn awaits(&self, id: &jsonrpc::IdKey) -> bool;
     /// Answers request `id` with an error: the transport failed it.
     fn fail_request(&self, id: &jsonrpc::IdKey, reason: &str);
     /// The server is gone: every request in flight gets an error.
@@ -227,6 +230,10 @@ impl Inbound for Router {
 
     fn on_server_message(&self, message: Vec<u8>) {
         Router::on_server_message(self, message);
+    }
+
+    fn awaits(&self, id: &jsonrpc::IdKey) -> bool {
+        Router::awaits(self, id)
     }
 
     fn fail_request(&self, id: &jsonrpc::IdKey, reason: &str) {

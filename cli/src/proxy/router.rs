@@ -658,6 +658,11 @@ impl Router {
         }
     }
 
+    /// Whether forwarded request `id` is still in flight.
+    pub fn awaits(&self, id: &IdKey) -> bool {
+        self.state.in_flight(id)
+    }
+
     /// Answers one forwarded request with an error (the transport failed it), unless the
     /// server answered it already.
     pub fn fail_request(&self, id: &IdKey, reason: &str) {

@@ -1,6 +1,6 @@
 """`lro proxy --url`: a remote streamable-HTTP MCP server (FastMCP, official Python SDK) on
 loopback, with SSE and with JSON responses; the proxy announces clientInfo.proxy: true and
-offloads locally."""
+offloads locally, and resumes a call's event stream the server closes before answering."""
 
 import json
 
@@ -63,5 +63,15 @@ def test_remote_results_are_offloaded_locally(http_server, tmp_path, request):
                 assert done.content[0].text == "done"
                 # A JSON answer carries one message: only SSE can bring the progress along.
                 assert progress == ([] if json_response else [1, 2])
+
+                # The SDK's resumability: the tool closes its call's stream before answering
+                # (`close_sse_stream`), the server keeps the answer in its event store, and the
+                # proxy gets it on a GET with Last-Event-ID after the `retry` (300 ms), then
+                # offloads it. (With JSON answers there is no stream to close.)
+                resumed = await session.call_tool("interrupted", {"count": 1000})
+                descriptor = descriptor_of(resumed)
+                assert descriptor["summary"]["count"] == 1000
+                skus = await extract(session, file_path=descriptor["file_path"], query=".sku")
+                assert skus == [f"SKU-{i:05d}" for i in range(1000)]
 
     anyio.run(scenario)

@@ -504,6 +504,10 @@ impl Inbound for Shared {
         self.route(message, Some(about));
     }
 
+    fn awaits(&self, id: &IdKey) -> bool {
+        self.lock().calls.contains_key(id)
+    }
+
     fn fail_request(&self, id: &IdKey, reason: &str) {
         let mut mux = self.lock();
         let mut after = After::default();

@@ -1,17 +1,45 @@
 """A small streamable-HTTP MCP server (FastMCP from the official Python SDK) on 127.0.0.1:$PORT,
-for the proxy's remote case. JSON_RESPONSE=1 answers application/json instead of SSE."""
+for the proxy's remote case. JSON_RESPONSE=1 answers application/json instead of SSE. Its
+event streams are resumable: every event is kept (ids, a priming event, `retry: 300`), so that
+a stream the server closes is resumed with Last-Event-ID (the `interrupted` tool closes its own)."""
 
 import os
 
 import anyio
 
 from mcp.server.fastmcp import Context, FastMCP
+from mcp.server.streamable_http import EventMessage, EventStore
+
+
+class MemoryEventStore(EventStore):
+    """Every event of every stream, in order: enough to replay a stream after an id."""
+
+    def __init__(self):
+        self.events = []  # (event id, stream id, message or None for a priming event)
+
+    async def store_event(self, stream_id, message):
+        event_id = str(len(self.events) + 1)
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        at = next((i for i, (event_id, _, _) in enumerate(self.events) if event_id == last_event_id), None)
+        if at is None:
+            return None
+        stream_id = self.events[at][1]
+        for event_id, stream, message in self.events[at + 1:]:
+            if stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream_id
+
 
 mcp = FastMCP(
     "remote-inventory",
     host="127.0.0.1",
     port=int(os.environ["PORT"]),
     json_response=bool(os.environ.get("JSON_RESPONSE")),
+    event_store=MemoryEventStore(),
+    retry_interval=300,
     log_level="WARNING",
 )
 
@@ -47,6 +75,14 @@ async def wait(seconds: float, ctx: Context) -> str:
     await ctx.report_progress(0, 1)
     await anyio.sleep(seconds)
     return "waited"
+
+
+@mcp.tool()
+async def interrupted(count: int, ctx: Context) -> list[dict]:
+    """Closes the call's event stream first (the client resumes it), then answers with
+    `count` items, as `list_items` does."""
+    await ctx.close_sse_stream()
+    return list_items(count)
 
 
 if __name__ == "__main__":
