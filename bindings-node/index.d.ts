@@ -499,6 +499,11 @@ export interface ExtractLimits {
   answerMaxTokens?: number
   /** Most bytes of one answer of the extract tool through MCP (default 16,384). */
   answerMaxBytes?: number
+  /**
+   * Most bytes result handles put into one tool call, and of one saved `lro_extract`
+   * output (default 8 MiB); more is refused, never cut.
+   */
+  handleMaxBytes?: number
 }
 
 /**

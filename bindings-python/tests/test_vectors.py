@@ -30,6 +30,10 @@ def _cases() -> List[Tuple[Path, str]]:
     cases = []
     for path in VECTORS:
         call = json.loads(path.read_text(encoding="utf-8")).get("call")
+        # Result handles: lro-mcp's `handles` API, not yet exposed by this binding (it comes
+        # with the binding's own handle resolution, which removes this line).
+        if call == "handles":
+            continue
         cases.append((path, "objects"))
         if call in RECORD_CALLS:
             cases.append((path, "json"))
