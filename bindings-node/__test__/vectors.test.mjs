@@ -33,10 +33,7 @@ test('conformance vectors are present', () => {
 
 for (const file of files) {
   const vector = JSON.parse(fs.readFileSync(path.join(vectorsDir, file), 'utf8'))
-  // Result handles: lro-mcp's `handles` API, not yet exposed by the JS builds (it comes with
-  // their own handle resolution, which removes this skip).
-  const pending = vector.call === 'handles' && 'the JS builds do not resolve handles yet'
-  test(`vector ${vector.name}`, { skip: pending }, async () => {
+  test(`vector ${vector.name}`, async () => {
     assert.equal(vector.name, path.basename(file, '.json'), 'name = file name')
     const produced = await produce(vector, call, nodeFiles)
     // Same keys, same values: an unexpected file or error is a failure too.

@@ -19,9 +19,7 @@ const vectors = fs
   .sort()
   .map((file) => ({ file, vector: JSON.parse(fs.readFileSync(path.join(vectorsDir, file), "utf8")) }));
 assert.ok(vectors.length >= 30, `expected at least 30 vectors in ${vectorsDir}, found ${vectors.length}`);
-// Result handles are not resolved by the JS builds yet (they come with their own handle
-// resolution, which removes this filter).
-const toRun = vectors.filter(({ vector }) => vector.call !== "handles").map(({ file }) => file);
+const toRun = vectors.map(({ file }) => file);
 
 const CONTEXTS = [
   { name: "in the page", run: "runVectorsInPage", scope: "Window" },
@@ -59,8 +57,7 @@ for (const context of CONTEXTS) {
       assert.deepEqual(pageErrors, []);
     });
     for (const { file, vector } of vectors) {
-      const pending = vector.call === "handles" && "the JS builds do not resolve handles yet";
-      test(vector.name ?? file, { skip: pending }, () => {
+      test(vector.name ?? file, () => {
         const result = runs[context.run].results.find((r) => r.name === file);
         assert.ok(result, `${file} did not run`);
         assert.equal(result.thrown, undefined, result.thrown);
