@@ -318,10 +318,11 @@ pub(crate) fn extract_whole<H: Host>(
         ..configured.clone()
     };
     let response = lro.extract_within(file_path, request, &limits, cancel)?;
-    if !response.truncated {
+    let limit = response.limit.as_deref().unwrap_or("a limit");
+    // A search's own `max_results` is the caller's choice of how many, not a cut.
+    if !response.truncated || limit.starts_with("max_results") {
         return Ok(response);
     }
-    let limit = response.limit.as_deref().unwrap_or("a limit");
     if limit.starts_with("max_output_bytes") {
         return Err(over_cap(configured.handle_max_bytes));
     }

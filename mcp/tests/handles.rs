@@ -161,6 +161,27 @@ fn a_bad_handle_answers_the_call_naming_the_argument() {
 }
 
 #[test]
+fn what_the_handle_asks_for_is_no_cut() {
+    let (lro, file) = graph();
+    let arguments = json!({
+        "first": {"$lro": file, "where": {}, "fields": "name", "limit": 2},
+        "hits": {"$lro": file, "search": {"pattern": "entity-01[0-9]", "max_results": 2}, "as": "text"},
+        "range": {"$lro": file, "lines": "298:", "fields": null, "as": "jsonl"},
+    });
+    let resolved = resolve(&lro, &arguments, &no_cancel()).unwrap().unwrap();
+    assert_eq!(
+        resolved["first"],
+        json!([{"name": "entity-000"}, {"name": "entity-001"}])
+    );
+    assert_eq!(resolved["hits"].as_str().unwrap().lines().count(), 2);
+    assert_eq!(
+        resolved["range"].as_str().unwrap().lines().count(),
+        2,
+        "{resolved}"
+    );
+}
+
+#[test]
 fn a_cancelled_resolution_is_an_error_not_a_part() {
     let (lro, file) = graph();
     let arguments = json!({"content": {"$lro": file}});

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from mcp import types
 
 import source_data
 from conftest import npm_server, proxied
@@ -47,6 +48,23 @@ class Ledger:
         return self.received + self.sent
 
 
+class ListChanged:
+    """Counts `notifications/resources/list_changed` from the server (the proxy)."""
+
+    def __init__(self):
+        self.count = 0
+
+    async def __call__(self, message):
+        if isinstance(message, types.ServerNotification) and \
+                message.root.method == "notifications/resources/list_changed":
+            self.count += 1
+
+    async def wait_for(self, count: int):
+        with anyio.fail_after(30):
+            while self.count < count:
+                await anyio.sleep(0.02)
+
+
 def text_blocks(result) -> str:
     return "".join(block.text for block in result.content if block.type == "text")
 
@@ -74,6 +92,7 @@ class Chain:
         self.inline = Ledger()
         self.saved = None
         self.refused = None
+        self.list_changed = ListChanged()
 
     def memory(self, name: str):
         return [npm_server("mcp-server-memory")], {"MEMORY_FILE_PATH": str(self.tmp / f"{name}.jsonl")}
@@ -83,10 +102,13 @@ class Chain:
 
     async def through_lro(self):
         server, env = self.memory("memory-lro")
-        async with proxied(server, self.output_dir, env=env) as memory, \
+        async with proxied(server, self.output_dir, env=env, message_handler=self.list_changed) as memory, \
                 proxied(self.filesystem(), self.output_dir) as files:
             await load_graph(memory, self.entities, self.relations)
+            # A client that has listed resources hears of each new offload file.
+            await memory.list_resources()
             graph = await self.with_lro.call(memory, "read_graph", {})
+            await self.list_changed.wait_for(1)
             descriptor = json.loads(graph.content[0].text)
             assert descriptor["offloaded"] is True, graph
             saved = await self.with_lro.call(memory, memory.extract_tool, {
@@ -94,6 +116,8 @@ class Chain:
                 "where": json.dumps({"entityType": KEPT_TYPE}), "save": True})
             assert not saved.isError, saved.content[0].text
             self.saved = json.loads(saved.content[0].text)
+            # The saved file is an offload like any other: announced too.
+            await self.list_changed.wait_for(2)
             written = await self.with_lro.call(files, "write_file", {
                 "path": str(self.files / "kept-lro.jsonl"),
                 "content": {"$lro": self.saved["resource_uri"], "as": "jsonl"}})
@@ -134,6 +158,10 @@ def test_the_saved_extraction_is_an_offload_of_the_kept_type(chain):
     assert chain.saved["offloaded"] is True
     assert chain.saved["summary"]["count"] == len(chain.kept) == ENTITIES // 4
     assert chain.saved["resource_uri"].startswith("lro://offloads/")
+
+
+def test_the_saved_file_is_announced_like_any_offload(chain):
+    assert chain.list_changed.count == 2
 
 
 def test_write_file_wrote_exactly_the_kept_records(chain):
