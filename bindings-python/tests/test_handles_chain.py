@@ -52,8 +52,8 @@ def text_of(result: Any) -> str:
 
 
 def is_error(result: Any) -> bool:
-    # `is_error` in mcp 2.x's models, `isError` in fastmcp's client results.
-    return bool(getattr(result, "is_error", getattr(result, "isError", False)))
+    # mcp 2.x's CallToolResult and fastmcp's client result both name it `is_error`.
+    return bool(result.is_error)
 
 
 async def chain(call: Callable[[str, Dict[str, Any]], Any], extract_tool: str, files: Path) -> Dict[str, Any]:
@@ -121,7 +121,7 @@ def test_chain_through_lro_mcp(out_dir: str, files: Path) -> None:
         return graph()
 
     # A tool of the server's own, not wrapped by LRO: handles reach it resolved all the same.
-    server.tool()(write_file(files, calls))
+    server.tool("write_file")(write_file(files, calls))
 
     async def run() -> Dict[str, Any]:
         async with Client(server) as client:

@@ -98,7 +98,7 @@ def _blocks(wire: Any) -> List[Any]:
     """MCP content blocks (text, ``resource_link``, ...) from their wire form."""
     from mcp.types import ContentBlock
 
-    return TypeAdapter(list[ContentBlock]).validate_python(TypeAdapter(list).validate_python(wire))  # type: ignore[valid-type,no-any-return]
+    return TypeAdapter(list[ContentBlock]).validate_python(TypeAdapter(list).validate_python(wire))  # type: ignore[valid-type]
 
 
 class LroMiddleware(ToolInjectionMiddleware):
