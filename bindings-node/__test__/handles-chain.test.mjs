@@ -16,6 +16,7 @@ import path from 'node:path'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
+import { ResourceListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { mcp } from './build.mjs'
 
@@ -47,6 +48,13 @@ const files = path.join(dir, 'files')
 const written = []
 let client
 let extract
+/** `notifications/resources/list_changed` received, and who waits for the next. */
+let changes = 0
+const waiting = []
+/** Resolves once `count` list changes have arrived (the test's timeout bounds it). */
+async function changed(count) {
+  while (changes < count) await new Promise((resolve) => waiting.push(resolve))
+}
 
 before(async () => {
   fs.mkdirSync(files)
@@ -75,6 +83,10 @@ before(async () => {
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair()
   await server.connect(serverSide)
   client = new Client({ name: 'lro-handles-client', version: '1.0.0' })
+  client.setNotificationHandler(ResourceListChangedNotificationSchema, () => {
+    changes += 1
+    for (const resolve of waiting.splice(0)) resolve()
+  })
   await client.connect(clientSide)
 })
 
@@ -85,10 +97,13 @@ after(async () => {
 
 const text = (result) => result.content.filter((b) => b.type === 'text').map((b) => b.text).join('')
 
-test('read_graph offloaded, one type saved, write_file given a handle writes exactly those records', async () => {
+test('read_graph offloaded, one type saved, write_file given a handle writes exactly those records', { timeout: 60_000 }, async () => {
+  // A client that listed resources hears of each new offload file, the saved one too.
+  await client.listResources()
   const read = await client.callTool({ name: 'read_graph', arguments: {} })
   const descriptor = JSON.parse(text(read))
   assert.equal(descriptor.offloaded, true)
+  await changed(1)
 
   const saved = await client.callTool({
     name: extract,
@@ -105,6 +120,9 @@ test('read_graph offloaded, one type saved, write_file given a handle writes exa
   assert.equal(savedDescriptor.summary.count, kept.length)
   assert.equal(kept.length, ENTITIES / TYPES.length)
   assert.match(savedDescriptor.resource_uri, /^lro:\/\/offloads\//)
+  await changed(2)
+  const listed = (await client.listResources()).resources.map((r) => r.uri)
+  assert.ok(listed.includes(savedDescriptor.resource_uri), 'the saved file is listed')
 
   const target = path.join(files, 'kept.jsonl')
   const wrote = await client.callTool({
