@@ -305,11 +305,36 @@ export interface ToolArguments {
 export interface ExtractToolResult {
   /** One text block: the answer alone (a count is the number), warnings, and a
    * `[truncated]` line naming the next call when the answer was cut; for an error,
-   * `error[code]: message`. */
-  content: Array<{ type: 'text'; text: string }>
+   * `error[code]: message`. With `save: true`, what an offloaded tool result holds: the
+   * new file's descriptor as text (its `resource_uri` is a handle), and a `resource_link`
+   * block when `config.mcp.resourceLink` asks for one. */
+  content: Array<{ type: 'text'; text: string } | ResourceLink>
+  /** `save: true` with `config.mcp.structuredContent`: the descriptor. */
+  structuredContent?: Record<string, unknown>
   /** The call failed (a bad argument, a path outside the output directory, ...). */
   isError: boolean
 }
+
+/** The arguments of any tool call, as the client sent them (`resolveToolCall`). */
+export type CallArguments = Record<string, unknown>
+
+/** What `resolveToolCall` returns. `null`: the arguments hold no result handle (call the
+ * tool with them as given). `{ arguments }`: every handle (`{ "$lro": resource_uri or
+ * file_path, where?, query?, ..., as? }`) replaced by the data it names. `{ result, code,
+ * argument }`: a handle could not be resolved; answer `result` (an `isError`
+ * `CallToolResult` naming the argument) instead of calling the tool. */
+export type ResolvedToolCall =
+  | null
+  | { arguments: CallArguments }
+  | {
+      /** The `CallToolResult` to answer: `error[code]: argument `PATH` holds a result handle
+       * that cannot be resolved: ...`. */
+      result: { content: Array<{ type: 'text'; text: string }>; isError: true }
+      /** The error's code (`not_found`, `path_denied`, `invalid_argument`, `resource_limit`, ...). */
+      code: string
+      /** Where the handle sits: a JSON pointer without its `/` (`content`, `items/2/body`). */
+      argument: string
+    }
 
 /** The `lro_extract` tool as every LRO surface describes it (`extractTool()`). */
 export interface ExtractTool {
@@ -499,6 +524,11 @@ export interface ExtractLimits {
   answerMaxTokens?: number
   /** Most bytes of one answer of the extract tool through MCP (default 16,384). */
   answerMaxBytes?: number
+  /**
+   * Most bytes result handles put into one tool call, and of one saved `lro_extract`
+   * output (default 8 MiB); more is refused, never cut.
+   */
+  handleMaxBytes?: number
 }
 
 /**
@@ -842,6 +872,25 @@ export declare function readResource(uri: string, config?: Config | undefined | 
  * be large).
  */
 export declare function readResourceAsync(uri: string, config?: Config | undefined | null): Promise<ReadResourceResult>
+
+/**
+ * Resolves the result handles in one `tools/call`'s arguments before the tool runs, as
+ * every LRO surface does (the `lro proxy`, the Python helpers): an argument value
+ * `{ "$lro": resource_uri or file_path, where?, query?, fields?, ..., as? }` is replaced by
+ * the data it names (`as`: `json`, the default, `jsonl` or `text`), every handle read
+ * before any is put in. Returns `null` when the arguments hold no handle (call the tool
+ * with them as given), `{ arguments }` with the handles replaced, or, when one cannot be
+ * resolved, `{ result, code, argument }`: the `isError` `CallToolResult` to answer instead
+ * of calling the tool, its code, and the handle's place (`content`, `items/2/body`). A bad
+ * handle does not throw: the model reads the error.
+ */
+export declare function resolveToolCall(arguments: CallArguments, config?: Config | undefined | null): ResolvedToolCall
+
+/**
+ * `resolveToolCall`, as a Promise (on the libuv thread pool: a handle may filter a large
+ * file).
+ */
+export declare function resolveToolCallAsync(arguments: CallArguments, config?: Config | undefined | null): Promise<ResolvedToolCall>
 
 /**
  * The JSON-RPC error code a failed resource request answers with, for an error `code`:

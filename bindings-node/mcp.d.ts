@@ -21,7 +21,10 @@ export declare function withLro<H extends (...args: any[]) => any>(toolName: str
 /** Registers the `lro_extract` tool on an `McpServer`: `file_path` and a structured query (`where`,
  * `fields`, `sort`, `skip`, `limit`, `count`, `group_by`, `distinct`, `stats`), or `recipe` with
  * `params`, `query`, `lines`, `search`; `section` scopes it; `describe: true` returns the full
- * descriptor. The core's names and descriptions. */
+ * descriptor; `save: true` keeps the output as a new offload file. The core's names and
+ * descriptions. From then on the server's `tools/call` resolves result handles
+ * (`{ $lro: resource_uri, ... }` arguments) before the tool runs; a bad one is answered as an
+ * `isError` result and the tool is not called. */
 export declare function registerLroExtract(server: { registerTool: (...args: any[]) => any }, config?: Config): unknown
 
 /** The `lro_extract` tool's description. */

@@ -16,12 +16,18 @@
 // servers in one agent offer two tools (`mcp.extractToolName` names it), lets an agent without
 // a shell read that file through the server, and
 // `registerLroResources` serves it as the resource `lro://offloads/{file}` to clients that
-// cannot open it at all. All decisions stay in the Rust core.
+// cannot open it at all. Once `registerLroExtract` ran, a `tools/call` argument value
+// `{ "$lro": resource_uri, where?, query?, ..., as? }` (a result handle) is replaced by the
+// data it names before the SDK validates the arguments and the tool runs, so an agent passes
+// an offloaded result, or a slice of it, on to the next tool without reading it; a handle that
+// cannot be resolved is answered as an `isError` result naming the argument, and the tool is
+// not called. All decisions stay in the Rust core.
 'use strict'
 
 const {
   interceptToolResultAsync,
   extractToolCallAsync,
+  resolveToolCallAsync,
   extractTool,
   extractToolForServer,
   withEnv,
@@ -163,6 +169,44 @@ function registerLroResources(server, config) {
   }
 }
 
+/** Whether some object in `value` has a string `$lro`: the core decides the rest. Calls
+ * without one (nearly all) cost this walk, not a trip to the thread pool. */
+function mayHoldHandles(value) {
+  const stack = [value]
+  while (stack.length > 0) {
+    const item = stack.pop()
+    if (item === null || typeof item !== 'object') continue
+    if (!Array.isArray(item) && typeof item.$lro === 'string') return true
+    stack.push(...Object.values(item))
+  }
+  return false
+}
+
+/** Resolves result handles in every `tools/call` of `server` (an SDK `McpServer` whose
+ * tools are registered) before its own handler validates the arguments (a handle is an
+ * object where the tool may take a string) and calls the tool; the extract tool `extractName`
+ * reads offload files itself, so its arguments are never taken for handles (as in the
+ * `lro proxy`). */
+function resolveHandlesIn(server, extractName, lroConfig) {
+  const { CallToolRequestSchema } = require('@modelcontextprotocol/sdk/types.js')
+  const handlers = server.server._requestHandlers
+  const own = handlers instanceof Map ? handlers.get('tools/call') : undefined
+  if (typeof own !== 'function') {
+    throw new Error('lro/mcp: this @modelcontextprotocol/sdk has no tools/call handler to extend')
+  }
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params
+    if (name === extractName || !mayHoldHandles(args)) return own(request, extra)
+    // On the libuv pool: a handle may filter a large file (bounded by the extraction's time
+    // limit and `extract.handleMaxBytes`).
+    const resolved = await resolveToolCallAsync(args, lroConfig)
+    if (resolved === null) return own(request, extra)
+    // A handle that cannot be resolved: the tool is not called; the model reads why.
+    if (resolved.result !== undefined) return resolved.result
+    return own({ ...request, params: { ...request.params, arguments: resolved.arguments } }, extra)
+  })
+}
+
 /** The `lro_extract` tool as every LRO surface describes it (the core's; the `lro proxy`
  * publishes the same): its description, and a description for each argument. */
 const EXTRACT_TOOL = extractTool()
@@ -184,9 +228,13 @@ function extractToolName(server, lroConfig) {
  * `config.mcp.extractToolName`): `file_path` and a structured query
  * (`where`, `fields`, `sort`, `skip`, `limit`, `count`, `group_by`, `distinct`, `stats`), or
  * `recipe` with `params`, `query`, `lines`, `search`; `section` scopes it to one section;
- * `describe: true` returns the full descriptor of a result a compact or pointer one described.
+ * `describe: true` returns the full descriptor of a result a compact or pointer one described;
+ * `save: true` writes the output as a new offload file and returns its descriptor, whose
+ * `resource_uri` is a result handle.
  * Extraction runs in-process (embedded engine), off the main thread, limited to offload files
- * inside `config.outputDir`. Errors come back as `isError` results naming the code.
+ * inside `config.outputDir`. Errors come back as `isError` results naming the code. From then
+ * on every `tools/call` of the server has its result handles resolved (see the module's head):
+ * register it after the server's tools or before, either way.
  * @param {import('@modelcontextprotocol/sdk/server/mcp.js').McpServer} server
  * @param {object} [config] the same LRO config the wrapped tools use (above all `outputDir`);
  *   without one, the defaults with the `ATLATL_PROMPT__OFFLOAD__*` environment, read now
@@ -225,13 +273,21 @@ function registerLroExtract(server, config) {
   const inputSchema = Object.fromEntries(
     Object.entries(EXTRACT_TOOL.inputSchema.properties).map(([key, property]) => [key, zodOf(key, property)]),
   )
-  return server.registerTool(
+  const tool = server.registerTool(
     name,
     { title: 'Extract from an offloaded result', description: EXTRACT_DESCRIPTION, inputSchema },
     // The core answers, as the `lro proxy` and the Python helpers answer: the answer alone as
     // text, bounded, with errors as `isError` results naming their code.
-    async (args) => extractToolCallAsync(args, lroConfig),
+    async (args) => {
+      const result = await extractToolCallAsync(args, lroConfig)
+      // `save: true` wrote an offload file: a client that listed resources hears of it.
+      if (args.save === true && !result.isError) resourcesChanged(config)
+      return result
+    },
   )
+  // The tool registered, McpServer has its tools/call handler, which this wraps.
+  resolveHandlesIn(server, name, lroConfig)
+  return tool
 }
 
 module.exports = { withLro, registerLroExtract, registerLroResources, extractToolName, EXTRACT_DESCRIPTION, RESOURCE_SCHEME }

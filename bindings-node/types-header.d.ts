@@ -305,11 +305,36 @@ export interface ToolArguments {
 export interface ExtractToolResult {
   /** One text block: the answer alone (a count is the number), warnings, and a
    * `[truncated]` line naming the next call when the answer was cut; for an error,
-   * `error[code]: message`. */
-  content: Array<{ type: 'text'; text: string }>
+   * `error[code]: message`. With `save: true`, what an offloaded tool result holds: the
+   * new file's descriptor as text (its `resource_uri` is a handle), and a `resource_link`
+   * block when `config.mcp.resourceLink` asks for one. */
+  content: Array<{ type: 'text'; text: string } | ResourceLink>
+  /** `save: true` with `config.mcp.structuredContent`: the descriptor. */
+  structuredContent?: Record<string, unknown>
   /** The call failed (a bad argument, a path outside the output directory, ...). */
   isError: boolean
 }
+
+/** The arguments of any tool call, as the client sent them (`resolveToolCall`). */
+export type CallArguments = Record<string, unknown>
+
+/** What `resolveToolCall` returns. `null`: the arguments hold no result handle (call the
+ * tool with them as given). `{ arguments }`: every handle (`{ "$lro": resource_uri or
+ * file_path, where?, query?, ..., as? }`) replaced by the data it names. `{ result, code,
+ * argument }`: a handle could not be resolved; answer `result` (an `isError`
+ * `CallToolResult` naming the argument) instead of calling the tool. */
+export type ResolvedToolCall =
+  | null
+  | { arguments: CallArguments }
+  | {
+      /** The `CallToolResult` to answer: `error[code]: argument `PATH` holds a result handle
+       * that cannot be resolved: ...`. */
+      result: { content: Array<{ type: 'text'; text: string }>; isError: true }
+      /** The error's code (`not_found`, `path_denied`, `invalid_argument`, `resource_limit`, ...). */
+      code: string
+      /** Where the handle sits: a JSON pointer without its `/` (`content`, `items/2/body`). */
+      argument: string
+    }
 
 /** The `lro_extract` tool as every LRO surface describes it (`extractTool()`). */
 export interface ExtractTool {

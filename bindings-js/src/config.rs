@@ -122,6 +122,10 @@ pub struct ExtractLimits {
     /// Most bytes of one answer of the extract tool through MCP (default 16,384).
     #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
     pub answer_max_bytes: Option<u64>,
+    /// Most bytes result handles put into one tool call, and of one saved `lro_extract`
+    /// output (default 8 MiB); more is refused, never cut.
+    #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
+    pub handle_max_bytes: Option<u64>,
 }
 
 /// Bounds on requests to an object store: a store that is down or slow delays a call by a
@@ -225,6 +229,7 @@ impl Config {
             set(&mut e.max_memory_bytes, limits.max_memory_bytes);
             set(&mut e.answer_max_tokens, limits.answer_max_tokens);
             set(&mut e.answer_max_bytes, limits.answer_max_bytes);
+            set(&mut e.handle_max_bytes, limits.handle_max_bytes);
         }
         if let Some(limits) = self.store {
             set(&mut config.store.timeout_ms, limits.timeout_ms);
@@ -262,6 +267,7 @@ impl From<&OffloadConfig> for Config {
             max_memory_bytes,
             answer_max_tokens,
             answer_max_bytes,
+            handle_max_bytes,
         } = config.extract;
         let CoreStoreLimits {
             timeout_ms: store_timeout_ms,
@@ -285,6 +291,7 @@ impl From<&OffloadConfig> for Config {
                 max_memory_bytes: Some(max_memory_bytes),
                 answer_max_tokens: Some(answer_max_tokens),
                 answer_max_bytes: Some(answer_max_bytes),
+                handle_max_bytes: Some(handle_max_bytes),
             }),
             store: Some(StoreLimits {
                 timeout_ms: Some(store_timeout_ms),

@@ -14,7 +14,7 @@
 //! - [`Config`] also carries the configuration story every JS build tells ([`resolve`],
 //!   [`layer`]), [`to_value`] turns a result into JSON without ever losing it to `null`, and
 //!   [`extract_tool`], [`resource_scheme`] and [`resource_error_code`] are what both builds
-//!   tell an MCP server.
+//!   tell an MCP server, and [`resolve_tool_call`] is how both resolve result handles.
 //!
 //! ```
 //! use lro_js::{ExtractOptions, OffloadOptions, from_json};
@@ -41,5 +41,5 @@ mod options;
 
 pub use argument::{Argument, from_json, to_value};
 pub use config::{Config, ExtractLimits, StoreLimits, config_keys, layer, resolve, variables};
-pub use mcp::{extract_tool, resource_error_code, resource_scheme};
+pub use mcp::{extract_tool, resolve_tool_call, resource_error_code, resource_scheme};
 pub use options::{ExtractOptions, LineRange, OffloadOptions, SearchSpec, ToolContext};

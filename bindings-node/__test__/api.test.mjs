@@ -27,7 +27,7 @@ async function rejects(fn, code) {
 const API = [
   'offload', 'offloadAsync', 'offloadJson', 'offloadJsonAsync', 'offloadInject', 'offloadInjectAsync',
   'interceptToolResult', 'interceptToolResultAsync', 'extract', 'extractAsync', 'extractToolCall',
-  'extractToolCallAsync', 'cleanup', 'cleanupAsync',
+  'extractToolCallAsync', 'resolveToolCall', 'resolveToolCallAsync', 'cleanup', 'cleanupAsync',
   'listResources', 'listResourcesAsync', 'readResource', 'readResourceAsync', 'resourceScheme', 'resourceLink',
   'resourceErrorCode', 'extractTool', 'extractToolForServer', 'configFromToml', 'configFromTomlString', 'configFromEnv', 'withEnv',
   'errorCodes', 'estimateTokens',

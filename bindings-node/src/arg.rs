@@ -69,6 +69,8 @@ arguments! {
     CallToolResult(Value): Object = read_call_tool_result;
     /// The arguments of an extract tool call, as the client sent them (read by the core).
     ToolArguments(Value): Object = read_tool_arguments;
+    /// The arguments of any tool call, as the client sent them (`resolveToolCall`).
+    CallArguments(Value): Object = read_tool_arguments;
     /// Environment variables (`configFromEnv`, `withEnv`): an object of names to values, as
     /// `process.env`.
     Environment(Vec<(std::string::String, std::string::String)>): Object = read_environment;

@@ -34,7 +34,7 @@ use serde_json::Value;
 use crate::config::Resolved;
 use crate::task::{
     CleanupTask, ExtractTask, ExtractToolCallTask, InterceptTask, Job, ListResourcesTask, LroTask,
-    OutcomeTask, ReadResourceTask, Records, settle,
+    OutcomeTask, ReadResourceTask, Records, ResolveToolCallTask, settle,
 };
 
 /// A call's resolved configuration and work; argument errors become a rejected job, so an
@@ -365,6 +365,40 @@ pub fn extract_tool_call_async(
 
 fn extract_tool_call_job(arguments: arg::ToolArguments) -> Result<Job, LroError> {
     Ok(Job::ExtractToolCall {
+        arguments: arguments.0?,
+    })
+}
+
+/// Resolves the result handles in one `tools/call`'s arguments before the tool runs, as
+/// every LRO surface does (the `lro proxy`, the Python helpers): an argument value
+/// `{ "$lro": resource_uri or file_path, where?, query?, fields?, ..., as? }` is replaced by
+/// the data it names (`as`: `json`, the default, `jsonl` or `text`), every handle read
+/// before any is put in. Returns `null` when the arguments hold no handle (call the tool
+/// with them as given), `{ arguments }` with the handles replaced, or, when one cannot be
+/// resolved, `{ result, code, argument }`: the `isError` `CallToolResult` to answer instead
+/// of calling the tool, its code, and the handle's place (`content`, `items/2/body`). A bad
+/// handle does not throw: the model reads the error.
+#[napi]
+pub fn resolve_tool_call(
+    env: Env,
+    arguments: arg::CallArguments,
+    config: Option<arg::Config>,
+) -> napi::Result<out::ResolvedToolCall> {
+    run(&env, call(config, || resolve_tool_call_job(arguments)))
+}
+
+/// `resolveToolCall`, as a Promise (on the libuv thread pool: a handle may filter a large
+/// file).
+#[napi]
+pub fn resolve_tool_call_async(
+    arguments: arg::CallArguments,
+    config: Option<arg::Config>,
+) -> AsyncTask<ResolveToolCallTask> {
+    spawn(call(config, || resolve_tool_call_job(arguments)))
+}
+
+fn resolve_tool_call_job(arguments: arg::CallArguments) -> Result<Job, LroError> {
+    Ok(Job::ResolveToolCall {
         arguments: arguments.0?,
     })
 }

@@ -54,6 +54,8 @@ results! {
     ExtractResponse;
     /// What `extractToolCall` returns: an MCP `CallToolResult` (text content, `isError`).
     ExtractToolResult;
+    /// What `resolveToolCall` returns: `null`, `{ arguments }` or `{ result, code, argument }`.
+    ResolvedToolCall;
     /// What `cleanup` returns.
     CleanupReport;
     /// A page of `listResources`.

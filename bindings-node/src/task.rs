@@ -58,6 +58,11 @@ pub enum Job {
         /// The call's arguments, as the client sent them.
         arguments: Value,
     },
+    /// `resolveToolCall`: the result handles of one tool call's arguments resolved.
+    ResolveToolCall {
+        /// The call's arguments, as the client sent them.
+        arguments: Value,
+    },
     /// `cleanup`.
     Cleanup,
     /// `listResources`: one page of offload files as MCP resources.
@@ -186,6 +191,9 @@ impl Job {
                     Some(&arguments),
                     &std::sync::atomic::AtomicBool::new(false),
                 )),
+                Job::ResolveToolCall { arguments } => {
+                    Ok(lro_js::resolve_tool_call(&lro, &arguments))
+                }
                 Job::Cleanup => cleanup_impl(&lro),
                 Job::ListResources { cursor } => {
                     to_value(&lro_mcp::list_resources(&lro, cursor.as_deref())?)
@@ -277,6 +285,8 @@ tasks! {
     ExtractTask => out::ExtractResponse;
     /// `extractToolCallAsync`.
     ExtractToolCallTask => out::ExtractToolResult;
+    /// `resolveToolCallAsync`.
+    ResolveToolCallTask => out::ResolvedToolCall;
     /// `cleanupAsync`.
     CleanupTask => out::CleanupReport;
     /// `listResourcesAsync`.

@@ -380,7 +380,8 @@ impl PyOffloader {
     /// dict; `None` values are absent). Returns a `CallToolResult` as a dict: one text block
     /// holding the answer alone, bounded by `extract.answer_max_bytes` and
     /// `extract.answer_max_tokens`, and `isError` (an error's text starts with
-    /// `error[code]: `). Never raises for a bad call: the model reads the error.
+    /// `error[code]: `). With `save: true`, the output as a new offload file, answered as an
+    /// offloaded tool result is. Never raises for a bad call: the model reads the error.
     #[pyo3(signature = (arguments=None))]
     fn extract_tool_call<'py>(
         &self,
@@ -393,6 +394,39 @@ impl PyOffloader {
             lro_mcp::extract_tool::call_result(&self.inner, arguments.as_ref(), &cancel)
         });
         to_py(py, &result)
+    }
+
+    /// Resolves the result handles in one `tools/call`'s arguments before the tool runs, as
+    /// every LRO surface does (`lro_mcp::handles`): `None` when they hold no handle (call the
+    /// tool with the arguments as given); `{"arguments": ...}`, the arguments with every
+    /// handle replaced by its data; or, when one cannot be resolved, `{"result": ...}`, the
+    /// `isError` `CallToolResult` to answer instead of calling the tool, with `"code"` and
+    /// `"argument"` (the handle's place, a JSON pointer without its `/`). Never raises for a
+    /// bad handle: the model reads the error.
+    #[pyo3(signature = (arguments=None))]
+    fn resolve_tool_call<'py>(
+        &self,
+        py: Python<'py>,
+        arguments: Option<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let Some(arguments) = to_value_opt(arguments.as_ref(), "arguments")? else {
+            return Ok(py.None().into_bound(py));
+        };
+        let cancel = std::sync::atomic::AtomicBool::new(false);
+        let resolved = py.detach(|| {
+            match lro_mcp::handles::resolve(&self.inner, &arguments, &cancel) {
+                Ok(None) => Value::Null,
+                Ok(Some(resolved)) => serde_json::json!({ "arguments": resolved }),
+                // The answer every surface gives (`resolve_call`'s), with the code and the
+                // argument beside it for callers that branch on them.
+                Err(err) => serde_json::json!({
+                    "result": err.to_call_result(),
+                    "code": err.code().as_str(),
+                    "argument": err.path,
+                }),
+            }
+        });
+        to_py(py, &resolved)
     }
 
     /// Deletes expired offload files in the output directory; returns the report

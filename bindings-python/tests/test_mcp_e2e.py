@@ -200,6 +200,11 @@ async def resources_run(out_dir: str, cleanup: bool = False, server: Path = SERV
             seen["note"] = await session.read_resource("memo://notes/7")
             extract = next(t.name for t in (await session.list_tools()).tools if t.name.startswith("lro_extract_"))
             seen["by_uri"] = await session.call_tool(extract, {"file_path": link.uri, "group_by": "namespace"})
+            # Result handles in another tool's arguments: resolved before the SDK validates
+            # them (`key` takes a string), or answered without calling the tool.
+            handle = {"$lro": str(link.uri), "fields": ["id"], "limit": 2, "as": "jsonl"}
+            seen["handled"] = await session.call_tool("small_lookup", {"key": handle})
+            seen["bad_handle"] = await session.call_tool("small_lookup", {"key": {"$lro": "/etc/passwd"}})
             errors = {}
             for name, uri in [("traversal", "lro://offloads/../../etc/passwd"),
                               ("not an offload", "lro://offloads/notes.txt"),
@@ -269,6 +274,7 @@ def test_offloads_are_resources_over_stdio(out_dir: str) -> None:
     grouped = json.loads(seen["by_uri"].content[0].text)
     assert sum(row["count"] for row in grouped) == 500
     assert seen["errors"] == {"traversal": -32602, "not an offload": -32602, "missing": -32002}
+    assert_handles(seen)
 
     pages = seen["pages"]
     assert [len(p) for p in pages] == [101, 51], "100 offload files and the readme, then the other 51"
@@ -277,6 +283,15 @@ def test_offloads_are_resources_over_stdio(out_dir: str) -> None:
     assert offloads == sorted(offloads, key=lambda uri: uri.rsplit("-", 1)[1], reverse=True)
     # One offload through the server while the client listened: one notification.
     assert seen["notes"].methods.count(LIST_CHANGED) == 1
+
+
+def assert_handles(seen: Dict[str, Any]) -> None:
+    """A handle's data reached the tool; a bad one never did."""
+    handled = seen["handled"]
+    assert not handled.is_error, handled
+    assert json.loads(handled.content[0].text) == {"key": '{"id":"mem-00000"}\n{"id":"mem-00001"}\n', "value": 42}
+    bad = seen["bad_handle"]
+    assert bad.is_error and bad.content[0].text.startswith("error[path_denied]: argument `key` holds a result handle"), bad
 
 
 def assert_expired_cleaned(seen: Dict[str, Any], page: int) -> None:
@@ -314,5 +329,6 @@ def test_mcp1_fastmcp_serves_the_same_resources(out_dir: str) -> None:
     assert seen["records"].contents[0].text == seen["file_text"].split("\n", 1)[1]
     assert seen["readme"].contents[0].text == "500 memories about caching"
     assert seen["errors"] == {"traversal": -32602, "not an offload": -32602, "missing": -32002}
+    assert_handles(seen)
     assert [len(p) for p in seen["pages"]] == [101, 51]
     assert_expired_cleaned(seen, 101)

@@ -134,7 +134,38 @@ def run_call(vector: Dict[str, Any], out_dir: str, mode: str) -> Any:
         if method == "extract":
             return offloader.extract(operation["uri"], request=operation["extract"])
         raise AssertionError(f"unknown resources method {method!r}")
+    if call == "handles":
+        return resolve_handles(offloader, vector, data, request, out_dir)
     raise AssertionError(f"unknown call {call!r}")
+
+
+def placed(value: Any, placeholders: Dict[str, str]) -> Any:
+    """``value`` with each placeholder (``{uri}``, ...) replaced in every string."""
+    if isinstance(value, str):
+        for old, new in placeholders.items():
+            value = value.replace(old, new)
+        return value
+    if isinstance(value, list):
+        return [placed(v, placeholders) for v in value]
+    if isinstance(value, dict):
+        return {k: placed(v, placeholders) for k, v in value.items()}
+    return value
+
+
+def resolve_handles(offloader: lro.Offloader, vector: Dict[str, Any], data: Any, request: Dict[str, Any], out_dir: str) -> Any:
+    """``handles`` vectors: ``{"arguments": ...}`` (as given without a handle) or ``{"error", "path"}``."""
+    offloaded = offloader.offload(records_arg(data, "objects"), request=request)
+    assert offloaded["offloaded"], "a handles vector must offload first"
+    written = offloaded["file_path"]
+    uri = lro.RESOURCE_URI_PREFIX + Path(written).name
+    arguments = placed(vector["handles"]["arguments"], {"{uri}": uri, "{path}": written, "{dir}": out_dir})
+    resolved = offloader.resolve_tool_call(arguments)
+    if resolved is None:
+        return {"arguments": arguments}
+    if "result" in resolved:
+        assert resolved["result"]["isError"] is True
+        return {"error": resolved["code"], "path": resolved["argument"]}
+    return {"arguments": resolved["arguments"]}
 
 
 def written_lines(out_dir: str, before: set) -> List[str]:

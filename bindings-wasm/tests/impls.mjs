@@ -11,8 +11,10 @@ import { extractPath, fileOf } from "../../tests/vectors/runner.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
-/** Why the component skips `vector`, or false: the WIT interface serves no MCP resources. */
+/** Why the component skips `vector`, or false: the WIT interface serves no MCP resources
+ * and resolves no result handles (both are MCP, which the component does not speak). */
 export function skipReason(vector) {
+  if (vector.call === "handles") return "the component exports no MCP functions (result handles)";
   return vector.call === "resources" && "the component exports no MCP resource functions";
 }
 

@@ -83,9 +83,9 @@ def call(lro: LroComponent, vector: dict, config: dict, directory: str):
     return outcome, file_of(outcome)
 
 
-# `resources` vectors pin the MCP resources of the native builds (the proxy and the Python and
-# Node MCP helpers); the component exports no resource functions.
-NOT_EXPORTED = {"resources"}
+# `resources` and `handles` vectors pin the MCP resources and result handles of the native
+# builds (the proxy and the Python and Node MCP helpers); the component exports no MCP functions.
+NOT_EXPORTED = {"resources", "handles"}
 
 
 def produce(lro: LroComponent, vector: dict) -> dict:

@@ -237,6 +237,17 @@ fn a_principals_offloads_are_shared_by_its_sessions_and_no_one_elses() {
         let result = extract(&gateway, &bob, 10 + id as i64, path);
         assert!(refused(&result), "{path}: {result}");
     }
+    // A result handle naming alice's file is resolved for her and refused for him, before
+    // the tool is called.
+    let handle =
+        json!({"text": {"$lro": uri, "query": "select(.id == \"r12\") | .label", "as": "text"}});
+    let echoed = gateway.tool(&bob, 30, "echo", handle.clone());
+    assert!(refused(&echoed), "{echoed}");
+    assert!(text(&echoed).contains("argument `text`"), "{echoed}");
+    gateway.set_token(Some(ALICE));
+    let echoed = gateway.tool(&alice_two, 32, "echo", handle);
+    assert_eq!(text(&echoed), "record number 12\n", "{echoed}");
+    gateway.set_token(Some(BOB));
     // Alice's session, named with bob's valid token, is not there for him.
     let hijack = gateway.post(&alice_two, &ping());
     assert_eq!(hijack.status, 404, "{hijack:?}");

@@ -40,12 +40,15 @@
 //!   reading, templates, the JSON-RPC error code of each failure.
 //! - [`extract_tool`]: the extract tool's description, input schema and answers.
 //! - [`tool_name`]: the extract tool's name per server.
+//! - [`handles`]: result handles (`{"$lro": URI, ...}` in a tool call's arguments) replaced
+//!   by the data they name ([`handles::resolve`]).
 #![forbid(unsafe_code)]
 
 pub mod extract_tool;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_checks;
+pub mod handles;
 pub mod intercept;
 pub mod intercept_text;
 pub mod resources;

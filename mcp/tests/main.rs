@@ -7,6 +7,7 @@ mod descriptor_budget;
 mod duplicate_keys;
 mod extract_tool;
 mod extract_tool_hostile;
+mod handles;
 mod intercept;
 mod intercept_text;
 mod resources;

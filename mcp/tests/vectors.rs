@@ -228,9 +228,48 @@ fn run(vector: &Value, dir: &str) -> Result<Run, LroError> {
                         file: None,
                     })
                 }
+                "handles" => {
+                    let outcome = lro.offload(input, &request()?)?;
+                    let written = file_of(&outcome).expect("handles vectors must offload");
+                    let file = Path::new(&written).file_name().unwrap().to_string_lossy();
+                    let uri = lro_mcp::resources::uri_for(&file);
+                    let arguments = placed(
+                        &vector["handles"]["arguments"],
+                        &[("{uri}", &uri), ("{path}", &written), ("{dir}", dir)],
+                    );
+                    let cancel = std::sync::atomic::AtomicBool::new(false);
+                    let outcome = match lro_mcp::handles::resolve(&lro, &arguments, &cancel) {
+                        Ok(resolved) => json!({"arguments": resolved.unwrap_or(arguments)}),
+                        Err(err) => json!({"error": err.code().as_str(), "path": err.path}),
+                    };
+                    Ok(Run {
+                        outcome,
+                        file: None,
+                    })
+                }
                 other => panic!("unknown call {other}"),
             }
         }
+    }
+}
+
+/// `value` with each placeholder replaced in every string.
+fn placed(value: &Value, placeholders: &[(&str, &str)]) -> Value {
+    match value {
+        Value::String(s) => Value::String(
+            placeholders
+                .iter()
+                .fold(s.clone(), |s, (from, to)| s.replace(from, to)),
+        ),
+        Value::Array(items) => {
+            Value::Array(items.iter().map(|v| placed(v, placeholders)).collect())
+        }
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| (k.clone(), placed(v, placeholders)))
+                .collect(),
+        ),
+        other => other.clone(),
     }
 }
 

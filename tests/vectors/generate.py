@@ -515,6 +515,72 @@ resources_vector("resources-error-cursor", "a cursor resources/list never gave i
 resources_vector("extract-by-resource-uri", "lro_extract takes the resource URI for the file path", {"method": "extract", "uri": "lro://offloads/{file}",
                  "extract": {"where": {"memory_type": "episodic"}, "count": True}})
 
+
+# --- result handles: {"$lro": URI, ...} in a tool call's arguments, replaced by the data ----------
+# The vector offloads its input first; in every string of `handles.arguments`, "{uri}" is the
+# written file's resource URI, "{path}" its path and "{dir}" the output directory. The outcome
+# is {"arguments": the arguments resolved} or {"error": code, "path": the argument}.
+def entities(n):
+    kinds = ["person", "place", "thing"]
+    return [{"name": f"e{i:02}", "entityType": kinds[i % 3], "observations": [f"note {i}"]} for i in range(n)]
+
+def handles_vector(name, description, arguments, **fields):
+    fields.setdefault("config", {})
+    fields["config"] = {"threshold_tokens": 50, **fields["config"]}
+    vector(name, description, call="handles", input=entities(12), request={"operation": "read_graph"},
+           handles={"arguments": arguments}, **fields)
+
+handles_vector("handles-json-all", "a handle with no verb is every record, as a JSON array (as json is the default)",
+               {"path": "out.json", "content": {"$lro": "{uri}"}})
+handles_vector("handles-json-where", "where and fields: the matching records, shaped, as a JSON array",
+               {"rows": {"$lro": "{uri}", "where": {"entityType": "place"}, "fields": "name", "as": "json"}})
+handles_vector("handles-json-where-text", "where and sort given as JSON text, as the extract tool reads them",
+               {"rows": {"$lro": "{uri}", "where": "{\"entityType\": \"thing\"}", "sort": "-name", "fields": "name"}})
+handles_vector("handles-json-count", "a summary verb (count) gives its one value, not an array",
+               {"n": {"$lro": "{uri}", "where": {"entityType": "person"}, "count": True}})
+handles_vector("handles-json-group-by", "group_by gives its groups as one value",
+               {"groups": {"$lro": "{uri}", "group_by": "entityType"}})
+handles_vector("handles-jsonl-all", "as jsonl: one string, each record a compact JSON line ending in a newline",
+               {"content": {"$lro": "{uri}", "as": "jsonl"}})
+handles_vector("handles-jsonl-where", "as jsonl with a where filter",
+               {"content": {"$lro": "{uri}", "where": {"entityType": "person"}, "as": "jsonl"}})
+handles_vector("handles-text-query", "as text: a jq query's strings unquoted, one per line",
+               {"names": {"$lro": "{uri}", "query": "select(.entityType == $t) | .name", "params": {"t": "thing"}, "as": "text"}})
+handles_vector("handles-text-records", "as text: records (not strings) as compact JSON, one per line",
+               {"body": {"$lro": "{uri}", "lines": "0:2", "as": "text"}})
+handles_vector("handles-file-path", "$lro may be the file_path as well as the resource URI",
+               {"content": {"$lro": "{path}", "lines": "10:12"}})
+handles_vector("handles-nested", "handles at any depth, in arrays and objects; a key with / is escaped; "
+               "an object whose $lro is not a string is no handle; other values untouched",
+               {"items": [1, {"body": {"$lro": "{uri}", "count": True}}, {"$lro": 7}],
+                "a/b": {"deep": {"$lro": "{uri}", "distinct": "entityType"}}, "flag": True})
+handles_vector("handles-none", "arguments without a handle come back as they are",
+               {"path": "x", "content": "plain text mentioning $lro", "n": [1, 2]})
+handles_vector("handles-error-bad-as", "an unknown as is invalid_argument, naming the argument",
+               {"content": {"$lro": "{uri}", "as": "yaml"}}, expect={"outcome": {"error": "invalid_argument", "path": "content"}})
+handles_vector("handles-error-unknown-key", "a key a handle does not take is invalid_argument (describe answers no data)",
+               {"x": [{"$lro": "{uri}", "describe": True}]}, expect={"outcome": {"error": "invalid_argument", "path": "x/0"}})
+handles_vector("handles-error-outside", "a file outside the output directory is path_denied",
+               {"content": {"$lro": "/etc/passwd"}}, expect={"outcome": {"error": "path_denied", "path": "content"}})
+handles_vector("handles-error-traversal", "a URI that climbs out of the directory is path_denied",
+               {"content": {"$lro": "lro://offloads/../../etc/passwd"}}, expect={"outcome": {"error": "path_denied", "path": "content"}})
+handles_vector("handles-error-missing", "an offload file that is not there is not_found",
+               {"content": {"$lro": "lro://offloads/atlatl-read_graph-01JH5X3Q7Y0000000000000000.jsonl"}},
+               expect={"outcome": {"error": "not_found", "path": "content"}})
+handles_vector("handles-error-bad-query", "a query that does not compile is invalid_query",
+               {"content": {"$lro": "{uri}", "query": "select("}}, expect={"outcome": {"error": "invalid_query", "path": "content"}})
+handles_vector("handles-error-cap", "data over extract.handle_max_bytes is refused (resource_limit), never cut",
+               {"content": {"$lro": "{uri}", "as": "jsonl"}}, config={"extract": {"handle_max_bytes": 200}},
+               expect={"outcome": {"error": "resource_limit", "path": "content"}})
+handles_vector("handles-error-cap-shared", "the cap holds for all the handles of one call together: the second one is refused",
+               {"a": {"$lro": "{uri}", "lines": "0:4"}, "b": {"$lro": "{uri}", "lines": "4:8"}},
+               config={"extract": {"handle_max_bytes": 400}}, expect={"outcome": {"error": "resource_limit", "path": "b"}})
+handles_vector("handles-error-truncated", "an extraction another limit cut (max_read_bytes) is an error, never a partial value",
+               {"content": {"$lro": "{uri}"}}, config={"extract": {"max_read_bytes": 600}},
+               expect={"outcome": {"error": "resource_limit", "path": "content"}})
+handles_vector("handles-error-root", "the arguments themselves are no handle",
+               {"$lro": "{uri}"}, expect={"outcome": {"error": "invalid_argument", "path": ""}})
+
 if __name__ == "__main__":
     names = set()
     for v in VECTORS:

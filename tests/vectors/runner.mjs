@@ -108,6 +108,8 @@ export function apiCall(lro, { host } = {}) {
       }
       case "resources":
         return resources(lro, vector, request, jsConfig);
+      case "handles":
+        return handles(lro, vector, request, jsConfig, dir);
       default:
         throw new Error(`unknown call ${vector.call}`);
     }
@@ -133,6 +135,35 @@ async function resources(lro, vector, request, jsConfig) {
     default:
       throw new Error(`unknown resources method ${op.method}`);
   }
+}
+
+/** `value` with each placeholder (`{uri}`, ...) replaced in every string. */
+function placed(value, placeholders) {
+  if (typeof value === "string") {
+    return Object.entries(placeholders).reduce((s, [from, to]) => s.split(from).join(to), value);
+  }
+  if (Array.isArray(value)) return value.map((v) => placed(v, placeholders));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, placed(v, placeholders)]));
+  }
+  return value;
+}
+
+/** `handles` vectors: the arguments resolved against the file the vector offloaded, as
+ * `{ arguments }` (as given when they hold no handle) or `{ error, path }`. */
+async function handles(lro, vector, request, jsConfig, dir) {
+  const offloaded = await lro.offload(vector.input, request, jsConfig);
+  if (offloaded?.offloaded !== true) throw new Error("a handles vector must offload first");
+  const written = offloaded.file_path;
+  const uri = lro.resourceScheme().uriPrefix + written.split("/").at(-1);
+  const args = placed(vector.handles.arguments, { "{uri}": uri, "{path}": written, "{dir}": dir });
+  const resolved = await lro.resolveToolCall(args, jsConfig);
+  if (resolved === null) return { outcome: { arguments: args } };
+  if (resolved.result !== undefined) {
+    if (resolved.result.isError !== true) throw new Error("a failed handle must answer isError");
+    return { outcome: { error: resolved.code, path: resolved.argument } };
+  }
+  return { outcome: { arguments: resolved.arguments } };
 }
 
 /**

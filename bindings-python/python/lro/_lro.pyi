@@ -314,7 +314,28 @@ class Offloader:
         ``{"content": [{"type": "text", "text": ...}], "isError": bool}``, the text being the
         answer alone (a count is the number), bounded by ``extract.answer_max_bytes`` and
         ``extract.answer_max_tokens`` with a ``[truncated]`` line naming the next call; an
-        error's text starts with ``error[code]: ``. Never raises for a bad call.
+        error's text starts with ``error[code]: ``. With ``save: true`` the output is written
+        as a new offload file and the answer is what an offloaded tool result holds (the
+        descriptor as text, whose ``resource_uri`` is a result handle; a ``resource_link``
+        block and ``structuredContent`` per ``mcp.*``). Never raises for a bad call.
+        """
+    def resolve_tool_call(self, arguments: Optional[Mapping[str, Any]] = None) -> Optional[Dict[str, Any]]:
+        """Resolves the result handles in one ``tools/call``'s arguments before the tool runs.
+
+        A handle is an argument value ``{"$lro": resource_uri or file_path, ...}`` with the
+        extract tool's keys that choose records (``where``, ``query``, ``params``, ``fields``,
+        ``sort``, ``limit``, ``count``, ``group_by``, ...) and ``as``: ``"json"`` (the default:
+        the records as a list), ``"jsonl"`` (one string of JSON lines) or ``"text"`` (one string,
+        one record per line, strings unquoted). Every handle is read before any is put in,
+        within ``extract.handle_max_bytes`` for the whole call.
+
+        Returns ``None`` when the arguments hold no handle (call the tool with them as given);
+        ``{"arguments": ...}``, the arguments with every handle replaced by its data; or, when a
+        handle cannot be resolved, ``{"result": ..., "code": ..., "argument": ...}``: the
+        ``isError`` ``CallToolResult`` to answer instead of calling the tool (its text
+        ``error[code]: argument `PATH` holds a result handle that cannot be resolved: ...``),
+        the error's code and the handle's place (a JSON pointer without its ``/``:
+        ``content``, ``items/2/body``). Never raises for a bad handle.
         """
     def cleanup(self) -> Dict[str, Any]:
         """Deletes offload files whose time-to-live has passed.

@@ -28,12 +28,19 @@ server), with LRO's two templates; fastmcp pages the merged list when the server
 ``list_page_size``. A client that listed resources hears
 ``notifications/resources/list_changed`` after each offload and after :meth:`cleanup`
 removed files. ``lro_extract`` takes the URI for ``file_path``.
+
+A tool argument given as a result handle, ``{"$lro": resource_uri, ...}`` with the extract
+tool's keys and ``as`` (``json``, ``jsonl``, ``text``), is replaced by the data it names
+before the tool runs (every tool but the extract tool); a handle that cannot be resolved is
+answered as an error result naming the argument (a ``ToolError``), and the tool is not
+called. ``lro_extract`` with ``save: true`` keeps its output as a new offload file whose
+descriptor's ``resource_uri`` is such a handle.
 """
 
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any, Callable, Dict, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Union
 
 from fastmcp.resources.base import Resource, ResourceContent, ResourceResult
 from fastmcp.resources.template import ResourceTemplate
@@ -43,6 +50,7 @@ from fastmcp.tools.base import Tool, ToolResult
 from pydantic import TypeAdapter
 
 from . import RESOURCE_MIME_TYPE, Config, LroError, Offloader
+from ._handles import resolve_handles
 from ._resources import OffloadResources, is_offload_block, is_offload_uri
 from ._tool import extract_tool_function
 from .mcp import EXTRACT_TOOL_DESCRIPTION, _native_config, extract_tool_name_for
@@ -86,6 +94,13 @@ def _template(wire: Dict[str, Any]) -> ResourceTemplate:
 __all__ = ["LroMiddleware"]
 
 
+def _blocks(wire: Any) -> List[Any]:
+    """MCP content blocks (text, ``resource_link``, ...) from their wire form."""
+    from mcp.types import ContentBlock
+
+    return TypeAdapter(list[ContentBlock]).validate_python(TypeAdapter(list).validate_python(wire))  # type: ignore[valid-type]
+
+
 class LroMiddleware(ToolInjectionMiddleware):
     """Offloads large tool results and injects the `lro_extract` tool.
 
@@ -123,9 +138,9 @@ class LroMiddleware(ToolInjectionMiddleware):
                 from fastmcp.exceptions import ToolError
 
                 raise ToolError(result["content"][0]["text"])
-            from mcp.types import TextContent
-
-            return ToolResult(content=[TextContent.model_validate(block) for block in result["content"]])
+            # Text, or with `save: true` what an offloaded result holds (a `resource_link`
+            # and `structuredContent` when the configuration asks for them).
+            return ToolResult(content=_blocks(result["content"]), structured_content=result.get("structuredContent"))
 
         lro_extract = extract_tool_function(answer)
         lro_extract.__annotations__["return"] = ToolResult
@@ -172,10 +187,25 @@ class LroMiddleware(ToolInjectionMiddleware):
         return ResourceResult(contents=[ResourceContent(content=contents["text"], mime_type=RESOURCE_MIME_TYPE)])
 
     async def on_call_tool(self, context: MiddlewareContext[Any], call_next: CallNext[Any, ToolResult]) -> ToolResult:
-        result = await super().on_call_tool(context, call_next)
+        # The call as the client made it (its handles, not their data) is what an offload of
+        # its result records.
         message = context.message
         if message.name == self.extract_tool_name:
+            # The extract tool reads offload files itself: its arguments are no handles (as
+            # in the `lro proxy`). A `save: true` wrote one, which a listing now shows.
+            result = await super().on_call_tool(context, call_next)
+            if any(is_offload_block(b) for b in result.content):
+                await self.resources.changed()
             return result
+        resolved = await resolve_handles(self.offloader, message.arguments)
+        if resolved is not None and "result" in resolved:
+            from fastmcp.exceptions import ToolError
+
+            # The tool is not called: the model reads which argument and why.
+            raise ToolError(resolved["result"]["content"][0]["text"])
+        if resolved is not None:
+            context = context.copy(message=message.model_copy(update={"arguments": resolved["arguments"]}))
+        result = await super().on_call_tool(context, call_next)
         wire: Dict[str, Any] = {
             "content": [block.model_dump(mode="json", by_alias=True, exclude_none=True) for block in result.content]
         }
@@ -191,10 +221,7 @@ class LroMiddleware(ToolInjectionMiddleware):
         if intercepted["action"] not in ("offloaded", "truncated"):
             return result
         rewritten = intercepted["result"]
-        content = TypeAdapter(list).validate_python(rewritten["content"])
-        from mcp.types import ContentBlock
-
-        blocks = TypeAdapter(list[ContentBlock]).validate_python(content)  # type: ignore[valid-type]
+        blocks = _blocks(rewritten["content"])
         if intercepted["action"] == "offloaded" or any(is_offload_block(b) for b in rewritten["content"]):
             await self.resources.changed()
         return ToolResult(content=blocks, structured_content=rewritten.get("structuredContent"), meta=result.meta)

@@ -32,6 +32,14 @@ a client that listed resources hears ``notifications/resources/list_changed`` af
 offload and after :meth:`LroTools.cleanup` removed files (on a 2026-07-28 connection, through
 the SDK's ``subscriptions/listen``). ``lro_extract`` takes the URI for ``file_path``.
 
+A tool argument given as a result handle, ``{"$lro": resource_uri, ...}`` with the extract
+tool's keys and ``as`` (``json``, ``jsonl``, ``text``), is replaced by the data it names
+before the SDK validates the arguments and the tool runs, for every tool of the server but
+the extract tool (:meth:`lro.Offloader.resolve_tool_call`); a handle that cannot be resolved
+is answered as an ``isError`` result naming the argument, and the tool is not called.
+``lro_extract`` with ``save: true`` keeps its output as a new offload file whose descriptor's
+``resource_uri`` is such a handle.
+
 An offloading tool does not publish an ``outputSchema``: the descriptor would not match it
 (the same choice the ``lro proxy`` makes); tools ``mcp.never_offload`` names are left as
 they are. Offloading never fails a tool: a result LRO cannot read as JSON is returned as it
@@ -44,14 +52,18 @@ import functools
 import importlib
 import inspect
 import json
-from typing import Any, Callable, Dict, List, Mapping, Optional, TypeVar, Union
+from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, TypeVar, Union
 
 from . import EXTRACT_TOOL_DESCRIPTION, Config, InputError, LroError, Offloader, extract_tool_for_server, operation_for_tool
+from ._handles import resolve_handles
 from ._resources import OffloadResources, is_offload_block, is_offload_uri
 
 __all__ = ["LroTools", "EXTRACT_TOOL_DESCRIPTION"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+
+#: Resolves the handles of one call (tool name, arguments): ``None``, or the core's answer.
+Handles = Callable[[str, Optional[Mapping[str, Any]]], Awaitable[Optional[Dict[str, Any]]]]
 
 
 def _tool_error(message: str) -> Exception:
@@ -145,7 +157,14 @@ class LroTools:
         #: The offload files as MCP resources (see the module's docs).
         self.resources = OffloadResources(self.offloader)
         server.add_tool(self._extract_tool(), name=self.extract_tool_name, description=EXTRACT_TOOL_DESCRIPTION)
-        _serve_resources(server, self.resources)
+        _serve_resources(server, self.resources, self._resolve_handles)
+
+    async def _resolve_handles(self, name: str, arguments: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Any]]:
+        # The extract tool reads offload files itself; as in the `lro proxy`, its arguments
+        # are never taken for handles.
+        if name == self.extract_tool_name:
+            return None
+        return await resolve_handles(self.offloader, arguments)
 
     async def cleanup(self) -> Dict[str, Any]:
         """Removes expired offload files (off the event loop) and, when some were removed,
@@ -247,13 +266,15 @@ class LroTools:
         return decorate
 
 
-def _serve_resources(server: Any, resources: OffloadResources) -> None:
-    """Installs the resource handlers on the server's low-level SDK server, around its own."""
+def _serve_resources(server: Any, resources: OffloadResources, handles: Handles) -> None:
+    """Installs the resource handlers on the server's low-level SDK server, around its own,
+    and resolves result handles in ``tools/call`` before the SDK validates the arguments
+    (a handle is an object where the tool may take a string)."""
     low = getattr(server, "_lowlevel_server", None)
     if low is not None and hasattr(low, "add_request_handler"):
-        _serve_resources_v2(server, low, resources)
+        _serve_resources_v2(server, low, resources, handles)
     elif hasattr(getattr(server, "_mcp_server", None), "request_handlers"):
-        _serve_resources_v1(server._mcp_server, resources)
+        _serve_resources_v1(server._mcp_server, resources, handles)
     else:
         raise TypeError(f"lro.mcp.LroTools: {type(server).__name__} is neither mcp 2.x MCPServer nor mcp 1.x FastMCP")
     _announce_list_changes(low if low is not None else server._mcp_server)
@@ -277,10 +298,11 @@ def _dump(models: Any) -> List[Dict[str, Any]]:
     return [m.model_dump(mode="json", by_alias=True, exclude_none=True) for m in models]
 
 
-def _serve_resources_v2(server: Any, low: Any, resources: OffloadResources) -> None:
+def _serve_resources_v2(server: Any, low: Any, resources: OffloadResources, handles: Handles) -> None:
     """mcp 2.x: handlers take ``(ctx, params)`` and return result models."""
     from mcp.types import (
         CallToolRequestParams,
+        CallToolResult,
         ListResourcesResult,
         ListResourceTemplatesResult,
         PaginatedRequestParams,
@@ -312,6 +334,12 @@ def _serve_resources_v2(server: Any, low: Any, resources: OffloadResources) -> N
         return await own["resources/read"].handler(ctx, params)
 
     async def call_tool(ctx: Any, params: Any) -> Any:
+        resolved = await handles(params.name, params.arguments)
+        if resolved is not None and "result" in resolved:
+            # A handle that cannot be resolved: the tool is not called.
+            return CallToolResult.model_validate(resolved["result"])
+        if resolved is not None:
+            params = params.model_copy(update={"arguments": resolved["arguments"]})
         result = await own["tools/call"].handler(ctx, params)
         if any(is_offload_block(block) for block in getattr(result, "content", None) or ()):
             await resources.changed()
@@ -331,7 +359,7 @@ def _serve_resources_v2(server: Any, low: Any, resources: OffloadResources) -> N
         resources.publish_with(lambda: bus.publish(ResourcesListChanged()))
 
 
-def _serve_resources_v1(low: Any, resources: OffloadResources) -> None:
+def _serve_resources_v1(low: Any, resources: OffloadResources, handles: Handles) -> None:
     """mcp 1.x: handlers take the request and return a ``ServerResult``."""
     # Typed as Any: the type checker sees mcp 2.x, whose types module has other shapes.
     types: Any = importlib.import_module("mcp.types")
@@ -360,6 +388,12 @@ def _serve_resources_v1(low: Any, resources: OffloadResources) -> None:
         return await own[types.ReadResourceRequest](req)
 
     async def call_tool(req: Any) -> Any:
+        resolved = await handles(req.params.name, req.params.arguments)
+        if resolved is not None and "result" in resolved:
+            return types.ServerResult(types.CallToolResult.model_validate(resolved["result"]))
+        if resolved is not None:
+            params = req.params.model_copy(update={"arguments": resolved["arguments"]})
+            req = req.model_copy(update={"params": params})
         result = await own[types.CallToolRequest](req)
         if any(is_offload_block(block) for block in getattr(result.root, "content", None) or ()):
             await resources.changed()

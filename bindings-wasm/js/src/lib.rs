@@ -171,16 +171,7 @@ pub fn extract_async(
 #[wasm_bindgen(js_name = extractToolCall)]
 pub fn extract_tool_call(arguments: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
     Call::new(&config)?.run(|lro| {
-        let arguments: Value = serde_json::from_str(
-            &stringify(&arguments, ErrorCode::InvalidArgument, "arguments")?
-                .unwrap_or_else(|| "null".into()),
-        )
-        .map_err(|e| {
-            LroError::new(
-                ErrorCode::InvalidArgument,
-                format!("invalid arguments: {e}"),
-            )
-        })?;
+        let arguments = call_arguments(&arguments)?;
         let cancel = std::sync::atomic::AtomicBool::new(false);
         lro_js::to_value(&lro_mcp::extract_tool::call_result(
             lro,
@@ -194,6 +185,40 @@ pub fn extract_tool_call(arguments: JsValue, config: JsValue) -> Result<JsValue,
 #[wasm_bindgen(js_name = extractToolCallAsync)]
 pub fn extract_tool_call_async(arguments: JsValue, config: JsValue) -> Promise {
     promise(extract_tool_call(arguments, config))
+}
+
+/// A tool call's arguments as JSON (`null` when omitted).
+fn call_arguments(arguments: &JsValue) -> Result<Value, LroError> {
+    serde_json::from_str(
+        &stringify(arguments, ErrorCode::InvalidArgument, "arguments")?
+            .unwrap_or_else(|| "null".into()),
+    )
+    .map_err(|e| {
+        LroError::new(
+            ErrorCode::InvalidArgument,
+            format!("invalid arguments: {e}"),
+        )
+    })
+}
+
+/// Resolves the result handles in one `tools/call`'s arguments against this call's host
+/// (`config.host`, or the platform's files or memory), as the addon does: `null` when they
+/// hold none, `{ arguments }` with every handle replaced by its data, or
+/// `{ result, code, argument }`, the `isError` `CallToolResult` to answer instead.
+#[wasm_bindgen(js_name = resolveToolCall)]
+pub fn resolve_tool_call(arguments: JsValue, config: JsValue) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| {
+        lro_js::to_value(&lro_js::resolve_tool_call(
+            lro,
+            &call_arguments(&arguments)?,
+        ))
+    })
+}
+
+/// `resolveToolCall`, as a Promise.
+#[wasm_bindgen(js_name = resolveToolCallAsync)]
+pub fn resolve_tool_call_async(arguments: JsValue, config: JsValue) -> Promise {
+    promise(resolve_tool_call(arguments, config))
 }
 
 /// Deletes expired offload files in the output directory; returns the report.

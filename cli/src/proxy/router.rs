@@ -4,6 +4,8 @@
 //! (numbers, key order and escapes untouched). Only these are rebuilt:
 //! - client `initialize`: `params.clientInfo.proxy = true` (and a client that set it itself
 //!   gets every result untouched);
+//! - client `tools/call` whose arguments hold result handles (`{"$lro": URI, ...}`): each
+//!   replaced by the data it names, or the call answered with `isError` ([`handles`]);
 //! - client `tools/call` of the extract tool: answered here, never forwarded. Its name is
 //!   `lro_extract_<server>` from the server's `serverInfo.name` (`lro_extract` without
 //!   one), or `mcp.extract_tool_name`; a call of any other name, the plain `lro_extract`
@@ -201,8 +203,11 @@ impl Router {
         };
         match peek.kind() {
             Kind::Request(id, "tools/call") => {
-                let params = match read_request(line) {
-                    Ok(mut message) => message.get_mut("params").map_or(Value::Null, Value::take),
+                let (message, params) = match read_request(line) {
+                    Ok(mut message) => {
+                        let params = message.get_mut("params").map_or(Value::Null, Value::take);
+                        (message, params)
+                    }
                     Err(reason) => return self.refuse_unreadable(&id, &reason),
                 };
                 let name = params
@@ -216,12 +221,22 @@ impl Router {
                 }
                 let arguments = params.get("arguments").cloned();
                 let progress_token = params.pointer("/_meta/progressToken").cloned();
+                let message = match self.resolve_handles(&id, line, message, params) {
+                    handles::Resolved::Unchanged => line.to_vec(),
+                    handles::Resolved::Message(message) => message,
+                    handles::Resolved::Answered => return ClientAction::Done,
+                };
+                // The call as the client made it (its handles, not their data) is what the
+                // offload of its result records.
                 self.state.insert_with_progress(
                     id.clone(),
                     Pending::ToolCall { name, arguments },
                     progress_token,
                 );
-                forward(Some(id))
+                ClientAction::Forward {
+                    message,
+                    request: Some(id),
+                }
             }
             Kind::Request(id, "tools/list") if self.state.server_lacks_tools() => {
                 let tools: Vec<Value> = self
@@ -328,8 +343,15 @@ impl Router {
                 let result =
                     extract_tool::call(&router.lro, arguments.as_ref(), &cancel, &listed_as);
                 router.finish_extract(&id, &cancel);
+                // A `save: true` call wrote an offload file: announced like any other.
+                let saved = arguments.as_ref().and_then(|a| a.get("save"))
+                    == Some(&Value::Bool(true))
+                    && result["isError"] == false;
                 if !cancel.load(Ordering::SeqCst) {
                     router.out.send(&jsonrpc::response(&id, result));
+                }
+                if saved {
+                    router.resources_changed();
                 }
             });
         if let Err(e) = spawned {
@@ -741,6 +763,7 @@ fn parse(text: &[u8]) -> Option<Value> {
     lro_core::json::parse::from_slice(text).ok()
 }
 
+mod handles;
 mod oversize;
 mod resources;
 #[cfg(test)]

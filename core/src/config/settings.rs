@@ -97,6 +97,11 @@ pub struct ExtractLimits {
     /// Most bytes of one answer of the extract tool through MCP (default 16,384); see
     /// `answer_max_tokens`.
     pub answer_max_bytes: u64,
+    /// Most bytes of the data that result handles (`{"$lro": ...}` in a tool call's
+    /// arguments) put into one call, and of one `lro_extract` output saved as a file
+    /// (default 8 MiB). Over it the handle is refused, never cut: a partial value would reach
+    /// a tool as if it were whole.
+    pub handle_max_bytes: u64,
 }
 
 impl Default for ExtractLimits {
@@ -109,6 +114,7 @@ impl Default for ExtractLimits {
             max_memory_bytes: DEFAULT_MAX_MEMORY_BYTES,
             answer_max_tokens: DEFAULT_ANSWER_MAX_TOKENS,
             answer_max_bytes: DEFAULT_ANSWER_MAX_BYTES,
+            handle_max_bytes: DEFAULT_HANDLE_MAX_BYTES,
         }
     }
 }
@@ -119,6 +125,10 @@ pub const DEFAULT_ANSWER_MAX_TOKENS: u64 = 4_000;
 
 /// The default of [`ExtractLimits::answer_max_bytes`].
 pub const DEFAULT_ANSWER_MAX_BYTES: u64 = 16_384;
+
+/// The default of [`ExtractLimits::handle_max_bytes`]: a large file for a tool to write,
+/// small beside what the proxy and the extraction hold anyway.
+pub const DEFAULT_HANDLE_MAX_BYTES: u64 = 8 << 20;
 
 /// The default of [`ExtractLimits::max_memory_bytes`]: far above what a filter over a
 /// result needs, far below what takes a host down.
@@ -443,6 +453,16 @@ pub static KEYS: &[Key<OffloadConfig>] = &[
         bad: "\"lots\"",
         set: |c, v| c.extract.answer_max_bytes = v.integer(),
         get: |c| Setting::Integer(c.extract.answer_max_bytes),
+    },
+    Key {
+        name: "extract.handle_max_bytes",
+        kind: LIMIT,
+        doc: "most bytes that result handles ({\"$lro\": URI} in tool arguments) put into one \
+              call, and of one saved `lro_extract` output; more is refused, never cut",
+        sample: "65536",
+        bad: "\"lots\"",
+        set: |c, v| c.extract.handle_max_bytes = v.integer(),
+        get: |c| Setting::Integer(c.extract.handle_max_bytes),
     },
     Key {
         name: "store.timeout_ms",

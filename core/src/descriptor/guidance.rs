@@ -9,6 +9,10 @@ use super::SectionInfo;
 /// clients (Mastra, Claude's) show tools of a server under a prefix.
 pub(crate) const PREFIX_NOTE: &str = " (your client may show it with a prefix)";
 
+/// How the native guidance tells the agent to pass the result on without reading it: a
+/// result handle in another tool's arguments, replaced by the data before that tool runs.
+pub(crate) const PASS_ON: &str = "- Pass on: a tool argument {\"$lro\": resource_uri, \"where\": {...}, \"as\": \"jsonl\"} becomes the records.\n";
+
 /// Sections the guidance names (the descriptor's `sections` lists more).
 const GUIDANCE_SECTIONS: usize = 4;
 use crate::config::GuidanceMode;
@@ -85,7 +89,8 @@ pub fn guidance(
                  - Filter by namespace: {tool}(file_path=\"{path}\", recipe=2, params={{\"namespace\": \"_semantic\"}})\n\
                  - Search by keyword: {tool}(file_path=\"{path}\", recipe=3, params={{\"keyword\": \"your term\"}})\n\
                  {}\
-                 - Custom filter: {tool}(file_path=\"{path}\", query={})\n\
+                 - Custom filter: a jq query={}\n\
+                 {PASS_ON}\
                  Available recipes: 1=titles+namespaces, 2=filter namespace, 3=search titles,\n\
                  4=IDs+titles, 5=filter type, 6=count by namespace, 7=filter tag, 8=sort by date,\n\
                  9=detail-adaptive, 10=detail-adaptive.",
@@ -112,7 +117,8 @@ pub fn guidance(
                  - Filter: {tool}(file_path=\"{path}\", recipe=2{})\n\
                  - Search by keyword: {tool}(file_path=\"{path}\", recipe=3, params={{\"keyword\": \"your term\"}})\n\
                  {}\
-                 - Custom filter: {tool}(file_path=\"{path}\", query=\"select(. != null)\")\n\
+                 - Custom filter: a jq query=\"select(. != null)\"\n\
+                 {PASS_ON}\
                  {}Available recipes: {list}.",
                 params(&recipes[1]),
                 where_example(tool, path, recipes, sections),
@@ -287,7 +293,8 @@ pub fn short_guidance(
         ),
         GuidanceMode::Native => format!(
             "Results offloaded to JSONL ({count} {noun}, ~{tokens} tokens saved).\n\
-             Use the `{tool}` tool{PREFIX_NOTE}: {tool}(file_path=\"{path}\", recipe=1) and recipes 1-10."
+             Use the `{tool}` tool{PREFIX_NOTE}: {tool}(file_path=\"{path}\", recipe=1) and recipes 1-10. \
+             Pass it on as a tool argument {{\"$lro\": resource_uri}}."
         ),
     }
 }

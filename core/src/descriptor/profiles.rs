@@ -184,7 +184,7 @@ pub(crate) fn compact(parts: &Parts<'_>, estimator: &dyn TokenEstimator) -> Comp
 }
 
 /// The pointer descriptor of `parts`.
-pub(crate) fn pointer(parts: &Parts<'_>) -> PointerDescriptor {
+pub(crate) fn pointer(parts: &Parts<'_>, estimator: &dyn TokenEstimator) -> PointerDescriptor {
     let guidance = match parts.mode {
         GuidanceMode::Shell => {
             let read = read_records(parts.file_path);
@@ -203,7 +203,7 @@ pub(crate) fn pointer(parts: &Parts<'_>) -> PointerDescriptor {
             parts.extract_tool
         ),
     };
-    PointerDescriptor {
+    let mut descriptor = PointerDescriptor {
         offloaded: true,
         file_path: parts.file_path.to_owned(),
         resource_uri: parts.resource_uri.to_owned(),
@@ -211,8 +211,21 @@ pub(crate) fn pointer(parts: &Parts<'_>) -> PointerDescriptor {
         guidance,
         threshold_tokens: parts.threshold_tokens,
         warning: super::duplicate_keys_note(parts.duplicate_keys),
+    };
+    if parts.mode == GuidanceMode::Native {
+        // How to pass the result on, when it fits: a pointer that must also carry a warning
+        // keeps the warning instead.
+        let guidance = descriptor.guidance.clone();
+        descriptor.guidance.push_str(POINTER_PASS_ON);
+        if nominal_tokens(estimator, &descriptor, parts.file_path) > POINTER_BUDGET_TOKENS {
+            descriptor.guidance = guidance;
+        }
     }
+    descriptor
 }
+
+/// The pointer's sentence on passing the result on (a result handle in a tool's arguments).
+const POINTER_PASS_ON: &str = " Pass on as a tool argument: {\"$lro\": resource_uri}.";
 
 /// `N. Description: jq part`, or `N. Description` when there is no command to show.
 fn recipe_lines(recipes: &[Recipe], commands: &[Option<String>], width: usize) -> Vec<String> {
@@ -273,7 +286,8 @@ fn compact_guidance(parts: &Parts<'_>) -> String {
         GuidanceMode::Native => format!(
             "{opening} Query with the {tool} tool{note}: {tool}(file_path=..., recipe=N), a \
              MongoDB filter where={{...}} or a jq query; describe=true returns the line schema \
-             and each recipe's command.",
+             and each recipe's command. To pass the records to another tool, give its argument \
+             as {{\"$lro\": resource_uri, \"where\": {{...}}, \"as\": \"jsonl\"}}.",
             tool = parts.extract_tool,
             note = super::guidance::PREFIX_NOTE,
         ),

@@ -206,6 +206,19 @@ impl<H: Host> Offloader<H> {
         request: &ExtractRequest,
         cancel: &AtomicBool,
     ) -> Result<ExtractResponse> {
+        self.extract_within(file_path, request, &self.config.extract, cancel)
+    }
+
+    /// [`Self::extract_cancellable`] under `limits` instead of the configured ones: what
+    /// reads a result whole for a tool (result handles, saved extractions) raises the output
+    /// limits to its own cap, so that the engine never cuts below it unnoticed.
+    pub fn extract_within(
+        &self,
+        file_path: &str,
+        request: &ExtractRequest,
+        limits: &crate::config::ExtractLimits,
+        cancel: &AtomicBool,
+    ) -> Result<ExtractResponse> {
         let verb = request.verb()?;
         let structured = match verb {
             Verb::Structured => Some(Query::compile(&request.structured())?),
@@ -213,14 +226,11 @@ impl<H: Host> Offloader<H> {
         };
         let file = self.offload_file(file_path)?;
         let path = file.path();
-        let deadline =
-            lro_jq::Deadline::new(|| self.host.now_millis(), self.config.extract.timeout_ms)
-                .cancelled_by(cancel);
-        let mut budget =
-            lro_query::budget::Budget::new(&query_limits(&self.config.extract), &deadline);
+        let deadline = lro_jq::Deadline::new(|| self.host.now_millis(), limits.timeout_ms)
+            .cancelled_by(cancel);
+        let mut budget = lro_query::budget::Budget::new(&query_limits(limits), &deadline);
         let reader = file.open(&self.host, file_path)?.reader;
-        let mut lines =
-            lro_query::reader::LineReader::new(reader, self.config.extract.max_read_bytes);
+        let mut lines = lro_query::reader::LineReader::new(reader, limits.max_read_bytes);
         if let Verb::Describe = verb {
             return describe::describe_file(
                 self,

@@ -108,7 +108,9 @@ pub(crate) fn describe<H: Host>(
             &parts,
             &*lro.estimator,
         )))),
-        DescriptorProfile::Pointer => Some(Brief::Pointer(descriptor::pointer(&parts))),
+        DescriptorProfile::Pointer => {
+            Some(Brief::Pointer(descriptor::pointer(&parts, &*lro.estimator)))
+        }
     };
     let response = OffloadResponse {
         offloaded: true,

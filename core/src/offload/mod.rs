@@ -50,6 +50,27 @@ impl<H: Host> Offloader<H> {
         self.offload_read(value, request, 0)
     }
 
+    /// Writes `value` as an offload file whatever its size, and returns its descriptor: a
+    /// result someone asked to keep (an `lro_extract` output saved for the next tool), so
+    /// neither the threshold nor `enabled` decides, and a failed write is an error rather
+    /// than the inline fallback (there is no inline answer to fall back to).
+    pub fn offload_saved(
+        &self,
+        value: &Value,
+        request: &OffloadRequest,
+    ) -> Result<crate::descriptor::OffloadResponse> {
+        let prepared = prepare(self, value, request)?;
+        match materialize(self, prepared, request) {
+            Outcome::Offloaded(response) => Ok(*response),
+            // The host's error (which may name local paths) went to the OffloadWriteFailed
+            // event, as for any failed offload.
+            Outcome::Inline(_) => Err(LroError::new(
+                ErrorCode::Io,
+                "the offload file could not be written",
+            )),
+        }
+    }
+
     /// [`Offloader::offload`] of a value read from a JSON text that named `duplicate_keys`
     /// keys twice (merged in `value`: the outcome says so).
     #[doc(hidden)]

@@ -21,6 +21,9 @@ pub struct ToolCall {
     pub request: ExtractRequest,
     /// The call asked for the equivalent jq command (`explain: true`).
     pub explain: bool,
+    /// The call asked for its output as a new offload file (`save: true`), answered with
+    /// that file's descriptor.
+    pub save: bool,
 }
 
 fn bad(message: String) -> LroError {
@@ -77,16 +80,16 @@ pub fn parse(arguments: Option<&Value>) -> Result<ToolCall> {
         }
         None => return Err(bad("file_path is required".to_owned())),
     };
-    let explain = match given.remove("explain") {
-        None => false,
-        Some(Value::Bool(b)) => b,
-        Some(other) => {
-            return Err(bad(format!(
-                "explain must be true or false, got {}",
-                echo(&other)
-            )));
-        }
+    let mut flag = |name: &str| match given.remove(name) {
+        None => Ok(false),
+        Some(Value::Bool(b)) => Ok(b),
+        Some(other) => Err(bad(format!(
+            "{name} must be true or false, got {}",
+            echo(&other)
+        ))),
     };
+    let explain = flag("explain")?;
+    let save = flag("save")?;
     for (name, min, max) in [
         ("recipe", 1, Some(10)),
         ("skip", 0, None),
@@ -141,6 +144,7 @@ pub fn parse(arguments: Option<&Value>) -> Result<ToolCall> {
         file_path,
         request,
         explain,
+        save,
     })
 }
 

@@ -11,7 +11,8 @@
 
 mod answer;
 pub mod arguments;
-mod clip;
+pub(crate) mod clip;
+mod save;
 
 use std::sync::atomic::AtomicBool;
 
@@ -38,7 +39,10 @@ pub const TOOL_DESCRIPTION: &str = "Query a tool result that was offloaded to a 
     `section`. `describe`: true returns the result's full descriptor (line schema, the ten recipes \
     with their jq commands). The answer is the result alone, one per line (a count is the \
     number); `explain`: true adds the equivalent jq command. An answer too large is cut, ending \
-    with a `[truncated]` line that says what was returned and names the next call.";
+    with a `[truncated]` line that says what was returned and names the next call. To pass a \
+    result on without reading it, give another tool's argument as {\"$lro\": \"<resource_uri>\", \
+    \"where\": {...}, \"as\": \"json\"|\"jsonl\"|\"text\"}, or `save`: true to keep this call's \
+    output as a new result with its own resource_uri.";
 
 /// Descriptions of the structured-query parameters, by name (shared by every surface).
 pub const QUERY_PARAMETERS: [(&str, &str); 9] = [
@@ -182,6 +186,14 @@ pub fn tool_input_schema() -> Value {
         ),
     );
     add(
+        "save",
+        nullable(
+            "boolean",
+            "Save the output as a new offloaded result instead of answering it: the answer is \
+             its descriptor, whose resource_uri passes it to another tool.",
+        ),
+    );
+    add(
         "explain",
         nullable(
             "boolean",
@@ -220,11 +232,15 @@ pub fn call_result_as<H: Host>(
 ) -> Value {
     let answered = arguments::parse(arguments).and_then(|mut call| {
         call.request.extract_tool = extract_tool.map(str::to_owned);
+        if call.save {
+            return save::answer(lro, &call, arguments, cancel);
+        }
         let response = lro.extract_cancellable(&call.file_path, &call.request, cancel)?;
-        Ok(answer::text(lro, &call, &response))
+        let text = answer::text(lro, &call, &response);
+        Ok(json!({"content": [{"type": "text", "text": text}], "isError": false}))
     });
     match answered {
-        Ok(text) => json!({"content": [{"type": "text", "text": text}], "isError": false}),
+        Ok(result) => result,
         // An error message may quote the caller's arguments or the data's field names: cut
         // it, so an error answer is bounded like any other.
         Err(err) => json!({

@@ -335,3 +335,47 @@ fn a_client_that_is_a_proxy_is_not_offered_the_extract_tool() {
     );
     assert_eq!(names(&tools), ["read_graph"]);
 }
+
+#[test]
+fn tool_calls_with_handles_reach_the_server_with_the_data_and_bad_ones_never_do() {
+    let dir = tempfile::tempdir().unwrap();
+    let (router, capture) = router(dir.path());
+    let records: Vec<Value> = (0..300)
+        .map(|i| json!({"id": i, "kind": if i % 2 == 0 { "even" } else { "odd" }, "label": format!("row {i}")}))
+        .collect();
+    let outcome = router
+        .lro
+        .offload(&json!(records), &lro_core::OffloadRequest::new("rows"))
+        .unwrap();
+    let uri = outcome.offloaded().unwrap().resource_uri.clone();
+    // No handle: the very bytes the client sent.
+    let plain = br#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"write_file","arguments":{"content":"x",  "n":1.0}}}"#;
+    match router.from_client(plain) {
+        ClientAction::Forward { message, .. } => assert_eq!(message, plain.to_vec()),
+        ClientAction::Done => panic!("not forwarded"),
+    }
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "write_file",
+        "arguments": {"path": "odd.jsonl", "content": {"$lro": uri, "where": {"id": {"$lt": 5}, "kind": "odd"}, "fields": "id", "as": "jsonl"}}}});
+    let sent = forwarded(router.from_client(call.to_string().as_bytes()));
+    assert_eq!(
+        sent["params"]["arguments"],
+        json!({"path": "odd.jsonl", "content": "{\"id\":1}\n{\"id\":3}\n"})
+    );
+    assert_eq!(sent["id"], 2);
+    let bad = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "write_file",
+        "arguments": {"path": "x", "content": {"$lro": "/etc/passwd"}}}});
+    assert!(matches!(
+        router.from_client(bad.to_string().as_bytes()),
+        ClientAction::Done
+    ));
+    let answers = capture.messages();
+    let answer = answers.iter().find(|m| m["id"] == 3).unwrap();
+    assert_eq!(answer["result"]["isError"], true);
+    let text = answer["result"]["content"][0]["text"].as_str().unwrap();
+    assert!(
+        text.starts_with("error[path_denied]: argument `content`"),
+        "{text}"
+    );
+    // The refused call is not in flight: its id may be used again.
+    assert!(!router.state.in_flight(&super::IdKey::of(&json!(3))));
+}
