@@ -10,7 +10,7 @@ mod profiles;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::shape::{Format, TreeInfo};
+use crate::shape::{Format, TableInfo, TreeInfo};
 
 pub use guidance::{guidance, short_guidance};
 pub use profiles::{
@@ -102,6 +102,10 @@ pub struct SectionInfo {
     /// The records are a map's `{"key", "value"}` entries.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub entries: bool,
+    /// Set when the records are the rows of a table given as column names beside
+    /// positional rows (`pandas_split`, `clickhouse`, `trino`, `bigquery`, `spreadsheet`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<TableInfo>,
 }
 
 impl SectionInfo {
@@ -135,6 +139,7 @@ impl OffloadHeader {
             format: self.format,
             tree: None,
             entries: false,
+            table: None,
         }]
     }
 }
