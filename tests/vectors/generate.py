@@ -276,6 +276,21 @@ vector("intercept-table-text", "a text block holding ClickHouse JSONCompact thro
        input={"result": text_result({"meta": [{"name": "user", "type": "String"}, {"name": "events", "type": "UInt32"}],
                                      "data": [[f"user{i}", i * 11] for i in range(50)], "rows": 50}), "context": {"tool_name": "run_select_query"}})
 
+# --- a preview of the first records in the descriptor (preview_records) ---------------------------
+clickhouse = {"meta": [{"name": "user", "type": "String"}, {"name": "events", "type": "UInt32"}, {"name": "last_seen", "type": "DateTime"}],
+              "data": [[f"user{i}", i * 11, f"2026-11-{1 + i % 27:02d} 10:00:00"] for i in range(60)], "rows": 60}
+vector("preview-zero", "preview_records = 0 (the default): no preview in the descriptor",
+       config={"threshold_tokens": 200, "preview_records": 0}, input=clickhouse, request={"operation": "clickhouse_query"})
+vector("preview-full", "preview_records = 3: the full descriptor shows the first three records, named by the table's columns",
+       config={"threshold_tokens": 200, "preview_records": 3}, input=clickhouse, request={"operation": "clickhouse_query"})
+vector("preview-compact", "preview_records = 3 in the compact descriptor",
+       config={"threshold_tokens": 200, "preview_records": 3, "descriptor": "compact"}, input=clickhouse, request={"operation": "clickhouse_query"})
+vector("preview-cut", "preview_records = 1000: the records that fit the budget, and a note saying how many",
+       config={"threshold_tokens": 200, "preview_records": 1000}, input=clickhouse, request={"operation": "clickhouse_query"})
+vector("preview-none-fit", "records each larger than the budget: no record shown, and the note says so",
+       config={"threshold_tokens": 200, "preview_records": 2, "descriptor": "compact"},
+       input=[{"id": f"doc-{i}", "body": "lorem ipsum dolor sit amet " * 100} for i in range(3)], request={"operation": "fetch_documents"})
+
 # --- keys named twice: kept last, and said -----------------------------------------------------
 # Only JSON text can name a key twice (a dict or an object cannot), so these inputs are text.
 dup_rows = "[" + ", ".join(f'{{"id": {i}, "state": "open", "state": "closed"}}' if i % 10 == 0 else

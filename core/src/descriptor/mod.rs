@@ -5,6 +5,7 @@
 mod guidance;
 #[doc(hidden)]
 pub mod labels;
+mod preview;
 mod profiles;
 
 use serde::{Deserialize, Serialize};
@@ -13,6 +14,8 @@ use serde_json::{Map, Value};
 use crate::shape::{Format, TableInfo, TreeInfo};
 
 pub use guidance::{guidance, short_guidance};
+pub use preview::Preview;
+pub(crate) use preview::{NOTE_RESERVE_TOKENS, fitted as fitted_preview};
 pub use profiles::{
     Brief, COMPACT_BUDGET_TOKENS, CompactDescriptor, POINTER_BUDGET_TOKENS, PointerDescriptor,
 };
@@ -241,6 +244,9 @@ pub struct OffloadResponse {
     /// What the records do not show: keys the result's JSON text named twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// The file's first records, with `preview_records` (as many as fit the budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<Preview>,
     /// The smaller descriptor the profile chose (`compact`, `pointer`), which is what the
     /// caller receives ([`crate::Outcome`] serializes it); `None` for the full descriptor.
     /// The full descriptor's fields stay available to Rust callers either way.
