@@ -242,15 +242,16 @@ vector("intercept-text-blocks-each-json", "several text blocks that each hold a 
 
 # --- tables given as JSON: column names beside positional rows ---------------------------------
 CITIES = ["Oslo", "Bergen", "Tromsø", "Stavanger"]
-table_rows = [[f"{CITIES[i % 4]}", 1000 + i * 37, round(0.1 * i + 0.2, 2), 12345678901234567890123 + i, i % 3 == 0] for i in range(40)]
+# Numbers a JS build's input object holds exactly too (the JSON-text path keeps any digits).
+table_rows = [[f"{CITIES[i % 4]}", 1000 + i * 37, round(0.1 * i + 0.05, 2), 100000 + i * 7919, i % 3 == 0] for i in range(40)]
 table_names = ["city", "population", "ratio", "serial", "coastal"]
-vector("shape-table-pandas-split", "pandas orient=split: one named record per row with its index; the column list stays in the envelope; big numbers keep their digits",
+vector("shape-table-pandas-split", "pandas orient=split: one named record per row with its index; the column list stays in the envelope",
        config={"threshold_tokens": 200}, input={"columns": table_names, "index": [f"r{i}" for i in range(40)], "data": table_rows},
        request={"operation": "query"})
 vector("shape-table-clickhouse", "ClickHouse JSONCompact: meta names the cells of data; rows and statistics stay in the envelope",
        config={"threshold_tokens": 200},
        input={"meta": [{"name": "id", "type": "UInt64"}, {"name": "host", "type": "String"}, {"name": "latency", "type": "Float64"}],
-              "data": [[str(i), f"host-{i % 5}", i * 1.5] for i in range(50)], "rows": 50, "rows_before_limit_at_least": 50,
+              "data": [[str(i), f"host-{i % 5}", i * 1.5 + 0.25] for i in range(50)], "rows": 50, "rows_before_limit_at_least": 50,
               "statistics": {"elapsed": 0.0021, "rows_read": 50, "bytes_read": 1200}},
        request={"operation": "clickhouse_query"})
 vector("shape-table-trino", "Trino/Presto: columns with names and types beside positional data; the query's other fields stay",
