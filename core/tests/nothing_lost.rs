@@ -349,6 +349,44 @@ fn records_with(numbers: &[String]) -> String {
 }
 
 #[test]
+fn a_tables_numbers_keep_their_digits_in_its_records() {
+    let numbers = [
+        "123456789012345678901234567890",
+        "-9223372036854775809",
+        "3.14159265358979323846264338327950288",
+        "1e400",
+        "-1E-400",
+        "1.50",
+        "-0",
+        "1E2",
+    ];
+    let rows: Vec<String> = numbers
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!(r#"["row {i} {}", {n}]"#, "padding ".repeat(8)))
+        .collect();
+    for table in [
+        format!(
+            r#"{{"columns": ["label", "n"], "data": [{}]}}"#,
+            rows.join(", ")
+        ),
+        format!(
+            r#"{{"meta": [{{"name": "label"}}, {{"name": "n"}}], "data": [{}], "rows": 8}}"#,
+            rows.join(", ")
+        ),
+    ] {
+        let (_dir, _path, lines) = offload_text(&table);
+        assert_eq!(lines.len(), numbers.len(), "one record per row");
+        for (line, number) in lines.iter().zip(numbers) {
+            assert!(
+                line.ends_with(&format!(r#","n":{number}}}"#)),
+                "{line} keeps {number}"
+            );
+        }
+    }
+}
+
+#[test]
 fn hostile_numbers_keep_their_digits_in_the_file_and_through_extraction() {
     let numbers: Vec<String> = [
         "123456789012345678901234567890",
