@@ -441,12 +441,20 @@ pub(crate) fn read_record(text: &str) -> Option<(Vec<u8>, usize)> {
 }
 
 /// Whether an object with these fields may hold a table ([`super::columns`]): it has the
-/// keys of one of its forms. Only the `Value` path decides.
+/// keys of one of its forms, its rows an array of arrays (of objects, BigQuery's). Only the
+/// `Value` path decides.
 fn may_be_table(fields: &[(String, &str)]) -> bool {
     let has = |key: &str| fields.iter().any(|(k, _)| k == key);
-    (has("data") && (has("columns") || has("meta")))
-        || (has("rows") && has("schema"))
-        || has("values")
+    let rows_of = |key: &str, open: u8| {
+        fields.iter().any(|(k, field)| {
+            k == key
+                && field.starts_with('[')
+                && field[1..].trim_start().as_bytes().first() == Some(&open)
+        })
+    };
+    (rows_of("data", b'[') && (has("columns") || has("meta")))
+        || (rows_of("rows", b'{') && has("schema"))
+        || rows_of("values", b'[')
 }
 
 /// Whether a field's JSON text is a non-empty object.
