@@ -113,6 +113,14 @@ export interface TreeInfo {
   depth_field: string
 }
 
+/** How a table given as column names beside positional rows was read, one record per row. */
+export interface TableInfo {
+  /** The form the rows came in. */
+  form: 'pandas_split' | 'clickhouse' | 'trino' | 'bigquery' | 'spreadsheet'
+  /** The field each record carries its pandas index value under, when the table had one. */
+  index_field?: string
+}
+
 /** A group of records on consecutive lines of the file: one array (or string, or tree) of the result. */
 export interface SectionInfo {
   /** Where the records were found: the result's keys, dot-joined (`entities`, `data.users`). */
@@ -127,6 +135,16 @@ export interface SectionInfo {
   tree?: TreeInfo
   /** The records are a map's `{key, value}` entries. */
   entries?: true
+  /** Set when the records are the rows of a table (`columns` and `data`, `meta`, ...). */
+  table?: TableInfo
+}
+
+/** The file's first records, in a descriptor (`previewRecords`). */
+export interface Preview {
+  /** The first records, as written. */
+  records: unknown[]
+  /** Set when fewer records are shown than were asked for: how many fit the budget. */
+  note?: string
 }
 
 /** The full descriptor returned when results are offloaded to JSONL (the `full` profile). */
@@ -155,6 +173,8 @@ export interface OffloadResponse {
   threshold_tokens?: number
   /** Keys the result's JSON text named twice in one object (the last value of each kept). */
   warning?: string
+  /** The file's first records, with `previewRecords` (as many as fit the budget). */
+  preview?: Preview
 }
 
 /** The `compact` profile's descriptor: the recipes as one line each, one paragraph of guidance. */
@@ -179,6 +199,8 @@ export interface CompactDescriptor {
   threshold_tokens?: number
   /** Keys the result's JSON text named twice in one object (the last value of each kept). */
   warning?: string
+  /** The file's first records, with `previewRecords` (as many as fit the budget). */
+  preview?: Preview
 }
 
 /** The `pointer` profile's descriptor: where the records are, and one line of guidance. */

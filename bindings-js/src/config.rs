@@ -59,6 +59,9 @@ pub struct Config {
     /// `min(thresholdTokens, adaptiveRatio x contextRemainingTokens)`; above 0, at most 1
     /// (default 0.1).
     pub adaptive_ratio: Option<f64>,
+    /// The full and compact descriptors show the file's first N records, as many as fit
+    /// their budget (a `note` says how many when fewer); at most 1000 (default 0: none).
+    pub preview_records: Option<u32>,
     /// Limits on native extraction.
     pub extract: Option<ExtractLimits>,
     /// Bounds on requests to an object store (`outputDir: 's3://bucket/prefix'`).
@@ -181,6 +184,7 @@ impl Config {
             guidance,
             descriptor,
             adaptive_ratio,
+            preview_records,
             extract,
             store,
             mcp,
@@ -196,6 +200,7 @@ impl Config {
             || guidance.is_some()
             || descriptor.is_some()
             || adaptive_ratio.is_some()
+            || preview_records.is_some()
             || extract.is_some()
             || store.is_some()
             || mcp.is_some()
@@ -212,6 +217,10 @@ impl Config {
         set(&mut config.file_prefix, self.file_prefix);
         set(&mut config.guidance, self.guidance);
         set(&mut config.adaptive_ratio, self.adaptive_ratio);
+        set(
+            &mut config.preview_records,
+            self.preview_records.map(u64::from),
+        );
         if let Some(name) = self.descriptor {
             config.descriptor = name.parse::<DescriptorProfile>().map_err(|e| {
                 LroError::new(
@@ -283,6 +292,7 @@ impl From<&OffloadConfig> for Config {
             guidance: Some(config.guidance),
             descriptor: Some(config.descriptor.name().to_owned()),
             adaptive_ratio: Some(config.adaptive_ratio),
+            preview_records: Some(u32::try_from(config.preview_records).unwrap_or(u32::MAX)),
             extract: Some(ExtractLimits {
                 max_read_bytes: Some(max_read_bytes),
                 max_output_records: Some(max_output_records),

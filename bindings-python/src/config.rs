@@ -249,6 +249,13 @@ impl PyConfig {
         self.inner.adaptive_ratio
     }
 
+    /// The full and compact descriptors show the file's first N records, as many as fit
+    /// their budget (0: none).
+    #[getter]
+    fn preview_records(&self) -> u64 {
+        self.inner.preview_records
+    }
+
     /// Limits on native extraction, as a dict.
     #[getter]
     fn extract<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

@@ -5,7 +5,7 @@
 
 use lro_core::descriptor::{OffloadHeader, SectionInfo};
 use lro_core::jsonl::parse_header;
-use lro_core::shape::OTHER_FIELDS;
+use lro_core::shape::{OTHER_FIELDS, TableForm, TableInfo};
 use lro_core::{OffloadConfig, OffloadRequest, Offloader, StdHost};
 use serde_json::{Map, Value, json};
 
@@ -55,6 +55,15 @@ fn rebuild(written: &Written) -> Value {
     let mut object = Value::Object(written.envelope.clone());
     for section in written.header.all_sections() {
         let records = section_records(written, &section).to_vec();
+        if let Some(table) = &section.table {
+            put_table(
+                &mut object,
+                section.name.as_deref().unwrap(),
+                table,
+                records,
+            );
+            continue;
+        }
         let value = if section.entries {
             Value::Object(
                 records
@@ -82,6 +91,43 @@ fn rebuild(written: &Written) -> Value {
         }
     }
     object
+}
+
+/// A table's rows put back in the form they came in, under `name` (its path of keys), with
+/// a pandas index taken back out of the records.
+fn put_table(object: &mut Value, name: &str, table: &TableInfo, records: Vec<Value>) {
+    let keys: Vec<&str> = name.split('.').collect();
+    let (rows_key, parent) = keys.split_last().unwrap();
+    let mut slot = &mut *object;
+    for key in parent {
+        slot = &mut slot[*key];
+    }
+    let mut index = Vec::new();
+    let mut header = Vec::new();
+    let mut rows = Vec::new();
+    for record in records {
+        let Value::Object(mut fields) = record else {
+            panic!("a table's record is an object")
+        };
+        if let Some(field) = &table.index_field {
+            index.push(fields.shift_remove(field).unwrap());
+        }
+        header = fields.keys().map(|k| json!(k)).collect();
+        let cells: Vec<Value> = fields.into_iter().map(|(_, v)| v).collect();
+        rows.push(match table.form {
+            TableForm::Bigquery => {
+                json!({"f": cells.into_iter().map(|v| json!({"v": v})).collect::<Vec<_>>()})
+            }
+            _ => Value::Array(cells),
+        });
+    }
+    if table.form == TableForm::Spreadsheet {
+        rows.insert(0, Value::Array(header));
+    }
+    if table.index_field.is_some() {
+        slot["index"] = Value::Array(index);
+    }
+    slot[*rows_key] = Value::Array(rows);
 }
 
 /// Key order aside (an envelope's fields come first), two objects are equal.
@@ -133,6 +179,42 @@ fn objects_come_back_whole_from_sections_and_envelope() {
     ];
     for data in &cases {
         same(&rebuild(&offload(data)), data);
+    }
+}
+
+#[test]
+fn tables_come_back_whole_from_their_records_and_envelope() {
+    let rows: Vec<Value> = (0..80)
+        .map(|i| json!([format!("name {i}"), i, null, [i, {"nested": true}], i % 2 == 0]))
+        .collect();
+    let named = |names: &[&str]| {
+        names
+            .iter()
+            .map(|n| json!({"name": n, "type": "t"}))
+            .collect::<Vec<_>>()
+    };
+    let names = ["name", "index", "missing", "nested", "even"];
+    let cases = [
+        json!({"columns": names, "index": (0..80).map(|i| format!("i{i}")).collect::<Vec<_>>(), "data": rows}),
+        json!({"columns": names, "data": rows}),
+        json!({"meta": named(&names), "data": rows, "rows": 80, "statistics": {"elapsed": 0.5}, "totals": [1, 2]}),
+        json!({"id": "q", "columns": named(&names), "data": rows, "stats": {"state": "FINISHED"}}),
+        json!({"result": {"schema": {"fields": named(&names)}, "totalRows": "80",
+               "rows": rows.iter().map(|r| json!({"f": r.as_array().unwrap().iter().map(|v| json!({"v": v})).collect::<Vec<_>>()})).collect::<Vec<_>>()}}),
+        json!({"range": "A1:C81", "values": std::iter::once(json!(["a", "b", "c"]))
+               .chain((0..80).map(|i| json!([i, format!("v{i}"), null]))).collect::<Vec<_>>()}),
+    ];
+    for data in &cases {
+        let written = offload(data);
+        assert!(
+            written
+                .header
+                .all_sections()
+                .iter()
+                .any(|s| s.table.is_some()),
+            "{data} is read as a table"
+        );
+        same(&rebuild(&written), data);
     }
 }
 
@@ -264,6 +346,44 @@ fn records_with(numbers: &[String]) -> String {
         })
         .collect();
     format!("[{}]", items.join(", "))
+}
+
+#[test]
+fn a_tables_numbers_keep_their_digits_in_its_records() {
+    let numbers = [
+        "123456789012345678901234567890",
+        "-9223372036854775809",
+        "3.14159265358979323846264338327950288",
+        "1e400",
+        "-1E-400",
+        "1.50",
+        "-0",
+        "1E2",
+    ];
+    let rows: Vec<String> = numbers
+        .iter()
+        .enumerate()
+        .map(|(i, n)| format!(r#"["row {i} {}", {n}]"#, "padding ".repeat(8)))
+        .collect();
+    for table in [
+        format!(
+            r#"{{"columns": ["label", "n"], "data": [{}]}}"#,
+            rows.join(", ")
+        ),
+        format!(
+            r#"{{"meta": [{{"name": "label"}}, {{"name": "n"}}], "data": [{}], "rows": 8}}"#,
+            rows.join(", ")
+        ),
+    ] {
+        let (_dir, _path, lines) = offload_text(&table);
+        assert_eq!(lines.len(), numbers.len(), "one record per row");
+        for (line, number) in lines.iter().zip(numbers) {
+            assert!(
+                line.ends_with(&format!(r#","n":{number}}}"#)),
+                "{line} keeps {number}"
+            );
+        }
+    }
 }
 
 #[test]

@@ -1,7 +1,8 @@
 //! The descriptor's budget, whatever the input: an offloaded MCP result (its text block, its
 //! `structuredContent` and its resource link) stays within 2,000 estimated tokens, for the shapes real tools
 //! return and the awkward ones they might: many arrays, wide records, hundreds of fields,
-//! huge field names, deep nesting, long strings, text, CJK.
+//! huge field names, deep nesting, long strings, text, CJK; with a preview of the first
+//! records asked for (`preview_records`) and without.
 
 use lro_core::descriptor::DESCRIPTOR_BUDGET_TOKENS;
 use lro_core::{HeuristicEstimator, OffloadConfig, Offloader, StdHost, TokenEstimator};
@@ -190,9 +191,12 @@ fn every_shape_fits_the_budget_as_structured_content_and_as_text() {
     // The budget holds for paths up to NOMINAL_PATH_BYTES: /tmp/.tmpXXXXXX/ and a file name.
     assert!(config.output_dir.len() < 20);
     let mut worst = Vec::new();
-    for guidance in ["shell", "native"] {
+    // A preview as large as can be asked for fills what room there is: once, with the
+    // shell guidance (the vectors' previews run under both).
+    for (guidance, preview) in [("shell", 0), ("native", 0), ("shell", 1000)] {
         let config = OffloadConfig {
             guidance: serde_json::from_value(json!(guidance)).unwrap(),
+            preview_records: preview,
             ..config.clone()
         };
         let lro = Offloader::new(config, StdHost::new()).unwrap();
@@ -223,10 +227,15 @@ fn every_shape_fits_the_budget_as_structured_content_and_as_text() {
                     let link = out.result["content"].as_array().unwrap().last().unwrap();
                     assert_eq!(link["type"], "resource_link", "{name}");
                     let tokens = response_tokens(&out.result);
-                    worst.push((tokens, name, guidance, detail));
+                    worst.push((tokens, name, guidance, detail, preview));
+                    if preview > 0 {
+                        // A preview is shown, maybe cut (it says so), never lost silently.
+                        let shown = &out.result["structuredContent"]["preview"];
+                        assert!(shown["records"].is_array(), "{name}: {shown}");
+                    }
                     assert!(
                         tokens <= 2 * DESCRIPTOR_BUDGET_TOKENS,
-                        "{name} ({guidance}, {detail}): {tokens} tokens\n{}",
+                        "{name} ({guidance}, {detail}, preview {preview}): {tokens} tokens\n{}",
                         serde_json::to_string_pretty(&out.result["structuredContent"]).unwrap()
                     );
                 }
@@ -303,12 +312,15 @@ fn check_profile(profile: &str, descriptor: &Value, what: &str) -> usize {
 fn every_shape_fits_the_compact_and_pointer_budgets() {
     let dir = tempfile::tempdir().unwrap();
     let mut worst = Vec::new();
-    for guidance in ["shell", "native"] {
+    // A preview as large as can be asked for fills what room there is: once, with the
+    // shell guidance (the vectors' previews run under both).
+    for (guidance, preview) in [("shell", 0), ("native", 0), ("shell", 1000)] {
         for profile in ["compact", "pointer"] {
             let config = OffloadConfig::from_json(&json!({
                 "output_dir": dir.path().to_string_lossy(),
                 "guidance": guidance,
                 "descriptor": profile,
+                "preview_records": preview,
             }))
             .unwrap();
             let lro = Offloader::new(config, StdHost::new()).unwrap();
@@ -327,7 +339,10 @@ fn every_shape_fits_the_compact_and_pointer_budgets() {
                 let descriptor: &Value =
                     &serde_json::from_str(out.result["content"][0]["text"].as_str().unwrap())
                         .unwrap();
-                let what = format!("{name} ({guidance}, {profile})");
+                let what = format!("{name} ({guidance}, {profile}, preview {preview})");
+                if preview > 0 && profile == "compact" {
+                    assert!(descriptor["preview"]["records"].is_array(), "{what}");
+                }
                 if name.starts_with("keys named twice") {
                     // The warning is never given up, and fits every budget.
                     let warning = descriptor["warning"].as_str().unwrap_or_default();

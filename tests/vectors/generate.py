@@ -240,6 +240,58 @@ vector("intercept-text-blocks-each-json", "several text blocks that each hold a 
        config={"threshold_tokens": 200},
        input={"result": {"content": [{"type": "text", "text": json.dumps(r, indent=2)} for r in rows[:30]]}, "context": {"tool_name": "list_rows"}})
 
+# --- tables given as JSON: column names beside positional rows ---------------------------------
+CITIES = ["Oslo", "Bergen", "Tromsø", "Stavanger"]
+# Numbers a JS build's input object holds exactly too (the JSON-text path keeps any digits).
+table_rows = [[f"{CITIES[i % 4]}", 1000 + i * 37, round(0.1 * i + 0.05, 2), 100000 + i * 7919, i % 3 == 0] for i in range(40)]
+table_names = ["city", "population", "ratio", "serial", "coastal"]
+vector("shape-table-pandas-split", "pandas orient=split: one named record per row with its index; the column list stays in the envelope",
+       config={"threshold_tokens": 200}, input={"columns": table_names, "index": [f"r{i}" for i in range(40)], "data": table_rows},
+       request={"operation": "query"})
+vector("shape-table-clickhouse", "ClickHouse JSONCompact: meta names the cells of data; rows and statistics stay in the envelope",
+       config={"threshold_tokens": 200},
+       input={"meta": [{"name": "id", "type": "UInt64"}, {"name": "host", "type": "String"}, {"name": "latency", "type": "Float64"}],
+              "data": [[str(i), f"host-{i % 5}", i * 1.5 + 0.25] for i in range(50)], "rows": 50, "rows_before_limit_at_least": 50,
+              "statistics": {"elapsed": 0.0021, "rows_read": 50, "bytes_read": 1200}},
+       request={"operation": "clickhouse_query"})
+vector("shape-table-trino", "Trino/Presto: columns with names and types beside positional data; the query's other fields stay",
+       config={"threshold_tokens": 200},
+       input={"id": "20261127_000001_00001_abcde", "columns": [{"name": "orderkey", "type": "bigint"}, {"name": "status", "type": "varchar(1)"}],
+              "data": [[i, "FOP"[i % 3]] for i in range(60)], "stats": {"state": "FINISHED", "processedRows": 60}},
+       request={"operation": "trino_query"})
+vector("shape-table-bigquery", "BigQuery: schema.fields name the f[].v cells of rows; values stay as BigQuery wrote them (strings, null)",
+       config={"threshold_tokens": 200},
+       input={"kind": "bigquery#queryResponse", "schema": {"fields": [{"name": "word", "type": "STRING", "mode": "NULLABLE"}, {"name": "word_count", "type": "INTEGER", "mode": "NULLABLE"}]},
+              "jobReference": {"projectId": "p", "jobId": "job_1", "location": "US"}, "totalRows": "40",
+              "rows": [{"f": [{"v": f"word{i}"}, {"v": str(i * 3) if i % 7 else None}]} for i in range(40)], "jobComplete": True, "cacheHit": False},
+       request={"operation": "bigquery_query"})
+vector("shape-table-spreadsheet", "a spreadsheet's values (Google Sheets values.get): the first row names the columns of the others",
+       config={"threshold_tokens": 200},
+       input={"range": "Sales!A1:C41", "majorDimension": "ROWS", "values": [["Region", "Month", "Revenue"]] + [[["North", "South"][i % 2], f"2026-{1 + i % 12:02d}", f"{i * 125}"] for i in range(40)]},
+       request={"operation": "sheets_get"})
+vector("shape-table-ragged", "a row shorter than the columns: not a table, laid out as before (data rows as arrays, the column list a section)",
+       config={"threshold_tokens": 200}, input={"columns": table_names, "data": table_rows[:-1] + [table_rows[-1][:3]]},
+       request={"operation": "query"})
+vector("intercept-table-text", "a text block holding ClickHouse JSONCompact through MCP: named records, meta in the envelope", call="intercept",
+       config={"threshold_tokens": 200},
+       input={"result": text_result({"meta": [{"name": "user", "type": "String"}, {"name": "events", "type": "UInt32"}],
+                                     "data": [[f"user{i}", i * 11] for i in range(50)], "rows": 50}), "context": {"tool_name": "run_select_query"}})
+
+# --- a preview of the first records in the descriptor (preview_records) ---------------------------
+clickhouse = {"meta": [{"name": "user", "type": "String"}, {"name": "events", "type": "UInt32"}, {"name": "last_seen", "type": "DateTime"}],
+              "data": [[f"user{i}", i * 11, f"2026-11-{1 + i % 27:02d} 10:00:00"] for i in range(60)], "rows": 60}
+vector("preview-zero", "preview_records = 0 (the default): no preview in the descriptor",
+       config={"threshold_tokens": 200, "preview_records": 0}, input=clickhouse, request={"operation": "clickhouse_query"})
+vector("preview-full", "preview_records = 3: the full descriptor shows the first three records, named by the table's columns",
+       config={"threshold_tokens": 200, "preview_records": 3}, input=clickhouse, request={"operation": "clickhouse_query"})
+vector("preview-compact", "preview_records = 3 in the compact descriptor",
+       config={"threshold_tokens": 200, "preview_records": 3, "descriptor": "compact"}, input=clickhouse, request={"operation": "clickhouse_query"})
+vector("preview-cut", "preview_records = 1000: the records that fit the budget, and a note saying how many",
+       config={"threshold_tokens": 200, "preview_records": 1000}, input=clickhouse, request={"operation": "clickhouse_query"})
+vector("preview-none-fit", "records each larger than the budget: no record shown, and the note says so",
+       config={"threshold_tokens": 200, "preview_records": 2, "descriptor": "compact"},
+       input=[{"id": f"doc-{i}", "body": "lorem ipsum dolor sit amet " * 100} for i in range(3)], request={"operation": "fetch_documents"})
+
 # --- keys named twice: kept last, and said -----------------------------------------------------
 # Only JSON text can name a key twice (a dict or an object cannot), so these inputs are text.
 dup_rows = "[" + ", ".join(f'{{"id": {i}, "state": "open", "state": "closed"}}' if i % 10 == 0 else
@@ -427,6 +479,9 @@ extract_vector("extract-recipe-array-cut", "one large array (recipe 8) keeps its
 extract_vector("extract-where-section", "a structured query over one section: its records only, and a jq command over its lines",
                {"section": "relations", "where": {"relationType": "owns"}, "group_by": "to", "limit": 6}, input=graph2, request={"operation": "read_graph"},
                config={"threshold_tokens": 300})
+extract_vector("extract-where-table", "a structured query by column name on a table's records", {"where": {"population": {"$gt": 2200}, "coastal": True}, "fields": ["index", "city", "serial"]},
+               input={"columns": table_names, "index": [f"r{i}" for i in range(40)], "data": table_rows}, request={"operation": "query"},
+               config={"threshold_tokens": 200})
 where_vector("extract-error-where-operator", "an unknown operator is invalid_query", {"where": {"tags": {"$contains": "ops"}}}, expect={"error": "invalid_query"})
 where_vector("extract-error-where-regex", "a regex that does not compile is invalid_query", {"where": {"title": {"$regex": "(unclosed"}}}, expect={"error": "invalid_query"})
 where_vector("extract-error-where-with-recipe", "where and recipe together are invalid_argument", {"where": {}, "recipe": 1}, expect={"error": "invalid_argument"})

@@ -69,6 +69,7 @@ class Config:
         guidance: Optional[str] = None,
         descriptor: Optional[str] = None,
         adaptive_ratio: Optional[float] = None,
+        preview_records: Optional[int] = None,
         extract: Optional[Mapping[str, int]] = None,
         store: Optional[Mapping[str, int]] = None,
         mcp: Optional[Mapping[str, Any]] = None,
@@ -145,6 +146,10 @@ class Config:
     def adaptive_ratio(self) -> float:
         """With a call's ``context_remaining_tokens``, the threshold becomes
         ``min(threshold_tokens, adaptive_ratio * context_remaining_tokens)``."""
+    @property
+    def preview_records(self) -> int:
+        """The full and compact descriptors show the file's first N records, as many as fit
+        their budget (a ``note`` says how many when fewer); 0 shows none."""
     @property
     def extract(self) -> Dict[str, int]:
         """Limits on native extraction: ``max_read_bytes``, ``max_output_records``,

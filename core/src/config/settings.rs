@@ -190,6 +190,9 @@ pub const MAX_STORE_RETRIES: u64 = 10;
 /// 64-bit integer, so every host's arithmetic on it stays in range.
 pub const MAX_SETTING: u64 = u64::MAX >> 1;
 
+/// Most records a descriptor's preview may ask for: more never fit a budget of 1,000 tokens.
+pub const MAX_PREVIEW_RECORDS: u64 = 1000;
+
 /// LRO configuration (`[prompt.offload]`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -218,6 +221,9 @@ pub struct OffloadConfig {
     /// With a call's `context_remaining_tokens`, the threshold becomes
     /// `min(threshold_tokens, adaptive_ratio x context_remaining_tokens)`; from 0 to 1.
     pub adaptive_ratio: f64,
+    /// The first records of the file shown in the full and compact descriptors, as many of
+    /// them as fit the budget (0: none).
+    pub preview_records: u64,
     /// Limits on native extraction.
     pub extract: ExtractLimits,
     /// Bounds on requests to an object store.
@@ -238,6 +244,7 @@ impl Default for OffloadConfig {
             guidance: GuidanceMode::Shell,
             descriptor: DescriptorProfile::Full,
             adaptive_ratio: DEFAULT_ADAPTIVE_RATIO,
+            preview_records: 0,
             extract: ExtractLimits::default(),
             store: StoreLimits::default(),
             mcp: McpConfig::default(),
@@ -384,6 +391,19 @@ pub static KEYS: &[Key<OffloadConfig>] = &[
         bad: "2",
         set: |c, v| c.adaptive_ratio = v.number(),
         get: |c| Setting::Number(c.adaptive_ratio),
+    },
+    Key {
+        name: "preview_records",
+        kind: Kind::Integer {
+            min: 0,
+            max: MAX_PREVIEW_RECORDS,
+            unlimited_in_code: false,
+        },
+        doc: "the full and compact descriptors show the file's first N records, as many as fit               their budget (a `note` says how many when fewer); 0 shows none",
+        sample: "3",
+        bad: "-1",
+        set: |c, v| c.preview_records = v.integer(),
+        get: |c| Setting::Integer(c.preview_records),
     },
     Key {
         name: "extract.max_read_bytes",

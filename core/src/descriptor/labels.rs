@@ -92,6 +92,7 @@ mod tests {
             format: crate::shape::Format::Json,
             tree: None,
             entries: false,
+            table: None,
         }
     }
 

@@ -5,14 +5,17 @@
 mod guidance;
 #[doc(hidden)]
 pub mod labels;
+mod preview;
 mod profiles;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::shape::{Format, TreeInfo};
+use crate::shape::{Format, TableInfo, TreeInfo};
 
 pub use guidance::{guidance, short_guidance};
+pub use preview::Preview;
+pub(crate) use preview::{NOTE_RESERVE_TOKENS, fitted as fitted_preview};
 pub use profiles::{
     Brief, COMPACT_BUDGET_TOKENS, CompactDescriptor, POINTER_BUDGET_TOKENS, PointerDescriptor,
 };
@@ -102,6 +105,10 @@ pub struct SectionInfo {
     /// The records are a map's `{"key", "value"}` entries.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub entries: bool,
+    /// Set when the records are the rows of a table given as column names beside
+    /// positional rows (`pandas_split`, `clickhouse`, `trino`, `bigquery`, `spreadsheet`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<TableInfo>,
 }
 
 impl SectionInfo {
@@ -135,6 +142,7 @@ impl OffloadHeader {
             format: self.format,
             tree: None,
             entries: false,
+            table: None,
         }]
     }
 }
@@ -236,6 +244,9 @@ pub struct OffloadResponse {
     /// What the records do not show: keys the result's JSON text named twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// The file's first records, with `preview_records` (as many as fit the budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<Preview>,
     /// The smaller descriptor the profile chose (`compact`, `pointer`), which is what the
     /// caller receives ([`crate::Outcome`] serializes it); `None` for the full descriptor.
     /// The full descriptor's fields stay available to Rust callers either way.

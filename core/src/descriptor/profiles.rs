@@ -7,13 +7,16 @@
 //! - **pointer**: `offloaded`, `file_path`, `resource_uri`, `count` and one line of guidance (the paper's
 //!   bare pointer, C4); at most [`POINTER_BUDGET_TOKENS`].
 //!
+//! Both the full and the compact descriptor show the file's first records with
+//! `preview_records`, within their budget (see `preview.rs`); the pointer never does.
+//!
 //! Nothing is lost by choosing less: the file is the same whatever profile described it,
 //! and the extract tool's `describe=true` rebuilds the full descriptor from it.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::{NOMINAL_PATH_BYTES, OffloadSummary, SectionInfo};
+use super::{NOMINAL_PATH_BYTES, OffloadSummary, Preview, SectionInfo};
 use crate::config::GuidanceMode;
 use crate::estimate::TokenEstimator;
 use crate::payload::RecordKind;
@@ -61,6 +64,9 @@ pub struct CompactDescriptor {
     /// What the records do not show: keys the result's JSON text named twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warning: Option<String>,
+    /// The file's first records, with `preview_records` (as many as fit the budget).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<Preview>,
 }
 
 /// The pointer descriptor (`descriptor = "pointer"`).
@@ -111,6 +117,8 @@ pub(crate) struct Parts<'a> {
     pub threshold_tokens: Option<usize>,
     /// Keys the result's JSON text named twice (0: no warning).
     pub duplicate_keys: usize,
+    /// The file's first records, when a preview was asked for (empty otherwise).
+    pub preview: &'a [Value],
 }
 
 /// The estimated tokens of `value` as compact JSON with `path` reckoned as
@@ -150,14 +158,33 @@ pub(crate) fn compact(parts: &Parts<'_>, estimator: &dyn TokenEstimator) -> Comp
         guidance: compact_guidance(parts),
         threshold_tokens: parts.threshold_tokens,
         warning: super::duplicate_keys_warning(parts.duplicate_keys),
+        // As many of the records asked for as a compact budget could hold at all.
+        preview: (!parts.preview.is_empty()).then(|| {
+            Preview::first(
+                parts.preview,
+                super::preview::may_fit(parts.preview, COMPACT_BUDGET_TOKENS),
+            )
+        }),
     };
     let mut describe_width = usize::MAX;
+    // The warning holds whatever count fits any budget (a test widens it to the largest);
+    // a preview, which fills what room is left, leaves it that room.
+    let slack = match &descriptor.warning {
+        Some(warning) if descriptor.preview.is_some() => {
+            let widest = super::duplicate_keys_warning(usize::MAX).unwrap_or_default();
+            estimator
+                .estimate(&widest)
+                .saturating_sub(estimator.estimate(warning))
+        }
+        _ => 0,
+    };
     let over = |d: &CompactDescriptor| {
-        nominal_tokens(estimator, d, parts.file_path) > COMPACT_BUDGET_TOKENS
+        nominal_tokens(estimator, d, parts.file_path) + slack > COMPACT_BUDGET_TOKENS
     };
     // Give up what matters least first: the longest commands one by one (each still runs as
-    // recipe N natively, and the full descriptor has them all), the envelope, sections
-    // beyond two, long descriptions, namespaces beyond three.
+    // recipe N natively, and the full descriptor has them all), the preview's records from
+    // the last (its note says how many are left), the envelope, sections beyond two, long
+    // descriptions, namespaces beyond three.
     for step in 0.. {
         descriptor.recipes = recipe_lines(parts.recipes, &commands, describe_width);
         if !over(&descriptor) {
@@ -171,6 +198,14 @@ pub(crate) fn compact(parts: &Parts<'_>, estimator: &dyn TokenEstimator) -> Comp
             continue;
         }
         match step {
+            _ if descriptor
+                .preview
+                .as_ref()
+                .is_some_and(|p| !p.records.is_empty()) =>
+            {
+                let shown = descriptor.preview.as_ref().map_or(0, |p| p.records.len());
+                descriptor.preview = Some(Preview::first(parts.preview, shown - 1));
+            }
             _ if descriptor.envelope.is_some() => descriptor.envelope = None,
             _ if descriptor.sections.len() > 2 => descriptor.sections.truncate(2),
             _ if describe_width > 32 => describe_width = 32,

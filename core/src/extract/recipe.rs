@@ -250,6 +250,7 @@ mod tests {
                 format: crate::shape::Format::Json,
                 tree: None,
                 entries: false,
+                table: None,
             };
             let sampled = recipes_for(kind, &whole, &records);
             let bare = mif_recipes(detail, &MifExamples::default());

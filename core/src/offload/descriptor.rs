@@ -8,7 +8,8 @@
 //! examples, field names a recipe reads, sections listed); what is still too large is then
 //! given up in this order until the descriptor fits: the line schema's properties beyond 16,
 //! their types, the sections listed beyond 4, the long guidance, the schema's remaining
-//! properties, long recipe descriptions. The file path appears in every recipe, as the
+//! properties, long recipe descriptions. With `preview_records`, the file's first records
+//! then fill the room left (`descriptor/preview.rs`). The file path appears in every recipe, as the
 //! specification requires: the budget is reckoned with a path of [`NOMINAL_PATH_BYTES`], so
 //! a descriptor is the same wherever its file went, and holds for paths up to that length.
 
@@ -88,6 +89,9 @@ pub(crate) fn describe<H: Host>(
         detail: kind.detail_name().to_owned(),
     };
     let threshold_tokens = lro.reported_threshold(request);
+    // The file's first records, when a preview was asked for.
+    let asked = usize::try_from(lro.config.preview_records).unwrap_or(usize::MAX);
+    let preview: Vec<Value> = (0..asked.min(count)).map(|i| body.value(i)).collect();
     let parts = Parts {
         mode: lro.config.guidance,
         kind,
@@ -101,6 +105,7 @@ pub(crate) fn describe<H: Host>(
         envelope: (!prepared.envelope.is_empty()).then_some(&prepared.envelope),
         threshold_tokens,
         duplicate_keys: prepared.duplicate_keys,
+        preview: &preview,
     };
     let brief = match request.descriptor.unwrap_or(lro.config.descriptor) {
         DescriptorProfile::Full => None,
@@ -130,16 +135,19 @@ pub(crate) fn describe<H: Host>(
         envelope: (!prepared.envelope.is_empty()).then(|| prepared.envelope.clone()),
         threshold_tokens,
         warning: descriptor::duplicate_keys_warning(prepared.duplicate_keys),
+        preview: None,
         brief,
     };
-    fit(lro, response, kind)
+    fit(lro, response, kind, &preview)
 }
 
-/// Gives up parts of `response` until it fits [`DESCRIPTOR_BUDGET_TOKENS`].
+/// Gives up parts of `response` until it fits [`DESCRIPTOR_BUDGET_TOKENS`], then adds the
+/// `preview` records that fit in the room left (a preview asked for keeps room for its note).
 fn fit<H: Host>(
     lro: &Offloader<H>,
     mut response: OffloadResponse,
     kind: RecordKind,
+    preview: &[Value],
 ) -> OffloadResponse {
     let steps: [&dyn Fn(&mut OffloadResponse); 6] = [
         &|r| schema::shrink(&mut r.line_schema, Shrink::FewerProperties),
@@ -177,12 +185,21 @@ fn fit<H: Host>(
         0
     };
     let budget = DESCRIPTOR_BUDGET_TOKENS.saturating_sub(link);
+    let reserve = if preview.is_empty() {
+        0
+    } else {
+        descriptor::NOTE_RESERVE_TOKENS
+    };
     for step in steps {
-        if budget_tokens(lro, &response) <= budget {
+        if budget_tokens(lro, &response) + reserve <= budget {
             break;
         }
         step(&mut response);
     }
+    response.preview = descriptor::fitted_preview(preview, budget, |shown| {
+        response.preview = Some(shown.clone());
+        budget_tokens(lro, &response) <= budget
+    });
     response
 }
 

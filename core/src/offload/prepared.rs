@@ -53,6 +53,7 @@ impl Prepared<'_> {
                 format: self.format,
                 tree: None,
                 entries: false,
+                table: None,
             }]
         } else {
             self.sections.clone()
@@ -95,6 +96,7 @@ pub(crate) fn prepare<'a, H: Host>(
             format: section.format,
             tree: None,
             entries: false,
+            table: section.table,
         });
         let tokens = lro.estimator.estimate_utf8(&body.bytes);
         return Ok(Prepared {
@@ -123,6 +125,7 @@ pub(crate) fn prepare<'a, H: Host>(
             format: section.format,
             tree: section.tree,
             entries: section.entries,
+            table: section.table,
         });
         body.append(part);
     }
@@ -221,6 +224,7 @@ pub(crate) fn prepared_layout<H: Host>(
                 format: section.format,
                 tree: None,
                 entries: false,
+                table: section.table,
             }];
         }
         prepared.envelope = envelope;
@@ -238,6 +242,7 @@ pub(crate) fn prepared_layout<H: Host>(
                 format: section.format,
                 tree: section.tree,
                 entries: section.entries,
+                table: section.table,
             };
             first_line += section.count;
             info

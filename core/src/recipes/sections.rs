@@ -87,6 +87,7 @@ mod tests {
             format,
             tree: None,
             entries: false,
+            table: None,
         }
     }
 

@@ -27,6 +27,7 @@
 //!   (and not a keyed collection) is one record.
 //! - Anything else (a number, `true`, `null`): one record.
 
+pub mod columns;
 pub mod literal;
 mod odd;
 pub(crate) use odd::array_with_odd_elements as odd_array;
@@ -40,6 +41,7 @@ use std::borrow::Cow;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+pub use columns::{TableForm, TableInfo};
 pub use text::{TextRead, read_text};
 pub use text_layout::TEXT_PART_MIN;
 pub use tree::TreeInfo;
@@ -95,6 +97,9 @@ pub struct Section<'a> {
     pub tree: Option<TreeInfo>,
     /// The records are a map's `{"key", "value"}` entries.
     pub entries: bool,
+    /// Set when the records are the rows of a table given as column names and positional
+    /// rows ([`columns`]).
+    pub table: Option<TableInfo>,
 }
 
 impl<'a> Section<'a> {
@@ -105,6 +110,7 @@ impl<'a> Section<'a> {
             format,
             tree: None,
             entries: false,
+            table: None,
         }
     }
 
@@ -165,6 +171,7 @@ impl<'a> Layout<'a> {
             Array,
             Text(TextRead),
             Record,
+            Table(columns::Table),
             Tree,
             Entries,
             Parts,
@@ -184,6 +191,8 @@ impl<'a> Layout<'a> {
                 let keyed = is_keyed_collection(fields.len(), fields.values().map(is_record));
                 if (large == 0 && !keyed) || depth >= MAX_DEPTH {
                     Plan::Record
+                } else if let Some(table) = columns::Table::detect(fields) {
+                    Plan::Table(table)
                 } else if large > 0 && tree::detect(std::slice::from_ref(&*value)).is_some() {
                     Plan::Tree
                 } else if large > MAX_SECTIONS || keyed {
@@ -209,8 +218,46 @@ impl<'a> Layout<'a> {
             Plan::Tree => Section::of_array(name, single(value), format),
             Plan::Entries => entries(name, &value, format),
             Plan::Parts => return self.object(path, value, format, depth),
+            Plan::Table(table) => return self.table(path, value, &table, format, depth),
         };
         self.sections.push(section);
+    }
+
+    /// An object holding a table: its rows become one section of named records, in the
+    /// place of their field; its column list stays in the envelope, a pandas index goes into
+    /// the records, and its other fields are laid out as [`Self::object`] lays them out.
+    fn table(
+        &mut self,
+        path: &[String],
+        value: Cow<'a, Value>,
+        table: &columns::Table,
+        format: Format,
+        depth: usize,
+    ) {
+        let Value::Object(mut fields) = value.into_owned() else {
+            unreachable!("a table is found in an object")
+        };
+        let mut index = table
+            .index_key
+            .and_then(|key| fields.get_mut(key).map(Value::take));
+        let mut small = Map::new();
+        for (key, field) in fields {
+            let mut inner = path.to_vec();
+            inner.push(key.clone());
+            if key == table.rows_key {
+                let records = table.records(field, index.take());
+                let mut section = Section::new(Some(inner.join(".")), Cow::Owned(records), format);
+                section.table = Some(table.info());
+                self.sections.push(section);
+            } else if Some(key.as_str()) == table.index_key {
+                // Taken into the records above.
+            } else if is_large(&field) && Some(key.as_str()) != table.names_key {
+                self.value(&inner, Cow::Owned(field), format, depth + 1);
+            } else {
+                small.insert(key, field);
+            }
+        }
+        self.put_small(path, small);
     }
 
     /// An object with large fields, taken apart: large fields to sections, small ones to

@@ -28,8 +28,8 @@ use serde_json::{Map, Value};
 use super::text::{self, MAX_UNWRAP};
 use super::tree::{self, KeyWalk};
 use super::{
-    Format, Layout, MAX_DEPTH, MAX_SECTIONS, SMALL_FIELD, Section, TreeInfo, is_keyed_collection,
-    is_large,
+    Format, Layout, MAX_DEPTH, MAX_SECTIONS, SMALL_FIELD, Section, TableInfo, TreeInfo,
+    is_keyed_collection, is_large,
 };
 use crate::json::{canonical, dupes, fields, read, write};
 use crate::jsonl::Body;
@@ -58,6 +58,8 @@ pub(crate) struct Written {
     pub(crate) tree: Option<TreeInfo>,
     /// The records are a map's `{"key", "value"}` entries.
     pub(crate) entries: bool,
+    /// Set when the records are a table's rows.
+    pub(crate) table: Option<TableInfo>,
 }
 
 /// A result's records written as lines, section after section, and its envelope.
@@ -152,6 +154,7 @@ impl TextLayout {
                 format: section.format,
                 tree: section.tree,
                 entries: section.entries,
+                table: section.table,
             });
             self.body.append(part);
         }
@@ -165,6 +168,7 @@ impl TextLayout {
             format,
             tree: None,
             entries,
+            table: None,
         });
     }
 
@@ -262,6 +266,12 @@ impl TextLayout {
                 .push_line_with(|out| out.extend_from_slice(&record));
             self.wrote(path, 1, format, false);
             return Some(());
+        }
+        if may_be_table(&fields) {
+            // Rows become new records anyway: the `Value` path reads the table (or finds
+            // it is none, and lays the object out as this reading would).
+            let value = self.parse(text, nesting)?;
+            return self.value(path, value, format, depth);
         }
         if count > 0 && is_tree_root(&fields, self.min_text, nesting + 1)? {
             // Flattening a tree takes its nodes: the `Value` path.
@@ -428,6 +438,23 @@ pub(crate) fn read_record(text: &str) -> Option<(Vec<u8>, usize)> {
         .map(|lines| (Value::Array(lines), dupes::in_text(&current)))
         .or_else(|| super::literal::parse(&current).map(|value| (value, 0)))
         .map(|(value, duplicate_keys)| (write::to_string(&value).into_bytes(), duplicate_keys))
+}
+
+/// Whether an object with these fields may hold a table ([`super::columns`]): it has the
+/// keys of one of its forms, its rows an array of arrays (of objects, BigQuery's). Only the
+/// `Value` path decides.
+fn may_be_table(fields: &[(String, &str)]) -> bool {
+    let has = |key: &str| fields.iter().any(|(k, _)| k == key);
+    let rows_of = |key: &str, open: u8| {
+        fields.iter().any(|(k, field)| {
+            k == key
+                && field.starts_with('[')
+                && field[1..].trim_start().as_bytes().first() == Some(&open)
+        })
+    };
+    (rows_of("data", b'[') && (has("columns") || has("meta")))
+        || (rows_of("rows", b'{') && has("schema"))
+        || rows_of("values", b'[')
 }
 
 /// Whether a field's JSON text is a non-empty object.

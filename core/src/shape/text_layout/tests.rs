@@ -19,12 +19,13 @@ fn by_value(value: &Value) -> (Vec<u8>, Vec<String>, Map<String, Value>) {
     for section in &layout.sections {
         let part = Body::of_values(&section.records);
         sections.push(format!(
-            "{:?} {} {:?} {:?} {}",
+            "{:?} {} {:?} {:?} {} {:?}",
             section.name,
             part.len(),
             section.format,
             section.tree,
-            section.entries
+            section.entries,
+            section.table
         ));
         body.append(part);
     }
@@ -37,8 +38,8 @@ fn by_text(layout: TextLayout) -> (Vec<u8>, Vec<String>, Map<String, Value>) {
         .iter()
         .map(|s| {
             format!(
-                "{:?} {} {:?} {:?} {}",
-                s.name, s.count, s.format, s.tree, s.entries
+                "{:?} {} {:?} {:?} {} {:?}",
+                s.name, s.count, s.format, s.tree, s.entries, s.table
             )
         })
         .collect();
@@ -66,6 +67,10 @@ fn shapes_of_real_results() {
     let records: Vec<Value> = (0..40)
         .map(|i| json!({"id": format!("r{i}"), "kind": "alpha", "label": format!("record {i}"), "score": i}))
         .collect();
+    let rows: Vec<Value> = (0..40).map(|i| json!([format!("x{i}"), i])).collect();
+    let sheet: Vec<Value> = std::iter::once(json!(["a", "b"]))
+        .chain(rows.iter().cloned())
+        .collect();
     let cases = [
         json!({"total": 40, "items": records}),
         json!({"result": records}),
@@ -84,6 +89,14 @@ fn shapes_of_real_results() {
                 .map(|i| (format!("k{i}"), json!([i, {"x": "y"}])))
                 .collect(),
         ),
+        // Tables given as JSON, found where they sit, and what only looks like one.
+        json!({"columns": ["a", "b"], "index": (0..40).collect::<Vec<_>>(), "data": rows}),
+        json!({"result": {"meta": [{"name": "a"}, {"name": "b"}], "data": rows, "rows": 40}}),
+        json!({"schema": {"fields": [{"name": "a"}, {"name": "b"}]},
+               "rows": rows.iter().map(|r| json!({"f": [{"v": r[0]}, {"v": r[1]}]})).collect::<Vec<_>>()}),
+        json!({"range": "A1:B41", "values": sheet}),
+        json!({"content": render(&json!({"columns": [{"name": "a"}, {"name": "b"}], "data": rows}), 1)}),
+        json!({"columns": ["a"], "data": rows, "values": records}),
     ];
     for value in &cases {
         for style in 0..3 {
