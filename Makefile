@@ -70,8 +70,8 @@ test-rust: build-rust-tests ## Rust unit, vector, jq-recipe and CLI tests (and t
 # What the late suites compile: the example host (`examples`) and host-s3's tests (`test-s3`).
 # Each cargo command resolves features for the packages it names, so these are builds of their
 # own (lro-core and the jq engine again, with other features). `make test` builds them after
-# the Rust tests, in its third step, where the suites beside them leave the cores idle; cargo
-# holds the target directory's lock only while it compiles, not while tests run.
+# the Rust tests, among the native chain's suites, which leave the cores idle as they wait;
+# cargo holds the target directory's lock only while it compiles, not while tests run.
 prebuild-late-suites:
 	MAKEFLAGS= $(CARGO) build -p lro-example-host
 	MAKEFLAGS= $(CARGO) test -p lro-host-s3 --no-run
@@ -108,9 +108,14 @@ lint: ## rustfmt and clippy, warnings as errors
 include $(wildcard mk/*.mk)
 
 setup: ## Install everything the test suites need, one install after another
-	@$(MAKE) --no-print-directory -j1 $(SETUP_TARGETS)
+	@+$(OWN_JOBS) --no-print-directory -j1 $(SETUP_TARGETS)
 
 NATIVE_BUILD_TARGETS := build-proxy build-python build-node
+
+# $(OWN_JOBS) ARGS: a make of ARGS with job slots of its own (its -j), not a share of the slots
+# of the make that runs it: without the job server in MAKEFLAGS, which a -j of its own would
+# reset with a warning. Command-line variables stay in MAKEFLAGS.
+OWN_JOBS = MAKEFLAGS="$(filter-out -j% --jobserver-auth=%,$(MAKEFLAGS))" $(MAKE)
 
 native-artifacts: ## The native release artifacts, one after another (they share one cargo lock)
 	@$(MAKE) --no-print-directory -j1 $(NATIVE_BUILD_TARGETS)
@@ -136,24 +141,19 @@ WASM_SUITES := test-wasm test-browser
 NATIVE_SUITES := test-rust-then-prebuild test-frameworks test-python \
 	$(filter-out test-rust test-frameworks test-python test-s3 $(WASM_SUITES),$(TEST_TARGETS))
 
+# Each chain's makes have job slots of their own (OWN_JOBS), as if started alone.
 test-native-chain:
-	@$(MAKE) --no-print-directory -j1 $(NATIVE_BUILD_TARGETS)
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(NATIVE_SUITES)
+	@+$(OWN_JOBS) --no-print-directory -j1 $(NATIVE_BUILD_TARGETS)
+	@+$(OWN_JOBS) --no-print-directory -j2 --output-sync=target $(BUILT) $(NATIVE_SUITES)
 
 test-wasm-chain:
-	@$(MAKE) --no-print-directory -j2 --output-sync=target build-wasm-js build-wasm-component
-	@$(MAKE) --no-print-directory $(BUILT) $(filter $(WASM_SUITES),$(TEST_TARGETS))
+	@+$(OWN_JOBS) --no-print-directory -j2 --output-sync=target build-wasm-js build-wasm-component
+	@+$(OWN_JOBS) --no-print-directory $(BUILT) $(filter $(WASM_SUITES),$(TEST_TARGETS))
 
-# The two chains are two makes started by this recipe (not a `make -j2` of them: each chain's
-# own -j2 would reset that make's job server, with a warning); both run to their end, and the
-# step fails if either did.
 test: export NATIVE_PROFILE := test-release
 test: setup-base ## Install what is needed and run every test suite (what CI runs)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target build-rust-tests setup
-	@$(MAKE) --no-print-directory test-native-chain & native=$$!; \
-	  wasm=0; $(MAKE) --no-print-directory test-wasm-chain || wasm=$$?; \
-	  status=0; wait $$native || status=$$?; \
-	  test $$status = 0 -a $$wasm = 0
+	@$(MAKE) --no-print-directory -j2 test-native-chain test-wasm-chain
 	@$(MAKE) --no-print-directory $(BUILT) examples
 	@$(MAKE) --no-print-directory $(BUILT) $(filter test-s3,$(TEST_TARGETS))
 
