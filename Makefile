@@ -70,8 +70,8 @@ test-rust: build-rust-tests ## Rust unit, vector, jq-recipe and CLI tests (and t
 # What the late suites compile: the example host (`examples`) and host-s3's tests (`test-s3`).
 # Each cargo command resolves features for the packages it names, so these are builds of their
 # own (lro-core and the jq engine again, with other features). `make test` builds them after
-# the Rust tests, in its third step, where the suites beside them leave the cores idle; cargo
-# holds the target directory's lock only while it compiles, not while tests run.
+# the Rust tests, among the native chain's suites, which leave the cores idle as they wait;
+# cargo holds the target directory's lock only while it compiles, not while tests run.
 prebuild-late-suites:
 	MAKEFLAGS= $(CARGO) build -p lro-example-host
 	MAKEFLAGS= $(CARGO) test -p lro-host-s3 --no-run
@@ -108,36 +108,53 @@ lint: ## rustfmt and clippy, warnings as errors
 include $(wildcard mk/*.mk)
 
 setup: ## Install everything the test suites need, one install after another
-	@$(MAKE) --no-print-directory -j1 $(SETUP_TARGETS)
+	@+$(OWN_JOBS) --no-print-directory -j1 $(SETUP_TARGETS)
 
 NATIVE_BUILD_TARGETS := build-proxy build-python build-node
+
+# $(OWN_JOBS) ARGS: a make of ARGS with job slots of its own (its -j), not a share of the slots
+# of the make that runs it: without the job server in MAKEFLAGS, which a -j of its own would
+# reset with a warning. Command-line variables stay in MAKEFLAGS.
+OWN_JOBS = MAKEFLAGS="$(filter-out -j% --jobserver-auth=%,$(MAKEFLAGS))" $(MAKE)
 
 native-artifacts: ## The native release artifacts, one after another (they share one cargo lock)
 	@$(MAKE) --no-print-directory -j1 $(NATIVE_BUILD_TARGETS)
 
-# From a clean clone: first the Rust tests are compiled beside the installs (the installs wait
-# on the network, the compiler on the CPU; they share no file and no cargo lock). Then every
-# release artifact: the native ones one after another (one cargo lock), beside the two wasm
-# builds, which have target directories of their own and fill the cores the native link steps
-# leave idle. (Three chains at once, test-rust, native and wasm, six compilers on two cores,
-# took 1,091 s to the first suite.) Then the suites two at a time, the Rust tests first, the
-# longest (they wait on the servers, agents, browsers and processes they start as much as on
-# the CPU), each finding what it needs built. Three
-# pairs must not overlap: test-wasm and test-browser both rebuild bindings-wasm/js/pkg when
-# it is stale, and test-wasm and `examples` the component, so test-browser and `examples`
-# come after; test-s3's fault tests give moto 300 ms a step, so it runs alone, last.
-# --output-sync prints each one's output when it is done. The suites' makes are told (-o)
-# that the artifacts built just before are up to date, so that no group packages the wheel
-# and the addon again. The native artifacts are built with the test-release profile
-# (NATIVE_PROFILE above).
-LATE_SUITES := test-browser examples
+# From a clean clone, in four steps. (1) The Rust tests are compiled beside the installs (the
+# installs wait on the network, the compiler on the CPU; they share no file and no cargo lock).
+# (2) Two chains side by side, each a make of its own. The native chain builds the native
+# release artifacts one after another (one cargo lock), then runs every suite that needs no
+# wasm two at a time, the Rust tests first, then the longest. The wasm chain builds the two
+# wasm artifacts side by side (target directories of their own), then tests them: test-wasm,
+# then test-browser (both rebuild bindings-wasm/js/pkg when it is stale, so never together).
+# The wasm builds are the longest builds; the suites wait on the servers, agents, browsers and
+# processes they start as much as on the CPU, so they fill the cores the wasm builds' single
+# threaded stretches (LTO, wasm-opt) leave (when the suites waited for the wasm builds, the
+# cores idled through both). (3) `examples`, which needs both chains' artifacts. (4) test-s3
+# alone: its fault tests give moto 300 ms a step. --output-sync prints each target's output
+# when it is done. The suites' makes are told (-o) that the artifacts built just before are
+# up to date, so that no group packages the wheel and the addon again. The native artifacts
+# are built with the test-release profile (NATIVE_PROFILE above).
 BUILT := $(addprefix -o ,build-rust-tests $(NATIVE_BUILD_TARGETS) build-wasm build-wasm-js build-wasm-component)
+WASM_SUITES := test-wasm test-browser
+# Longest first, so that the two slots end together.
+NATIVE_SUITES := test-rust-then-prebuild test-frameworks test-python \
+	$(filter-out test-rust test-frameworks test-python test-s3 $(WASM_SUITES),$(TEST_TARGETS))
+
+# Each chain's makes have job slots of their own (OWN_JOBS), as if started alone.
+test-native-chain:
+	@+$(OWN_JOBS) --no-print-directory -j1 $(NATIVE_BUILD_TARGETS)
+	@+$(OWN_JOBS) --no-print-directory -j2 --output-sync=target $(BUILT) $(NATIVE_SUITES)
+
+test-wasm-chain:
+	@+$(OWN_JOBS) --no-print-directory -j2 --output-sync=target build-wasm-js build-wasm-component
+	@+$(OWN_JOBS) --no-print-directory $(BUILT) $(filter $(WASM_SUITES),$(TEST_TARGETS))
+
 test: export NATIVE_PROFILE := test-release
 test: setup-base ## Install what is needed and run every test suite (what CI runs)
 	@$(MAKE) --no-print-directory -j2 --output-sync=target build-rust-tests setup
-	@$(MAKE) --no-print-directory -j3 --output-sync=target native-artifacts build-wasm-js build-wasm-component
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) test-rust-then-prebuild $(filter-out test-rust test-s3 $(LATE_SUITES),$(TEST_TARGETS))
-	@$(MAKE) --no-print-directory -j2 --output-sync=target $(BUILT) $(LATE_SUITES)
+	@$(MAKE) --no-print-directory -j2 test-native-chain test-wasm-chain
+	@$(MAKE) --no-print-directory $(BUILT) examples
 	@$(MAKE) --no-print-directory $(BUILT) $(filter test-s3,$(TEST_TARGETS))
 
-.PHONY: help demo setup-base setup native-artifacts test build-rust-tests test-rust prebuild-late-suites test-rust-then-prebuild check-architecture bench bench-query lint
+.PHONY: help demo setup-base setup native-artifacts test test-native-chain test-wasm-chain build-rust-tests test-rust prebuild-late-suites test-rust-then-prebuild check-architecture bench bench-query lint

@@ -4,8 +4,10 @@
 
 use std::collections::BTreeSet;
 use std::fs;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::thread;
 
 use lro_core::recipes::{MifExamples, mif_recipes};
 use lro_core::{Detail, OffloadConfig, OffloadRequest, Offloader, Outcome, StdHost};
@@ -150,69 +152,91 @@ fn check_mif(detail: Detail, records: &[Value], commands: &[String]) {
     }
 }
 
+/// Offloads one vector and runs its ten recipes; false when the vector offloads nothing
+/// (inline results have no recipes).
+fn check_vector(path: &Path, vector: &Value) -> bool {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut config = OffloadConfig::from_json(&vector["config"]).unwrap();
+    config.output_dir = tmp.path().to_string_lossy().into_owned();
+    let lro = Offloader::new(config, StdHost::new()).unwrap();
+    let Outcome::Offloaded(response) = lro
+        .offload(
+            &vector["input"],
+            &OffloadRequest::from_json(&vector["request"]).unwrap(),
+        )
+        .unwrap()
+    else {
+        return false;
+    };
+    let commands: Vec<String> = response
+        .jq_recipes
+        .iter()
+        .map(|r| r.command.clone())
+        .collect();
+    assert_eq!(commands.len(), 10);
+    let body = fs::read_to_string(&response.file_path).unwrap();
+    let records: Vec<Value> = body
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    match response.summary.detail.parse::<Detail>() {
+        Ok(detail) => check_mif(detail, &records, &commands),
+        Err(_) => {
+            // Raw data: every recipe runs cleanly and yields JSON (or raw lines for #1,
+            // which lists the first section's records: all of them in a plain file).
+            let listed = response.sections.first().map_or(records.len(), |s| s.count);
+            assert_eq!(run(&commands[0]).len(), listed, "{}: #1", path.display());
+            for command in &commands[1..] {
+                let output = run(command);
+                if !command.contains("| jq -r") {
+                    values(&output);
+                }
+            }
+        }
+    }
+    true
+}
+
 #[test]
 fn every_recipe_of_every_vector_runs_under_system_jq() {
     jq_available();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/vectors");
-    let mut ran = 0;
     let mut paths: Vec<_> = fs::read_dir(dir)
         .unwrap()
         .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
     paths.sort();
-    for path in paths
-        .iter()
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-    {
-        let vector: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
-        if vector["call"] != "offload"
-            || vector["expect"].get("error").is_some()
-            || vector["config"].get("output_dir").is_some()
-        {
-            continue;
-        }
-        let tmp = tempfile::tempdir().unwrap();
-        let mut config = OffloadConfig::from_json(&vector["config"]).unwrap();
-        config.output_dir = tmp.path().to_string_lossy().into_owned();
-        let lro = Offloader::new(config, StdHost::new()).unwrap();
-        let Outcome::Offloaded(response) = lro
-            .offload(
-                &vector["input"],
-                &OffloadRequest::from_json(&vector["request"]).unwrap(),
-            )
-            .unwrap()
-        else {
-            continue;
-        };
-        let commands: Vec<String> = response
-            .jq_recipes
-            .iter()
-            .map(|r| r.command.clone())
-            .collect();
-        assert_eq!(commands.len(), 10);
-        let body = fs::read_to_string(&response.file_path).unwrap();
-        let records: Vec<Value> = body
-            .lines()
-            .skip(1)
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        match response.summary.detail.parse::<Detail>() {
-            Ok(detail) => check_mif(detail, &records, &commands),
-            Err(_) => {
-                // Raw data: every recipe runs cleanly and yields JSON (or raw lines for #1,
-                // which lists the first section's records: all of them in a plain file).
-                let listed = response.sections.first().map_or(records.len(), |s| s.count);
-                assert_eq!(run(&commands[0]).len(), listed, "{}: #1", path.display());
-                for command in &commands[1..] {
-                    let output = run(command);
-                    if !command.contains("| jq -r") {
-                        values(&output);
+    let vectors: Vec<(PathBuf, Value)> = paths
+        .into_iter()
+        .map(|path| {
+            let vector = serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+            (path, vector)
+        })
+        .filter(|(_, vector): &(PathBuf, Value)| {
+            vector["call"] == "offload"
+                && vector["expect"].get("error").is_none()
+                && vector["config"].get("output_dir").is_none()
+        })
+        .collect();
+    // About 1,800 jq processes, each mostly starting up: the vectors are shared out to a few
+    // threads so that one waits on its process while another's runs. A failed assertion
+    // panics its thread, and the scope panics with it when it ends.
+    let next = AtomicUsize::new(0);
+    let ran = AtomicUsize::new(0);
+    thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                while let Some((path, vector)) = vectors.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if check_vector(path, vector) {
+                        ran.fetch_add(1, Ordering::Relaxed);
                     }
                 }
-            }
+            });
         }
-        ran += 1;
-    }
+    });
+    let ran = ran.into_inner();
     assert!(
         ran >= 15,
         "only {ran} offloaded vectors had their recipes run"
