@@ -213,20 +213,22 @@ fn a_server_closing_its_stdout_is_stopped_and_its_calls_fail() {
 
 #[test]
 fn a_hanging_server_gets_a_timeout_per_request_and_its_late_answers_are_dropped() {
-    let mut proxy = Proxy::start(&["--request-timeout", "1"], &[]);
+    // Two seconds, with progress every 250 ms: a loaded machine may delay one progress
+    // notification by a second (a 1 s timeout failed so at load 37), not by eight of them.
+    let mut proxy = Proxy::start(&["--request-timeout", "2"], &[]);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let started = Instant::now();
     proxy.request(json!("h"), "tools/call", json!({"name": "hang"}));
     proxy.request(
         json!(2),
         "tools/call",
-        json!({"name": "slow", "arguments": {"ms": 2500, "n": 2}}),
+        json!({"name": "slow", "arguments": {"ms": 5000, "n": 2}}),
     );
     // A call that reports progress is working, not hanging: its time starts again.
     proxy.request(
         json!(3),
         "tools/call",
-        json!({"name": "progress_slow", "arguments": {"ms": 2500, "steps": 10},
+        json!({"name": "progress_slow", "arguments": {"ms": 5000, "steps": 20},
                "_meta": {"progressToken": "p3"}}),
     );
     let answered = proxy.tool(4, "echo", json!({"text": "quick"}));
@@ -243,13 +245,13 @@ fn a_hanging_server_gets_a_timeout_per_request_and_its_late_answers_are_dropped(
             continue;
         }
         assert_eq!(message["error"]["code"], -32001, "{message}");
-        assert!(started.elapsed() >= Duration::from_secs(1));
+        assert!(started.elapsed() >= Duration::from_secs(2));
         timed_out.push(message["id"].to_string());
     }
     timed_out.sort();
     assert_eq!(timed_out, ["\"h\"", "2"]);
     assert_eq!(text(&worked.unwrap()["result"]), "worked");
-    // The server was told, and the answer to 2 that came late (at 2.5 s) was dropped, with a
+    // The server was told, and the answer to 2 that came late (at 5 s) was dropped, with a
     // note on stderr, and not passed on.
     proxy.stderr_containing(&["late answer"]);
     proxy.request(json!(5), "tools/call", json!({"name": "cancelled"}));
