@@ -9,6 +9,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 
 use crate::support::proxy::{Proxy, text, wait_reaped};
+use crate::support::raw_http::read_request;
 
 /// The error object a client receives for `id`.
 fn error(id: Value, code: i64, message: &str) -> Value {
@@ -368,7 +369,7 @@ struct HttpServer {
 
 impl HttpServer {
     fn start() -> Self {
-        use std::io::{BufRead, BufReader, Read, Write};
+        use std::io::{BufReader, Write};
         let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
         let url = format!("http://{}/mcp", listener.local_addr().unwrap());
         let received = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
@@ -380,28 +381,9 @@ impl HttpServer {
                 std::thread::spawn(move || {
                     let mut reader = BufReader::new(stream.try_clone().unwrap());
                     let mut writer = stream;
-                    loop {
-                        let mut head = String::new();
-                        if reader.read_line(&mut head).unwrap_or(0) == 0 {
-                            return;
-                        }
-                        let mut length = 0;
-                        loop {
-                            let mut header = String::new();
-                            reader.read_line(&mut header).unwrap();
-                            let header = header.trim_end();
-                            if header.is_empty() {
-                                break;
-                            }
-                            if let Some((name, value)) = header.split_once(':') {
-                                if name.eq_ignore_ascii_case("content-length") {
-                                    length = value.trim().parse().unwrap();
-                                }
-                            }
-                        }
-                        let mut body = vec![0; length];
-                        reader.read_exact(&mut body).unwrap();
-                        let (status, content_type, answer) = if head.starts_with("POST") {
+                    while let Some(request) = read_request(&mut reader) {
+                        let (status, content_type, answer) = if request.method() == "POST" {
+                            let body = request.body;
                             let message: Value = serde_json::from_slice(&body)
                                 .unwrap_or_else(|_| json!(String::from_utf8_lossy(&body)));
                             record.lock().unwrap().push(message.clone());

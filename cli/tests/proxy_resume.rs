@@ -5,7 +5,7 @@
 //! of fruitless reconnections fails the call; the GET listen stream reconnects the same way.
 //! The server is scripted per test over raw HTTP/1.1, so each one closes streams as it says.
 
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::Arc;
 use std::sync::mpsc::{self, Receiver, Sender};
@@ -15,6 +15,7 @@ use serde_json::{Value, json};
 
 use crate::support::TIMEOUT;
 use crate::support::proxy::Proxy;
+use crate::support::raw_http::read_request;
 
 /// One HTTP request the server read.
 #[derive(Debug, Clone)]
@@ -110,30 +111,11 @@ impl Server {
 fn serve(stream: TcpStream, tx: &Sender<Seen>, handler: &Handler) {
     let mut reader = BufReader::new(stream.try_clone().unwrap());
     let mut writer = stream;
-    loop {
-        let mut head = String::new();
-        if reader.read_line(&mut head).unwrap_or(0) == 0 {
-            return;
-        }
-        let mut headers = Vec::new();
-        loop {
-            let mut line = String::new();
-            reader.read_line(&mut line).unwrap();
-            let Some((name, value)) = line.trim_end().split_once(':') else {
-                break;
-            };
-            headers.push((name.to_owned(), value.trim().to_owned()));
-        }
-        let length = headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case("content-length"))
-            .map_or(0, |(_, v)| v.parse().unwrap());
-        let mut body = vec![0; length];
-        reader.read_exact(&mut body).unwrap();
+    while let Some(raw) = read_request(&mut reader) {
         let request = Request {
-            method: head.split(' ').next().unwrap().to_owned(),
-            headers,
-            body: serde_json::from_slice(&body).unwrap_or(Value::Null),
+            method: raw.method().to_owned(),
+            body: serde_json::from_slice(&raw.body).unwrap_or(Value::Null),
+            headers: raw.headers,
             at: Instant::now(),
         };
         let _ = tx.send(Seen::Request(request.clone()));

@@ -18,7 +18,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 import source_data
-from conftest import HERE, npm_server, proxied
+from conftest import HERE, load_graph, npm_server, proxied
 from offload_checks import EXTRACT_SECTION
 
 DB_VENV = HERE / ".venv-db"
@@ -118,12 +118,7 @@ class MemoryGraph(Scenario):
 
     async def prepare(self, session, run):
         run.small_results["tools"] = await session.list_tools()
-        for start in range(0, len(self.entities), 100):
-            created = await session.call_tool("create_entities", {"entities": self.entities[start:start + 100]})
-            assert not created.isError, created
-        for start in range(0, len(self.relations), 100):
-            created = await session.call_tool("create_relations", {"relations": self.relations[start:start + 100]})
-            assert not created.isError, created
+        await load_graph(session, self.entities, self.relations)
         run.small_results["open_nodes"] = await session.call_tool("open_nodes", {"names": [self.entities[7]["name"]]})
 
     async def large_call(self, session):

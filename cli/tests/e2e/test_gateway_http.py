@@ -20,7 +20,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import McpError
 
 import source_data
-from conftest import descriptor_of, extract, extract_tool_for, lro_binary, npm_server
+from conftest import descriptor_of, extract, extract_tool_for, load_graph, lro_binary, npm_server
 
 LISTENING = "lro proxy: listening on "
 
@@ -74,12 +74,7 @@ def test_sessions_offload_through_the_gateway_and_see_only_their_own(gateway, tm
             first = await session_at(url, stack)
             tools = {tool.name for tool in (await first.list_tools()).tools}
             assert {"read_graph", first.extract_tool} <= tools
-            for start in range(0, len(entities), 100):
-                created = await first.call_tool("create_entities", {"entities": entities[start:start + 100]})
-                assert not created.isError, created
-            for start in range(0, len(relations), 100):
-                created = await first.call_tool("create_relations", {"relations": relations[start:start + 100]})
-                assert not created.isError, created
+            await load_graph(first, entities, relations)
             descriptor = descriptor_of(await first.call_tool("read_graph", {}))
             assert descriptor["file_path"].startswith(str((tmp_path / "lro").resolve()))
             teams = await extract(first, file_path=descriptor["file_path"],
@@ -132,12 +127,7 @@ def test_the_proxys_url_mode_in_front_of_the_gateway_offloads_once(gateway, tmp_
                     # The gateway does not offer its extract tool to a proxy: the outer
                     # one's is listed, once, with no clash to hide.
                     assert tools.count(extract_tool) == 1 and "read_graph" in tools, tools
-                    for start in range(0, len(entities), 100):
-                        created = await session.call_tool("create_entities", {"entities": entities[start:start + 100]})
-                        assert not created.isError, created
-                    for start in range(0, len(relations), 100):
-                        created = await session.call_tool("create_relations", {"relations": relations[start:start + 100]})
-                        assert not created.isError, created
+                    await load_graph(session, entities, relations)
                     descriptor = descriptor_of(await session.call_tool("read_graph", {}))
                     assert descriptor["file_path"].startswith(str(outer_dir.resolve())), descriptor["file_path"]
                     assert descriptor["extract_tool"] == extract_tool

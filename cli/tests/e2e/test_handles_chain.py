@@ -19,7 +19,7 @@ import pytest
 from mcp import types
 
 import source_data
-from conftest import npm_server, proxied
+from conftest import load_graph, npm_server, proxied
 from offload_checks import compact, estimated_tokens
 from real_servers import direct_session
 
@@ -67,15 +67,6 @@ class ListChanged:
 
 def text_blocks(result) -> str:
     return "".join(block.text for block in result.content if block.type == "text")
-
-
-async def load_graph(session, entities: list, relations: list):
-    for start in range(0, len(entities), 100):
-        created = await session.call_tool("create_entities", {"entities": entities[start:start + 100]})
-        assert not created.isError, created
-    for start in range(0, len(relations), 100):
-        created = await session.call_tool("create_relations", {"relations": relations[start:start + 100]})
-        assert not created.isError, created
 
 
 class Chain:

@@ -24,8 +24,8 @@ use url::Url;
 
 use assertion::SigningKey;
 use challenge::{Challenge, split_scopes};
-use client::{ClientOptions, ClientOrigin};
-use discovery::Discovered;
+use client::{Client, ClientOptions, ClientOrigin};
+use discovery::{AuthServer, Discovered};
 use flow::{Grant, Opener, Redirect};
 use store::{Saved, Store};
 use transport::Http;
@@ -325,14 +325,7 @@ impl OAuth {
                     None,
                     &["client_credentials"],
                 )?;
-                let grant = Grant {
-                    http: &self.http,
-                    server: &discovered.server,
-                    client: &client,
-                    resource: &discovered.resource,
-                    scopes: &scopes,
-                    key: self.key.as_ref(),
-                };
+                let grant = self.grant(&discovered.server, &client, &discovered.resource, &scopes);
                 let tokens = grant.client_credentials()?;
                 state.saved.client = Some(client);
                 tokens
@@ -358,14 +351,7 @@ impl OAuth {
                     Some(&redirect.uri),
                     &["authorization_code", "refresh_token"],
                 )?;
-                let grant = Grant {
-                    http: &self.http,
-                    server: &discovered.server,
-                    client: &client,
-                    resource: &discovered.resource,
-                    scopes: &scopes,
-                    key: self.key.as_ref(),
-                };
+                let grant = self.grant(&discovered.server, &client, &discovered.resource, &scopes);
                 let tokens = grant.authorization_code(
                     &redirect,
                     &Opener(self.args.oauth_open.clone()),
@@ -438,19 +424,30 @@ impl OAuth {
             return Err("nothing to refresh with".to_owned());
         };
         let refresh_token = tokens.refresh_token.as_deref().ok_or("no refresh token")?;
-        let grant = Grant {
-            http: &self.http,
-            server,
-            client,
-            resource,
-            scopes: &tokens.scopes,
-            key: self.key.as_ref(),
-        };
+        let grant = self.grant(server, client, resource, &tokens.scopes);
         let fresh = grant.refresh(refresh_token)?;
         state.saved.tokens = Some(fresh);
         state.generation += 1;
         self.save(state);
         Ok(())
+    }
+
+    /// A grant of `client` at `server`, for `resource` and `scopes`.
+    fn grant<'a>(
+        &'a self,
+        server: &'a AuthServer,
+        client: &'a Client,
+        resource: &'a str,
+        scopes: &'a [String],
+    ) -> Grant<'a> {
+        Grant {
+            http: &self.http,
+            server,
+            client,
+            resource,
+            scopes,
+            key: self.key.as_ref(),
+        }
     }
 
     fn save(&self, state: &State) {
