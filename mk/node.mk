@@ -34,7 +34,8 @@ build-node: setup-node ## Build the Node addon in release and regenerate index.j
 test-node: build-node ## Node addon: node --test (vectors, API, errors, MCP end to end, index.d.ts as committed) on the release build
 	cd $(NODE_DIR) && node --test __test__/*.test.mjs
 
-bench-node: build-node ## Node addon vs a hand-written JS offloader at 200 and 10,000 memories
-	cd $(NODE_DIR) && node bench/offload.mjs
+bench-node: build-node ## Node addon vs a hand-written JS offloader, its JSON-text path and the Rust core, at 200 and 10,000 memories
+	$(CARGO) build --release --target $(HOST_TRIPLE) -p lro-core --example offload_timing
+	cd $(NODE_DIR) && node bench/offload.mjs --native $(CURDIR)/target/$(HOST_TRIPLE)/release/examples/offload_timing
 
 .PHONY: setup-node build-node test-node bench-node

@@ -1,7 +1,12 @@
 // The addon against a hand-written JS offloader (the obvious code: JSON.stringify per record,
 // fs.writeFileSync, a summary), side by side in one run, at 200 and 10,000 memories.
 // Figures are medians of repeated runs; each run writes a real file. Prints a table.
-//   node bench/offload.mjs            (after `npm run build`)
+// Beside them, JS objects against the addon's own JSON-text path (`offloadJson` of the same
+// records' `JSON.stringify`, measured in the same alternating rounds), and, with
+// `--native PATH` (the core's `offload_timing` example, which `make bench-node` builds), the
+// Rust core's `offload_json` on the same records, in its own process.
+//   node bench/offload.mjs [--native PATH]   (after `npm run build`)
+import { execFileSync } from 'node:child_process'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -50,8 +55,22 @@ function medians(fns, runs) {
   return times.map((ts) => ts.sort((a, b) => a - b)[Math.floor(ts.length / 2)])
 }
 
+/** The Rust core's medians on `records` at Light detail (the offload_timing example). */
+function nativeTimes(binary, records, runs) {
+  const file = path.join(os.tmpdir(), `lro-bench-native-${process.pid}.json`)
+  fs.writeFileSync(file, JSON.stringify(records))
+  try {
+    return JSON.parse(execFileSync(binary, [file, String(runs), 'light'], { encoding: 'utf8' }))
+  } finally {
+    fs.rmSync(file, { force: true })
+  }
+}
+
+const nativeAt = process.argv.indexOf('--native')
+const nativeBinary = nativeAt > 0 ? process.argv[nativeAt + 1] : null
 const config = { outputDir: dir }
 const rows = []
+const againstText = []
 for (const n of [200, 10_000]) {
   const memories = makeMemories(n)
   const text = JSON.stringify(memories)
@@ -60,6 +79,9 @@ for (const n of [200, 10_000]) {
   // otherwise keep V8's concurrent marker busy on the second core during the objects pair.
   const [hand, addon] = medians([() => handWritten(memories), () => offload(memories, null, config)], runs)
   const [handFromText, addonJson] = medians([() => handWritten(JSON.parse(text)), () => offloadJson(text, null, config)], runs)
+  const [objects, textPath] = medians([() => offload(memories, null, config), () => offloadJson(text, null, config)], runs)
+  const core = nativeBinary ? nativeTimes(nativeBinary, memories, Math.min(runs, 41)) : null
+  againstText.push({ memories: n, objects, textPath, native: core?.json_text_ms })
   rows.push({ memories: n, input: 'JS objects', 'hand-written ms': hand, 'addon ms': addon, speedup: hand / addon })
   rows.push({ memories: n, input: 'JSON text', 'hand-written ms': handFromText, 'addon ms': addonJson, speedup: handFromText / addonJson })
   for (const f of fs.readdirSync(dir)) fs.rmSync(path.join(dir, f))
@@ -71,5 +93,13 @@ for (const r of rows) {
   console.log(
     `${String(r.memories).padStart(6)} memories  ${r.input.padEnd(10)}  hand-written ${r['hand-written ms'].toFixed(2).padStart(8)} ms` +
       `  addon ${r['addon ms'].toFixed(2).padStart(8)} ms  ${r.speedup.toFixed(2)}x`,
+  )
+}
+console.log('\nJS objects against the JSON-text path (offloadJson of the same records as a string) and the Rust core (offload_json)')
+for (const r of againstText) {
+  const native = r.native === undefined ? '' : `  native ${r.native.toFixed(2).padStart(8)} ms  objects ${(r.objects / r.native).toFixed(2)}x native`
+  console.log(
+    `${String(r.memories).padStart(6)} memories  objects ${r.objects.toFixed(2).padStart(8)} ms  JSON text ${r.textPath.toFixed(2).padStart(8)} ms` +
+      `  objects ${(r.objects / r.textPath).toFixed(2)}x text${native}`,
   )
 }
