@@ -40,7 +40,11 @@ test-python: build-python ## Python wheel: stubs checked by mypy stubtest, then 
 	cd $(PY_DIR) && .venv/bin/python -m mypy.stubtest lro --allowlist stubtest-allowlist.txt
 	cd $(PY_DIR) && .venv/bin/python -m pytest -q
 
-bench-python: build-python ## Python wheel vs a hand-written Python offloader at 200 and 10,000 memories
-	cd $(PY_DIR) && .venv/bin/python bench/bench_offload.py
+# The Rust core on the benchmark's own records: the core's `offload_timing` example, release.
+PY_BENCH_NATIVE := $(CURDIR)/target/$(HOST_TRIPLE)/release/examples/offload_timing
+
+bench-python: build-python ## Python wheel vs the Rust core, a hand-written and an orjson offloader, at 200 and 10,000 memories
+	$(CARGO) build --release --target $(HOST_TRIPLE) -p lro-core --example offload_timing
+	cd $(PY_DIR) && .venv/bin/python bench/bench_offload.py --native $(PY_BENCH_NATIVE)
 
 .PHONY: setup-python build-python test-python bench-python

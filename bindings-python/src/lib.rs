@@ -10,7 +10,9 @@
 
 mod config;
 mod convert;
+mod objects;
 mod offloader;
+mod plain;
 mod pystr;
 mod tojson;
 

@@ -1,4 +1,5 @@
-//! Borrowing a Python `str` as UTF-8 without a copy: the one `unsafe` block of the crate.
+//! Borrowing a Python `str` as UTF-8 without a copy: one `unsafe` block (the crate's other
+//! `unsafe` module is `plain`, items borrowed from their containers).
 //!
 //! pyo3 built for the stable ABI of CPython 3.9 (`abi3-py39`) reads a `str` through
 //! `PyUnicode_AsUTF8String`, which allocates a new `bytes` object for every string; for

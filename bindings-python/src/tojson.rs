@@ -12,8 +12,12 @@
 //!
 //! The mapping follows `json.dumps`: dict -> object (str keys; int, bool and None keys become
 //! their JSON text), list/tuple -> array, str, int, float, bool, None. Non-finite floats become
-//! `null` (as serde_json and JavaScript's `JSON.stringify` do). Anything else (datetime,
-//! set, a pydantic model, ...) is an `InputError`: convert it first (`model.model_dump()`).
+//! `null` (as serde_json and JavaScript's `JSON.stringify` do). `datetime`, dataclasses and
+//! pydantic models are converted as `crate::objects` says. Anything else (a set, bytes, ...)
+//! is an `InputError`.
+//!
+//! Exact dicts and lists are walked by `crate::plain`, which writes their plain items without
+//! a reference count each; repeated keys are escaped once per call (`KeyCache`).
 
 use std::borrow::Cow;
 
@@ -21,7 +25,10 @@ use lro_core::json::write::{number_from_f64, write_number, write_str};
 use lro_core::jsonl::Body;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyMapping, PyString, PyTuple};
-use serde_json::{Number, Value};
+
+use crate::objects::Kind;
+use crate::plain::{Plain, Sink};
+use serde_json::Value;
 
 /// Most containers nested in one another: serde_json's recursion limit (128) rejects more.
 pub const MAX_NESTING: usize = 127;
@@ -88,6 +95,60 @@ fn type_name(obj: &Bound<'_, PyAny>) -> String {
         .unwrap_or_else(|_| "object".to_owned())
 }
 
+/// Object keys already written, by the address of their `str`: records repeat the same key
+/// objects (literals, `json.loads`'s memo, field names), so each is escaped once per call.
+/// The cache holds a reference to every key it maps, so an address cannot be reused by
+/// another string while the entry stands.
+struct KeyCache {
+    /// Per slot: the key's address, and its `"key":` text in `text`.
+    slots: [(usize, u32, u32); KEY_SLOTS],
+    text: Vec<u8>,
+    held: Vec<Py<PyAny>>,
+}
+
+const KEY_SLOTS: usize = 64;
+/// Keys longer than this are not cached (rare, and they would crowd the text).
+const KEY_MAX_CACHED: usize = 64;
+/// At most this many keys held per call: a call with endless distinct keys stops caching.
+const KEYS_HELD: usize = 1024;
+
+impl Default for KeyCache {
+    fn default() -> Self {
+        Self {
+            slots: [(0, 0, 0); KEY_SLOTS],
+            text: Vec::new(),
+            held: Vec::new(),
+        }
+    }
+}
+
+impl KeyCache {
+    fn slot(address: usize) -> usize {
+        (address >> 4) % KEY_SLOTS
+    }
+
+    fn get(&self, address: usize) -> Option<&[u8]> {
+        let (cached, start, end) = self.slots[Self::slot(address)];
+        (cached == address).then(|| &self.text[start as usize..end as usize])
+    }
+
+    fn put(&mut self, key: &Bound<'_, PyAny>, written: &[u8]) {
+        if written.len() > KEY_MAX_CACHED || self.held.len() >= KEYS_HELD {
+            return;
+        }
+        let address = key.as_ptr() as usize;
+        let (Ok(start), Ok(end)) = (
+            u32::try_from(self.text.len()),
+            u32::try_from(self.text.len() + written.len()),
+        ) else {
+            return;
+        };
+        self.text.extend_from_slice(written);
+        self.held.push(key.clone().unbind());
+        self.slots[Self::slot(address)] = (address, start, end);
+    }
+}
+
 /// Writes Python objects as compact JSON.
 #[derive(Default)]
 pub struct Writer {
@@ -96,12 +157,49 @@ pub struct Writer {
     /// A key that was not a `str` (int, bool, None) was written: it may collide with a
     /// `str` key of the same object (`{1: .., "1": ..}`), which only a rewrite resolves.
     non_str_keys: bool,
+    keys: KeyCache,
+}
+
+/// The path segment of a member (`["created"]`), for an error inside its value.
+fn segment(key: &Bound<'_, PyAny>) -> String {
+    let name = match key.cast::<PyString>() {
+        Ok(s) => crate::pystr::utf8(s).map(str::to_owned).ok(),
+        Err(_) => key_of(key).ok(),
+    };
+    format!("[{:?}]", name.unwrap_or_default())
 }
 
 impl Writer {
+    /// Writes a plain value. Runs no Python code (crate::plain relies on it) but when a `str`
+    /// has no UTF-8 form, and then raises.
+    fn write_plain(&mut self, value: Plain<'_, '_>) -> Written {
+        match value {
+            Plain::Str(s) => {
+                let py = s.py();
+                let s = s
+                    .cast::<PyString>()
+                    .map_err(|e| py_failure(&e.into(), py))?;
+                write_str(
+                    &mut self.out,
+                    crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?,
+                );
+            }
+            Plain::Int(i) => self
+                .out
+                .extend_from_slice(itoa::Buffer::new().format(i).as_bytes()),
+            Plain::Float(f) => self.float(f),
+            Plain::Bool(b) => self
+                .out
+                .extend_from_slice(if b { b"true" } else { b"false" }),
+            Plain::Null => self.out.extend_from_slice(b"null"),
+        }
+        Ok(())
+    }
+
     fn int(&mut self, obj: &Bound<'_, PyAny>) -> Written {
         if let Ok(i) = obj.extract::<i64>() {
-            write_number(&mut self.out, &Number::from(i));
+            self.out
+                .extend_from_slice(itoa::Buffer::new().format(i).as_bytes());
         } else {
             // An int of any size, its digits exactly, as `json.dumps` writes it (serde_json's
             // `arbitrary_precision` keeps them in a `Value` alike). Through `__index__`, so a
@@ -131,6 +229,31 @@ impl Writer {
         }
     }
 
+    /// An exact `dict`.
+    fn dict(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> Written {
+        self.out.push(b'{');
+        crate::plain::dict_members(dict, self, |writer, key, value| {
+            writer.key(&key)?;
+            writer
+                .value(&value, depth + 1)
+                .map_err(|e| e.at(segment(&key)))
+        })?;
+        self.out.push(b'}');
+        Ok(())
+    }
+
+    /// An exact `list`.
+    fn list(&mut self, list: &Bound<'_, PyList>, depth: usize) -> Written {
+        self.out.push(b'[');
+        crate::plain::list_items(list, self, |writer, i, item| {
+            writer
+                .value(&item, depth + 1)
+                .map_err(|e| e.at(format!("[{i}]")))
+        })?;
+        self.out.push(b']');
+        Ok(())
+    }
+
     fn object<'py>(
         &mut self,
         items: impl Iterator<Item = PyResult<(Bound<'py, PyAny>, Bound<'py, PyAny>)>>,
@@ -143,16 +266,9 @@ impl Writer {
             if i > 0 {
                 self.out.push(b',');
             }
-            let name = if let Ok(s) = key.cast::<PyString>() {
-                Cow::Borrowed(crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?)
-            } else {
-                self.non_str_keys = true;
-                Cow::Owned(key_of(&key)?)
-            };
-            write_str(&mut self.out, &name);
-            self.out.push(b':');
+            self.key(&key)?;
             self.value(&value, depth + 1)
-                .map_err(|e| e.at(format!("[{name:?}]")))?;
+                .map_err(|e| e.at(segment(&key)))?;
         }
         self.out.push(b'}');
         Ok(())
@@ -179,26 +295,22 @@ impl Writer {
     pub fn value(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Written {
         let py = obj.py();
         // Most common types first, exact checks (cheap pointer compares) before subclass checks.
-        if let Ok(s) = obj.cast_exact::<PyString>() {
-            write_str(
-                &mut self.out,
-                crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?,
-            );
-            return Ok(());
-        }
         if let Ok(d) = obj.cast_exact::<PyDict>() {
             nesting(depth)?;
-            return self.object(d.iter().map(Ok), py, depth);
+            return self.dict(d, depth);
+        }
+        if let Some(plain) = crate::plain::plain(obj) {
+            return self.write_plain(plain);
+        }
+        if let Ok(l) = obj.cast_exact::<PyList>() {
+            nesting(depth)?;
+            return self.list(l, depth);
         }
         if let Ok(s) = obj.cast::<PyString>() {
             write_str(
                 &mut self.out,
                 crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?,
             );
-            return Ok(());
-        }
-        if obj.is_none() {
-            self.out.extend_from_slice(b"null");
             return Ok(());
         }
         if let Ok(b) = obj.cast::<PyBool>() {
@@ -233,15 +345,46 @@ impl Writer {
                 .map(|pair| pair.extract::<(Bound<'_, PyAny>, Bound<'_, PyAny>)>());
             return self.object(pairs, py, depth);
         }
-        let hint = if obj.hasattr("model_dump").unwrap_or(false) {
-            " (call .model_dump() first)"
-        } else {
-            ""
-        };
-        Err(ConvertError::new(format!(
-            "{} is not JSON-serializable{hint}",
-            type_name(obj)
-        )))
+        self.other(obj, depth)
+    }
+
+    /// The types users pass beside JSON's own: `datetime`, `date` and `time` as their
+    /// `isoformat()`, dataclass instances as objects of their fields, pydantic models as
+    /// their `model_dump(mode="json")`.
+    fn other(&mut self, obj: &Bound<'_, PyAny>, depth: usize) -> Written {
+        let py = obj.py();
+        let failed = |e: PyErr| py_failure(&e, py);
+        match crate::objects::kind(obj).map_err(failed)? {
+            Some(Kind::Temporal) => {
+                let text = obj.call_method0("isoformat").map_err(failed)?;
+                let text = text.cast::<PyString>().map_err(|e| failed(e.into()))?;
+                write_str(&mut self.out, crate::pystr::utf8(text).map_err(failed)?);
+                Ok(())
+            }
+            Some(Kind::Dataclass) => {
+                nesting(depth)?;
+                let fields = crate::objects::dataclass_fields(obj).map_err(failed)?;
+                self.out.push(b'{');
+                for (i, (name, value)) in fields.into_iter().enumerate() {
+                    if i > 0 {
+                        self.out.push(b',');
+                    }
+                    self.key(&name)?;
+                    self.value(&value, depth + 1)
+                        .map_err(|e| e.at(segment(&name)))?;
+                }
+                self.out.push(b'}');
+                Ok(())
+            }
+            Some(Kind::Model) => {
+                let dumped = crate::objects::model_dump(obj).map_err(failed)?;
+                self.value(&dumped, depth)
+            }
+            None => Err(ConvertError::new(format!(
+                "{} is not JSON-serializable",
+                type_name(obj)
+            ))),
+        }
     }
 
     /// Writes `text` again through a `Value` when it may hold duplicate keys, so they
@@ -256,6 +399,60 @@ impl Writer {
         self.out.truncate(start);
         lro_core::json::write::write_value(&mut self.out, &value);
         Ok(true)
+    }
+}
+
+impl Sink for Writer {
+    type Error = ConvertError;
+
+    fn separator(&mut self) {
+        self.out.push(b',');
+    }
+
+    /// Writes a member's key and its colon (`"key":`). Runs no Python code for an exact `str`
+    /// key (crate::plain relies on it).
+    fn key(&mut self, key: &Bound<'_, PyAny>) -> Written {
+        let py = key.py();
+        if let Ok(s) = key.cast_exact::<PyString>() {
+            let address = s.as_ptr() as usize;
+            if let Some(text) = self.keys.get(address) {
+                self.out.extend_from_slice(text);
+                return Ok(());
+            }
+            let start = self.out.len();
+            write_str(
+                &mut self.out,
+                crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?,
+            );
+            self.out.push(b':');
+            let (out, keys) = (&self.out, &mut self.keys);
+            keys.put(key, &out[start..]);
+            return Ok(());
+        }
+        let name = if let Ok(s) = key.cast::<PyString>() {
+            Cow::Borrowed(crate::pystr::utf8(s).map_err(|e| py_failure(&e, py))?)
+        } else {
+            self.non_str_keys = true;
+            Cow::Owned(key_of(key)?)
+        };
+        write_str(&mut self.out, &name);
+        self.out.push(b':');
+        Ok(())
+    }
+
+    /// [`Writer::write_plain`] for the value of member `key`.
+    fn plain(&mut self, value: Plain<'_, '_>, key: &Bound<'_, PyAny>) -> Written {
+        self.write_plain(value).map_err(|e| e.at(segment(key)))
+    }
+
+    /// [`Writer::write_plain`] for the array element at `index`.
+    fn plain_item(&mut self, value: Plain<'_, '_>, index: usize) -> Written {
+        self.write_plain(value)
+            .map_err(|e| e.at(format!("[{index}]")))
+    }
+
+    fn dict_changed(&self) -> ConvertError {
+        ConvertError::new("dictionary changed size during iteration".to_owned())
     }
 }
 
@@ -285,6 +482,9 @@ pub fn to_json_unsettled(obj: &Bound<'_, PyAny>) -> Result<Vec<u8>, ConvertError
     Ok(writer.out)
 }
 
+/// Records written before the body's size is guessed from them.
+const RESERVE_AFTER: usize = 32;
+
 /// A list or tuple of records as JSONL lines in the core's form (compact, serde_json's
 /// spelling, unique keys), and whether keys collided (then merged); `None` for other
 /// objects.
@@ -297,9 +497,16 @@ pub fn to_lines(obj: &Bound<'_, PyAny>) -> Option<Result<(Body, bool), ConvertEr
         return None;
     };
     let mut writer = Writer::default();
-    let mut line_ends = Vec::with_capacity(items.size_hint().0);
+    let count = items.size_hint().0;
+    let mut line_ends = Vec::with_capacity(count);
     let mut collided = false;
     let lines = items.enumerate().try_for_each(|(i, item)| {
+        if i == RESERVE_AFTER && count > 2 * RESERVE_AFTER {
+            // Room for the rest at the first records' mean size and a tenth more: the text
+            // is then copied once or not at all instead of at every doubling.
+            let mean = writer.out.len() / RESERVE_AFTER;
+            writer.out.reserve(mean * (count - i) * 11 / 10);
+        }
         let start = writer.out.len();
         writer.value(&item, 1).map_err(|e| e.at(format!("[{i}]")))?;
         collided |= writer.settle(start)?;

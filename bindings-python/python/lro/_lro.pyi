@@ -214,8 +214,8 @@ class Offloader:
     ) -> Dict[str, Any]:
         """Offloads ``records`` when their estimated tokens exceed the threshold.
 
-        ``records`` is any JSON-like object, or JSON text as ``str``/``bytes``/``bytearray``
-        (the fast path). Returns the descriptor (``{"offloaded": True, "file_path", ...}``, in
+        ``records`` is any JSON-like object (``datetime`` values, dataclasses and pydantic
+        models among them), or JSON text as ``str``/``bytes``/``bytearray`` (the fast path). Returns the descriptor (``{"offloaded": True, "file_path", ...}``, in
         the ``descriptor`` profile: ``"full"``, ``"compact"`` or ``"pointer"``) or the inline
         result (``{"offloaded": False, "results", "count", "estimated_tokens", ...}``; a failed
         write gives it cut to the threshold, with ``"truncated": True`` and a ``"warning"``).
