@@ -69,6 +69,13 @@ pub struct Config {
     /// The MCP helpers' options: the offloaded result's shape, the extract tool's name, the
     /// tools never offloaded.
     pub mcp: Option<McpOptions>,
+    /// Per-tool rules by pattern (a glob on the tool's name: `*` any characters, `?` one):
+    /// `{ 'fs_*': { mode: 'never' }, search: { threshold: 200, descriptor: 'pointer' } }`.
+    /// The most specific pattern that matches a tool applies (the name itself, then the glob
+    /// with the most literal characters); its unset keys take the configuration's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "napi", napi(ts_type = "Record<string, ToolRule>"))]
+    pub tools: Option<Map<String, Value>>,
     /// Called once per event (`OffloadCreated`, `OffloadWriteFailed`, `OffloadFileExpired`),
     /// on the JS thread, after the work is done and before the call returns or its Promise
     /// settles. An exception it throws propagates to the caller. (A function has no JSON
@@ -188,6 +195,7 @@ impl Config {
             extract,
             store,
             mcp,
+            tools,
             on_event: _,
             host: _,
         } = self;
@@ -204,6 +212,7 @@ impl Config {
             || extract.is_some()
             || store.is_some()
             || mcp.is_some()
+            || tools.is_some()
     }
 
     /// Sets the object's values over `config`, then checks the result as the core checks
@@ -252,6 +261,12 @@ impl Config {
                 m.extract_tool_name = mcp.extract_tool_name;
             }
             set(&mut m.never_offload, mcp.never_offload);
+        }
+        if let Some(tools) = self.tools {
+            // The core reads the rules (and names their mistakes) as from any source.
+            let mut object = Map::new();
+            object.insert("tools".to_owned(), Value::Object(tools));
+            config.apply_json(&Value::Object(object))?;
         }
         config.validate()
     }
@@ -308,6 +323,11 @@ impl From<&OffloadConfig> for Config {
                 retries: Some(retries),
             }),
             mcp: Some(McpOptions::from(&config.mcp)),
+            // As the core's JSON has them: absent when there are none.
+            tools: (!config.tools.is_empty()).then(|| match serde_json::to_value(&config.tools) {
+                Ok(Value::Object(rules)) => rules,
+                _ => Map::new(),
+            }),
             on_event: None,
             host: None,
         }

@@ -5,6 +5,7 @@
 //! (`arguments`, `params`, and a structured query's `where`, `sort` and `fields`, whose keys
 //! are the records' field names).
 
+use lro_core::config::{OffloadMode, ToolRule};
 use lro_core::extract::{self, LineUnit};
 use lro_core::{DescriptorProfile, Detail, ErrorCode, ExtractRequest, LroError, OffloadRequest};
 use lro_mcp::intercept::ToolCallContext;
@@ -49,6 +50,13 @@ pub struct OffloadOptions {
     /// reports the one applied as `threshold_tokens`.
     #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
     pub context_remaining_tokens: Option<u64>,
+    /// Whether to offload this result: `never` returns it inline whatever its size,
+    /// `always` offloads it however small (so a `{"$lro": URI}` handle can pass it on),
+    /// `auto` (the default) past the threshold.
+    #[cfg_attr(feature = "napi", napi(ts_type = "OffloadMode"))]
+    pub mode: Option<OffloadMode>,
+    /// This call's threshold, in place of `config.thresholdTokens`.
+    pub threshold: Option<u32>,
 }
 
 impl Argument for OffloadOptions {
@@ -84,6 +92,8 @@ impl OffloadOptions {
                 .transpose()?,
             context_remaining_tokens: self.context_remaining_tokens,
             extract_tool: None,
+            mode: self.mode,
+            threshold: self.threshold,
         })
     }
 }
@@ -109,6 +119,11 @@ pub struct ToolContext {
     /// descriptor and its guidance name; by default `config.mcp.extractToolName`, else
     /// `lro_extract`.
     pub extract_tool: Option<String>,
+    /// This call's rule, in place of the configuration's rule for the tool (`config.tools`):
+    /// `{ mode: 'never' }` passes the result untouched, `{ mode: 'always' }` offloads it
+    /// however small.
+    #[cfg_attr(feature = "napi", napi(ts_type = "ToolRule"))]
+    pub rule: Option<ToolRule>,
 }
 
 impl Argument for ToolContext {
@@ -127,6 +142,7 @@ impl From<ToolContext> for ToolCallContext {
             client_is_proxy: context.client_is_proxy.unwrap_or(false),
             output_schema_declared: context.output_schema_declared.unwrap_or(false),
             extract_tool: context.extract_tool,
+            rule: context.rule,
         }
     }
 }

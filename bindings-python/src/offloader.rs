@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 
+use lro_core::config::ToolRule;
 use lro_core::estimate::estimate_tokens;
 use lro_core::offload::from_json_value;
 use lro_core::{ErrorCode, ExtractRequest, LroError, OffloadEvent, OffloadRequest, Offloader};
@@ -104,10 +105,12 @@ struct RequestArguments<'py> {
     next_cursor: Option<Bound<'py, PyAny>>,
     descriptor: Option<Bound<'py, PyAny>>,
     context_remaining_tokens: Option<Bound<'py, PyAny>>,
+    mode: Option<Bound<'py, PyAny>>,
+    threshold: Option<Bound<'py, PyAny>>,
 }
 
 impl<'py> RequestArguments<'py> {
-    fn fields(&self) -> [(&'static str, Option<&Bound<'py, PyAny>>); 7] {
+    fn fields(&self) -> [(&'static str, Option<&Bound<'py, PyAny>>); 9] {
         [
             ("operation", self.operation.as_ref()),
             ("detail", self.detail.as_ref()),
@@ -119,6 +122,8 @@ impl<'py> RequestArguments<'py> {
                 "context_remaining_tokens",
                 self.context_remaining_tokens.as_ref(),
             ),
+            ("mode", self.mode.as_ref()),
+            ("threshold", self.threshold.as_ref()),
         ]
     }
 }
@@ -180,13 +185,15 @@ impl PyOffloader {
     /// `descriptor` (`"full"`, `"compact"`, `"pointer"`) chooses this call's descriptor
     /// profile over the configured one; `context_remaining_tokens` (the tokens left in the
     /// caller's context) lowers the threshold to `adaptive_ratio` of it when that is less,
-    /// and the outcome then reports the threshold applied as `threshold_tokens`.
+    /// and the outcome then reports the threshold applied as `threshold_tokens`. `mode`
+    /// (`"never"`: inline whatever the size; `"always"`: offloaded however small; `"auto"`)
+    /// and `threshold` (in place of `threshold_tokens`) decide for this call alone.
     ///
     /// `request` instead takes the whole `OffloadRequest` in JSON form (`{"operation": ...,
     /// "detail": ...}`), checked by the core; then leave the other arguments out.
     #[pyo3(signature = (
         records, operation=None, detail=None, query=None, scores=None, *, next_cursor=None,
-        descriptor=None, context_remaining_tokens=None, request=None
+        descriptor=None, context_remaining_tokens=None, mode=None, threshold=None, request=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn offload<'py>(
@@ -200,6 +207,8 @@ impl PyOffloader {
         next_cursor: Option<Bound<'py, PyAny>>,
         descriptor: Option<Bound<'py, PyAny>>,
         context_remaining_tokens: Option<Bound<'py, PyAny>>,
+        mode: Option<Bound<'py, PyAny>>,
+        threshold: Option<Bound<'py, PyAny>>,
         request: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let arguments = RequestArguments {
@@ -210,6 +219,8 @@ impl PyOffloader {
             next_cursor,
             descriptor,
             context_remaining_tokens,
+            mode,
+            threshold,
         };
         let request = self::request(request.as_ref(), &arguments, "recall")?;
         let records = Records::from_py(&records)?;
@@ -222,10 +233,10 @@ impl PyOffloader {
 
     /// The `inject_context` rule: the pre-budget result set decides. Above the threshold it
     /// is offloaded (and `formatted` discarded); otherwise `formatted` is returned inline.
-    /// `descriptor` and `context_remaining_tokens` as for `offload`.
+    /// `descriptor`, `context_remaining_tokens`, `mode` and `threshold` as for `offload`.
     #[pyo3(signature = (
         formatted, pre_budget, operation=None, detail=None, query=None, scores=None, *,
-        next_cursor=None, descriptor=None, context_remaining_tokens=None, request=None
+        next_cursor=None, descriptor=None, context_remaining_tokens=None, mode=None, threshold=None, request=None
     ))]
     #[allow(clippy::too_many_arguments)]
     fn offload_inject<'py>(
@@ -240,6 +251,8 @@ impl PyOffloader {
         next_cursor: Option<Bound<'py, PyAny>>,
         descriptor: Option<Bound<'py, PyAny>>,
         context_remaining_tokens: Option<Bound<'py, PyAny>>,
+        mode: Option<Bound<'py, PyAny>>,
+        threshold: Option<Bound<'py, PyAny>>,
         request: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let arguments = RequestArguments {
@@ -250,6 +263,8 @@ impl PyOffloader {
             next_cursor,
             descriptor,
             context_remaining_tokens,
+            mode,
+            threshold,
         };
         let request = self::request(request.as_ref(), &arguments, "inject")?;
         let pre_budget: Value =
@@ -264,8 +279,9 @@ impl PyOffloader {
     /// "response": descriptor?}`. `context` instead takes the whole `ToolCallContext` in
     /// JSON form (`{"tool_name": ..., "arguments": ...}`), checked by the core.
     /// `extract_tool` is the extract tool's name as the server lists it, which the
-    /// descriptor names.
-    #[pyo3(signature = (result, tool_name=String::new(), *, arguments=None, client_is_proxy=false, output_schema_declared=false, context=None, extract_tool=None))]
+    /// descriptor names. `rule` (`{"mode": "never"}`, `{"threshold": 200, "descriptor":
+    /// "pointer"}`) is this call's rule, in place of the configuration's rule for the tool.
+    #[pyo3(signature = (result, tool_name=String::new(), *, arguments=None, client_is_proxy=false, output_schema_declared=false, context=None, extract_tool=None, rule=None))]
     #[allow(clippy::too_many_arguments)]
     fn intercept_tool_result<'py>(
         &self,
@@ -277,8 +293,13 @@ impl PyOffloader {
         output_schema_declared: bool,
         context: Option<Bound<'py, PyAny>>,
         extract_tool: Option<String>,
+        rule: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let result = to_value(&result, "result")?;
+        let rule = match to_value_opt(rule.as_ref(), "rule")? {
+            Some(rule) => Some(ToolRule::from_json(&rule).map_err(CoreError)?),
+            None => None,
+        };
         let context = match to_value_opt(context.as_ref(), "context")? {
             Some(whole) => ToolCallContext::from_json(&whole).map_err(CoreError)?,
             None => ToolCallContext {
@@ -287,6 +308,7 @@ impl PyOffloader {
                 client_is_proxy,
                 output_schema_declared,
                 extract_tool,
+                rule,
             },
         };
         let intercepted =

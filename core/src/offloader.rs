@@ -122,10 +122,10 @@ impl<H: Host> Offloader<H> {
         self.estimator.estimate(text)
     }
 
-    /// The threshold for `request`: the configured one, or less when the call says how
+    /// The threshold for `request`: its own (a tool rule's) or the configured one, or less when the call says how
     /// much of its context is left (`min(threshold_tokens, adaptive_ratio x left)`).
     pub fn threshold(&self, request: &OffloadRequest) -> usize {
-        let configured = self.config.threshold_tokens as usize;
+        let configured = request.threshold.unwrap_or(self.config.threshold_tokens) as usize;
         match request.context_remaining_tokens {
             // A ratio in (0, 1] of a u64 is a finite, non-negative float: the cast saturates.
             #[allow(

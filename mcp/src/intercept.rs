@@ -16,13 +16,17 @@
 //! - a client that announced `clientInfo.proxy: true` gets the result untouched (its own
 //!   proxy offloads locally), and so do a tool that declared an `outputSchema` (the
 //!   descriptor would violate it; the `lro proxy` removes `outputSchema` from `tools/list`
-//!   on purpose so that it may offload those tools too) and a tool `mcp.never_offload`
-//!   names (which keeps its `outputSchema`);
+//!   on purpose so that it may offload those tools too), a tool `mcp.never_offload`
+//!   names (which keeps its `outputSchema`) and one whose rule (`[prompt.offload.tools]`, or
+//!   the call's own) says `mode = "never"`; the rule's other keys shape the request
+//!   ([`OffloadRequest::with_rule`]);
 //! - a failed write gives the inline truncated result plus a warning text item.
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use lro_core::OffloadConfig;
+use lro_core::config::{OffloadMode, ToolRule};
 use lro_core::descriptor::OffloadResponse;
 use lro_core::error::Result;
 use lro_core::host::Host;
@@ -43,6 +47,9 @@ pub struct ToolCallContext {
     /// The extract tool's name as the surface lists it (`lro_extract_memory`): the
     /// descriptor and its guidance name it. `None`: the configured name, else `lro_extract`.
     pub extract_tool: Option<String>,
+    /// This call's rule, in place of the configuration's rule for the tool (the call is
+    /// more specific than any pattern).
+    pub rule: Option<ToolRule>,
 }
 
 impl ToolCallContext {
@@ -107,12 +114,24 @@ pub fn operation_for_tool(tool_name: &str) -> String {
     }
 }
 
+/// The rule that applies to a call: its own, else the configuration's most specific rule
+/// for the tool.
+pub fn rule_for<'a>(
+    config: &'a OffloadConfig,
+    context: &'a ToolCallContext,
+) -> Option<&'a ToolRule> {
+    context
+        .rule
+        .as_ref()
+        .or_else(|| config.tool_rule(&context.tool_name).map(|(_, rule)| rule))
+}
+
 /// The offload request of a tool call: the operation from the tool's name, `detail` and
-/// `query` from its arguments.
+/// `query` from its arguments, then the tool's rule ([`rule_for`]).
 #[doc(hidden)]
-pub fn request_for(context: &ToolCallContext) -> OffloadRequest {
+pub fn request_for(config: &OffloadConfig, context: &ToolCallContext) -> OffloadRequest {
     let args = context.arguments.as_ref();
-    OffloadRequest {
+    let request = OffloadRequest {
         operation: operation_for_tool(&context.tool_name),
         detail: args.and_then(|a| a.get("detail")?.as_str()?.parse().ok()),
         query: args
@@ -120,6 +139,10 @@ pub fn request_for(context: &ToolCallContext) -> OffloadRequest {
             .map(str::to_owned),
         extract_tool: context.extract_tool.clone(),
         ..OffloadRequest::default()
+    };
+    match rule_for(config, context) {
+        Some(rule) => request.with_rule(rule),
+        None => request,
     }
 }
 
@@ -136,11 +159,14 @@ fn text_item(text: String) -> Value {
 }
 
 /// Whether results of this call pass untouched whatever their size: the client offloads
-/// itself, the tool declared an `outputSchema`, or `mcp.never_offload` names it.
+/// itself, the tool declared an `outputSchema`, `mcp.never_offload` names it, or its rule's
+/// `mode` is `never`.
 pub fn bypasses<H: Host>(lro: &Offloader<H>, context: &ToolCallContext) -> bool {
+    let config = lro.config();
     context.client_is_proxy
         || context.output_schema_declared
-        || lro.config().mcp.never_offloads(&context.tool_name)
+        || config.mcp.never_offloads(&context.tool_name)
+        || rule_for(config, context).is_some_and(|rule| rule.mode == Some(OffloadMode::Never))
 }
 
 /// Decides on a `tools/call` result and returns the result to send on.
@@ -180,7 +206,7 @@ pub fn intercept_read<H: Host>(
         .filter(is_text)
         .filter_map(|i| i.get("text")?.as_str())
         .collect();
-    let request = request_for(context);
+    let request = request_for(lro.config(), context);
     let outcome = match fields.get("structuredContent") {
         Some(structured) if !structured.is_null() => {
             lro.offload_read(structured, &request, duplicate_keys)?

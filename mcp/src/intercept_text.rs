@@ -191,7 +191,7 @@ pub fn intercept_text_parts<H: Host>(
         // Only whether it is there counts (see `rewrite`).
         kept.insert("structuredContent".to_owned(), Value::Null);
     }
-    let request = request_for(context);
+    let request = request_for(lro.config(), context);
     let outcome = match envelope.structured {
         Some(structured) if structured != "null" => {
             // The layout counts keys named twice in the parts it parses; read as a `Value`

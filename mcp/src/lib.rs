@@ -56,7 +56,7 @@ pub mod tool_name;
 
 pub use intercept::{
     InterceptAction, Intercepted, ToolCallContext, bypasses, intercept_tool_result,
-    operation_for_tool,
+    operation_for_tool, rule_for,
 };
 pub use intercept_text::{InterceptedText, intercept_tool_result_text};
 pub use resources::{

@@ -14,6 +14,7 @@ pub fn offload_text(lro: &Offloader<MemoryHost>, tool: &str, text: &str) -> Stri
         client_is_proxy: false,
         output_schema_declared: false,
         extract_tool: None,
+        rule: None,
     };
     let outcome = lro_mcp::intercept_tool_result(
         lro,

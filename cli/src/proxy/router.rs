@@ -582,14 +582,14 @@ impl Router {
                  --extract-tool-name"
             );
         }
-        let mcp = &self.lro.config().mcp;
+        let config = self.lro.config();
         for tool in tools.iter_mut() {
             if let Value::Object(fields) = tool {
                 let name = fields
                     .get("name")
                     .and_then(Value::as_str)
                     .unwrap_or_default();
-                if mcp.never_offloads(name) {
+                if config.never_offloads(name) {
                     // Its results pass untouched: its schema still holds.
                     continue;
                 }
@@ -622,6 +622,7 @@ impl Router {
             // offloaded, which the core passes untouched): every other tool may be offloaded.
             output_schema_declared: false,
             extract_tool: Some(self.extract_tool_name()),
+            rule: None,
         };
         let text = jsonrpc::trim_line(&line);
         // A small answer is parsed (faster); a large one is read from its text.

@@ -26,10 +26,17 @@ pub struct McpArgs {
     /// Never offload this tool's results; it keeps its outputSchema (repeatable).
     #[arg(long = "never-offload", value_name = "NAME")]
     pub never_offload: Vec<String>,
+    /// A rule for the tools whose name matches PATTERN (a glob: * any characters, ? one),
+    /// KEY=VALUE[,KEY=VALUE...] with KEY one of mode (auto, never, always), threshold,
+    /// descriptor, detail, operation; e.g. --tool 'fs_*:mode=never'. Repeatable; over the
+    /// config file's and the environment's rules; the most specific pattern wins.
+    #[arg(long = "tool", value_name = "PATTERN:KEY=VALUE")]
+    pub tool: Vec<String>,
 }
 
 impl McpArgs {
-    /// These flags over `config` (a flag given wins; `--never-offload` replaces the list).
+    /// These flags over `config` (a flag given wins; `--never-offload` replaces the list;
+    /// `--tool` sets the keys it gives in its pattern's rule).
     pub fn apply(&self, config: &mut OffloadConfig) -> Result<(), LroError> {
         if let Some(name) = &self.extract_tool_name {
             config.set_str("mcp.extract_tool_name", name)?;
@@ -38,6 +45,11 @@ impl McpArgs {
         config.mcp.structured_content |= self.structured_content;
         if !self.never_offload.is_empty() {
             config.mcp.never_offload = self.never_offload.clone();
+        }
+        for rule in &self.tool {
+            config.apply_tool_rules_str(rule).map_err(|e| {
+                LroError::new(e.code(), format!("--tool {rule:?}: {}", e.message()))
+            })?;
         }
         Ok(())
     }

@@ -271,7 +271,12 @@ impl<C> Key<C> {
     /// Sets it in `config` from `value`, or says why not (`invalid_config`, naming the key
     /// and the value).
     pub(crate) fn set(&self, config: &mut C, value: &RawValue<'_>) -> Result<()> {
-        let setting = self.kind.parse(self.name, value)?;
+        self.set_as(config, self.name, value)
+    }
+
+    /// [`Key::set`], errors naming the key `shown` (a tool rule's key names its pattern).
+    pub(crate) fn set_as(&self, config: &mut C, shown: &str, value: &RawValue<'_>) -> Result<()> {
+        let setting = self.kind.parse(shown, value)?;
         (self.set)(config, setting);
         Ok(())
     }
@@ -279,6 +284,11 @@ impl<C> Key<C> {
     /// Checks its value in a configuration built in code against the bounds the readers
     /// enforce, with their messages.
     pub(crate) fn check(&self, config: &C) -> Result<()> {
+        self.check_as(config, self.name)
+    }
+
+    /// [`Key::check`], errors naming the key `shown`.
+    pub(crate) fn check_as(&self, config: &C, shown: &str) -> Result<()> {
         if let Kind::Integer {
             unlimited_in_code: true,
             ..
@@ -288,18 +298,14 @@ impl<C> Key<C> {
         }
         match (self.get)(config) {
             Setting::Integer(n) => {
-                let shown = serde_json::Value::from(n);
-                self.kind
-                    .parse(self.name, &RawValue::Json(&shown))
-                    .map(drop)
+                let number = serde_json::Value::from(n);
+                self.kind.parse(shown, &RawValue::Json(&number)).map(drop)
             }
             Setting::Number(n) => {
-                let shown = serde_json::Value::from(n);
-                self.kind
-                    .parse(self.name, &RawValue::Json(&shown))
-                    .map(drop)
+                let number = serde_json::Value::from(n);
+                self.kind.parse(shown, &RawValue::Json(&number)).map(drop)
             }
-            Setting::Text(text) => self.kind.parse(self.name, &RawValue::Text(&text)).map(drop),
+            Setting::Text(text) => self.kind.parse(shown, &RawValue::Text(&text)).map(drop),
             Setting::Bool(_) | Setting::Names(_) | Setting::Unset => Ok(()),
         }
     }

@@ -30,12 +30,15 @@ pub mod keys;
 mod reference;
 mod settings;
 mod sources;
+pub mod tool_glob;
 pub(crate) mod tool_name;
+mod tool_rules;
 mod value;
 
 pub use keys::{ENV_PREFIX, Key, Kind};
 pub use reference::{keys_json, markdown_table};
 pub use settings::*;
+pub use tool_rules::{OffloadMode, TOOL_KEYS, ToolRule, ToolRules};
 pub(crate) use value::is_safe_name;
 
 #[cfg(test)]

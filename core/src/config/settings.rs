@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::keys::{Key, Kind, Setting};
+use super::tool_rules::ToolRules;
 use crate::error::{ErrorCode, LroError, Result};
 
 /// The specification's default threshold: about 10 records of 155 tokens.
@@ -230,6 +231,10 @@ pub struct OffloadConfig {
     pub store: StoreLimits,
     /// The MCP surfaces' options: result shape, extract tool name, tools never offloaded.
     pub mcp: McpConfig,
+    /// Per-tool rules (`[prompt.offload.tools."PATTERN"]`), by pattern: see
+    /// [`OffloadConfig::tool_rule`].
+    #[serde(skip_serializing_if = "ToolRules::is_empty")]
+    pub tools: ToolRules,
 }
 
 impl Default for OffloadConfig {
@@ -248,6 +253,7 @@ impl Default for OffloadConfig {
             extract: ExtractLimits::default(),
             store: StoreLimits::default(),
             mcp: McpConfig::default(),
+            tools: ToolRules::new(),
         }
     }
 }

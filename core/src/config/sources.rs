@@ -9,6 +9,10 @@ use super::settings::{KEYS, OffloadConfig, is_section, key};
 use super::value::{RawValue, unknown};
 use crate::error::{ErrorCode, LroError, Result};
 
+/// The key of the per-tool rules (`[prompt.offload.tools."PATTERN"]`), which are no row of
+/// [`KEYS`] but a table of [`TOOL_KEYS`](super::TOOL_KEYS) by pattern.
+const TOOLS: &str = "tools";
+
 impl OffloadConfig {
     /// Reads the `[prompt.offload]` section of a TOML document over the defaults. A document
     /// without the section gives the defaults; other sections are ignored.
@@ -50,7 +54,9 @@ impl OffloadConfig {
             ));
         };
         for (key, value) in table {
-            if is_section(key) {
+            if key == TOOLS {
+                self.apply_tools_toml(value)?;
+            } else if is_section(key) {
                 let toml::Value::Table(limits) = value else {
                     return Err(LroError::new(
                         ErrorCode::InvalidConfig,
@@ -72,6 +78,8 @@ impl OffloadConfig {
     /// Variables without the prefix are ignored; an unknown key under it is an error, so a
     /// typo does not go unnoticed. `__EXTRACT__MAX_OUTPUT_BYTES` sets `extract.max_output_bytes`.
     /// Errors name the variable first: `ATLATL_PROMPT__OFFLOAD__TTL_SECONDS: invalid value ...`.
+    /// `ATLATL_PROMPT__OFFLOAD__TOOLS__<LABEL>` (any label) holds per-tool rules as text,
+    /// `PATTERN:KEY=VALUE[,KEY=VALUE...]` ([`OffloadConfig::apply_tool_rules_str`]).
     pub fn apply_env<K: AsRef<str>, V: AsRef<str>>(
         &mut self,
         vars: impl IntoIterator<Item = (K, V)>,
@@ -82,8 +90,13 @@ impl OffloadConfig {
                 continue;
             };
             let key = suffix.to_ascii_lowercase().replace("__", ".");
-            self.set(&key, &RawValue::Text(value.as_ref()))
-                .map_err(|e| LroError::new(e.code(), format!("{name}: {}", e.message())))?;
+            // `TOOLS__<LABEL>` holds rules as text: a variable's name cannot carry a glob.
+            let applied = if key == TOOLS || key.starts_with("tools.") {
+                self.apply_tool_rules_str(value.as_ref())
+            } else {
+                self.set(&key, &RawValue::Text(value.as_ref()))
+            };
+            applied.map_err(|e| LroError::new(e.code(), format!("{name}: {}", e.message())))?;
         }
         Ok(())
     }
@@ -143,6 +156,7 @@ impl OffloadConfig {
         for (key, v) in map {
             match (key.as_str(), v) {
                 (_, serde_json::Value::Null) => {}
+                (TOOLS, rules) => self.apply_tools_json(rules)?,
                 (section, serde_json::Value::Object(limits)) if is_section(section) => {
                     for (sub, lv) in limits.iter().filter(|(_, lv)| !lv.is_null()) {
                         self.set(&format!("{section}.{sub}"), &RawValue::Json(lv))?;
@@ -175,6 +189,7 @@ impl OffloadConfig {
     /// with the same messages, key by key in the order of [`KEYS`](super::KEYS). (The setters
     /// also bound the byte and record limits by `MAX_SETTING`; in code, `u64::MAX` is no limit.)
     pub fn validate(&self) -> Result<()> {
-        KEYS.iter().try_for_each(|key| key.check(self))
+        KEYS.iter().try_for_each(|key| key.check(self))?;
+        self.validate_tools()
     }
 }

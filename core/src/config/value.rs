@@ -12,7 +12,7 @@ pub(crate) enum RawValue<'a> {
 }
 
 impl RawValue<'_> {
-    fn display(&self) -> String {
+    pub(crate) fn display(&self) -> String {
         match self {
             Self::Toml(v) => v.to_string(),
             Self::Json(v) => v.to_string(),

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::{Map, Value};
 
+use crate::config::OffloadMode;
 use crate::descriptor::SectionInfo;
 use crate::error::Result;
 use crate::host::Host;
@@ -269,7 +270,12 @@ pub(crate) fn offloads<H: Host>(
     prepared: &Prepared<'_>,
     request: &OffloadRequest,
 ) -> bool {
-    lro.config.enabled && prepared.tokens > lro.threshold(request)
+    lro.config.enabled
+        && match request.mode {
+            Some(OffloadMode::Never) => false,
+            Some(OffloadMode::Always) => true,
+            Some(OffloadMode::Auto) | None => prepared.tokens > lro.threshold(request),
+        }
 }
 
 /// The records recipes' examples are drawn from: the first [`SAMPLE_SIZE`] (native

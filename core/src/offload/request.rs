@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::{DescriptorProfile, is_safe_name};
+use crate::config::{DescriptorProfile, OffloadMode, ToolRule, is_safe_name};
 use crate::detail::Detail;
 use crate::error::{ErrorCode, LroError, Result};
 
@@ -34,6 +34,13 @@ pub struct OffloadRequest {
     /// descriptor's `extract_tool` name; `None` takes `mcp.extract_tool_name`, else
     /// `lro_extract`.
     pub extract_tool: Option<String>,
+    /// Whether to offload, for this call: `never` returns the result inline whatever its
+    /// size, `always` offloads it however small (when LRO is enabled); `None` or `auto`:
+    /// past the threshold.
+    pub mode: Option<OffloadMode>,
+    /// The threshold for this call, in place of `threshold_tokens` (a
+    /// `context_remaining_tokens` still lowers it).
+    pub threshold: Option<u32>,
 }
 
 impl Default for OffloadRequest {
@@ -47,6 +54,8 @@ impl Default for OffloadRequest {
             descriptor: None,
             context_remaining_tokens: None,
             extract_tool: None,
+            mode: None,
+            threshold: None,
         }
     }
 }
@@ -86,6 +95,22 @@ impl OffloadRequest {
             descriptor,
             ..request
         })
+    }
+
+    /// This request under a tool's rule ([`ToolRule`]): the rule's `mode`, `threshold`,
+    /// `descriptor` and `detail` where the request has none (what a call asks is more
+    /// specific than any pattern), and its `operation` in place of the one the tool's name
+    /// gave.
+    #[must_use]
+    pub fn with_rule(mut self, rule: &ToolRule) -> Self {
+        self.mode = self.mode.or(rule.mode);
+        self.threshold = self.threshold.or(rule.threshold);
+        self.descriptor = self.descriptor.or(rule.descriptor);
+        self.detail = self.detail.or(rule.detail);
+        if let Some(operation) = &rule.operation {
+            self.operation.clone_from(operation);
+        }
+        self
     }
 
     /// A request for `operation` with everything else defaulted.
