@@ -275,8 +275,16 @@ impl PyConfig {
         to_py(py, &self.inner.mcp)
     }
 
+    /// Per-tool rules by pattern (`{"fs_*": {"mode": "never"}}`), as a dict: the most
+    /// specific pattern that matches a tool's name applies.
+    #[getter]
+    fn tools<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        to_py(py, &self.inner.tools)
+    }
+
     /// `Config(enabled=True, threshold_tokens=1600, ..., extract={'max_read_bytes': ...},
-    /// ...)`: every key of the table, a section as a dict.
+    /// ..., tools={...})`: every key of the table, a section as a dict, and the tool rules
+    /// when there are any.
     fn __repr__(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
         let mut section: Option<(&str, Vec<String>)> = None;
@@ -296,6 +304,10 @@ impl PyConfig {
             }
         }
         parts.extend(section.map(|(open, items)| dict(open, &items)));
+        if !self.inner.tools.is_empty() {
+            let rules = serde_json::to_value(&self.inner.tools).unwrap_or_default();
+            parts.push(format!("tools={}", py_literal(&rules)));
+        }
         format!("Config({})", parts.join(", "))
     }
 }
@@ -327,7 +339,7 @@ fn py_literal(value: &Value) -> String {
 }
 
 /// The keyword arguments of `Config`, in the table's order: every key without a section,
-/// and every section once.
+/// and every section once; then `tools`, the per-tool rules (a dict of rules by pattern).
 fn keyword_names() -> Vec<&'static str> {
     let mut names: Vec<&'static str> = Vec::new();
     for key in KEYS {
@@ -336,6 +348,7 @@ fn keyword_names() -> Vec<&'static str> {
             names.push(name);
         }
     }
+    names.push("tools");
     names
 }
 

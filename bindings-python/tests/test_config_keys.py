@@ -95,6 +95,8 @@ def stub_keywords() -> str:
         if isinstance(kind, set):
             kind = f"Optional[Mapping[str, {kind.pop() if len(kind) == 1 else 'Any'}]]"
         lines.append(f"        {name}: {kind} = None,\n")
+    # Not a row of the table: the per-tool rules, a dict of rules by pattern (config.rs).
+    lines.append("        tools: Optional[Mapping[str, Mapping[str, Any]]] = None,\n")
     return "".join(lines)
 
 

@@ -122,6 +122,8 @@ def offload(
     next_cursor: Optional[str] = None,
     descriptor: Optional[str] = None,
     context_remaining_tokens: Optional[int] = None,
+    mode: Optional[str] = None,
+    threshold: Optional[int] = None,
     on_event: Optional[EventCallback] = None,
     request: Optional[Mapping[str, Any]] = None,
 ) -> Dict[str, Any]:
@@ -143,7 +145,10 @@ def offload(
     ``extract(file_path, describe=True)`` gives the full descriptor later.
     ``context_remaining_tokens`` (the tokens left in the caller's context window) lowers the
     threshold to ``adaptive_ratio`` (0.10 by default) of it when that is less; the outcome
-    then reports the threshold it applied as ``threshold_tokens``.
+    then reports the threshold it applied as ``threshold_tokens``. ``mode`` decides for this
+    call alone: ``"never"`` keeps the result inline whatever its size, ``"always"`` offloads
+    it however small (so that a ``{"$lro": uri}`` handle can pass it on), ``"auto"`` past the
+    threshold; ``threshold`` replaces ``threshold_tokens`` for this call.
 
     ``request`` takes the whole ``OffloadRequest`` as JSON instead (what a proxy receives);
     the other request arguments are then ignored.
@@ -160,6 +165,8 @@ def offload(
         next_cursor=next_cursor,
         descriptor=descriptor,
         context_remaining_tokens=context_remaining_tokens,
+        mode=mode,
+        threshold=threshold,
     )
 
 
@@ -175,13 +182,16 @@ def offload_inject(
     next_cursor: Optional[str] = None,
     descriptor: Optional[str] = None,
     context_remaining_tokens: Optional[int] = None,
+    mode: Optional[str] = None,
+    threshold: Optional[int] = None,
     on_event: Optional[EventCallback] = None,
 ) -> Dict[str, Any]:
     """The ``inject_context`` rule: the pre-budget result set decides.
 
     Above the threshold the full ``pre_budget`` set is offloaded and ``formatted`` (the
     budgeted prompt text) is discarded; otherwise ``formatted`` is returned inline.
-    ``descriptor`` and ``context_remaining_tokens`` as for :func:`offload`.
+    ``descriptor``, ``context_remaining_tokens``, ``mode`` and ``threshold`` as for
+    :func:`offload`.
     """
     return _offloader(config, on_event).offload_inject(
         formatted,
@@ -193,6 +203,8 @@ def offload_inject(
         next_cursor=next_cursor,
         descriptor=descriptor,
         context_remaining_tokens=context_remaining_tokens,
+        mode=mode,
+        threshold=threshold,
     )
 
 
@@ -286,6 +298,7 @@ def intercept_tool_result(
     on_event: Optional[EventCallback] = None,
     context: Optional[Mapping[str, Any]] = None,
     extract_tool: Optional[str] = None,
+    rule: Optional[Mapping[str, Any]] = None,
 ) -> Dict[str, Any]:
     """Apply LRO to a serialized MCP ``CallToolResult`` (a dict in wire form).
 
@@ -295,7 +308,9 @@ def intercept_tool_result(
     ``context`` takes the whole ``ToolCallContext`` as JSON instead of the keyword arguments.
     An offloaded result is one text block, the descriptor (``mcp.structured_content`` and
     ``mcp.resource_link`` add ``structuredContent`` and a ``resource_link``); ``extract_tool``
-    is the extract tool's name as the server lists it, which the descriptor names.
+    is the extract tool's name as the server lists it, which the descriptor names. The
+    configuration's rules (``tools``: ``{"fs_*": {"mode": "never"}}``) apply to ``tool_name``
+    by its most specific pattern; ``rule`` is this call's own, in place of it.
     """
     offloader = _offloader(config, on_event)
     if context is not None:
@@ -307,6 +322,7 @@ def intercept_tool_result(
         client_is_proxy=client_is_proxy,
         output_schema_declared=output_schema_declared,
         extract_tool=extract_tool,
+        rule=None if rule is None else dict(rule),
     )
 
 

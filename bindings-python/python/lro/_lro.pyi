@@ -73,13 +73,17 @@ class Config:
         extract: Optional[Mapping[str, int]] = None,
         store: Optional[Mapping[str, int]] = None,
         mcp: Optional[Mapping[str, Any]] = None,
+        tools: Optional[Mapping[str, Mapping[str, Any]]] = None,
         # end of keywords
     ) -> "Config":
         """The defaults with the given keyword arguments applied (``None`` keeps a default).
 
         ``extract``, ``store`` and ``mcp`` take a dict of their section's keys
         (``extract={"timeout_ms": 500}``): :func:`config_keys` lists every key with its type,
-        bounds and default, as docs/configuration.md does.
+        bounds and default, as docs/configuration.md does. ``tools`` takes per-tool rules by
+        pattern, a glob on the tool's name (``{"fs_*": {"mode": "never"}, "search":
+        {"threshold": 200}}``; keys ``mode``, ``threshold``, ``descriptor``, ``detail``,
+        ``operation``): the most specific pattern that matches a tool applies.
         ``output_dir="s3://bucket/prefix"`` writes to an S3-compatible store. An output directory
         other users can write is refused (``invalid_config``, or the inline fallback when
         offloading) unless ``allow_shared_dir=True``. A value of the
@@ -164,6 +168,9 @@ class Config:
     def mcp(self) -> Dict[str, Any]:
         """The MCP helpers' options: ``resource_link``, ``structured_content``,
         ``extract_tool_name``, ``never_offload``."""
+    @property
+    def tools(self) -> Dict[str, Dict[str, Any]]:
+        """Per-tool rules by pattern: ``{"fs_*": {"mode": "never"}}``."""
     def __eq__(self, value: object, /) -> bool:
         """Equal when every setting is equal."""
     def __ne__(self, value: object, /) -> bool:
@@ -210,6 +217,8 @@ class Offloader:
         next_cursor: Optional[str] = None,
         descriptor: Optional[str] = None,
         context_remaining_tokens: Optional[int] = None,
+        mode: Optional[str] = None,
+        threshold: Optional[int] = None,
         request: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]:
         """Offloads ``records`` when their estimated tokens exceed the threshold.
@@ -220,8 +229,11 @@ class Offloader:
         result (``{"offloaded": False, "results", "count", "estimated_tokens", ...}``; a failed
         write gives it cut to the threshold, with ``"truncated": True`` and a ``"warning"``).
         ``operation`` defaults to ``"recall"``; ``context_remaining_tokens`` lowers the
-        threshold (see :attr:`Config.adaptive_ratio`). ``request`` takes the whole request as a
-        dict instead of the other arguments.
+        threshold (see :attr:`Config.adaptive_ratio`). ``mode`` decides for this call alone:
+        ``"never"`` returns the result inline whatever its size, ``"always"`` offloads it
+        however small, ``"auto"`` past the threshold; ``threshold`` replaces
+        ``threshold_tokens`` for this call. ``request`` takes the whole request as a dict
+        instead of the other arguments.
 
         Raises :class:`InputError`: ``invalid_input`` (not JSON), ``invalid_detail``,
         ``invalid_operation``; :class:`ExtractionError` (``invalid_argument``): an unknown
@@ -239,6 +251,8 @@ class Offloader:
         next_cursor: Optional[str] = None,
         descriptor: Optional[str] = None,
         context_remaining_tokens: Optional[int] = None,
+        mode: Optional[str] = None,
+        threshold: Optional[int] = None,
         request: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]:
         """The ``inject_context`` rule: the pre-budget result set decides.
@@ -258,6 +272,7 @@ class Offloader:
         output_schema_declared: bool = False,
         context: Optional[Mapping[str, Any]] = None,
         extract_tool: Optional[str] = None,
+        rule: Optional[Mapping[str, Any]] = None,
     ) -> Dict[str, Any]:
         """Applies LRO to an MCP ``CallToolResult`` (a dict in wire form).
 
@@ -265,6 +280,8 @@ class Offloader:
         "truncated", "response": descriptor (when offloaded)}``. The operation comes from
         ``tool_name``, ``detail`` and ``query`` from ``arguments``; a proxy client or a
         declared ``outputSchema`` (or ``mcp.never_offload`` naming the tool) bypasses LRO;
+        the configuration's most specific rule for ``tool_name`` (:attr:`Config.tools`), or
+        ``rule``, this call's own (``{"mode": "never"}``), decides and shapes the offload;
         ``extract_tool`` is the extract tool's name as listed, which the descriptor names. ``context`` takes the whole
         ``ToolCallContext`` as a dict instead. A result that is not JSON raises
         :class:`InputError` (``invalid_input``); a bad ``context``

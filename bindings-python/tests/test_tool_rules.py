@@ -1,0 +1,71 @@
+"""Per-tool rules from every Python source: ``Config(tools=...)``, TOML, the environment, and
+per call (``mode``/``threshold`` of ``offload``, ``rule`` of ``intercept_tool_result``)."""
+
+import json
+
+import pytest
+
+import lro
+
+ROWS = [{"id": f"row-{i}", "name": f"item {i}", "size": i * 7} for i in range(30)]
+
+
+def result(data):
+    return {"content": [{"type": "text", "text": json.dumps(data)}]}
+
+
+def test_rules_from_keywords_toml_and_environment_are_one_rule(tmp_path):
+    wanted = {"fs_*": {"mode": "never"}, "search": {"threshold": 200, "descriptor": "pointer"}}
+    built = lro.Config(tools=wanted)
+    toml = lro.Config.from_toml(
+        '[prompt.offload.tools."fs_*"]\nmode = "never"\n'
+        '[prompt.offload.tools.search]\nthreshold = 200\ndescriptor = "pointer"\n'
+    )
+    env = lro.Config.from_env(
+        {"ATLATL_PROMPT__OFFLOAD__TOOLS__A": "fs_*:mode=never;search:threshold=200,descriptor=pointer"}
+    )
+    for config in (built, toml, env):
+        assert config.tools == wanted
+        assert config.to_dict()["tools"] == wanted
+    assert "tools={" in repr(built) and "tools" not in repr(lro.Config())
+
+
+@pytest.mark.parametrize(
+    ("build", "says"),
+    [
+        (lambda: lro.Config(tools={"a b": {"mode": "never"}}), 'invalid tool pattern "a b"'),
+        (lambda: lro.Config(tools={"x": {"mood": "never"}}), 'prompt.offload.tools."x".mood'),
+        (lambda: lro.Config(tools={"x": {"mode": "sometimes"}}), 'prompt.offload.tools."x".mode'),
+        (lambda: lro.Config.from_env({"ATLATL_PROMPT__OFFLOAD__TOOLS__X": "x:threshold=-1"}), "ATLATL_PROMPT__OFFLOAD__TOOLS__X"),
+    ],
+)
+def test_bad_rules_are_config_errors_naming_where_they_are(build, says):
+    with pytest.raises(lro.ConfigError) as caught:
+        build()
+    assert caught.value.code == "invalid_config"
+    assert says in str(caught.value)
+
+
+def test_a_rule_decides_for_the_tools_it_matches(tmp_path):
+    config = {"output_dir": str(tmp_path), "tools": {"fs_*": {"mode": "never"}, "get_?": {"mode": "always"}}}
+    never = lro.intercept_tool_result(result(ROWS), "fs_read", config={**config, "threshold_tokens": 10})
+    assert never["action"] == "bypassed" and never["result"] == result(ROWS)
+    always = lro.intercept_tool_result(result(ROWS[:1]), "get_x", config=config)
+    assert always["action"] == "offloaded"
+    assert lro.intercept_tool_result(result(ROWS[:1]), "get_xy", config=config)["action"] == "inline"
+
+
+def test_a_call_gives_its_own_mode_threshold_or_rule(tmp_path):
+    config = {"output_dir": str(tmp_path)}
+    assert lro.offload(ROWS[:1], config=config, mode="always")["offloaded"] is True
+    assert lro.offload(ROWS, config={**config, "threshold_tokens": 10}, mode="never")["offloaded"] is False
+    assert lro.offload(ROWS, config=config, threshold=50)["offloaded"] is True
+    ruled = {**config, "tools": {"fs_read": {"mode": "always"}}}
+    call = lro.intercept_tool_result(result(ROWS[:1]), "fs_read", config=ruled, rule={"mode": "never"})
+    assert call["action"] == "bypassed"
+    with pytest.raises(lro.ExtractionError) as caught:
+        lro.intercept_tool_result(result(ROWS), "fs_read", config=config, rule={"mode": "sometimes"})
+    assert caught.value.code == "invalid_argument" and "rule.mode" in str(caught.value)
+    with pytest.raises(lro.LroError) as bad_mode:
+        lro.offload(ROWS, config=config, mode="sometimes")
+    assert bad_mode.value.code == "invalid_argument"
