@@ -11,6 +11,23 @@ export type Detail = 'light' | 'medium' | 'full'
  * `compact` (`CompactDescriptor`) or `pointer` (`PointerDescriptor`). */
 export type DescriptorProfile = 'full' | 'compact' | 'pointer'
 
+/** Whether a result is offloaded: `never` passes it untouched, `always` offloads it however
+ * small (so a `{"$lro": uri}` handle can pass it on), `auto` past the threshold. */
+export type OffloadMode = 'auto' | 'never' | 'always'
+
+/** A rule for the tools a pattern matches (`config.tools`), or a call's own (`context.rule`):
+ * unset keys take the configuration's. */
+export interface ToolRule {
+  mode?: OffloadMode
+  /** Offload when the estimate is strictly greater than this (in place of `thresholdTokens`). */
+  threshold?: number
+  descriptor?: DescriptorProfile
+  /** The detail of MIF memories, when the call asks for none. */
+  detail?: Detail
+  /** The operation its files are named for, in place of the tool's name. */
+  operation?: string
+}
+
 /** The stable code of every error this package throws (`err.code`). */
 export type ErrorCode =
   | 'invalid_config'
@@ -513,6 +530,13 @@ export interface Config {
    */
   mcp?: McpOptions
   /**
+   * Per-tool rules by pattern (a glob on the tool's name: `*` any characters, `?` one):
+   * `{ 'fs_*': { mode: 'never' }, search: { threshold: 200, descriptor: 'pointer' } }`.
+   * The most specific pattern that matches a tool applies (the name itself, then the glob
+   * with the most literal characters); its unset keys take the configuration's.
+   */
+  tools?: Record<string, ToolRule>
+  /**
    * Called once per event (`OffloadCreated`, `OffloadWriteFailed`, `OffloadFileExpired`),
    * on the JS thread, after the work is done and before the call returns or its Promise
    * settles. An exception it throws propagates to the caller. (A function has no JSON
@@ -687,6 +711,14 @@ export interface OffloadOptions {
    * reports the one applied as `threshold_tokens`.
    */
   contextRemainingTokens?: number
+  /**
+   * Whether to offload this result: `never` returns it inline whatever its size,
+   * `always` offloads it however small (so a `{"$lro": URI}` handle can pass it on),
+   * `auto` (the default) past the threshold.
+   */
+  mode?: OffloadMode
+  /** This call's threshold, in place of `config.thresholdTokens`. */
+  threshold?: number
 }
 
 /** A regex search over the raw record lines (the header is not searched). */
@@ -732,6 +764,12 @@ export interface ToolContext {
    * `lro_extract`.
    */
   extractTool?: string
+  /**
+   * This call's rule, in place of the configuration's rule for the tool (`config.tools`):
+   * `{ mode: 'never' }` passes the result untouched, `{ mode: 'always' }` offloads it
+   * however small.
+   */
+  rule?: ToolRule
 }
 
 /**

@@ -11,6 +11,23 @@ export type Detail = 'light' | 'medium' | 'full'
  * `compact` (`CompactDescriptor`) or `pointer` (`PointerDescriptor`). */
 export type DescriptorProfile = 'full' | 'compact' | 'pointer'
 
+/** Whether a result is offloaded: `never` passes it untouched, `always` offloads it however
+ * small (so a `{"$lro": uri}` handle can pass it on), `auto` past the threshold. */
+export type OffloadMode = 'auto' | 'never' | 'always'
+
+/** A rule for the tools a pattern matches (`config.tools`), or a call's own (`context.rule`):
+ * unset keys take the configuration's. */
+export interface ToolRule {
+  mode?: OffloadMode
+  /** Offload when the estimate is strictly greater than this (in place of `thresholdTokens`). */
+  threshold?: number
+  descriptor?: DescriptorProfile
+  /** The detail of MIF memories, when the call asks for none. */
+  detail?: Detail
+  /** The operation its files are named for, in place of the tool's name. */
+  operation?: string
+}
+
 /** The stable code of every error this package throws (`err.code`). */
 export type ErrorCode =
   | 'invalid_config'

@@ -44,9 +44,10 @@ const normaliseHeader = (line) => line.replace(/("timestamp":")[^"]*"/, '$1{time
 const camel = (key) => key.replace(/_([a-z])/g, (_, c) => c.toUpperCase());
 const snake = (key) => key.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase());
 
-/** Keys whose values are data, not options: free-form arguments and parameters, and a
- * structured query's filter document, sort and fields, keyed by the records' field names. */
-const DATA_KEYS = new Set(["arguments", "params", "where", "sort", "fields"]);
+/** Keys whose values are data, not options: free-form arguments and parameters, a
+ * structured query's filter document, sort and fields, keyed by the records' field names, and
+ * the per-tool rules, keyed by tool patterns (their own keys are one word each). */
+const DATA_KEYS = new Set(["arguments", "params", "where", "sort", "fields", "tools"]);
 
 /** An options object (and the objects in it) with its keys renamed by `rename`; data (see
  * `DATA_KEYS`) is left as it is. The vectors are written with the core's snake_case keys;
