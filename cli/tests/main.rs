@@ -25,4 +25,5 @@ mod proxy_passthrough;
 mod proxy_resources;
 mod proxy_resume;
 mod proxy_robustness;
+mod proxy_tool_rules;
 mod support;
