@@ -36,7 +36,7 @@ mod tool_rules;
 mod value;
 
 pub use keys::{ENV_PREFIX, Key, Kind};
-pub use reference::{keys_json, markdown_table};
+pub use reference::{keys_json, markdown_table, tool_keys_markdown_table};
 pub use settings::*;
 pub use tool_rules::{OffloadMode, TOOL_KEYS, ToolRule, ToolRules};
 pub(crate) use value::is_safe_name;

@@ -1,6 +1,7 @@
 //! The table of keys as others read it: JSON for the bindings and the command line
 //! (`lro.config_keys()`, `configKeys()`, `lro config keys`), and the Markdown table of
-//! `docs/configuration.md`, which a test keeps equal to what [`markdown_table`] writes.
+//! `docs/configuration.md`, which a test keeps equal to what [`markdown_table`] and
+//! [`tool_keys_markdown_table`] write.
 //!
 //! ```
 //! let keys = lro_core::config::keys_json();
@@ -13,6 +14,7 @@ use serde_json::{Value, json};
 
 use super::keys::{Key, Kind};
 use super::settings::{KEYS, OffloadConfig};
+use super::tool_rules::TOOL_KEYS;
 
 /// Every key as a JSON object: `name` (dotted), `camel_case` (the JS name), `env`, `toml`
 /// (its table), `type` (a JSON type), `bounds` (in words), `min` and `max` (integers only),
@@ -77,6 +79,21 @@ pub fn markdown_table() -> String {
     out
 }
 
+/// The Markdown table of the keys of a tool rule (`[prompt.offload.tools."PATTERN"]`).
+pub fn tool_keys_markdown_table() -> String {
+    let mut out = String::from("| key | type | meaning |\n| --- | --- | --- |\n");
+    for key in TOOL_KEYS {
+        let bounds = key.kind.bounds();
+        let kind = if bounds.is_empty() {
+            key.kind.json_type().to_owned()
+        } else {
+            format!("{}: {}", key.kind.json_type(), bounds)
+        };
+        out.push_str(&format!("| `{}` | {} | {} |\n", key.name, kind, key.doc));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -84,6 +101,10 @@ mod tests {
     /// `docs/configuration.md` holds the table between these lines.
     const START: &str = "<!-- keys: written by lro_core::config::markdown_table -->\n";
     const END: &str = "<!-- end of keys -->\n";
+    /// And the table of a tool rule's keys between these.
+    const RULE_START: &str =
+        "<!-- tool rule keys: written by lro_core::config::tool_keys_markdown_table -->\n";
+    const RULE_END: &str = "<!-- end of tool rule keys -->\n";
 
     #[test]
     fn the_docs_table_is_the_table_of_keys() {
@@ -91,6 +112,12 @@ mod tests {
         let text = std::fs::read_to_string(path).unwrap();
         let (head, rest) = text.split_once(START).expect("the start marker");
         let (_, tail) = rest.split_once(END).expect("the end marker");
+        let (tail_head, tail_rest) = tail.split_once(RULE_START).expect("the rule start marker");
+        let (_, tail_tail) = tail_rest.split_once(RULE_END).expect("the rule end marker");
+        let tail = format!(
+            "{tail_head}{RULE_START}{}{RULE_END}{tail_tail}",
+            tool_keys_markdown_table()
+        );
         let wanted = format!("{head}{START}{}{END}{tail}", markdown_table());
         if std::env::var_os("LRO_WRITE_DOCS").is_some() {
             std::fs::write(path, &wanted).unwrap();
