@@ -38,7 +38,7 @@ mod value;
 pub use keys::{ENV_PREFIX, Key, Kind};
 pub use reference::{keys_json, markdown_table, tool_keys_markdown_table};
 pub use settings::*;
-pub use tool_rules::{OffloadMode, TOOL_KEYS, ToolRule, ToolRules};
+pub use tool_rules::TOOL_KEYS;
 pub(crate) use value::is_safe_name;
 
 #[cfg(test)]

@@ -3,10 +3,12 @@
 //! new key is its field, its default and its row, all in this file (and, for the JS
 //! surfaces' TypeScript types, a field of the binding's option object).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::keys::{Key, Kind, Setting};
-use super::tool_rules::ToolRules;
+use crate::detail::Detail;
 use crate::error::{ErrorCode, LroError, Result};
 
 /// The specification's default threshold: about 10 records of 155 tokens.
@@ -183,6 +185,58 @@ impl McpConfig {
         self.never_offload.iter().any(|name| name == tool_name)
     }
 }
+
+/// Whether a tool's results are offloaded (`mode` of a tool rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OffloadMode {
+    /// Past the threshold, as for any result.
+    #[default]
+    Auto,
+    /// Never: the result passes untouched (byte for byte through the proxy).
+    Never,
+    /// Always, however small: the result becomes a file, which a later call can take by
+    /// reference (a `{"$lro": URI}` handle).
+    Always,
+}
+
+impl OffloadMode {
+    /// The mode's name, as configured.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Auto => "auto",
+            Self::Never => "never",
+            Self::Always => "always",
+        }
+    }
+}
+
+/// What a rule sets for the tools it matches; unset keys take `[prompt.offload]`'s.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "serde_json::Value")]
+pub struct ToolRule {
+    /// Whether the tool's results are offloaded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mode: Option<OffloadMode>,
+    /// Offload when the estimate is strictly greater than this (in place of
+    /// `threshold_tokens`; a call's `context_remaining_tokens` still lowers it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<u32>,
+    /// The descriptor profile of the tool's offloads.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub descriptor: Option<DescriptorProfile>,
+    /// The detail level of MIF memories the tool returns, when its call does not ask for one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub detail: Option<Detail>,
+    /// The operation of the tool's offloads (the file is `{prefix}-{operation}-{ulid}.jsonl`),
+    /// in place of the one its name gives.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
+}
+
+/// The per-tool rules, by pattern (in byte order: the order that settles ties); read and
+/// resolved in `tool_rules.rs`.
+pub type ToolRules = BTreeMap<String, ToolRule>;
 
 /// Most retries a configuration may ask for: every retry can wait `timeout_ms` again.
 pub const MAX_STORE_RETRIES: u64 = 10;

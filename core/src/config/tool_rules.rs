@@ -1,4 +1,5 @@
-//! Per-tool rules: `[prompt.offload.tools."PATTERN"]` sections that set, for the tools whose
+//! Per-tool rules, read and resolved: `[prompt.offload.tools."PATTERN"]` sections (the
+//! [`ToolRule`]s of `settings.rs`, beside the configuration's other structs) that set, for the tools whose
 //! name the pattern matches ([`tool_glob`](super::tool_glob)), whether their results are
 //! offloaded (`mode`), past which estimate (`threshold`), and the `descriptor`, `detail` and
 //! `operation` of their offloads. The one most specific rule that matches a tool applies,
@@ -27,64 +28,11 @@
 //! # Ok::<(), lro_core::LroError>(())
 //! ```
 
-use std::collections::BTreeMap;
-
-use serde::{Deserialize, Serialize};
-
 use super::keys::{Key, Kind, Setting};
-use super::settings::{DescriptorProfile, OffloadConfig};
+use super::settings::{OffloadConfig, OffloadMode, ToolRule};
 use super::tool_glob::{check_pattern, most_specific};
 use super::value::RawValue;
-use crate::detail::Detail;
 use crate::error::{ErrorCode, LroError, Result};
-
-/// Whether a tool's results are offloaded (`mode` of a tool rule).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum OffloadMode {
-    /// Past the threshold, as for any result.
-    #[default]
-    Auto,
-    /// Never: the result passes untouched (byte for byte through the proxy).
-    Never,
-    /// Always, however small: the result becomes a file, which a later call can take by
-    /// reference (a `{"$lro": URI}` handle).
-    Always,
-}
-
-impl OffloadMode {
-    /// The mode's name, as configured.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Auto => "auto",
-            Self::Never => "never",
-            Self::Always => "always",
-        }
-    }
-}
-
-/// What a rule sets for the tools it matches; unset keys take `[prompt.offload]`'s.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "serde_json::Value")]
-pub struct ToolRule {
-    /// Whether the tool's results are offloaded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub mode: Option<OffloadMode>,
-    /// Offload when the estimate is strictly greater than this (in place of
-    /// `threshold_tokens`; a call's `context_remaining_tokens` still lowers it).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub threshold: Option<u32>,
-    /// The descriptor profile of the tool's offloads.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub descriptor: Option<DescriptorProfile>,
-    /// The detail level of MIF memories the tool returns, when its call does not ask for one.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub detail: Option<Detail>,
-    /// The operation of the tool's offloads (the file is `{prefix}-{operation}-{ulid}.jsonl`),
-    /// in place of the one its name gives.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub operation: Option<String>,
-}
 
 impl ToolRule {
     /// A rule from a JSON object of its keys (a call's own rule), each read and checked as
@@ -127,9 +75,6 @@ impl TryFrom<serde_json::Value> for ToolRule {
         Self::from_json(&value)
     }
 }
-
-/// The per-tool rules, by pattern (in byte order: the order that settles ties).
-pub type ToolRules = BTreeMap<String, ToolRule>;
 
 const fn choice(names: &'static [&'static str]) -> Kind {
     Kind::Choice {
@@ -335,6 +280,8 @@ fn not_a_table(what: &str, holds: &str) -> LroError {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::DescriptorProfile;
+    use crate::detail::Detail;
 
     fn rule_of(config: &OffloadConfig, tool: &str) -> Option<(String, ToolRule)> {
         config
