@@ -515,6 +515,31 @@ mod tests {
     }
 
     #[test]
+    fn tool_rules_are_read_by_the_core_and_shown_as_given() {
+        let text = r#"{"tools":{"fs_*":{"mode":"never"},"get_weather":{"threshold":5}}}"#;
+        let c = config(text).unwrap();
+        assert_eq!(
+            c.tool_rule("fs_read").map(|(pattern, _)| pattern),
+            Some("fs_*")
+        );
+        let view = serde_json::to_value(Config::from(&c)).unwrap();
+        let given: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(view["tools"], given["tools"]);
+        assert_eq!(config(&view.to_string()).unwrap(), c);
+        for (bad, says) in [
+            (r#"{"tools":{"a b":{}}}"#, "invalid tool pattern \"a b\""),
+            (
+                r#"{"tools":{"x":{"mood":1}}}"#,
+                "unknown key prompt.offload.tools.\"x\".mood",
+            ),
+        ] {
+            let err = config(bad).unwrap_err();
+            assert_eq!(err.code(), ErrorCode::InvalidConfig, "{bad}");
+            assert!(err.message().starts_with(says), "{bad}: {err}");
+        }
+    }
+
+    #[test]
     fn the_js_view_reads_back_as_the_same_configuration() {
         let mut core = OffloadConfig::from_toml_str("[prompt.offload]\nthreshold_tokens = 900\ndescriptor = \"pointer\"\n[prompt.offload.store]\nretries = 4\n").unwrap();
         core.guidance = GuidanceMode::Native;
