@@ -14,6 +14,11 @@
 //! keeps only the named fields, the others are checked (a line stays valid or invalid as
 //! it was) but not built. Recipes whose output depends on a few fields only (count by
 //! namespace, ...) read their records that way.
+//!
+//! Most of a projected line is checked, not built, so checking is a walk of its own
+//! ([`Reader::skip`]) that makes no value. A line without control characters (what LRO
+//! writes) cannot hold one in a string, so the end of each string is found with `memchr`
+//! (SIMD) rather than a byte scan that also looks for them.
 
 use jaq_json::{Map, Num, Val};
 use lro_json::scan::next_escape;
@@ -75,7 +80,7 @@ impl RecordParser {
             shared: None,
             fields: self.fields,
             keep: self.keep.as_deref(),
-            skipping: false,
+            clean: no_control_bytes(line),
         };
         reader.skip_whitespace();
         let first = reader.peek()?;
@@ -99,6 +104,13 @@ fn key_bytes(key: &Val) -> &[u8] {
     }
 }
 
+/// No byte of `line` is a control character (below 0x20), so no string in it holds one.
+fn no_control_bytes(line: &[u8]) -> bool {
+    // An OR over fixed-size chunks, which the compiler turns into vector instructions.
+    line.chunks(64)
+        .all(|chunk| chunk.iter().fold(0u8, |any, &b| any | u8::from(b < 0x20)) == 0)
+}
+
 /// `key` is one of `keep`.
 fn kept(keep: &[String], key: &[u8]) -> bool {
     keep.iter().any(|k| k.as_bytes() == key)
@@ -115,9 +127,8 @@ struct Reader<'t> {
     fields: usize,
     /// The top-level fields kept (all when `None`).
     keep: Option<&'t [String]>,
-    /// Checking a value that is not kept: nothing is built (strings, arrays and objects
-    /// read as `null`).
-    skipping: bool,
+    /// The line holds no control character: a string ends at the next quote or backslash.
+    clean: bool,
 }
 
 impl Reader<'_> {
@@ -172,17 +183,112 @@ impl Reader<'_> {
         }
     }
 
-    /// Runs `read` in checking mode: the text is checked as when building, nothing is built.
-    fn check(&mut self, read: impl FnOnce(&mut Self) -> Option<Val>) -> Option<()> {
-        let outer = std::mem::replace(&mut self.skipping, true);
-        let checked = read(self).map(drop);
-        self.skipping = outer;
-        checked
+    /// The offset of the first quote, backslash or control character at or after `from`
+    /// (the text's length if there is none).
+    fn string_end(&self, from: usize) -> usize {
+        if self.clean {
+            memchr::memchr2(b'"', b'\\', &self.text[from..]).map_or(self.text.len(), |i| from + i)
+        } else {
+            next_escape(self.text, from)
+        }
     }
 
-    /// Checks the value starting at `first` as [`Self::value`] does, without building it.
-    fn skip_value(&mut self, first: u8, depth: usize) -> Option<()> {
-        self.check(|reader| reader.value(first, depth))
+    /// Checks the value starting at `first` (not consumed yet) as [`Self::value`] reads it,
+    /// building nothing: `None` exactly where `value` gives `None`.
+    fn skip(&mut self, first: u8, depth: usize) -> Option<()> {
+        match first {
+            b'"' => {
+                self.at += 1;
+                self.skip_string()
+            }
+            b'{' if depth < MAX_FAST_DEPTH => {
+                self.at += 1;
+                self.skip_object(depth + 1)
+            }
+            b'[' if depth < MAX_FAST_DEPTH => {
+                self.at += 1;
+                self.skip_array(depth + 1)
+            }
+            b'-' | b'0'..=b'9' => self.number_end().map(drop),
+            b'n' => self.skip_word(b"null"),
+            b't' => self.skip_word(b"true"),
+            b'f' => self.skip_word(b"false"),
+            _ => None,
+        }
+    }
+
+    fn skip_word(&mut self, word: &[u8]) -> Option<()> {
+        let found = self.text[self.at..].starts_with(word);
+        found.then(|| self.at += word.len())
+    }
+
+    fn skip_array(&mut self, depth: usize) -> Option<()> {
+        self.skip_whitespace();
+        if self.peek()? == b']' {
+            self.at += 1;
+            return Some(());
+        }
+        loop {
+            self.skip_whitespace();
+            let first = self.peek()?;
+            self.skip(first, depth)?;
+            match self.next_token()? {
+                b',' => {}
+                b']' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    fn skip_object(&mut self, depth: usize) -> Option<()> {
+        if self.next_token()? == b'}' {
+            return Some(());
+        }
+        self.at -= 1;
+        loop {
+            if self.next_token()? != b'"' {
+                return None;
+            }
+            self.skip_string()?;
+            if self.next_token()? != b':' {
+                return None;
+            }
+            self.skip_whitespace();
+            let first = self.peek()?;
+            self.skip(first, depth)?;
+            match self.next_token()? {
+                b',' => {}
+                b'}' => return Some(()),
+                _ => return None,
+            }
+        }
+    }
+
+    /// Checks a string (its opening quote consumed) as [`Self::string`] reads it, building
+    /// nothing.
+    fn skip_string(&mut self) -> Option<()> {
+        loop {
+            self.at = self.string_end(self.at);
+            match *self.text.get(self.at)? {
+                b'"' => {
+                    self.at += 1;
+                    return Some(());
+                }
+                b'\\' => {
+                    let escape = *self.text.get(self.at + 1)?;
+                    self.at += 2;
+                    match escape {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => {}
+                        b'u' => {
+                            self.unicode_escape()?;
+                        }
+                        _ => return None,
+                    }
+                }
+                // A control character.
+                _ => return None,
+            }
+        }
     }
 
     fn array(&mut self, depth: usize) -> Option<Val> {
@@ -195,10 +301,7 @@ impl Reader<'_> {
         loop {
             self.skip_whitespace();
             let first = self.peek()?;
-            let item = self.value(first, depth)?;
-            if !self.skipping {
-                items.push(item);
-            }
+            items.push(self.value(first, depth)?);
             match self.next_token()? {
                 b',' => {}
                 b']' => return Some(Val::Arr(items.into())),
@@ -239,7 +342,7 @@ impl Reader<'_> {
                         }
                         self.skip_whitespace();
                         let first = self.peek()?;
-                        self.skip_value(first, depth)?;
+                        self.skip(first, depth)?;
                         match self.next_token()? {
                             b',' => continue,
                             b'}' => return Some(Val::obj(map)),
@@ -256,9 +359,7 @@ impl Reader<'_> {
             let first = self.peek()?;
             let value = self.value(first, depth)?;
             // As serde's visitor does: a repeated key keeps its place and takes the last value.
-            if !self.skipping {
-                map.insert(key, value);
-            }
+            map.insert(key, value);
             match self.next_token()? {
                 b',' => {}
                 b'}' => return Some(Val::obj(map)),
@@ -270,28 +371,19 @@ impl Reader<'_> {
     /// A string, its opening quote consumed.
     fn string(&mut self) -> Option<Val> {
         let start = self.at;
-        self.at = next_escape(self.text, self.at);
+        self.at = self.string_end(self.at);
         loop {
             match *self.text.get(self.at)? {
                 b'"' => {
                     let end = self.at;
                     self.at += 1;
-                    return Some(if self.skipping {
-                        Val::Null
-                    } else {
-                        self.slice(start, end)
-                    });
+                    return Some(self.slice(start, end));
                 }
                 b'\\' => return self.escaped_string(start),
                 0..=0x1f => return None,
                 _ => self.at += 1,
             }
         }
-    }
-
-    /// Checks a string (its opening quote consumed) without building it.
-    fn skip_string(&mut self) -> Option<()> {
-        self.check(Self::string)
     }
 
     /// `text[start..end]` as a string sharing the line's bytes.
@@ -315,18 +407,12 @@ impl Reader<'_> {
 
     /// The rest of a string that holds an escape, from `start` (after the opening quote).
     fn escaped_string(&mut self, start: usize) -> Option<Val> {
-        // Checking only: nothing is collected.
-        let build = !self.skipping;
-        let mut out = if build {
-            self.text[start..self.at].to_vec()
-        } else {
-            Vec::new()
-        };
+        let mut out = self.text[start..self.at].to_vec();
         loop {
             match *self.text.get(self.at)? {
                 b'"' => {
                     self.at += 1;
-                    return Some(if build { Val::utf8_str(out) } else { Val::Null });
+                    return Some(Val::utf8_str(out));
                 }
                 b'\\' => {
                     let escape = *self.text.get(self.at + 1)?;
@@ -340,24 +426,18 @@ impl Reader<'_> {
                         b't' => b'\t',
                         b'u' => {
                             let c = self.unicode_escape()?;
-                            if build {
-                                out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
-                            }
+                            out.extend_from_slice(c.encode_utf8(&mut [0; 4]).as_bytes());
                             continue;
                         }
                         _ => return None,
                     };
-                    if build {
-                        out.push(byte);
-                    }
+                    out.push(byte);
                 }
                 0..=0x1f => return None,
                 _ => {
                     // A run of plain bytes (at least this one).
-                    let end = next_escape(self.text, self.at + 1);
-                    if build {
-                        out.extend_from_slice(&self.text[self.at..end]);
-                    }
+                    let end = self.string_end(self.at + 1);
+                    out.extend_from_slice(&self.text[self.at..end]);
                     self.at = end;
                 }
             }
@@ -400,8 +480,19 @@ impl Reader<'_> {
     /// the literal text otherwise).
     fn number(&mut self) -> Option<Val> {
         let start = self.at;
-        let negative = self.peek() == Some(b'-');
-        if negative {
+        let (integral, digits) = self.number_end()?;
+        let literal = std::str::from_utf8(&self.text[start..self.at]).ok()?;
+        if integral && digits <= MAX_FAST_DIGITS && literal != "-0" {
+            // At most 18 digits: exact in an i64.
+            return Some(Val::Num(Num::from_integral(literal.parse::<i64>().ok()?)));
+        }
+        Some(Val::Num(convert::number_of_literal(literal)))
+    }
+
+    /// Moves past a number in JSON's grammar: whether it is an integer (no fraction, no
+    /// exponent) and how many digits its integer part has; `None` past the grammar.
+    fn number_end(&mut self) -> Option<(bool, usize)> {
+        if self.peek() == Some(b'-') {
             self.at += 1;
         }
         let digits_start = self.at;
@@ -435,12 +526,7 @@ impl Reader<'_> {
             // `01`: serde_json's error.
             return None;
         }
-        let literal = std::str::from_utf8(&self.text[start..self.at]).ok()?;
-        if integral && digits <= MAX_FAST_DIGITS && literal != "-0" {
-            // At most 18 digits: exact in an i64.
-            return Some(Val::Num(Num::from_integral(literal.parse::<i64>().ok()?)));
-        }
-        Some(Val::Num(convert::number_of_literal(literal)))
+        Some((integral, digits))
     }
 
     fn skip_digits(&mut self) {
@@ -608,6 +694,28 @@ mod tests {
                 let full = convert::parse_val(text).map(|val| projecting.project(val));
                 let projected = projecting.parse(text);
                 prop_assert_eq!(format!("{projected:?}"), format!("{full:?}"));
+            }
+        }
+
+        /// Checking a field that is not kept is as strict as reading it: on an object whose
+        /// values are random bytes from JSON's alphabet (control characters, escapes and a
+        /// character that is not ASCII among them), the projection agrees with the full parse
+        /// cut to the kept field, value or error.
+        #[test]
+        fn checking_what_is_not_kept_is_as_strict_as_reading_it(
+            skipped in "[\\[\\]{}\",:0-9eE.+\\- a-z\\\\/\u{1}\u{1f}\t\u{e9}]{0,24}",
+            kept in "[\\[\\]{}\",:0-9eE.+\\- a-z\\\\/\u{1}\t]{0,8}",
+        ) {
+            let keep = ["k".to_owned()];
+            let mut projecting = RecordParser::projecting(Some(&keep));
+            for text in [
+                format!("{{\"s\":{skipped},\"k\":{kept}}}"),
+                format!("{{\"k\":{kept},\"s\":\"{skipped}\"}}"),
+                format!("{{\"s\":[\"{skipped}\"],\"k\":1}}"),
+            ] {
+                let full = convert::parse_val(text.as_bytes()).map(|val| projecting.project(val));
+                let projected = projecting.parse(text.as_bytes());
+                prop_assert_eq!(format!("{projected:?}"), format!("{full:?}"), "{}", text);
             }
         }
 
