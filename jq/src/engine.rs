@@ -424,8 +424,8 @@ const GUARDED: [(&str, usize, &str, &str); 33] = [
 ];
 
 /// The natives: jaq's standard set without [`WITHHELD`], the [`GUARDED`] ones renamed, our
-/// `fromjson`, `strptime` (zones compiled in), `test` and `empty`, the tick and the checks of
-/// [`crate::bounds`].
+/// `fromjson`, `group_by` (jaq's result, found without sorting every record), `strptime`
+/// (zones compiled in), `test` and `empty`, the tick and the checks of [`crate::bounds`].
 fn natives() -> Vec<Fun<Data>> {
     let standard = jaq_core::funs::<Data>()
         .chain(jaq_std::funs::<Data>())
@@ -433,7 +433,7 @@ fn natives() -> Vec<Fun<Data>> {
         .chain(formats());
     let mut natives: Vec<Fun<Data>> = standard
         .filter(|(name, _, _)| {
-            !WITHHELD.contains(name) && !matches!(*name, "fromjson" | "strptime")
+            !WITHHELD.contains(name) && !matches!(*name, "fromjson" | "strptime" | "group_by")
         })
         .map(|(name, args, native)| {
             let renamed = GUARDED
@@ -444,6 +444,7 @@ fn natives() -> Vec<Fun<Data>> {
         })
         .collect();
     natives.push(fromjson_native());
+    natives.push(crate::group_by::native(guarded_name("group_by")));
     natives.push(crate::time_zones::strptime_native());
     natives.push(test_native());
     natives.push(empty_native());

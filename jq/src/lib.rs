@@ -55,6 +55,7 @@ mod filter_text;
 #[cfg(any(test, fuzzing))]
 #[doc(hidden)]
 pub mod fuzz_checks;
+mod group_by;
 mod natives;
 mod record_parser;
 mod regex_filters;
