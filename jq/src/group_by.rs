@@ -5,8 +5,8 @@
 //! records of a file (count by namespace: 100,000 records, a handful of keys) that sort was
 //! most of the filter's time. Here the keys of all records go into one vector; when every
 //! key is null, a boolean, a string or an integer, equality and order agree and are
-//! transitive, so the groups are found by hashing the keys and only the distinct keys are
-//! sorted: the same groups, in the same order, each holding its records in file order, as
+//! transitive, so the groups are found by comparing keys (hashing them past a few groups)
+//! and only the distinct keys are sorted: the same groups, in the same order, each holding its records in file order, as
 //! the stable sort gives. Any other key (a float, a decimal, an array, an object: values
 //! where jaq's equality and order can disagree) runs jaq's algorithm as it is.
 
@@ -19,6 +19,10 @@ use jaq_json::{Num, Val};
 use jaq_std::ValT as _;
 
 use crate::data::Data;
+
+/// Up to this many groups, a record's group is found by comparing its keys with each
+/// group's (a handful of namespaces or types, the common case); past it, by hashing.
+const FEW: usize = 16;
 
 /// The native behind `group_by(f)` (the prelude's `group_by` guards it).
 pub(crate) fn native(name: &'static str) -> Fun<Data> {
@@ -62,18 +66,31 @@ fn ordered_as_equal(key: &Val) -> bool {
     )
 }
 
-/// The groups found by hashing the keys: distinct keys sorted, records in their order.
+/// The groups found by equal keys: distinct keys sorted, records in their order.
 fn by_distinct_keys(xs: Vec<Val>, keys: &[Val], spans: &[(usize, usize)]) -> Vec<Vec<Val>> {
     let key = |i: usize| &keys[spans[i].0..spans[i].1];
+    // Each group's first record, in the order the groups appear.
+    let mut firsts: Vec<usize> = Vec::new();
+    // Filled once there are more than `FEW` groups: before, comparing with each is faster.
     let mut group_of: HashMap<&[Val], usize> = HashMap::new();
-    let mut firsts = Vec::new();
     let mut members = Vec::with_capacity(xs.len());
     for i in 0..xs.len() {
-        let next = firsts.len();
-        let group = *group_of.entry(key(i)).or_insert(next);
-        if group == next {
+        let k = key(i);
+        let found = if group_of.is_empty() && firsts.len() <= FEW {
+            firsts.iter().position(|&first| key(first) == k)
+        } else {
+            if group_of.is_empty() {
+                group_of.extend(firsts.iter().enumerate().map(|(g, &first)| (key(first), g)));
+            }
+            group_of.get(k).copied()
+        };
+        let group = found.unwrap_or_else(|| {
             firsts.push(i);
-        }
+            if !group_of.is_empty() {
+                group_of.insert(k, firsts.len() - 1);
+            }
+            firsts.len() - 1
+        });
         members.push(group);
     }
     let mut order: Vec<usize> = (0..firsts.len()).collect();
