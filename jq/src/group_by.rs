@@ -225,7 +225,7 @@ mod tests {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(1000))]
+        #![proptest_config(ProptestConfig::with_cases(500))]
 
         /// Hashing the keys gives the groups, their order and the order in each that jaq's
         /// stable sort gives.
