@@ -375,11 +375,12 @@ export type ResolvedToolCall =
       argument: string
     }
 
-/** The `lro_extract` tool as every LRO surface describes it (`extractTool()`). */
+/** The `lro_extract` tool as every LRO surface describes it (`extractTool(config?)`), in the
+ * form `config.mcp.extractToolDefinition` names. */
 export interface ExtractTool {
   name: string
   description: string
-  /** JSON Schema of the tool's arguments; each property has a `description` for the model. */
+  /** JSON Schema of the tool's arguments; in the long form each property has a `description`. */
   inputSchema: { type: 'object'; properties: Record<string, { description?: string } & Record<string, unknown>>; required: string[] }
 }
 
@@ -672,6 +673,11 @@ export interface McpOptions {
    * up to 63 letters, digits or `_`.
    */
   extractToolName?: string
+  /**
+   * How much the extract tool's definition says: `"short"` (default, at most 400 tokens;
+   * `describe: true` and the errors give the details) or `"long"` (every argument described).
+   */
+  extractToolDefinition?: string
   /** Tools whose results are never offloaded (they keep their `outputSchema`). */
   neverOffload?: Array<string>
 }
@@ -839,10 +845,11 @@ export declare function extractAsync(filePath: string, request: ExtractOptions, 
 
 /**
  * The `lro_extract` tool as every LRO surface describes it: `{ name, description,
- * inputSchema }` from the core (the `lro proxy` publishes the same), for MCP servers that
- * register the tool themselves (`mcp.js` does).
+ * inputSchema }` from the core (the `lro proxy` publishes the same), in the form
+ * `config.mcp.extractToolDefinition` names (short by default), for MCP servers that register
+ * the tool themselves (`mcp.js` does). Throws `invalid_config` for a bad configuration.
  */
-export declare function extractTool(): ExtractTool
+export declare function extractTool(config?: Config | undefined | null): ExtractTool
 
 /**
  * Answers one call of the extract tool as every LRO surface answers it (the `lro proxy`,

@@ -375,11 +375,12 @@ export type ResolvedToolCall =
       argument: string
     }
 
-/** The `lro_extract` tool as every LRO surface describes it (`extractTool()`). */
+/** The `lro_extract` tool as every LRO surface describes it (`extractTool(config?)`), in the
+ * form `config.mcp.extractToolDefinition` names. */
 export interface ExtractTool {
   name: string
   description: string
-  /** JSON Schema of the tool's arguments; each property has a `description` for the model. */
+  /** JSON Schema of the tool's arguments; in the long form each property has a `description`. */
   inputSchema: { type: 'object'; properties: Record<string, { description?: string } & Record<string, unknown>>; required: string[] }
 }
 

@@ -173,6 +173,9 @@ pub struct McpOptions {
     /// The extract tool's name (default `lro_extract_<server name>`); a letter or `_`, then
     /// up to 63 letters, digits or `_`.
     pub extract_tool_name: Option<String>,
+    /// How much the extract tool's definition says: `"short"` (default, at most 400 tokens;
+    /// `describe: true` and the errors give the details) or `"long"` (every argument described).
+    pub extract_tool_definition: Option<String>,
     /// Tools whose results are never offloaded (they keep their `outputSchema`).
     pub never_offload: Option<Vec<String>>,
 }
@@ -261,6 +264,9 @@ impl Config {
                 m.extract_tool_name = mcp.extract_tool_name;
             }
             set(&mut m.never_offload, mcp.never_offload);
+            if let Some(form) = mcp.extract_tool_definition {
+                config.set_str("mcp.extract_tool_definition", &form)?;
+            }
         }
         if let Some(tools) = self.tools {
             // The core reads the rules (and names their mistakes) as from any source.
@@ -340,6 +346,7 @@ impl From<&McpConfig> for McpOptions {
             resource_link: Some(mcp.resource_link),
             structured_content: Some(mcp.structured_content),
             extract_tool_name: mcp.extract_tool_name.clone(),
+            extract_tool_definition: Some(mcp.extract_tool_definition.name().to_owned()),
             never_offload: Some(mcp.never_offload.clone()),
         }
     }

@@ -4,17 +4,18 @@
 
 use std::sync::atomic::AtomicBool;
 
-use lro_core::{ErrorCode, Host, Offloader};
+use lro_core::{ErrorCode, Host, Offloader, ToolDefinition};
 use lro_mcp::extract_tool as tool;
 use lro_mcp::{handles, resources};
 use serde_json::{Value, json};
 
-/// The `lro_extract` tool: `{ name, description, inputSchema }` (`extractTool()`).
-pub fn extract_tool() -> Value {
+/// The `lro_extract` tool in `form` (the configuration's `mcp.extractToolDefinition`):
+/// `{ name, description, inputSchema }` (`extractTool(config?)`).
+pub fn extract_tool(form: ToolDefinition) -> Value {
     json!({
         "name": tool::TOOL_NAME,
-        "description": tool::TOOL_DESCRIPTION,
-        "inputSchema": tool::tool_input_schema(),
+        "description": tool::tool_description(form),
+        "inputSchema": tool::tool_input_schema(form),
     })
 }
 

@@ -502,11 +502,14 @@ pub fn extract_tool_for_server(server_name: Option<String>) -> String {
 }
 
 /// The `lro_extract` tool as every LRO surface describes it: `{ name, description,
-/// inputSchema }` from the core (the `lro proxy` publishes the same), for MCP servers that
-/// register the tool themselves (`mcp.js` does).
+/// inputSchema }` from the core (the `lro proxy` publishes the same), in the form
+/// `config.mcp.extractToolDefinition` names (short by default), for MCP servers that register
+/// the tool themselves (`mcp.js` does). Throws `invalid_config` for a bad configuration.
 #[napi]
-pub fn extract_tool() -> out::ExtractTool {
-    out::ExtractTool(lro_js::extract_tool())
+pub fn extract_tool(env: Env, config: Option<arg::Config>) -> napi::Result<out::ExtractTool> {
+    let resolved = thrown(&env, arg::Config::given(config).and_then(config::resolve))?;
+    let form = resolved.config.mcp.extract_tool_definition;
+    Ok(out::ExtractTool(lro_js::extract_tool(form)))
 }
 
 /// Reads the `[prompt.offload]` section of a TOML file over the defaults (a file without the

@@ -54,6 +54,24 @@ mod _lro {
         lro_mcp::extract_tool_for_server(server_name)
     }
 
+    /// The extract tool's definition in `form` (`"short"`, the default, or `"long"`: the
+    /// configuration's `mcp.extract_tool_definition`): `{"description", "inputSchema"}`, as
+    /// every LRO surface lists it. Another form raises `ConfigError`.
+    #[pyfunction]
+    #[pyo3(signature = (form="short"))]
+    fn extract_tool_definition(py: Python<'_>, form: &str) -> PyResult<Py<PyAny>> {
+        let mut config = lro_core::OffloadConfig::default();
+        config
+            .set_str("mcp.extract_tool_definition", form)
+            .map_err(convert::CoreError)?;
+        let form = config.mcp.extract_tool_definition;
+        let definition = serde_json::json!({
+            "description": lro_mcp::extract_tool::tool_description(form),
+            "inputSchema": lro_mcp::extract_tool::tool_input_schema(form),
+        });
+        Ok(convert::to_py(py, &definition)?.unbind())
+    }
+
     /// Estimated tokens of `text` with the built-in heuristic (characters / 4 for Latin
     /// script, one per character for wide scripts).
     #[pyfunction]
@@ -94,20 +112,21 @@ mod _lro {
             lro_core::config::DEFAULT_OFFLOAD_THRESHOLD_TOKENS,
         )?;
         m.add("DEFAULT_TTL_SECONDS", lro_core::config::DEFAULT_TTL_SECONDS)?;
-        // The `lro_extract` tool as every surface describes it (the MCP helpers use these).
+        // The `lro_extract` tool as every surface describes it by default (the short form;
+        // `extract_tool_definition` gives either).
+        let form = lro_core::ToolDefinition::default();
         m.add(
             "EXTRACT_TOOL_DESCRIPTION",
-            lro_mcp::extract_tool::TOOL_DESCRIPTION,
+            lro_mcp::extract_tool::tool_description(form),
         )?;
         let descriptions = pyo3::types::PyDict::new(m.py());
-        for (name, description) in lro_mcp::extract_tool::QUERY_PARAMETERS {
-            descriptions.set_item(name, description)?;
+        for name in lro_mcp::extract_tool::QUERY_PARAMETERS {
+            descriptions.set_item(name, lro_mcp::extract_tool::argument_description(name))?;
         }
         m.add("EXTRACT_QUERY_PARAMETERS", descriptions)?;
-        // The whole input schema: every argument's description for the tool signatures.
         m.add(
             "EXTRACT_TOOL_INPUT_SCHEMA",
-            convert::value_to_py(m.py(), &lro_mcp::extract_tool::tool_input_schema())?,
+            convert::value_to_py(m.py(), &lro_mcp::extract_tool::tool_input_schema(form))?,
         )?;
         // The offload files as MCP resources (the MCP helpers serve them).
         m.add("RESOURCE_URI_PREFIX", lro_mcp::resources::URI_PREFIX)?;

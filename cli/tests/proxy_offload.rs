@@ -40,8 +40,18 @@ fn large_results_are_offloaded_and_lro_extract_reads_them() {
     assert_eq!(&descriptor_text, descriptor);
     // The full descriptor rebuilt from the file names the tool as the proxy lists it too.
     let described = proxy.extract(9, json!({"file_path": file, "describe": true}));
-    let full: Value = serde_json::from_str(text(&described).trim_end()).unwrap();
+    let mut lines = text(&described).lines();
+    let full: Value = serde_json::from_str(lines.next().unwrap()).unwrap();
     assert_eq!(full["extract_tool"], "lro_extract_mock", "{described}");
+    // Then what the short tool definition leaves out: its arguments, described.
+    assert_eq!(
+        lines.next(),
+        Some(
+            "lro_extract_mock arguments (give file_path and one of where, recipe, query, lines, \
+             chars, search, describe; leave the others out or null):"
+        ),
+        "{described}"
+    );
     assert!(
         full["guidance"]
             .as_str()

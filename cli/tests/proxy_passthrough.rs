@@ -40,12 +40,53 @@ fn initialize_announces_the_proxy_and_tools_list_gains_lro_extract() {
 }
 
 /// The extract tool listed by a proxy started with `env` and `extra` flags.
-fn extract_tool_of(extra: &[&str], env: &[(&str, &str)]) -> String {
+fn extract_tool_listed(extra: &[&str], env: &[(&str, &str)]) -> Value {
     let mut proxy = Proxy::start(extra, env);
     proxy.initialize(json!({"name": "c", "version": "1"}));
     let list = proxy.call(1, "tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().unwrap();
-    tools.last().unwrap()["name"].as_str().unwrap().to_owned()
+    tools.last().unwrap().clone()
+}
+
+/// The name of the extract tool listed by a proxy started with `env` and `extra` flags.
+fn extract_tool_of(extra: &[&str], env: &[(&str, &str)]) -> String {
+    extract_tool_listed(extra, env)["name"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn the_extract_tool_is_listed_short_unless_the_long_form_is_asked_for() {
+    let arguments = |tool: &Value| tool["inputSchema"]["properties"].as_object().unwrap().len();
+    let short = extract_tool_listed(&[], &[]);
+    assert_eq!(arguments(&short), 17, "{short}");
+    let flag = extract_tool_listed(&["--extract-tool-definition", "long"], &[]);
+    let env = extract_tool_listed(
+        &[],
+        &[(
+            "ATLATL_PROMPT__OFFLOAD__MCP__EXTRACT_TOOL_DEFINITION",
+            "long",
+        )],
+    );
+    for long in [&flag, &env] {
+        assert_eq!(arguments(long), 22, "{long}");
+        assert!(long["inputSchema"]["properties"]["where"]["description"].is_string());
+    }
+    assert_eq!(flag, env);
+    assert!(flag.to_string().len() > 3 * short.to_string().len());
+    // A form it does not know stops the proxy before it starts, naming the key.
+    let out = lro(
+        &["proxy", "--extract-tool-definition", "tiny", "--", "true"],
+        "",
+        &[],
+    );
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("mcp.extract_tool_definition"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 #[test]

@@ -56,7 +56,9 @@ pub mod time;
 pub mod ulid_gen;
 
 pub use cleanup::{CleanupReport, RemovedFile};
-pub use config::{DescriptorProfile, ExtractLimits, GuidanceMode, OffloadConfig, StoreLimits};
+pub use config::{
+    DescriptorProfile, ExtractLimits, GuidanceMode, OffloadConfig, StoreLimits, ToolDefinition,
+};
 pub use descriptor::{JqRecipe, OffloadHeader, OffloadResponse, OffloadSummary};
 pub use detail::Detail;
 pub use error::{ErrorCode, LroError, Result};

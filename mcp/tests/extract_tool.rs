@@ -3,6 +3,7 @@
 
 use std::sync::atomic::AtomicBool;
 
+use lro_core::ToolDefinition;
 use lro_core::{MemoryHost, OffloadConfig, Offloader};
 use lro_mcp::extract_tool::{call_result, tool_input_schema};
 use serde_json::{Value, json};
@@ -67,17 +68,19 @@ fn a_count_is_the_bare_number_and_jq_comes_only_when_asked() {
 fn strict_mode_calls_send_every_argument_null_but_the_ones_they_use() {
     let lro = offloader(OffloadConfig::default());
     let file = offload_text(&lro, "echo", &entities());
-    let mut arguments = serde_json::Map::new();
-    for name in tool_input_schema()["properties"]
-        .as_object()
-        .unwrap()
-        .keys()
-    {
-        arguments.insert(name.clone(), Value::Null);
+    for form in [ToolDefinition::Short, ToolDefinition::Long] {
+        let mut arguments = serde_json::Map::new();
+        for name in tool_input_schema(form)["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+        {
+            arguments.insert(name.clone(), Value::Null);
+        }
+        arguments.insert("file_path".to_owned(), json!(file));
+        arguments.insert("count".to_owned(), json!(true));
+        assert_eq!(text(&call(&lro, Value::Object(arguments))), "400\n");
     }
-    arguments.insert("file_path".to_owned(), json!(file));
-    arguments.insert("count".to_owned(), json!(true));
-    assert_eq!(text(&call(&lro, Value::Object(arguments))), "400\n");
     let paged = call(
         &lro,
         json!({"file_path": file, "where": "{}", "fields": "name", "sort": "-name", "limit": 2}),

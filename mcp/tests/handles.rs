@@ -3,8 +3,9 @@
 
 use std::sync::atomic::AtomicBool;
 
+use lro_core::ToolDefinition;
 use lro_core::{MemoryHost, OffloadConfig, Offloader};
-use lro_mcp::extract_tool::{TOOL_DESCRIPTION, call_result, tool_input_schema};
+use lro_mcp::extract_tool::{call_result, tool_description, tool_input_schema};
 use lro_mcp::handles::{self, holds_handles, resolve, resolve_call, text_may_hold_handles};
 use serde_json::{Value, json};
 
@@ -207,8 +208,15 @@ fn handles_are_found_cheaply_and_only_where_they_are() {
 
 #[test]
 fn the_tool_tells_the_agent_how_to_pass_a_result_on() {
-    assert!(TOOL_DESCRIPTION.contains("{\"$lro\": \"<resource_uri>\""));
-    let save = &tool_input_schema()["properties"]["save"];
-    assert_eq!(save["type"], json!(["boolean", "null"]));
+    for form in [ToolDefinition::Short, ToolDefinition::Long] {
+        let description = tool_description(form);
+        assert!(
+            description.contains("{\"$lro\": \"<resource_uri>\""),
+            "{description}"
+        );
+        assert!(description.contains("save"), "{description}");
+        let save = &tool_input_schema(form)["properties"]["save"];
+        assert_eq!(save["type"], json!(["boolean", "null"]));
+    }
     assert_eq!(handles::HANDLE_KEY, "$lro");
 }

@@ -13,4 +13,5 @@ mod intercept_text;
 mod resources;
 mod resources_files;
 mod support;
+mod tool_definition;
 mod vectors;

@@ -136,7 +136,10 @@ pub fn parse(doc: &Value) -> Result<Filter> {
         Value::Object(map) => document(map, "where", 0),
         other => Err(bad(
             "where",
-            format!("a filter document must be a JSON object, got {other}"),
+            format!(
+                "a filter document must be a JSON object such as {{\"kind\": \"person\"}}, \
+                 got {other}"
+            ),
         )),
     }
 }

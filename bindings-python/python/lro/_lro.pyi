@@ -9,6 +9,7 @@ __all__ = [
     "Offloader",
     "operation_for_tool",
     "extract_tool_for_server",
+    "extract_tool_definition",
     "estimate_tokens",
     "error_for_code",
     "__version__",
@@ -33,11 +34,13 @@ ERROR_CODES: Tuple[str, ...]
 DEFAULT_THRESHOLD_TOKENS: int
 #: The default ``ttl_seconds`` (3,600).
 DEFAULT_TTL_SECONDS: int
-#: The description of the ``lro_extract`` MCP tool, as every LRO surface gives it.
+#: The description of the ``lro_extract`` MCP tool, as every LRO surface gives it by default
+#: (the short form; :func:`extract_tool_definition` gives either).
 EXTRACT_TOOL_DESCRIPTION: str
-#: The description of each structured-query argument of ``lro_extract``, by name.
+#: The description of each structured-query argument of ``lro_extract``, by name (the long
+#: form's; the short form lists no argument descriptions).
 EXTRACT_QUERY_PARAMETERS: Dict[str, str]
-#: The JSON Schema of ``lro_extract``'s arguments, with every argument's description.
+#: The JSON Schema of ``lro_extract``'s arguments in the default (short) form.
 EXTRACT_TOOL_INPUT_SCHEMA: Dict[str, Any]
 #: ``"lro://offloads/"``: the URI of an offload file as an MCP resource is this plus its name.
 RESOURCE_URI_PREFIX: str
@@ -397,6 +400,11 @@ def extract_tool_for_server(server_name: Optional[str] = None) -> str:
     """The extract tool's name for a server named ``server_name``: ``lro_extract_<server>``
     (lowercased, each run of other characters one ``_``, at most 64 characters), or
     ``lro_extract`` without a name."""
+
+def extract_tool_definition(form: str = "short") -> Dict[str, Any]:
+    """The extract tool's definition in ``form`` (``"short"``, the default, or ``"long"``:
+    the configuration's ``mcp.extract_tool_definition``): ``{"description", "inputSchema"}``,
+    as every LRO surface lists it. Another form raises :class:`ConfigError`."""
 
 def estimate_tokens(text: str) -> int:
     """Estimated tokens of ``text`` with the built-in heuristic (characters / 4 for Latin

@@ -291,10 +291,15 @@ pub fn extract_tool_for_server(server_name: Option<String>) -> String {
     lro_mcp::extract_tool_for_server(server_name.as_deref())
 }
 
-/// The `lro_extract` tool: `{ name, description, inputSchema }`.
+/// The `lro_extract` tool: `{ name, description, inputSchema }`, in the form
+/// `config.mcp.extractToolDefinition` names (short by default).
 #[wasm_bindgen(js_name = extractTool)]
-pub fn extract_tool() -> Result<JsValue, JsValue> {
-    to_js(&lro_js::extract_tool())
+pub fn extract_tool(config: JsValue) -> Result<JsValue, JsValue> {
+    Call::new(&config)?.run(|lro| {
+        Ok(lro_js::extract_tool(
+            lro.config().mcp.extract_tool_definition,
+        ))
+    })
 }
 
 /// The configuration a TOML file's `[prompt.offload]` section gives, the file read through

@@ -3,22 +3,16 @@
 
 use std::sync::atomic::AtomicBool;
 
-use lro_core::{Host, Offloader};
-use serde_json::{Value, json};
+use lro_core::{Host, Offloader, ToolDefinition};
+use serde_json::Value;
 
 /// The tool's name.
 pub const NAME: &str = lro_mcp::extract_tool::TOOL_NAME;
 
-/// The tool as listed in `tools/list`: the core's description and input schema, shared
-/// with the Python and Node MCP helpers.
-pub fn descriptor() -> Value {
-    json!({
-        "name": NAME,
-        "title": "Extract from an offloaded result",
-        "description": lro_mcp::extract_tool::TOOL_DESCRIPTION,
-        "inputSchema": lro_mcp::extract_tool::tool_input_schema(),
-        "annotations": {"readOnlyHint": true, "openWorldHint": false}
-    })
+/// The tool as listed in `tools/list`, in the configured `form`: the core's description and
+/// input schema, shared with the Python and Node MCP helpers.
+pub fn descriptor(form: ToolDefinition) -> Value {
+    lro_mcp::extract_tool::tool_definition(NAME, form)
 }
 
 /// Answers one `lro_extract` call with a `CallToolResult`, as the core answers it on every
@@ -39,6 +33,7 @@ pub fn call<H: Host>(
 mod tests {
     use super::*;
     use lro_core::{MemoryHost, OffloadConfig, OffloadRequest};
+    use serde_json::json;
 
     fn offloaded() -> (Offloader<MemoryHost>, String) {
         let records: Vec<Value> = (0..300)
@@ -147,9 +142,7 @@ mod tests {
 
     #[test]
     fn the_descriptor_names_the_spec_parameters() {
-        let tool = descriptor();
-        let props = tool["inputSchema"]["properties"].as_object().unwrap();
-        for key in [
+        let spec = [
             "file_path",
             "recipe",
             "query",
@@ -163,15 +156,27 @@ mod tests {
             "group_by",
             "distinct",
             "stats",
-        ] {
-            assert!(props.contains_key(key), "{key}");
-        }
-        assert_eq!(tool["inputSchema"]["required"], json!(["file_path"]));
-        // Strict-mode friendly: every other property is a primitive that may be null.
-        for (name, property) in props.iter().filter(|(name, _)| *name != "file_path") {
-            let kinds = property["type"].as_array().expect(name);
-            assert_eq!(kinds.len(), 2, "{name}");
-            assert!(kinds.contains(&json!("null")), "{name}");
+        ];
+        for form in [ToolDefinition::Short, ToolDefinition::Long] {
+            let tool = descriptor(form);
+            let props = tool["inputSchema"]["properties"].as_object().unwrap();
+            // The short form leaves out what another argument does (group_by gives the
+            // distinct values) or what is rarely asked (stats): the long form has them.
+            let left_out: &[&str] = match form {
+                ToolDefinition::Short => &["distinct", "stats"],
+                ToolDefinition::Long => &[],
+            };
+            for key in spec {
+                assert_eq!(props.contains_key(key), !left_out.contains(&key), "{key}");
+            }
+            assert_eq!(tool["inputSchema"]["required"], json!(["file_path"]));
+            // Strict-mode friendly: every other property is a primitive that may be null.
+            for (name, property) in props.iter().filter(|(name, _)| *name != "file_path") {
+                let kinds = property["type"].as_array().expect(name);
+                assert_eq!(kinds.len(), 2, "{name}");
+                assert!(kinds.contains(&json!("null")), "{name}");
+                assert_eq!(property["nullable"], true, "{name}");
+            }
         }
     }
 }

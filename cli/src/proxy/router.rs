@@ -558,7 +558,7 @@ impl Router {
 
     /// The extract tool as `tools/list` gives it, under its name.
     fn extract_tool_listed(&self) -> Value {
-        let mut tool = extract_tool::descriptor();
+        let mut tool = extract_tool::descriptor(self.lro.config().mcp.extract_tool_definition);
         tool["name"] = Value::String(self.extract_tool_name());
         tool
     }

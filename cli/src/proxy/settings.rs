@@ -14,6 +14,11 @@ pub struct McpArgs {
     /// digits or _.
     #[arg(long, value_name = "NAME")]
     pub extract_tool_name: Option<String>,
+    /// How much the extract tool's definition says: short (the default, at most 400
+    /// tokens; describe: true and the errors give the details) or long (every argument
+    /// described, about 1,400 tokens).
+    #[arg(long, value_name = "FORM")]
+    pub extract_tool_definition: Option<String>,
     /// Add a resource_link block (lro://offloads/FILE) to each offloaded result. Off by
     /// default: the descriptor's resource_uri names the file, and some clients choke on links
     /// (LangChain's Chat Completions adapter).
@@ -40,6 +45,9 @@ impl McpArgs {
     pub fn apply(&self, config: &mut OffloadConfig) -> Result<(), LroError> {
         if let Some(name) = &self.extract_tool_name {
             config.set_str("mcp.extract_tool_name", name)?;
+        }
+        if let Some(form) = &self.extract_tool_definition {
+            config.set_str("mcp.extract_tool_definition", form)?;
         }
         config.mcp.resource_link |= self.resource_link;
         config.mcp.structured_content |= self.structured_content;

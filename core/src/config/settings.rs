@@ -174,9 +174,34 @@ pub struct McpConfig {
     pub structured_content: bool,
     /// The extract tool's name, overriding the one derived from the server's name.
     pub extract_tool_name: Option<String>,
+    /// How much the extract tool's definition in `tools/list` says (default short: a
+    /// client sends the definition with every request).
+    pub extract_tool_definition: ToolDefinition,
     /// Tools whose results are never offloaded: they keep their `outputSchema` in
     /// `tools/list` and their results pass untouched.
     pub never_offload: Vec<String>,
+}
+
+/// How much the extract tool's definition in `tools/list` says (`mcp.extract_tool_definition`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ToolDefinition {
+    /// The arguments an agent needs, with one paragraph of description (at most 400 tokens):
+    /// the details are in the `describe: true` answer and in the errors.
+    #[default]
+    Short,
+    /// Every argument, each with its description and an example (about 1,400 tokens).
+    Long,
+}
+
+impl ToolDefinition {
+    /// The form's name, as configured.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Short => "short",
+            Self::Long => "long",
+        }
+    }
 }
 
 impl McpConfig {
@@ -605,6 +630,25 @@ pub static KEYS: &[Key<OffloadConfig>] = &[
             Some(name) => Setting::Text(name.clone()),
             None => Setting::Unset,
         },
+    },
+    Key {
+        name: "mcp.extract_tool_definition",
+        kind: Kind::Choice {
+            names: &["short", "long"],
+            any_case: false,
+        },
+        doc: "`long` lists the extract tool with every argument described (about 1,400 tokens); \
+              `short` (at most 400 tokens) leaves the details to its `describe: true` answer \
+              and its errors (proxy: `--extract-tool-definition`)",
+        sample: "\"long\"",
+        bad: "\"tiny\"",
+        set: |c, v| {
+            c.mcp.extract_tool_definition = match v.text().as_str() {
+                "long" => ToolDefinition::Long,
+                _ => ToolDefinition::Short,
+            }
+        },
+        get: |c| Setting::Text(c.mcp.extract_tool_definition.name().to_owned()),
     },
     Key {
         name: "mcp.never_offload",

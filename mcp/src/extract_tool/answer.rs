@@ -9,6 +9,7 @@
 
 use serde_json::{Value, json};
 
+use lro_core::ToolDefinition;
 use lro_core::config::ExtractLimits;
 use lro_core::extract::{ExtractResponse, LineUnit, Verb};
 use lro_core::host::Host;
@@ -177,6 +178,9 @@ impl<H: Host> Answer<'_, H> {
         if response.results.is_empty() {
             body.push("(no results)".to_owned());
         }
+        if cut.is_none() && matches!(self.verb, Some(Verb::Describe)) {
+            body.extend(self.reference(&mut room));
+        }
         let note = cut.or_else(|| {
             response.truncated.then(|| match &response.hint {
                 Some(hint) => format!("[truncated] {hint}"),
@@ -192,6 +196,29 @@ impl<H: Host> Answer<'_, H> {
             text.push('\n');
         }
         text
+    }
+
+    /// What the short definition leaves out, after a `describe: true` answer's descriptor:
+    /// the arguments, each described; a line saying where to find them when they do not fit
+    /// the answer's bound.
+    fn reference(&self, room: &mut Room) -> Option<String> {
+        if self.lro.config().mcp.extract_tool_definition != ToolDefinition::Short {
+            return None;
+        }
+        let mcp = &self.lro.config().mcp;
+        let name = (self.call.request.extract_tool.as_deref())
+            .or(mcp.extract_tool_name.as_deref())
+            .unwrap_or(super::TOOL_NAME);
+        let reference = super::arguments_reference(name);
+        if room.take(&reference) {
+            return Some(reference);
+        }
+        let note = format!(
+            "(the arguments' descriptions do not fit the answer bound ({}): the long tool \
+             definition, mcp.extract_tool_definition = \"long\", has them)",
+            self.bound()
+        );
+        room.take(&note).then_some(note)
     }
 
     /// The `explain: true` line.
@@ -257,11 +284,15 @@ impl<H: Host> Answer<'_, H> {
                 let at = response.results[index]["index"]
                     .as_u64()
                     .unwrap_or_default();
-                // lines cannot be combined with search: name calls that work on their own.
+                // lines cannot be combined with search: name calls that work on their own
+                // (and arguments the listed definition has: the short one has no max_results).
+                let fewer = match self.lro.config().mcp.extract_tool_definition {
+                    ToolDefinition::Short => "narrow the pattern",
+                    ToolDefinition::Long => "narrow the pattern or lower max_results",
+                };
                 format!(
-                    "the next match is in record {at}: narrow the pattern or lower max_results \
-                     to see fewer matches per answer; a separate call (without search) with {} \
-                     reads the records from that match on",
+                    "the next match is in record {at}: {fewer} to see fewer matches per answer; \
+                     a separate call (without search) with {} reads the records from that match on",
                     json!({"lines": format!("{at}:")})
                 )
             }

@@ -11,6 +11,26 @@ use lro_core::error::{ErrorCode, LroError, Result};
 use lro_core::extract::{ExtractRequest, LineRange, LineUnit, SearchSpec};
 
 use super::clip::clip;
+use super::definition::argument_names;
+use lro_core::ToolDefinition;
+
+/// A call that gives no verb, or two: the error shows one that works.
+const CALL_EXAMPLE: &str = "for example {\"file_path\": \"...\", \"where\": \"{\\\"kind\\\": \
+    \\\"person\\\"}\", \"limit\": 20}, or {\"file_path\": \"...\", \"lines\": \"0:20\"}; \
+    describe: true explains every argument";
+
+/// What the arguments that name a field or carry text take, for the errors that refuse
+/// another kind of value.
+const TEXT_FORMS: [(&str, &str); 5] = [
+    (
+        "query",
+        "a jq filter such as \"select(.kind == \\\"person\\\") | .name\"",
+    ),
+    ("group_by", "a field name such as \"kind\""),
+    ("distinct", "a field name such as \"kind\""),
+    ("stats", "a field name such as \"size\""),
+    ("section", "a section name from the result's sections"),
+];
 
 /// One call of the tool, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -90,6 +110,32 @@ pub fn parse(arguments: Option<&Value>) -> Result<ToolCall> {
     };
     let explain = flag("explain")?;
     let save = flag("save")?;
+    for name in ["count", "describe"] {
+        if let Some(value) = given.get(name).filter(|v| !v.is_boolean()) {
+            return Err(bad(format!(
+                "{name} must be true or false, got {}",
+                echo(value)
+            )));
+        }
+    }
+    if let Some(unknown) = given
+        .keys()
+        .find(|name| !argument_names(ToolDefinition::Long).contains(&name.as_str()))
+    {
+        return Err(bad(format!(
+            "unknown argument {}: the arguments are {}",
+            echo(&Value::from(unknown.as_str())),
+            argument_names(ToolDefinition::Long).join(", ")
+        )));
+    }
+    for (name, form) in TEXT_FORMS {
+        match given.get(name) {
+            Some(Value::String(_)) | None => {}
+            Some(other) => {
+                return Err(bad(format!("{name} must be {form}, got {}", echo(other))));
+            }
+        }
+    }
     for (name, min, max) in [
         ("recipe", 1, Some(10)),
         ("skip", 0, None),
@@ -138,8 +184,11 @@ pub fn parse(arguments: Option<&Value>) -> Result<ToolCall> {
         }
         None => {}
     }
-    let request = serde_json::from_value(Value::Object(given))
+    let request: ExtractRequest = serde_json::from_value(Value::Object(given))
         .map_err(|e| bad(format!("extract tool: {e}")))?;
+    if let Err(err) = request.verb() {
+        return Err(bad(format!("{}; {CALL_EXAMPLE}", err.message())));
+    }
     Ok(ToolCall {
         file_path,
         request,

@@ -36,7 +36,10 @@ impl Query {
                 let doc: Value = serde_json::from_str(text).map_err(|e| {
                     Error::new(
                         ErrorKind::InvalidQuery,
-                        format!("where: not a JSON filter document: {e}"),
+                        format!(
+                            "where: not a JSON filter document such as \
+                             {{\"kind\": \"person\"}}: {e}"
+                        ),
                     )
                 })?;
                 filter::parse(&doc)?
