@@ -47,8 +47,8 @@ fn large_results_are_offloaded_and_lro_extract_reads_them() {
     assert_eq!(
         lines.next(),
         Some(
-            "lro_extract_mock arguments (give file_path and one of where, recipe, query, lines, \
-             chars, search, describe; leave the others out or null):"
+            "arguments of lro_extract_mock: file_path and one of where, recipe, query, lines, \
+             chars, search, describe; leave the others out or null."
         ),
         "{described}"
     );

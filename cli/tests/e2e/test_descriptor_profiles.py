@@ -26,7 +26,7 @@ def tokens(descriptor: dict) -> int:
 def extract_json(result) -> list:
     assert not result.isError, result
     return [json.loads(line) for line in result.content[0].text.splitlines()
-            if line and not line.startswith(("warning:", "equivalent jq:", "[truncated"))]
+            if line and not line.startswith(("warning:", "equivalent jq:", "[truncated", "argument"))]
 
 
 @pytest.fixture

@@ -214,8 +214,8 @@ impl<H: Host> Answer<'_, H> {
             return Some(reference);
         }
         let note = format!(
-            "(the arguments' descriptions do not fit the answer bound ({}): the long tool \
-             definition, mcp.extract_tool_definition = \"long\", has them)",
+            "arguments: their descriptions do not fit the answer bound ({}); the long tool \
+             definition (mcp.extract_tool_definition = \"long\") has them",
             self.bound()
         );
         room.take(&note).then_some(note)

@@ -310,12 +310,14 @@ pub fn tool_definition(name: &str, form: ToolDefinition) -> Value {
 }
 
 /// What the short definition leaves out, for the `describe: true` answer: each argument it
-/// lists with the long form's description, one per line.
+/// lists with the long form's description, one per line. Every line starts with
+/// `argument`, as the answer's other added lines start with `warning:` or `equivalent jq:`,
+/// so that a reader of the results knows them apart.
 pub fn arguments_reference(tool_name: &str) -> String {
     let mut text = format!(
-        "{tool_name} arguments (give file_path and one of where, recipe, query, lines, chars, \
-         search, describe; leave the others out or null):\n\
-         - file_path: the offloaded result's file_path (or its resource_uri)."
+        "arguments of {tool_name}: file_path and one of where, recipe, query, lines, chars, \
+         search, describe; leave the others out or null.\n\
+         argument file_path: the offloaded result's file_path (or its resource_uri)."
     );
     for argument in listed(ToolDefinition::Short) {
         let extra = match argument.name {
@@ -324,7 +326,7 @@ pub fn arguments_reference(tool_name: &str) -> String {
             _ => "",
         };
         text.push_str(&format!(
-            "\n- {}: {}{extra}",
+            "\nargument {}: {}{extra}",
             argument.name, argument.description
         ));
     }
@@ -352,8 +354,12 @@ mod tests {
     #[test]
     fn the_reference_describes_every_short_argument() {
         let reference = arguments_reference("lro_extract");
+        assert!(reference.lines().all(|line| line.starts_with("argument")));
         for name in argument_names(ToolDefinition::Short) {
-            assert!(reference.contains(&format!("\n- {name}: ")), "{name}");
+            assert!(
+                reference.contains(&format!("\nargument {name}: ")),
+                "{name}"
+            );
         }
     }
 }
