@@ -237,3 +237,14 @@ def test_offload_files_are_mcp_resources(config: lro.Config, out_dir: str) -> No
     with pytest.raises(lro.LroError) as bad_cursor:
         lro.list_resources("nope", config=config)
     assert bad_cursor.value.code == "invalid_argument"
+
+
+def test_the_extract_tool_definition_in_both_forms() -> None:
+    short, long = lro.extract_tool_definition(), lro.extract_tool_definition("long")
+    assert short == {"description": lro.EXTRACT_TOOL_DESCRIPTION, "inputSchema": lro.EXTRACT_TOOL_INPUT_SCHEMA}
+    assert set(short["inputSchema"]["properties"]) < set(long["inputSchema"]["properties"])
+    assert all("description" not in p for p in short["inputSchema"]["properties"].values())
+    assert lro.estimate_tokens(json.dumps(short, separators=(",", ":"))) <= 400
+    assert lro.estimate_tokens(json.dumps(long, separators=(",", ":"))) > 1200
+    with pytest.raises(lro.ConfigError):
+        lro.extract_tool_definition("tiny")

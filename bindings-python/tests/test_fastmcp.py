@@ -62,7 +62,9 @@ def test_middleware_offloads_and_injects_extract(out_dir: str) -> None:
     assert sum(row["count"] for row in counts) == 500
     assert seen["counted"].content[0].text == "167\n" and seen["counted"].structured_content is None
     schema = seen["tools"][EXTRACT].input_schema["properties"]
-    assert {"where", "fields", "sort", "skip", "limit", "count", "group_by", "distinct", "stats"} <= set(schema)
+    # The short definition by default: distinct and stats are in the long one only.
+    assert {"where", "fields", "sort", "skip", "limit", "count", "group_by"} <= set(schema)
+    assert not {"distinct", "stats"} & set(schema)
     assert seen["small"].structured_content == {"ok": True}
     assert [e["event"] for e in events] == ["OffloadCreated"]
 
@@ -82,7 +84,11 @@ def test_middleware_with_the_pointer_profile_and_describe(out_dir: str) -> None:
     assert {"section", "describe"} <= set(seen["tools"][EXTRACT].input_schema["properties"])
     pointer = json.loads(seen["recall"].content[0].text)
     assert set(pointer) == {"offloaded", "file_path", "resource_uri", "count", "guidance"} and pointer["count"] == 500
-    full = json.loads(seen["described"].content[0].text)
+    # The descriptor, then the arguments the short definition does not describe.
+    described = seen["described"].content[0].text.splitlines()
+    full = json.loads(described[0])
+    assert described[1].startswith(f"arguments of {EXTRACT}: file_path and one of")
+    assert all(line.startswith("argument") for line in described[1:])
     assert full["file_path"] == pointer["file_path"] and len(full["jq_recipes"]) == 10
     assert full["summary"]["count"] == 500 and f"{EXTRACT}(file_path=" in full["guidance"]
 

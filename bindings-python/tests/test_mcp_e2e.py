@@ -86,9 +86,10 @@ def test_offload_then_extract_over_stdio(out_dir: str) -> None:
     extract_params = tools[EXTRACT].input_schema["properties"]
     core_params = lro.EXTRACT_TOOL_INPUT_SCHEMA["properties"]
     assert set(extract_params) == set(core_params)
-    assert extract_params["where"]["description"] == lro.EXTRACT_QUERY_PARAMETERS["where"]
+    # The short definition by default: no argument has a description (describe: true gives them).
+    assert "description" not in extract_params["where"]
     # Every argument is published as the core publishes it (the `lro proxy` does the same):
-    # its type (flat and nullable) and description; the SDK adds a title and the default.
+    # its type (flat and nullable).
     for name, published in extract_params.items():
         assert {k: published[k] for k in core_params[name]} == core_params[name], name
     assert tools[EXTRACT].input_schema["required"] == ["file_path"]
@@ -121,7 +122,7 @@ def test_offload_then_extract_over_stdio(out_dir: str) -> None:
 
     described = seen["described"]
     assert not described.is_error, described
-    assert json.loads(described.content[0].text) == descriptor
+    assert json.loads(described.content[0].text.splitlines()[0]) == descriptor
 
     filtered = seen["filtered"].content[0].text.splitlines()
     assert [json.loads(line) for line in filtered] == [f"mem-{i:05d}" for i in range(4, 500, 5)]
@@ -332,3 +333,33 @@ def test_mcp1_fastmcp_serves_the_same_resources(out_dir: str) -> None:
     assert_handles(seen)
     assert [len(p) for p in seen["pages"]] == [101, 51]
     assert_expired_cleaned(seen, 101)
+
+
+def listed_extract_tool(config: Dict[str, Any]) -> Any:
+    """The extract tool as an official SDK server with ``LroTools(server, config)`` lists it."""
+    try:
+        from mcp.server.mcpserver import MCPServer as Server
+    except ImportError:  # mcp 1.x
+        from mcp.server.fastmcp import FastMCP as Server
+    from lro.mcp import LroTools
+
+    server = Server("memories")
+    tools = LroTools(server, config)
+    [tool] = [t for t in asyncio.run(server.list_tools()) if t.name == tools.extract_tool_name]
+    return tool
+
+
+def test_the_helper_lists_the_configured_definition(out_dir: str) -> None:
+    short = listed_extract_tool({"output_dir": out_dir})
+    long = listed_extract_tool({"output_dir": out_dir, "mcp": {"extract_tool_definition": "long"}})
+    assert short.description == lro.extract_tool_definition()["description"]
+    assert long.description == lro.extract_tool_definition("long")["description"]
+    short_params, long_params = short.input_schema["properties"], long.input_schema["properties"]
+    assert set(short_params) < set(long_params) and {"distinct", "stats", "explain"} <= set(long_params) - set(short_params)
+    assert long_params["where"]["description"] == lro.EXTRACT_QUERY_PARAMETERS["where"]
+    # Listed as the core gives it (the proxy lists the same): within 400 tokens.
+    assert short.input_schema == lro.extract_tool_definition()["inputSchema"]
+    listed = json.dumps(short.model_dump(mode="json", by_alias=True, exclude_none=True), separators=(",", ":"))
+    assert lro.estimate_tokens(listed) <= 400, listed
+    with pytest.raises(lro.ConfigError):
+        listed_extract_tool({"output_dir": out_dir, "mcp": {"extract_tool_definition": "tiny"}})

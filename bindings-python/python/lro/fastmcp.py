@@ -53,7 +53,7 @@ from . import RESOURCE_MIME_TYPE, Config, LroError, Offloader
 from ._handles import resolve_handles
 from ._resources import OffloadResources, is_offload_block, is_offload_uri
 from ._tool import extract_tool_function
-from .mcp import EXTRACT_TOOL_DESCRIPTION, _native_config, extract_tool_name_for
+from .mcp import _native_config, configured_extract_tool, extract_tool_name_for
 
 
 class _OffloadFile(Resource):
@@ -142,11 +142,15 @@ class LroMiddleware(ToolInjectionMiddleware):
             # and `structuredContent` when the configuration asks for them).
             return ToolResult(content=_blocks(result["content"]), structured_content=result.get("structuredContent"))
 
-        lro_extract = extract_tool_function(answer)
+        definition = configured_extract_tool(resolved)
+        lro_extract = extract_tool_function(answer, definition["inputSchema"])
         lro_extract.__annotations__["return"] = ToolResult
         tool = Tool.from_function(
-            lro_extract, name=extract_tool_name, description=EXTRACT_TOOL_DESCRIPTION, output_schema=None
+            lro_extract, name=extract_tool_name, description=definition["description"], output_schema=None
         )
+        # Listed as the core gives it: the schema derived from the signature adds a title and
+        # `"default": null` to every argument (calls are still validated by the signature).
+        tool = tool.model_copy(update={"parameters": definition["inputSchema"]})
         super().__init__([tool])
 
     async def on_list_tools(self, context: MiddlewareContext[Any], call_next: CallNext[Any, Sequence[Tool]]) -> Sequence[Tool]:

@@ -54,7 +54,16 @@ import inspect
 import json
 from typing import Any, Awaitable, Callable, Dict, List, Mapping, Optional, TypeVar, Union
 
-from . import EXTRACT_TOOL_DESCRIPTION, Config, InputError, LroError, Offloader, extract_tool_for_server, operation_for_tool
+from . import (
+    EXTRACT_TOOL_DESCRIPTION,
+    Config,
+    InputError,
+    LroError,
+    Offloader,
+    extract_tool_definition,
+    extract_tool_for_server,
+    operation_for_tool,
+)
 from ._handles import resolve_handles
 from ._resources import OffloadResources, is_offload_block, is_offload_uri
 
@@ -97,6 +106,24 @@ def extract_tool_name_for(server: Any, config: Config, given: Optional[str]) -> 
         return str(configured)
     name = getattr(server, "name", None)
     return extract_tool_for_server(name if isinstance(name, str) else None)
+
+
+def configured_extract_tool(config: Config) -> Dict[str, Any]:
+    """The extract tool's definition in the form ``config.mcp["extract_tool_definition"]``
+    names (short by default): ``{"description", "inputSchema"}``."""
+    return extract_tool_definition(str(config.mcp.get("extract_tool_definition") or "short"))
+
+
+def _publish_exactly(server: Any, name: str, input_schema: Dict[str, Any]) -> None:
+    """Lists the tool ``name`` with ``input_schema`` as the core gives it. The SDK derives the
+    schema it lists from the function's signature, adding a title and ``"default": null`` to
+    every argument and a title to the whole (110 tokens more on the short definition, sent
+    with every request); it validates calls with its argument model, not with this schema.
+    A server without the SDK's tool manager keeps what it derived."""
+    manager = getattr(server, "_tool_manager", None)
+    tool = manager.get_tool(name) if manager is not None and hasattr(manager, "get_tool") else None
+    if tool is not None and isinstance(getattr(tool, "parameters", None), dict):
+        tool.parameters = dict(input_schema)
 
 
 def _native_config(config: Union[Config, Mapping[str, Any], None]) -> Config:
@@ -156,7 +183,9 @@ class LroTools:
         self._never_offload = frozenset(self.offloader.config.mcp.get("never_offload") or ())
         #: The offload files as MCP resources (see the module's docs).
         self.resources = OffloadResources(self.offloader)
-        server.add_tool(self._extract_tool(), name=self.extract_tool_name, description=EXTRACT_TOOL_DESCRIPTION)
+        definition = configured_extract_tool(self.offloader.config)
+        server.add_tool(self._extract_tool(definition["inputSchema"]), name=self.extract_tool_name, description=definition["description"])
+        _publish_exactly(server, self.extract_tool_name, definition["inputSchema"])
         _serve_resources(server, self.resources, self._resolve_handles)
 
     async def _resolve_handles(self, name: str, arguments: Optional[Mapping[str, Any]]) -> Optional[Dict[str, Any]]:
@@ -172,7 +201,7 @@ class LroTools:
         your scheduler, or a task in the server's lifespan."""
         return await self.resources.cleanup()
 
-    def _extract_tool(self) -> Callable[..., Any]:
+    def _extract_tool(self, input_schema: Dict[str, Any]) -> Callable[..., Any]:
         from mcp.types import CallToolResult
 
         from ._tool import extract_tool_function
@@ -184,7 +213,7 @@ class LroTools:
             # their code), as the `lro proxy` and the Node helper answer.
             return CallToolResult.model_validate(offloader.extract_tool_call(arguments))
 
-        lro_extract = extract_tool_function(answer)
+        lro_extract = extract_tool_function(answer, input_schema)
         # A CallToolResult return: the SDK passes it through as it is.
         lro_extract.__annotations__["return"] = CallToolResult
         return lro_extract
