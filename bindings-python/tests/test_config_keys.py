@@ -127,6 +127,7 @@ def test_the_repr_lists_every_key():
     assert shown.startswith('Config(enabled=True, threshold_tokens=5, ttl_seconds=3600, output_dir="/x", ')
     assert "adaptive_ratio=0.1, " in shown and "extract={'max_read_bytes': 1073741824, " in shown
     assert "store={'timeout_ms': 5000, 'retries': 2" in shown
-    assert "'extract_tool_name': None, 'never_offload': [\"a\"]" in shown and shown.endswith("})")
+    assert "'extract_tool_name': None, 'extract_tool_definition': \"short\", 'never_offload': [\"a\"]" in shown
+    assert shown.endswith("})")
     for key in KEYS:
         assert key["name"].rpartition(".")[2] in shown, key["name"]
