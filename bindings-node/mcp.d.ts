@@ -32,6 +32,7 @@ export declare function registerLroExtract(server: { registerTool: (...args: any
  * `lro_extract_<server name>` (the McpServer's name), else `lro_extract`. */
 export declare function extractToolName(server: { server?: any }, config?: Config): string
 
+/** The extract tool's description in the default (short) form. */
 export declare const EXTRACT_DESCRIPTION: string
 
 /** What `registerLroResources` returns. */

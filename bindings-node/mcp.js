@@ -207,12 +207,26 @@ function resolveHandlesIn(server, extractName, lroConfig) {
   })
 }
 
-/** The `lro_extract` tool as every LRO surface describes it (the core's; the `lro proxy`
- * publishes the same): its description, and a description for each argument. */
-const EXTRACT_TOOL = extractTool()
+/**
+ * Lists the extract tool `name` with the core's `inputSchema` (what the `lro proxy` and the
+ * Python helpers list), instead of zod's rendering of it: zod drops `nullable: true`, which
+ * smolagents reads, and writes each integer as an `anyOf` with 2^53 bounds (24 tokens more on
+ * the short definition, sent with every request). Calls are still validated by zod.
+ */
+function listedAsTheCoreGivesIt(server, name, inputSchema) {
+  const { ListToolsRequestSchema } = require('@modelcontextprotocol/sdk/types.js')
+  const handlers = server.server._requestHandlers
+  const own = handlers instanceof Map ? handlers.get('tools/list') : undefined
+  if (typeof own !== 'function') return
+  server.server.setRequestHandler(ListToolsRequestSchema, async (request, extra) => {
+    const listed = await own(request, extra)
+    return { ...listed, tools: listed.tools.map((tool) => (tool.name === name ? { ...tool, inputSchema } : tool)) }
+  })
+}
 
-/** The `lro_extract` tool's description, for the model. */
-const EXTRACT_DESCRIPTION = EXTRACT_TOOL.description
+/** The `lro_extract` tool's description, for the model, in the default (short) form;
+ * `registerLroExtract` lists the form its configuration's `mcp.extractToolDefinition` names. */
+const EXTRACT_DESCRIPTION = extractTool({ mcp: { extractToolDefinition: 'short' } }).description
 
 /** The extract tool's name for `server`: `config.mcp.extractToolName`, else
  * `lro_extract_<server name>` (the McpServer's `name`), else `lro_extract`. */
@@ -249,6 +263,9 @@ function registerLroExtract(server, config) {
   extractNames.set(config ?? NO_CONFIG, name)
   // In the configuration too, so that `describe: true` rebuilds descriptors naming it.
   const lroConfig = { ...helper, mcp: { ...(helper.mcp ?? {}), extractToolName: name } }
+  // The core's definition in the configured form (short by default; the `lro proxy`
+  // publishes the same).
+  const definition = extractTool(lroConfig)
   // The core's schema, property by property: flat, nullable primitives (strict-mode
   // friendly). An object or array a client sends where text is published (the forms older
   // clients used: `where: {...}`, `lines: {start, end}`) is passed on as its JSON text, which
@@ -268,14 +285,18 @@ function registerLroExtract(server, config) {
     }
     if (key !== 'file_path') type = type.nullish()
     if (kind === 'string') type = z.preprocess(asText, type)
-    return type.describe(property.description)
+    // The short form describes no argument: the tool's description names them.
+    return property.description === undefined ? type : type.describe(property.description)
   }
-  const inputSchema = Object.fromEntries(
-    Object.entries(EXTRACT_TOOL.inputSchema.properties).map(([key, property]) => [key, zodOf(key, property)]),
-  )
+  // Arguments the short form does not list (`distinct`, `explain`, ...) pass through to the
+  // core, which reads every argument whichever form is listed: a strict zod object would drop
+  // them unseen.
+  const inputSchema = z
+    .object(Object.fromEntries(Object.entries(definition.inputSchema.properties).map(([key, property]) => [key, zodOf(key, property)])))
+    .passthrough()
   const tool = server.registerTool(
     name,
-    { title: 'Extract from an offloaded result', description: EXTRACT_DESCRIPTION, inputSchema },
+    { title: 'Extract from an offloaded result', description: definition.description, inputSchema },
     // The core answers, as the `lro proxy` and the Python helpers answer: the answer alone as
     // text, bounded, with errors as `isError` results naming their code.
     async (args) => {
@@ -287,6 +308,7 @@ function registerLroExtract(server, config) {
   )
   // The tool registered, McpServer has its tools/call handler, which this wraps.
   resolveHandlesIn(server, name, lroConfig)
+  listedAsTheCoreGivesIt(server, name, definition.inputSchema)
   return tool
 }
 

@@ -41,7 +41,9 @@ const extract = async (args) => {
   // one result per line, no structuredContent.
   assert.equal(result.structuredContent, undefined)
   const lines = result.isError ? [] : result.content[0].text.trimEnd().split('\n')
-  return { result, lines, results: lines.filter((l) => !l.startsWith('[truncated]')).map((l) => JSON.parse(l)) }
+  // `describe: true` adds the arguments' descriptions, each line starting with `argument`.
+  const values = lines.filter((l) => !l.startsWith('[truncated]') && !l.startsWith('argument'))
+  return { result, lines, results: values.map((l) => JSON.parse(l)) }
 }
 
 test('the server lists lro_extract with the parameters of every LRO surface', async () => {
@@ -88,6 +90,9 @@ test('500 memories come back as a descriptor, then lro_extract reads the file', 
   // describe: the full descriptor again, rebuilt from the file.
   const described = await extract({ file_path: descriptor.file_path, describe: true })
   assert.deepEqual(described.results, [descriptor])
+  // Then what the short definition leaves out: its arguments, described.
+  assert.match(described.lines[1], new RegExp(`^arguments of ${EXTRACT}: file_path and one of where`))
+  assert.ok(described.lines.some((l) => l.startsWith('argument where: A MongoDB filter document')))
 
   const counts = await extract({ file_path: descriptor.file_path, recipe: 6 })
   assert.equal(counts.result.isError, false)

@@ -1,18 +1,20 @@
 """The `lro_extract` tool function that ``lro.mcp`` and ``lro.fastmcp`` register.
 
-Its parameters are the core's input schema in the configured form (short or long,
-``mcp.extract_tool_definition``), property by property (as the ``lro proxy`` publishes it):
-each one's JSON Schema is the core's own (``WithJsonSchema``), so an MCP SDK publishes the
-same flat, nullable, strict-mode friendly schema, while the values are taken as given
-(``Any``) and read by the core, which also accepts the object forms older clients send. The
-answer is the core's too (:meth:`lro.Offloader.extract_tool_call`). Needs pydantic (every MCP
-SDK has it).
+Its parameters are every argument of the core's input schema (the long form), property by
+property: each one's JSON Schema is the core's own (``WithJsonSchema``), while the values are
+taken as given (``Any``) and read by the core, which also accepts the object forms older
+clients send. So no argument a client sends is dropped, whichever form is listed; the
+helpers then list the configured form exactly (``lro.mcp``, ``lro.fastmcp``). The answer is
+the core's too (:meth:`lro.Offloader.extract_tool_call`). Needs pydantic (every MCP SDK has
+it).
 """
 
 import inspect
 from typing import Annotated, Any, Callable, Dict, List
 
 from pydantic import Field, WithJsonSchema
+
+from ._lro import extract_tool_definition
 
 
 
@@ -28,11 +30,15 @@ def _parameter(name: str, schema: Dict[str, Any]) -> inspect.Parameter:
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=annotation)
 
 
-def extract_tool_function(call: Callable[[Dict[str, Any]], Any], input_schema: Dict[str, Any]) -> Callable[..., Any]:
-    """The tool function with the parameters of ``input_schema`` (the core's, in the
-    configured form); ``call(arguments)`` answers with the arguments the client gave
+_PARAMETERS: List[inspect.Parameter] = [
+    _parameter(name, schema) for name, schema in extract_tool_definition("long")["inputSchema"]["properties"].items()
+]
+
+
+def extract_tool_function(call: Callable[[Dict[str, Any]], Any]) -> Callable[..., Any]:
+    """The tool function; ``call(arguments)`` answers with the arguments the client gave
     (``None`` ones left out)."""
-    parameters: List[inspect.Parameter] = [_parameter(name, schema) for name, schema in input_schema["properties"].items()]
+    parameters = _PARAMETERS
 
     def lro_extract(**arguments: Any) -> Any:
         return call({name: value for name, value in arguments.items() if value is not None})

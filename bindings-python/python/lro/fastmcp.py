@@ -143,13 +143,14 @@ class LroMiddleware(ToolInjectionMiddleware):
             return ToolResult(content=_blocks(result["content"]), structured_content=result.get("structuredContent"))
 
         definition = configured_extract_tool(resolved)
-        lro_extract = extract_tool_function(answer, definition["inputSchema"])
+        lro_extract = extract_tool_function(answer)
         lro_extract.__annotations__["return"] = ToolResult
         tool = Tool.from_function(
             lro_extract, name=extract_tool_name, description=definition["description"], output_schema=None
         )
-        # Listed as the core gives it: the schema derived from the signature adds a title and
-        # `"default": null` to every argument (calls are still validated by the signature).
+        # Listed in the configured form, as the core gives it: the schema derived from the
+        # signature (every argument, so that none a client sends is dropped) adds a title
+        # and `"default": null` to each; calls are still validated by the signature.
         tool = tool.model_copy(update={"parameters": definition["inputSchema"]})
         super().__init__([tool])
 

@@ -115,11 +115,12 @@ def configured_extract_tool(config: Config) -> Dict[str, Any]:
 
 
 def _publish_exactly(server: Any, name: str, input_schema: Dict[str, Any]) -> None:
-    """Lists the tool ``name`` with ``input_schema`` as the core gives it. The SDK derives the
-    schema it lists from the function's signature, adding a title and ``"default": null`` to
-    every argument and a title to the whole (110 tokens more on the short definition, sent
-    with every request); it validates calls with its argument model, not with this schema.
-    A server without the SDK's tool manager keeps what it derived."""
+    """Lists the tool ``name`` with ``input_schema``, the configured form as the core gives
+    it. The SDK derives the schema it lists from the function's signature, which has every
+    argument (so that none a client sends is dropped), each with a title and ``"default":
+    null`` (110 tokens more on the short definition, sent with every request); it validates
+    calls with its argument model, not with this schema. A server without the SDK's tool
+    manager keeps what it derived."""
     manager = getattr(server, "_tool_manager", None)
     tool = manager.get_tool(name) if manager is not None and hasattr(manager, "get_tool") else None
     if tool is not None and isinstance(getattr(tool, "parameters", None), dict):
@@ -184,7 +185,7 @@ class LroTools:
         #: The offload files as MCP resources (see the module's docs).
         self.resources = OffloadResources(self.offloader)
         definition = configured_extract_tool(self.offloader.config)
-        server.add_tool(self._extract_tool(definition["inputSchema"]), name=self.extract_tool_name, description=definition["description"])
+        server.add_tool(self._extract_tool(), name=self.extract_tool_name, description=definition["description"])
         _publish_exactly(server, self.extract_tool_name, definition["inputSchema"])
         _serve_resources(server, self.resources, self._resolve_handles)
 
@@ -201,7 +202,7 @@ class LroTools:
         your scheduler, or a task in the server's lifespan."""
         return await self.resources.cleanup()
 
-    def _extract_tool(self, input_schema: Dict[str, Any]) -> Callable[..., Any]:
+    def _extract_tool(self) -> Callable[..., Any]:
         from mcp.types import CallToolResult
 
         from ._tool import extract_tool_function
@@ -213,7 +214,7 @@ class LroTools:
             # their code), as the `lro proxy` and the Node helper answer.
             return CallToolResult.model_validate(offloader.extract_tool_call(arguments))
 
-        lro_extract = extract_tool_function(answer, input_schema)
+        lro_extract = extract_tool_function(answer)
         # A CallToolResult return: the SDK passes it through as it is.
         lro_extract.__annotations__["return"] = CallToolResult
         return lro_extract
