@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use crate::config::OffloadConfig;
 use crate::error::Result;
-use crate::estimate::{HeuristicEstimator, TokenEstimator};
+use crate::estimate::{EstimateReport, TokenEstimator};
 use crate::events::{EventSink, OffloadEvent};
 use crate::files::{FUTURE_SKEW_MS, file_time};
 use crate::host::Host;
@@ -57,13 +57,15 @@ impl<H: Host> std::fmt::Debug for Offloader<H> {
 }
 
 impl<H: Host> Offloader<H> {
-    /// An offloader over `host`; fails on an invalid configuration.
+    /// An offloader over `host`; fails on an invalid configuration, and on an `estimator`
+    /// this build does not have (`invalid_config`: the wasm builds count with `chars4` only).
     pub fn new(config: OffloadConfig, host: H) -> Result<Self> {
         config.validate()?;
+        let estimator = config.estimator.estimator()?;
         Ok(Self {
             config,
             host,
-            estimator: Box::new(HeuristicEstimator),
+            estimator,
             events: None,
             ulids: Mutex::new(UlidGenerator::new()),
             resolved_dir: Mutex::new(None),
@@ -120,6 +122,11 @@ impl<H: Host> Offloader<H> {
     /// Estimated tokens of a text, with this offloader's estimator.
     pub fn estimate(&self, text: &str) -> usize {
         self.estimator.estimate(text)
+    }
+
+    /// How the estimator counts `text`, for the outcome (`None` for the heuristic).
+    pub(crate) fn estimate_report(&self, text: &[u8]) -> Option<EstimateReport> {
+        self.estimator.report(text)
     }
 
     /// The threshold for `request`: its own (a tool rule's) or the configured one, or less when the call says how

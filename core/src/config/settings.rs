@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 use super::keys::{Key, Kind, Setting};
 use crate::detail::Detail;
 use crate::error::{ErrorCode, LroError, Result};
+use crate::estimate::EstimatorKind;
 
 /// The specification's default threshold: about 10 records of 155 tokens.
 pub const DEFAULT_OFFLOAD_THRESHOLD_TOKENS: u32 = 1600;
@@ -281,6 +282,9 @@ pub struct OffloadConfig {
     pub enabled: bool,
     /// Offload when the estimated tokens are strictly greater than this.
     pub threshold_tokens: u32,
+    /// What counts the tokens: the specification's heuristic (`chars4`, the default) or a
+    /// BPE vocabulary (`o200k`, `cl100k`: native builds only).
+    pub estimator: EstimatorKind,
     /// Seconds before cleanup may delete a file.
     pub ttl_seconds: u64,
     /// Directory for JSONL files; empty means the host's default, private to the user
@@ -321,6 +325,7 @@ impl Default for OffloadConfig {
         Self {
             enabled: true,
             threshold_tokens: DEFAULT_OFFLOAD_THRESHOLD_TOKENS,
+            estimator: EstimatorKind::Chars4,
             ttl_seconds: DEFAULT_TTL_SECONDS,
             output_dir: String::new(),
             allow_shared_dir: false,
@@ -386,6 +391,21 @@ pub static KEYS: &[Key<OffloadConfig>] = &[
         bad: "-1",
         set: |c, v| c.threshold_tokens = u32::try_from(v.integer()).unwrap_or(u32::MAX),
         get: |c| Setting::Integer(c.threshold_tokens.into()),
+    },
+    Key {
+        name: "estimator",
+        kind: Kind::Choice {
+            names: &EstimatorKind::NAMES,
+            any_case: true,
+        },
+        doc: "what counts tokens: `chars4` (characters / 4, wide scripts one a character), or \
+              the exact `o200k` or `cl100k` BPE counts (native builds; the wasm builds refuse \
+              them with `invalid_config`); texts over 256 KiB are counted on a sample, and \
+              the outcome's `estimate` says how",
+        sample: "\"o200k\"",
+        bad: "\"gpt5\"",
+        set: |c, v| c.estimator = v.text().parse().unwrap_or_default(),
+        get: |c| Setting::Text(c.estimator.name().to_owned()),
     },
     Key {
         name: "ttl_seconds",

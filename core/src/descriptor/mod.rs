@@ -11,6 +11,7 @@ mod profiles;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
+use crate::estimate::EstimateReport;
 use crate::shape::{Format, TableInfo, TreeInfo};
 
 pub use guidance::{guidance, short_guidance};
@@ -46,6 +47,10 @@ pub struct OffloadHeader {
     pub timestamp: String,
     /// Estimated total tokens of the result set.
     pub estimated_tokens: usize,
+    /// How `estimated_tokens` were counted, when an estimator counted them (`o200k`,
+    /// `cl100k`; absent for the heuristic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<EstimateReport>,
     /// Detail level used for serialization (`light`, `medium`, `full`, or `raw`).
     pub detail: String,
     /// How the records were read, when not JSON and the file has no `sections`.
@@ -185,6 +190,10 @@ pub struct OffloadSummary {
     pub count: usize,
     /// Estimated total tokens saved by offloading.
     pub estimated_tokens: usize,
+    /// How `estimated_tokens` were counted, when an estimator counted them (absent for the
+    /// heuristic).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<EstimateReport>,
     /// The operation that was performed.
     pub operation: String,
     /// Top namespaces represented (up to 5, most frequent first).

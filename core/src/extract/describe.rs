@@ -80,6 +80,7 @@ pub(super) fn describe_file<H: Host>(
     let prepared = Prepared {
         body,
         tokens: header.estimated_tokens,
+        estimate: header.estimate,
         kind,
         format: header.format,
         sections: header.sections,

@@ -83,6 +83,7 @@ pub(crate) fn describe<H: Host>(
     let summary = OffloadSummary {
         count,
         estimated_tokens: tokens,
+        estimate: prepared.estimate.clone(),
         operation: request.operation.clone(),
         top_namespaces: labels::bounded(&tally.top_namespaces),
         score_range: score_range(request.scores.as_deref()),

@@ -48,6 +48,7 @@ pub(crate) fn inline<H: Host>(
     InlineResult {
         offloaded: false,
         estimated_tokens: prepared.tokens,
+        estimate: prepared.estimate.clone(),
         count: prepared.count(),
         results,
         next_cursor: request.next_cursor.clone(),
@@ -94,6 +95,7 @@ pub(crate) fn truncated<H: Host>(
     InlineResult {
         offloaded: false,
         estimated_tokens: prepared.tokens,
+        estimate: prepared.estimate.clone(),
         count: kept,
         results,
         next_cursor: request.next_cursor.clone(),

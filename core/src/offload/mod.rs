@@ -184,6 +184,7 @@ impl<H: Host> Offloader<H> {
             return Ok(Outcome::Inline(InlineResult {
                 offloaded: false,
                 estimated_tokens: prepared.tokens,
+                estimate: prepared.estimate.clone(),
                 count: prepared.count(),
                 results: Value::from(formatted),
                 next_cursor: request.next_cursor.clone(),

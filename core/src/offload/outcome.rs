@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 
 use crate::descriptor::OffloadResponse;
+use crate::estimate::EstimateReport;
 
 /// A result returned inline (below the threshold, LRO disabled, or the write failed).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -12,6 +13,10 @@ pub struct InlineResult {
     pub offloaded: bool,
     /// Estimated tokens of the whole result set.
     pub estimated_tokens: usize,
+    /// How `estimated_tokens` were counted, when an estimator counted them (`o200k`,
+    /// `cl100k`: exactly, or on a sample); absent for the heuristic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<EstimateReport>,
     /// Records in `results`.
     pub count: usize,
     /// The records (MIF memories at the detail level; other data as given).

@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 use crate::config::OffloadMode;
 use crate::descriptor::SectionInfo;
 use crate::error::Result;
+use crate::estimate::EstimateReport;
 use crate::host::Host;
 use crate::jsonl::Body;
 use crate::offload::request::{OffloadRequest, check_operation};
@@ -24,6 +25,8 @@ use crate::shape::{Format, Layout, tree};
 pub(crate) struct Prepared<'a> {
     pub(crate) body: Body,
     pub(crate) tokens: usize,
+    /// How `tokens` were counted, when an estimator counted them (not the heuristic).
+    pub(crate) estimate: Option<EstimateReport>,
     pub(crate) kind: RecordKind,
     /// How the records were read, when the file has no `sections`.
     pub(crate) format: Format,
@@ -101,6 +104,7 @@ pub(crate) fn prepare<'a, H: Host>(
         });
         let tokens = lro.estimator.estimate_utf8(&body.bytes);
         return Ok(Prepared {
+            estimate: lro.estimate_report(&body.bytes),
             body,
             tokens,
             kind,
@@ -140,6 +144,7 @@ pub(crate) fn prepare<'a, H: Host>(
     }
     let tokens = lro.estimator.estimate_utf8(&body.bytes);
     Ok(Prepared {
+        estimate: lro.estimate_report(&body.bytes),
         body,
         tokens,
         kind: RecordKind::Raw,
@@ -188,6 +193,7 @@ pub(crate) fn prepared_lines<H: Host>(
 ) -> Prepared<'static> {
     let tokens = lro.estimator.estimate_utf8(&body.bytes);
     Prepared {
+        estimate: lro.estimate_report(&body.bytes),
         body,
         tokens,
         kind,

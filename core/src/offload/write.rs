@@ -47,6 +47,7 @@ pub(crate) fn materialize<H: Host>(
         .to_owned(),
         timestamp: iso8601(now),
         estimated_tokens: tokens,
+        estimate: prepared.estimate.clone(),
         detail: prepared.kind.detail_name().to_owned(),
         format: prepared.format,
         sections: prepared.sections.clone(),

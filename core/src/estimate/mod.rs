@@ -1,0 +1,227 @@
+//! Token estimation: the specification's `characters / 4` for Latin script, with wide
+//! scripts (CJK, kana, Hangul, and anything outside the Basic Multilingual Plane) counted as
+//! one token per character, which is much closer to what real tokenizers do for them.
+//!
+//! A host with an exact tokenizer plugs it in through [`TokenEstimator`]; the native builds
+//! carry two of their own, OpenAI's `o200k` and `cl100k` BPE vocabularies (`estimator` in
+//! the configuration, the `tokenizers` feature, [`bpe`]), which count large texts on a
+//! sample ([`sample`]).
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ErrorCode, LroError, Result};
+
+#[cfg(feature = "tokenizers")]
+pub mod bpe;
+pub mod sample;
+
+/// Estimates how many tokens a text costs a model.
+pub trait TokenEstimator {
+    /// Estimated tokens for `text`.
+    fn estimate(&self, text: &str) -> usize;
+
+    /// How [`TokenEstimator::estimate`] counts `text`, for the outcome to say so: `None` for
+    /// an estimate that is not a count (the heuristic, a host's own estimator).
+    fn report(&self, _text: &[u8]) -> Option<EstimateReport> {
+        None
+    }
+
+    /// Estimated tokens for text known to be UTF-8 (the offloader's own JSON lines). The
+    /// default checks it and calls [`TokenEstimator::estimate`]; byte-level estimators skip
+    /// the check.
+    fn estimate_utf8(&self, bytes: &[u8]) -> usize {
+        self.estimate(std::str::from_utf8(bytes).unwrap_or_default())
+    }
+}
+
+impl<F: Fn(&str) -> usize> TokenEstimator for F {
+    fn estimate(&self, text: &str) -> usize {
+        self(text)
+    }
+}
+
+/// Which estimator the offloader counts with (`estimator` in the configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EstimatorKind {
+    /// The specification's heuristic, [`estimate_tokens`]: every build has it.
+    #[default]
+    Chars4,
+    /// OpenAI's `o200k_base` vocabulary (GPT-4o and later), counted exactly.
+    O200k,
+    /// OpenAI's `cl100k_base` vocabulary (GPT-4, GPT-3.5), counted exactly.
+    Cl100k,
+}
+
+impl EstimatorKind {
+    /// Every estimator's name, in the order the configuration lists them.
+    pub const NAMES: [&'static str; 3] = ["chars4", "o200k", "cl100k"];
+
+    /// The estimator's name, as configured.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Chars4 => "chars4",
+            Self::O200k => "o200k",
+            Self::Cl100k => "cl100k",
+        }
+    }
+
+    /// Whether this build counts with it: the BPE estimators need the `tokenizers` feature,
+    /// which the wasm builds leave out (their vocabularies are megabytes).
+    pub fn available(self) -> bool {
+        self == Self::Chars4 || cfg!(feature = "tokenizers")
+    }
+
+    /// The estimator itself; `invalid_config` for one this build does not have.
+    pub fn estimator(self) -> Result<Box<dyn crate::offloader::SharedEstimator>> {
+        match self {
+            Self::Chars4 => Ok(Box::new(HeuristicEstimator)),
+            #[cfg(feature = "tokenizers")]
+            kind => Ok(Box::new(bpe::BpeEstimator::new(kind))),
+            #[cfg(not(feature = "tokenizers"))]
+            kind => Err(LroError::new(
+                ErrorCode::InvalidConfig,
+                format!(
+                    "invalid value for prompt.offload.estimator: {:?} (this build counts with \
+                     chars4 only: the BPE vocabularies are in the native builds, not the wasm ones)",
+                    kind.name()
+                ),
+            )),
+        }
+    }
+}
+
+impl std::str::FromStr for EstimatorKind {
+    type Err = LroError;
+
+    fn from_str(name: &str) -> Result<Self> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "chars4" => Ok(Self::Chars4),
+            "o200k" => Ok(Self::O200k),
+            "cl100k" => Ok(Self::Cl100k),
+            _ => Err(LroError::new(
+                ErrorCode::InvalidConfig,
+                format!("unknown estimator {name:?}: use chars4, o200k or cl100k"),
+            )),
+        }
+    }
+}
+
+/// How an outcome's `estimated_tokens` were counted, when an estimator counted them: the
+/// outcome, the file's header and the descriptor carry it as `estimate` (absent for chars4).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EstimateReport {
+    /// The estimator's name (`o200k`, `cl100k`).
+    pub estimator: String,
+    /// `exact`, or `sampled`: counted on [`EstimateReport::sample_bytes`] of the text and
+    /// scaled to its length.
+    pub method: EstimateMethod,
+    /// Bytes counted, when sampled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_bytes: Option<usize>,
+}
+
+/// Whether a count covered the whole text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EstimateMethod {
+    /// Every token counted.
+    Exact,
+    /// Counted on evenly spaced pieces of the text and scaled.
+    Sampled,
+}
+
+/// The default estimator: see the module docs and [`estimate_tokens`].
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HeuristicEstimator;
+
+impl TokenEstimator for HeuristicEstimator {
+    fn estimate(&self, text: &str) -> usize {
+        estimate_tokens(text.as_bytes())
+    }
+
+    fn estimate_utf8(&self, bytes: &[u8]) -> usize {
+        estimate_tokens(bytes)
+    }
+}
+
+/// Estimates the tokens of UTF-8 `bytes`: `ceil(narrow / 4) + wide`.
+///
+/// A character is *wide* when its UTF-8 lead byte is `0xE3` or above: code points from
+/// U+3000 (CJK punctuation, kana, CJK ideographs, Hangul, full-width forms) and every
+/// 4-byte sequence. Everything else (ASCII, accented Latin, Greek, Cyrillic, ...) is
+/// *narrow*. Counting lead bytes rather than decoding keeps this one branch-free pass.
+///
+/// ```
+/// use lro_core::estimate::estimate_tokens;
+/// assert_eq!(estimate_tokens(b"abcdefgh"), 2);
+/// assert_eq!(estimate_tokens("東京タワー".as_bytes()), 5);
+/// ```
+pub fn estimate_tokens(bytes: &[u8]) -> usize {
+    let (mut chars, mut wide) = (0usize, 0usize);
+    // Byte-wide counters over chunks of 255 let the compiler use full-width SIMD lanes.
+    for chunk in bytes.chunks(255) {
+        let (mut c, mut w) = (0u8, 0u8);
+        for &b in chunk {
+            c += u8::from((b & 0xC0) != 0x80);
+            w += u8::from(b >= 0xE3);
+        }
+        chars += usize::from(c);
+        wide += usize::from(w);
+    }
+    (chars - wide).div_ceil(4) + wide
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latin_is_chars_over_four_rounded_up() {
+        assert_eq!(estimate_tokens(b""), 0);
+        assert_eq!(estimate_tokens(b"a"), 1);
+        assert_eq!(estimate_tokens(b"abcd"), 1);
+        assert_eq!(estimate_tokens(b"abcde"), 2);
+        // Accented Latin counts by characters, not bytes.
+        assert_eq!(estimate_tokens("éééé".as_bytes()), 1);
+    }
+
+    #[test]
+    fn wide_scripts_count_one_per_character() {
+        assert_eq!(estimate_tokens("日本語".as_bytes()), 3);
+        assert_eq!(estimate_tokens("한국어".as_bytes()), 3);
+        assert_eq!(estimate_tokens("ab日本".as_bytes()), 1 + 2);
+        assert_eq!(estimate_tokens("😀".as_bytes()), 1);
+    }
+
+    #[test]
+    fn closures_are_estimators() {
+        let exact = |t: &str| t.split_whitespace().count();
+        assert_eq!(exact.estimate("one two three"), 3);
+        assert_eq!(exact.report(b"one"), None);
+    }
+
+    #[test]
+    fn estimator_names_read_in_any_case_and_only_chars4_is_everywhere() {
+        for name in EstimatorKind::NAMES {
+            let kind: EstimatorKind = name.to_ascii_uppercase().parse().unwrap();
+            assert_eq!(kind.name(), name);
+            assert_eq!(kind.estimator().is_ok(), kind.available());
+        }
+        let err = "gpt5".parse::<EstimatorKind>().unwrap_err();
+        assert_eq!(err.code(), ErrorCode::InvalidConfig);
+        assert!(EstimatorKind::Chars4.available());
+        assert_eq!(
+            EstimatorKind::O200k.available(),
+            cfg!(feature = "tokenizers")
+        );
+    }
+
+    #[cfg(not(feature = "tokenizers"))]
+    #[test]
+    fn a_build_without_the_vocabularies_refuses_them_with_invalid_config() {
+        let err = EstimatorKind::Cl100k.estimator().err().unwrap();
+        assert_eq!(err.code(), ErrorCode::InvalidConfig);
+        assert!(err.message().contains("chars4 only"), "{err}");
+    }
+}
