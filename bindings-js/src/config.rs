@@ -35,6 +35,11 @@ pub struct Config {
     pub enabled: Option<bool>,
     /// Offload when the estimated tokens are strictly greater than this (default 1600).
     pub threshold_tokens: Option<u32>,
+    /// What counts tokens: `"chars4"` (characters / 4, the default), or the exact `"o200k"`
+    /// or `"cl100k"` BPE counts (the Node addon; the wasm package refuses them with
+    /// `invalid_config`).
+    #[cfg_attr(feature = "napi", napi(ts_type = "'chars4' | 'o200k' | 'cl100k'"))]
+    pub estimator: Option<String>,
     /// Seconds before `cleanup` may delete a file (default 3600).
     #[cfg_attr(feature = "napi", napi(ts_type = "number"))]
     pub ttl_seconds: Option<u64>,
@@ -187,6 +192,7 @@ impl Config {
         let Self {
             enabled,
             threshold_tokens,
+            estimator,
             ttl_seconds,
             output_dir,
             allow_shared_dir,
@@ -204,6 +210,7 @@ impl Config {
         } = self;
         enabled.is_some()
             || threshold_tokens.is_some()
+            || estimator.is_some()
             || ttl_seconds.is_some()
             || output_dir.is_some()
             || allow_shared_dir.is_some()
@@ -233,6 +240,14 @@ impl Config {
             &mut config.preview_records,
             self.preview_records.map(u64::from),
         );
+        if let Some(name) = self.estimator {
+            config.estimator = name.parse().map_err(|e: LroError| {
+                LroError::new(
+                    ErrorCode::InvalidConfig,
+                    format!("config.estimator: {}", e.message()),
+                )
+            })?;
+        }
         if let Some(name) = self.descriptor {
             config.descriptor = name.parse::<DescriptorProfile>().map_err(|e| {
                 LroError::new(
@@ -306,6 +321,7 @@ impl From<&OffloadConfig> for Config {
         Self {
             enabled: Some(config.enabled),
             threshold_tokens: Some(config.threshold_tokens),
+            estimator: Some(config.estimator.name().to_owned()),
             ttl_seconds: Some(config.ttl_seconds),
             output_dir: Some(config.output_dir.clone()),
             allow_shared_dir: Some(config.allow_shared_dir),

@@ -345,7 +345,13 @@ fn other_ways_in(vector: &Value) -> Vec<Value> {
 fn check(path: &Path, bless: bool) -> Result<(), String> {
     let text = fs::read_to_string(path).unwrap();
     let mut vector: Value = serde_json::from_str(&text).map_err(|e| format!("bad vector: {e}"))?;
-    let expect = vector["expect"].clone();
+    // A build without the BPE vocabularies (the wasm builds) must produce what the vector
+    // expects of such a build (the refusal), when it says.
+    let tokenizers = lro_core::estimate::EstimatorKind::O200k.available();
+    let expect = match vector.get("expect_no_tokenizer") {
+        Some(refusal) if !tokenizers => refusal.clone(),
+        _ => vector["expect"].clone(),
+    };
     let produced = produce(&vector)?;
     // Every way into the core must give the same files and descriptors.
     for other in other_ways_in(&vector) {
@@ -359,7 +365,7 @@ fn check(path: &Path, bless: bool) -> Result<(), String> {
             ));
         }
     }
-    if bless {
+    if bless && tokenizers {
         // An expected error or remaining listing written by the generator is a requirement,
         // not an output: blessing must not overwrite it with something else.
         for key in ["error", "remaining"] {
