@@ -168,11 +168,20 @@ async function handles(lro, vector, request, jsConfig, dir) {
 }
 
 /**
- * Runs `vector` in a fresh directory: what it produced, shaped as its `expect` (`outcome`,
- * `jsonl`, `remaining`, or `error`), for a deep equality with it. An error other than the
- * core's coded ones, or a coded one where the vector expects none, is thrown.
+ * What a build must produce for `vector`: its `expect`, or, in a build without the BPE
+ * tokenizers (`tokenizers` false: the wasm builds), its `expect_no_tokenizer` when it has one.
  */
-export async function produce(vector, call, files) {
+export function expected(vector, tokenizers) {
+  return !tokenizers && vector.expect_no_tokenizer ? vector.expect_no_tokenizer : vector.expect;
+}
+
+/**
+ * Runs `vector` in a fresh directory: what it produced, shaped as `expect` (`outcome`,
+ * `jsonl`, `remaining`, or `error`; the vector's own by default, see `expected`), for a deep
+ * equality with it. An error other than the core's coded ones, or a coded one where none is
+ * expected, is thrown.
+ */
+export async function produce(vector, call, files, expect = vector.expect) {
   const dir = files.makeDir();
   try {
     for (const [name, content] of Object.entries(vector.setup?.files ?? {})) {
@@ -184,7 +193,7 @@ export async function produce(vector, call, files) {
     try {
       run = await call(vector, config, dir);
     } catch (err) {
-      if (typeof err?.code !== "string" || !("error" in vector.expect)) throw err;
+      if (typeof err?.code !== "string" || !("error" in expect)) throw err;
       return { error: err.code };
     }
     const produced = {};
@@ -192,7 +201,7 @@ export async function produce(vector, call, files) {
     produced.outcome = normalise(outcome, dir);
     // The file is compared when the vector expects its lines, byte for byte: the raw text
     // split exactly as the native runner's `lines()` does.
-    if (run.file && "jsonl" in vector.expect) {
+    if (run.file && "jsonl" in expect) {
       const lines = files.readText(run.file).split("\n");
       if (lines.at(-1) === "") lines.pop();
       produced.jsonl = lines.map((l, i) => (i === 0 ? normaliseHeader(l) : l));
