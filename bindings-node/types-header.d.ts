@@ -107,6 +107,8 @@ export interface OffloadSummary {
   count: number
   /** Estimated tokens of the result set (saved by offloading). */
   estimated_tokens: number
+  /** How `estimated_tokens` were counted, with the `o200k` or `cl100k` estimator. */
+  estimate?: EstimateReport
   /** The operation that produced the results. */
   operation: string
   /** Up to five namespaces, most frequent first. */
@@ -238,10 +240,19 @@ export interface PointerDescriptor {
 }
 
 /** A result returned inline (below the threshold, LRO disabled, or the write failed). */
+/** How an estimate was counted: exactly, or on `sample_bytes` of the text, scaled. */
+export interface EstimateReport {
+  estimator: 'o200k' | 'cl100k'
+  method: 'exact' | 'sampled'
+  sample_bytes?: number
+}
+
 export interface InlineResult {
   offloaded: false
   /** Estimated tokens of the whole result set. */
   estimated_tokens: number
+  /** How `estimated_tokens` were counted, with the `o200k` or `cl100k` estimator. */
+  estimate?: EstimateReport
   /** Records in `results`. */
   count: number
   /** The records (MIF memories at the detail level; other data as given). */

@@ -65,6 +65,7 @@ class Config:
         # keywords: written from lro.config_keys() by tests/test_config_keys.py
         enabled: Optional[bool] = None,
         threshold_tokens: Optional[int] = None,
+        estimator: Optional[str] = None,
         ttl_seconds: Optional[int] = None,
         output_dir: Union[str, "os.PathLike[str]", None] = None,
         allow_shared_dir: Optional[bool] = None,
