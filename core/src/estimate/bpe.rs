@@ -48,7 +48,7 @@ impl TokenEstimator for BpeEstimator {
     }
 
     fn report(&self, text: &[u8]) -> Option<EstimateReport> {
-        Some(sample::report(self.kind.name(), text))
+        Some(sample::report(self.kind, text))
     }
 }
 
@@ -67,7 +67,7 @@ mod tests {
         assert_eq!(cl100k.estimate("東京の天気は晴れです。"), 12);
         // A special token in a result is text, not a stop.
         assert_eq!(cl100k.estimate("<|endoftext|>"), 7);
-        assert_eq!(o200k.report(b"x").unwrap().estimator, "o200k");
-        assert_eq!(cl100k.report(b"x").unwrap().estimator, "cl100k");
+        assert_eq!(o200k.report(b"x").unwrap().estimator, EstimatorKind::O200k);
+        assert_eq!(cl100k.report(b"x").unwrap().estimator, EstimatorKind::Cl100k);
     }
 }

@@ -111,8 +111,8 @@ impl std::str::FromStr for EstimatorKind {
 /// outcome, the file's header and the descriptor carry it as `estimate` (absent for chars4).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct EstimateReport {
-    /// The estimator's name (`o200k`, `cl100k`).
-    pub estimator: String,
+    /// The estimator (`o200k`, `cl100k`).
+    pub estimator: EstimatorKind,
     /// `exact`, or `sampled`: counted on [`EstimateReport::sample_bytes`] of the text and
     /// scaled to its length.
     pub method: EstimateMethod,

@@ -4,7 +4,7 @@
 //! scaled by the text's length over the sample's. A result of 100 MB then costs what one of
 //! 256 KiB does, and records of one kind (what offloaded results are) scale closely.
 
-use super::{EstimateMethod, EstimateReport};
+use super::{EstimateMethod, EstimateReport, EstimatorKind};
 
 /// Longest text counted whole; a longer one is sampled.
 pub const EXACT_MAX_BYTES: usize = 256 * 1024;
@@ -49,11 +49,11 @@ pub fn count(text: &str, count: impl Fn(&str) -> usize) -> usize {
     usize::try_from(scaled).unwrap_or(usize::MAX)
 }
 
-/// How [`count`] counts `text`, for the estimator `name`.
-pub fn report(name: &str, text: &[u8]) -> EstimateReport {
+/// How [`count`] counts `text`, for the estimator `estimator`.
+pub fn report(estimator: EstimatorKind, text: &[u8]) -> EstimateReport {
     let sample_bytes = pieces(text).map(|pieces| pieces.map(|(start, end)| end - start).sum());
     EstimateReport {
-        estimator: name.to_owned(),
+        estimator,
         method: if sample_bytes.is_some() {
             EstimateMethod::Sampled
         } else {
@@ -75,7 +75,7 @@ mod tests {
     fn a_text_up_to_the_bound_is_counted_whole() {
         let text = "word ".repeat(EXACT_MAX_BYTES / 5);
         assert_eq!(count(&text, words), EXACT_MAX_BYTES / 5);
-        let report = report("o200k", text.as_bytes());
+        let report = report(EstimatorKind::O200k, text.as_bytes());
         assert_eq!(report.method, EstimateMethod::Exact);
         assert_eq!(report.sample_bytes, None);
     }
@@ -91,8 +91,11 @@ mod tests {
         assert_eq!(counted.get(), EXACT_MAX_BYTES);
         // Pieces cut inside a word count it twice at most: 64 words in 262,144.
         let exact = EXACT_MAX_BYTES;
-        assert!(estimate.abs_diff(exact) <= exact / 1000, "{estimate} vs {exact}");
-        let report = report("o200k", text.as_bytes());
+        assert!(
+            estimate.abs_diff(exact) <= exact / 1000,
+            "{estimate} vs {exact}"
+        );
+        let report = report(EstimatorKind::O200k, text.as_bytes());
         assert_eq!(report.method, EstimateMethod::Sampled);
         assert_eq!(report.sample_bytes, Some(EXACT_MAX_BYTES));
     }
@@ -103,8 +106,11 @@ mod tests {
         let text = "東京".repeat(EXACT_MAX_BYTES / 3);
         let estimate = count(&text, |piece| piece.chars().count());
         let exact = text.chars().count();
-        assert!(estimate.abs_diff(exact) <= exact / 1000, "{estimate} vs {exact}");
-        let sampled = report("cl100k", text.as_bytes()).sample_bytes.unwrap();
+        assert!(
+            estimate.abs_diff(exact) <= exact / 1000,
+            "{estimate} vs {exact}"
+        );
+        let sampled = report(EstimatorKind::Cl100k, text.as_bytes()).sample_bytes.unwrap();
         assert!(sampled % 3 == 0 && sampled <= EXACT_MAX_BYTES);
     }
 }
