@@ -130,7 +130,26 @@ pub(crate) fn nominal_tokens<T: Serialize>(
 ) -> usize {
     let text = serde_json::to_string(value).unwrap_or_default();
     let nominal = "p".repeat(NOMINAL_PATH_BYTES);
-    estimator.estimate(&text.replace(path, &nominal))
+    let mut text = text.replace(path, &nominal);
+    // The file's name is in the resource URI too, and ends with its ULID, which an exact
+    // tokenizer counts differently each time (the heuristic sees 26 characters whatever they
+    // are): reckon one ULID for every file, so the descriptor never depends on the draw.
+    if let Some(ulid) = file_ulid(path) {
+        text = text.replace(ulid, NOMINAL_ULID);
+    }
+    estimator.estimate(&text)
+}
+
+/// The ULID every file name is reckoned with: 26 characters, as every ULID.
+const NOMINAL_ULID: &str = "00000000000000000000000000";
+
+/// The ULID that ends the name of the file at `path` (`{prefix}-{operation}-{ulid}.jsonl`).
+fn file_ulid(path: &str) -> Option<&str> {
+    let stem = path.strip_suffix(".jsonl")?;
+    let ulid = stem.get(stem.len().checked_sub(NOMINAL_ULID.len())?..)?;
+    ulid.bytes()
+        .all(|b| b.is_ascii_alphanumeric())
+        .then_some(ulid)
 }
 
 /// The compact descriptor of `parts`, fitted to [`COMPACT_BUDGET_TOKENS`].
@@ -326,5 +345,30 @@ fn compact_guidance(parts: &Parts<'_>) -> String {
             tool = parts.extract_tool,
             note = super::guidance::PREFIX_NOTE,
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_files_ulid_is_reckoned_the_same_whatever_it_is() {
+        // An estimator that, like a BPE tokenizer, sees which characters a ULID has.
+        let zs = |text: &str| text.matches('Z').count();
+        let count = |name: &str| {
+            let path = format!("/tmp/lro/{name}");
+            let value = serde_json::json!({"file_path": path, "resource_uri": format!("lro://offloads/{name}")});
+            nominal_tokens(&zs, &value, &path)
+        };
+        assert_eq!(
+            count("atlatl-recall-01ZZZZZZZZZZZZZZZZZZZZZZZZ.jsonl"),
+            count("atlatl-recall-01J0000000000000000000000A.jsonl")
+        );
+        assert_eq!(
+            file_ulid("/d/atlatl-a-b-01J0000000000000000000000A.jsonl"),
+            Some("01J0000000000000000000000A")
+        );
+        assert_eq!(file_ulid("/d/short.jsonl"), None);
     }
 }

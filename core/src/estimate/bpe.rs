@@ -68,6 +68,9 @@ mod tests {
         // A special token in a result is text, not a stop.
         assert_eq!(cl100k.estimate("<|endoftext|>"), 7);
         assert_eq!(o200k.report(b"x").unwrap().estimator, EstimatorKind::O200k);
-        assert_eq!(cl100k.report(b"x").unwrap().estimator, EstimatorKind::Cl100k);
+        assert_eq!(
+            cl100k.report(b"x").unwrap().estimator,
+            EstimatorKind::Cl100k
+        );
     }
 }

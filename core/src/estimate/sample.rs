@@ -110,7 +110,9 @@ mod tests {
             estimate.abs_diff(exact) <= exact / 1000,
             "{estimate} vs {exact}"
         );
-        let sampled = report(EstimatorKind::Cl100k, text.as_bytes()).sample_bytes.unwrap();
+        let sampled = report(EstimatorKind::Cl100k, text.as_bytes())
+            .sample_bytes
+            .unwrap();
         assert!(sampled % 3 == 0 && sampled <= EXACT_MAX_BYTES);
     }
 }
