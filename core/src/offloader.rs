@@ -11,7 +11,7 @@ use std::sync::Mutex;
 
 use crate::config::OffloadConfig;
 use crate::error::Result;
-use crate::estimate::{EstimateReport, TokenEstimator};
+use crate::estimate::{EstimateReport, EstimatorKind, HeuristicEstimator, TokenEstimator};
 use crate::events::{EventSink, OffloadEvent};
 use crate::files::{FUTURE_SKEW_MS, file_time};
 use crate::host::Host;
@@ -61,7 +61,7 @@ impl<H: Host> Offloader<H> {
     /// this build does not have (`invalid_config`: the wasm builds count with `chars4` only).
     pub fn new(config: OffloadConfig, host: H) -> Result<Self> {
         config.validate()?;
-        let estimator = config.estimator.estimator()?;
+        let estimator = estimator(config.estimator)?;
         Ok(Self {
             config,
             host,
@@ -165,5 +165,44 @@ impl<H: Host> Offloader<H> {
             None
         };
         file_time(named, modified, now)
+    }
+}
+
+/// The estimator `kind` names; `invalid_config` for one this build does not have (the BPE
+/// vocabularies are behind the `tokenizers` feature, which the wasm builds leave out).
+fn estimator(kind: EstimatorKind) -> Result<Box<dyn SharedEstimator>> {
+    match kind {
+        EstimatorKind::Chars4 => Ok(Box::new(HeuristicEstimator)),
+        #[cfg(feature = "tokenizers")]
+        kind => Ok(Box::new(crate::estimate::bpe::BpeEstimator::new(kind))),
+        #[cfg(not(feature = "tokenizers"))]
+        kind => Err(crate::error::LroError::new(
+            crate::error::ErrorCode::InvalidConfig,
+            format!(
+                "invalid value for prompt.offload.estimator: {:?} (this build counts with chars4 \
+                 only: the BPE vocabularies are in the native builds, not the wasm ones)",
+                kind.name()
+            ),
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_estimator_is_made_exactly_when_the_build_has_it() {
+        for name in EstimatorKind::NAMES {
+            let kind: EstimatorKind = name.parse().unwrap();
+            match estimator(kind) {
+                Ok(_) => assert!(kind.available(), "{name}"),
+                Err(err) => {
+                    assert!(!kind.available(), "{name}");
+                    assert_eq!(err.code(), crate::error::ErrorCode::InvalidConfig);
+                    assert!(err.message().contains("chars4 only"), "{err}");
+                }
+            }
+        }
     }
 }

@@ -71,24 +71,6 @@ impl EstimatorKind {
     pub fn available(self) -> bool {
         self == Self::Chars4 || cfg!(feature = "tokenizers")
     }
-
-    /// The estimator itself; `invalid_config` for one this build does not have.
-    pub fn estimator(self) -> Result<Box<dyn crate::offloader::SharedEstimator>> {
-        match self {
-            Self::Chars4 => Ok(Box::new(HeuristicEstimator)),
-            #[cfg(feature = "tokenizers")]
-            kind => Ok(Box::new(bpe::BpeEstimator::new(kind))),
-            #[cfg(not(feature = "tokenizers"))]
-            kind => Err(LroError::new(
-                ErrorCode::InvalidConfig,
-                format!(
-                    "invalid value for prompt.offload.estimator: {:?} (this build counts with \
-                     chars4 only: the BPE vocabularies are in the native builds, not the wasm ones)",
-                    kind.name()
-                ),
-            )),
-        }
-    }
 }
 
 impl std::str::FromStr for EstimatorKind {
@@ -206,7 +188,6 @@ mod tests {
         for name in EstimatorKind::NAMES {
             let kind: EstimatorKind = name.to_ascii_uppercase().parse().unwrap();
             assert_eq!(kind.name(), name);
-            assert_eq!(kind.estimator().is_ok(), kind.available());
         }
         let err = "gpt5".parse::<EstimatorKind>().unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidConfig);
@@ -215,13 +196,5 @@ mod tests {
             EstimatorKind::O200k.available(),
             cfg!(feature = "tokenizers")
         );
-    }
-
-    #[cfg(not(feature = "tokenizers"))]
-    #[test]
-    fn a_build_without_the_vocabularies_refuses_them_with_invalid_config() {
-        let err = EstimatorKind::Cl100k.estimator().err().unwrap();
-        assert_eq!(err.code(), ErrorCode::InvalidConfig);
-        assert!(err.message().contains("chars4 only"), "{err}");
     }
 }
