@@ -128,7 +128,15 @@ pub(crate) fn nominal_tokens<T: Serialize>(
     value: &T,
     path: &str,
 ) -> usize {
-    let text = serde_json::to_string(value).unwrap_or_default();
+    nominal_text_tokens(
+        estimator,
+        &serde_json::to_string(value).unwrap_or_default(),
+        path,
+    )
+}
+
+/// [`nominal_tokens`] of a text: one copy for every type of descriptor.
+fn nominal_text_tokens(estimator: &dyn TokenEstimator, text: &str, path: &str) -> usize {
     let nominal = "p".repeat(NOMINAL_PATH_BYTES);
     let mut text = text.replace(path, &nominal);
     // The file's name is in the resource URI too, and ends with its ULID, which an exact

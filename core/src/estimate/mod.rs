@@ -41,8 +41,10 @@ impl<F: Fn(&str) -> usize> TokenEstimator for F {
 }
 
 /// Which estimator the offloader counts with (`estimator` in the configuration).
+// Read through `String` (whose reader every build has anyway): a derived enum reader is
+// about 1 KB more of the wasm modules, whose budgets are tight.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum EstimatorKind {
     /// The specification's heuristic, [`estimate_tokens`]: every build has it.
     #[default]
@@ -70,6 +72,14 @@ impl EstimatorKind {
     /// which the wasm builds leave out (their vocabularies are megabytes).
     pub fn available(self) -> bool {
         self == Self::Chars4 || cfg!(feature = "tokenizers")
+    }
+}
+
+impl TryFrom<String> for EstimatorKind {
+    type Error = LroError;
+
+    fn try_from(name: String) -> Result<Self> {
+        name.parse()
     }
 }
 
@@ -105,12 +115,27 @@ pub struct EstimateReport {
 
 /// Whether a count covered the whole text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum EstimateMethod {
     /// Every token counted.
     Exact,
     /// Counted on evenly spaced pieces of the text and scaled.
     Sampled,
+}
+
+impl TryFrom<String> for EstimateMethod {
+    type Error = LroError;
+
+    fn try_from(name: String) -> Result<Self> {
+        match name.as_str() {
+            "exact" => Ok(Self::Exact),
+            "sampled" => Ok(Self::Sampled),
+            _ => Err(LroError::new(
+                ErrorCode::InvalidInput,
+                format!("unknown estimate method {name:?}: exact or sampled"),
+            )),
+        }
+    }
 }
 
 /// The default estimator: see the module docs and [`estimate_tokens`].
@@ -192,6 +217,25 @@ mod tests {
         let err = "gpt5".parse::<EstimatorKind>().unwrap_err();
         assert_eq!(err.code(), ErrorCode::InvalidConfig);
         assert!(EstimatorKind::Chars4.available());
+        // The report reads back as written (the header's `estimate`, for `describe`).
+        let report = EstimateReport {
+            estimator: EstimatorKind::Cl100k,
+            method: EstimateMethod::Sampled,
+            sample_bytes: Some(262_144),
+        };
+        let text = serde_json::to_string(&report).unwrap();
+        assert_eq!(
+            text,
+            r#"{"estimator":"cl100k","method":"sampled","sample_bytes":262144}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<EstimateReport>(&text).unwrap(),
+            report
+        );
+        assert!(
+            serde_json::from_str::<EstimateReport>(r#"{"estimator":"x","method":"exact"}"#)
+                .is_err()
+        );
         assert_eq!(
             EstimatorKind::O200k.available(),
             cfg!(feature = "tokenizers")
