@@ -124,7 +124,7 @@ def test_an_unknown_keyword_is_a_type_error_naming_it():
 
 def test_the_repr_lists_every_key():
     shown = repr(lro.Config(threshold_tokens=5, output_dir="/x", mcp={"never_offload": ["a"]}))
-    assert shown.startswith('Config(enabled=True, threshold_tokens=5, ttl_seconds=3600, output_dir="/x", ')
+    assert shown.startswith('Config(enabled=True, threshold_tokens=5, estimator="chars4", ttl_seconds=3600, output_dir="/x", ')
     assert "adaptive_ratio=0.1, " in shown and "extract={'max_read_bytes': 1073741824, " in shown
     assert "store={'timeout_ms': 5000, 'retries': 2" in shown
     assert "'extract_tool_name': None, 'extract_tool_definition': \"short\", 'never_offload': [\"a\"]" in shown
