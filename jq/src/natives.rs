@@ -562,6 +562,19 @@ mod tests {
                 r#""é <&>" | @uri, @html, @base64"#,
                 serde_json::json!(["%C3%A9%20%3C%26%3E", "é &lt;&amp;&gt;", "w6kgPCY+"]),
             ),
+            // jaq-std's HTML escapes, replaced byte by byte (bindings-wasm/patches/jaq-std):
+            // every pattern, entities next to each other and inside one another's text.
+            (
+                r#""<a href='x'>&amp;\"</a>" | @html, (@html | @htmld)"#,
+                serde_json::json!([
+                    "&lt;a href=&apos;x&apos;&gt;&amp;amp;&quot;&lt;/a&gt;",
+                    "<a href='x'>&amp;\"</a>"
+                ]),
+            ),
+            (
+                r#""&amp;lt;&&lt&gt;;&quot&apos;é" | @htmld"#,
+                serde_json::json!(["&lt;&&lt>;&quot'é"]),
+            ),
             (
                 r#"0 | strftime("%Y-%m-%dT%H:%M:%SZ")"#,
                 serde_json::json!(["1970-01-01T00:00:00Z"]),
