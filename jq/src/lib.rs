@@ -60,7 +60,8 @@ mod natives;
 mod record_parser;
 mod regex_filters;
 mod sandbox;
-#[cfg(target_family = "wasm")]
+// Natively the tests compare it with jaq-fmts' writer, which the native engine uses.
+#[cfg(any(test, target_family = "wasm"))]
 mod tabular;
 mod time_zones;
 
