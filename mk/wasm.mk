@@ -22,7 +22,10 @@ WASM_CARGO := RUSTC=/usr/bin/rustc RUSTC_BOOTSTRAP=1 \
 	CARGO_TARGET_WASM32_WASIP1_LINKER=$(WASM_LD) \
 	CARGO_TARGET_WASM32_WASIP1_RUSTFLAGS="-C link-self-contained=no -L /usr/lib/wasm32-wasi" \
 	/usr/bin/cargo
-WASM_BUILD := build -Zbuild-std=std,panic_abort
+# std's `optimize_for_size`: a small merge sort and heap sort instead of driftsort and
+# ipnsort, one instantiation of which per element type and comparison was most of 86 KB of
+# the module; the same results (a stable sort stays stable), slower only on large sorts.
+WASM_BUILD := build -Zbuild-std=std,panic_abort -Zbuild-std-features=optimize_for_size
 # The CLI must be the exact version of the crate in the lock file (the workspace's one lock).
 WASM_BINDGEN_VERSION = $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"$$/\1/p;}' Cargo.lock)
 WASMTIME_PY_VERSION := 50.0.1
@@ -41,23 +44,15 @@ TEST_TARGETS += test-wasm
 SETUP_TARGETS += setup-wasm
 
 # Size budgets, in bytes. They began at 1.5 and 2 MiB (the core's offload, jq recipes and
-# extraction); they grew by 256 KiB each for what every build must also do since: read the
-# shapes real tools return (Python literals, tables, trees) and answer structured queries;
-# and the JS module by 64 KiB four times more: the Node addon's whole API (MCP resources,
-# extractTool, the configuration story, typed options); numbers that keep their digits
-# (serde_json's arbitrary_precision, exact decimal order, odd array elements alone); the
-# sandbox's depth, memory and time bounds, guarded natives and labels of long names; and the
-# extract tool answered by the core on every surface (its arguments, bounded answers and
-# next-call hints, the tool's name per server, the mcp options); then 16 KiB for the natives
-# sized before they build (printing, interpolation, formats, parsers, updates), the filter's
-# depth bound on its tokens and number tokens kept exactly (2,099,476 bytes); then 16 KiB for
-# result handles: the extract tool's `save: true` and handles resolved against the package's
-# host (`resolveToolCall`), 2,119,752 bytes; then 16 KiB for tables given as JSON (five forms
-# read as named records) and the descriptors' optional preview, 2,140,859 bytes. Cutting the
-# module back down is work of its own, measured in bindings-wasm/README.md.
-# bindings-wasm/README.md lists where the bytes go.
-WASM_JS_BUDGET := 2146304
-WASM_COMPONENT_BUDGET := 2359296
+# extraction) and grew with what every build must also do since (the shapes real tools return,
+# structured queries, the Node addon's whole API, numbers that keep their digits, bounded
+# extraction, the extract tool, result handles, tables given as JSON), to 2,146,304 and
+# 2,359,296 for a module of 2,140,859 bytes and a component of 2,329,167. They are now what
+# was won back (std's optimize_for_size, aho-corasick and jiff's defaults out: 1,936,042 and
+# 2,049,653 bytes) with about 40 KB of room each; bindings-wasm/README.md says where the bytes
+# are. A feature that needs more room first finds bytes to drop.
+WASM_JS_BUDGET := 1976320
+WASM_COMPONENT_BUDGET := 2097152
 
 # `npm install`, not `npm ci`: jco's and rolldown's optional per-platform packages that this
 # registry lacks are left out of the lock file, which `npm ci` rejects as out of sync (as for
