@@ -773,8 +773,16 @@ export interface StoreLimits {
 
 /** What is known about the MCP tool call whose result is intercepted. */
 export interface ToolContext {
-  /** The tool's name (`recall_memories` gives the operation `recall`, and so on). */
+  /**
+   * The tool's name: `config.tools` rules match it, and it gives the operation
+   * (`recall_memories` gives `recall`, and so on) unless `operation` does.
+   */
   toolName?: string
+  /**
+   * The operation that names the files and the summary, when the server names it itself;
+   * a rule's `operation` still wins.
+   */
+  operation?: string
   /** The call's arguments (`detail` and `query` are read from them). */
   arguments?: Record<string, unknown>
   /** The client announced `clientInfo.proxy: true`: its own proxy offloads, so pass through. */

@@ -106,8 +106,12 @@ impl OffloadOptions {
     napi(object, object_from_js = false, object_to_js = false)
 )]
 pub struct ToolContext {
-    /// The tool's name (`recall_memories` gives the operation `recall`, and so on).
+    /// The tool's name: `config.tools` rules match it, and it gives the operation
+    /// (`recall_memories` gives `recall`, and so on) unless `operation` does.
     pub tool_name: Option<String>,
+    /// The operation that names the files and the summary, when the server names it itself;
+    /// a rule's `operation` still wins.
+    pub operation: Option<String>,
     /// The call's arguments (`detail` and `query` are read from them).
     #[cfg_attr(feature = "napi", napi(ts_type = "Record<string, unknown>"))]
     pub arguments: Option<Value>,
@@ -138,6 +142,7 @@ impl From<ToolContext> for ToolCallContext {
     fn from(context: ToolContext) -> Self {
         Self {
             tool_name: context.tool_name.unwrap_or_default(),
+            operation: context.operation,
             arguments: context.arguments,
             client_is_proxy: context.client_is_proxy.unwrap_or(false),
             output_schema_declared: context.output_schema_declared.unwrap_or(false),

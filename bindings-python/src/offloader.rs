@@ -304,6 +304,7 @@ impl PyOffloader {
             Some(whole) => ToolCallContext::from_json(&whole).map_err(CoreError)?,
             None => ToolCallContext {
                 tool_name,
+                operation: None,
                 arguments: to_value_opt(arguments.as_ref(), "arguments")?,
                 client_is_proxy,
                 output_schema_declared,

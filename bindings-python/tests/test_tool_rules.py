@@ -69,3 +69,42 @@ def test_a_call_gives_its_own_mode_threshold_or_rule(tmp_path):
     with pytest.raises(lro.LroError) as bad_mode:
         lro.offload(ROWS, config=config, mode="sometimes")
     assert bad_mode.value.code == "invalid_argument"
+
+
+def test_the_server_helper_matches_rules_by_the_listed_tool_name(tmp_path):
+    """``LroTools`` tools: the rules match the name a tool is listed by (``recall_memories``),
+    not its operation (``recall``); the decorator's ``operation`` names the file unless the
+    rule names one."""
+    pytest.importorskip("mcp")
+    try:
+        from mcp.server.mcpserver import MCPServer as Server
+    except ImportError:  # mcp 1.x
+        from mcp.server.fastmcp import FastMCP as Server
+    from lro.mcp import LroTools
+
+    tools = LroTools(
+        Server("rows"),
+        {
+            "output_dir": str(tmp_path),
+            "threshold_tokens": 10,
+            "tools": {"recall_*": {"mode": "never"}, "get_row": {"mode": "always", "operation": "row"}},
+        },
+    )
+
+    def recall_memories():
+        return ROWS
+
+    def get_row():
+        return ROWS[:1]
+
+    def fetch_orders():
+        return ROWS
+
+    def file_of(answer):
+        return json.loads(answer.content[0].text)["file_path"].rsplit("/", 1)[1]
+
+    assert tools.offload()(recall_memories)() == ROWS
+    assert file_of(tools.offload("one")(get_row)()).startswith("atlatl-row-")
+    assert file_of(tools.offload("orders")(fetch_orders)()).startswith("atlatl-orders-")
+    listed = tools.offload(tool_name="recall_memories")(lambda: ROWS)
+    assert listed() == ROWS

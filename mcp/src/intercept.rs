@@ -36,8 +36,12 @@ use lro_core::offload::{OffloadRequest, Offloader, Outcome};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct ToolCallContext {
-    /// The tool's name (gives the operation: `recall_memories` -> `recall`, ...).
+    /// The tool's name: the configuration's rules match it, and it gives the operation
+    /// (`recall_memories` -> `recall`, ...) unless `operation` does.
     pub tool_name: String,
+    /// The operation that names the files and the summary, when the surface names it
+    /// itself (a decorator's `operation=`); a rule's `operation` still wins.
+    pub operation: Option<String>,
     /// The call's arguments (`detail` and `query` are read from them).
     pub arguments: Option<Value>,
     /// The client announced `clientInfo.proxy: true`.
@@ -132,7 +136,10 @@ pub fn rule_for<'a>(
 pub fn request_for(config: &OffloadConfig, context: &ToolCallContext) -> OffloadRequest {
     let args = context.arguments.as_ref();
     let request = OffloadRequest {
-        operation: operation_for_tool(&context.tool_name),
+        operation: context
+            .operation
+            .clone()
+            .unwrap_or_else(|| operation_for_tool(&context.tool_name)),
         detail: args.and_then(|a| a.get("detail")?.as_str()?.parse().ok()),
         query: args
             .and_then(|a| a.get("query")?.as_str())

@@ -10,11 +10,7 @@ use serde_json::{Value, json};
 pub fn offload_text(lro: &Offloader<MemoryHost>, tool: &str, text: &str) -> String {
     let context = ToolCallContext {
         tool_name: tool.to_owned(),
-        arguments: None,
-        client_is_proxy: false,
-        output_schema_declared: false,
-        extract_tool: None,
-        rule: None,
+        ..ToolCallContext::default()
     };
     let outcome = lro_mcp::intercept_tool_result(
         lro,

@@ -287,7 +287,8 @@ class Offloader:
         the configuration's most specific rule for ``tool_name`` (:attr:`Config.tools`), or
         ``rule``, this call's own (``{"mode": "never"}``), decides and shapes the offload;
         ``extract_tool`` is the extract tool's name as listed, which the descriptor names. ``context`` takes the whole
-        ``ToolCallContext`` as a dict instead. A result that is not JSON raises
+        ``ToolCallContext`` as a dict instead (its ``operation`` key names the files and the
+        summary in place of the one ``tool_name`` gives; a rule's ``operation`` still wins). A result that is not JSON raises
         :class:`InputError` (``invalid_input``); a bad ``context``
         :class:`ExtractionError` (``invalid_argument``).
         """

@@ -219,12 +219,17 @@ class LroTools:
         lro_extract.__annotations__["return"] = CallToolResult
         return lro_extract
 
-    def offload_result(self, result: Any, operation: str, arguments: Mapping[str, Any]) -> Any:
+    def offload_result(
+        self, result: Any, operation: str, arguments: Mapping[str, Any], tool_name: Optional[str] = None
+    ) -> Any:
         """The tool's return value, or a ``CallToolResult`` holding the descriptor (shaped by
-        the core's MCP interceptor, as every LRO surface shapes it)."""
+        the core's MCP interceptor, as every LRO surface shapes it). The configuration's
+        per-tool rules (:attr:`lro.Config.tools`) match ``tool_name`` (the name the tool is
+        listed by; ``operation`` when not given); a rule's ``operation`` beats ``operation``."""
         data = result if isinstance(result, str) else as_json_input(result)
         context = {
-            "tool_name": operation,
+            "tool_name": tool_name or operation,
+            "operation": operation,
             "arguments": {k: v for k, v in arguments.items() if k in ("detail", "query") and isinstance(v, str)},
             "extract_tool": self.extract_tool_name,
         }
@@ -240,16 +245,19 @@ class LroTools:
 
         return CallToolResult.model_validate(intercepted["result"])
 
-    def offload(self, operation: Optional[str] = None) -> Callable[[F], F]:
+    def offload(self, operation: Optional[str] = None, *, tool_name: Optional[str] = None) -> Callable[[F], F]:
         """Wraps a tool function so that its large results are offloaded.
 
         ``operation`` names the files and the summary; by default it comes from the
-        function's name (``recall_memories`` -> ``recall``). Register the wrapped function
-        with ``server.tool()`` / ``add_tool()``, or use :meth:`tool`, which does both.
+        function's name (``recall_memories`` -> ``recall``). ``tool_name`` is the name the
+        tool is listed by (by default the function's), which per-tool rules match. Register
+        the wrapped function with ``server.tool()`` / ``add_tool()``, or use :meth:`tool`,
+        which does both.
         """
 
         def decorate(fn: F) -> F:
-            op = operation or operation_for_tool(fn.__name__)
+            name = tool_name or fn.__name__
+            op = operation or operation_for_tool(name)
             # Evaluated against the tool's own module, so string annotations resolve there.
             signature = inspect.signature(fn, eval_str=True)
 
@@ -263,14 +271,14 @@ class LroTools:
 
                 @functools.wraps(fn)
                 async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                    return self.offload_result(await fn(*args, **kwargs), op, arguments(args, kwargs))
+                    return self.offload_result(await fn(*args, **kwargs), op, arguments(args, kwargs), name)
 
                 wrapper: Any = async_wrapper
             else:
 
                 @functools.wraps(fn)
                 def sync_wrapper(*args: Any, **kwargs: Any) -> Any:
-                    return self.offload_result(fn(*args, **kwargs), op, arguments(args, kwargs))
+                    return self.offload_result(fn(*args, **kwargs), op, arguments(args, kwargs), name)
 
                 wrapper = sync_wrapper
             # No return annotation: the SDK then publishes no outputSchema (see the module docs).
@@ -290,7 +298,7 @@ class LroTools:
                 self.server.tool(name, **tool_options)(fn)
                 return fn
             op = operation or operation_for_tool(name or fn.__name__)
-            self.server.tool(name, **tool_options)(self.offload(op)(fn))
+            self.server.tool(name, **tool_options)(self.offload(op, tool_name=name or fn.__name__)(fn))
             return fn
 
         return decorate

@@ -616,6 +616,7 @@ impl Router {
     ) {
         let context = ToolCallContext {
             tool_name,
+            operation: None,
             arguments,
             client_is_proxy: self.state.client_is_proxy(),
             // outputSchema was removed from the listed tools (but for those never
