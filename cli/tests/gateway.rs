@@ -383,6 +383,9 @@ fn sessions_and_requests_beyond_their_limits_get_503() {
     assert_eq!(another.message()["error"]["code"], -32000, "{another:?}");
     assert!(another.session.is_none());
 
+    // The refused request's handler gives its slot back after its answer is written: wait
+    // for that, so that the one slot taken below can only be the held call's.
+    while gateway.health()["in_flight"] != 0 {}
     // A call that never ends holds the one slot; the next request is refused until it ends.
     let url = gateway.url();
     let held = {
@@ -414,7 +417,12 @@ fn sessions_and_requests_beyond_their_limits_get_503() {
         &session,
         &json!({"jsonrpc": "2.0", "id": 1, "method": "ping"}),
     );
-    assert_eq!(refused.status, 503, "{refused:?}");
+    assert_eq!(
+        refused.status,
+        503,
+        "{refused:?}; stderr: {}",
+        gateway.proxy.stderr()
+    );
     assert_eq!(refused.message()["error"]["code"], -32000, "{refused:?}");
     // DELETE answers the held call; the slot and the session are free again.
     assert_eq!(gateway.delete(&session).status, 200);

@@ -22,7 +22,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use lro_core::{ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, Offloader, StdHost};
+use lro_core::{ExtractRequest, OffloadRequest};
 use lro_jq::RecordParser;
 use serde_json::{Value, json};
 
@@ -161,24 +161,8 @@ fn median(mut times: Vec<Duration>) -> Duration {
 fn main() {
     // `cargo bench` passes `--bench`; this binary takes no options.
     let dir = tempfile::tempdir().unwrap();
-    let config = OffloadConfig {
-        output_dir: dir.path().to_string_lossy().into_owned(),
-        // No output cut, as in the structured-query benchmark.
-        extract: ExtractLimits {
-            max_output_records: u64::MAX >> 1,
-            max_output_bytes: u64::MAX >> 1,
-            timeout_ms: 600_000,
-            ..ExtractLimits::default()
-        },
-        ..OffloadConfig::default()
-    };
-    let lro = Offloader::new(config, StdHost::new()).unwrap();
-    let count3: ExtractRequest = serde_json::from_value(json!({"where": {
-        "namespace": {"$regex": "^_semantic"},
-        "tags": "performance",
-        "provenance.confidence": {"$gte": 0.7}
-    }, "count": true}))
-    .unwrap();
+    let lro = memories::offloader_without_output_cuts(dir.path());
+    let count3: ExtractRequest = serde_json::from_value(memories::three_predicate_count()).unwrap();
     let recipe6: ExtractRequest = serde_json::from_value(json!({"recipe": 6})).unwrap();
     let recipe3: ExtractRequest =
         serde_json::from_value(json!({"recipe": 3, "params": {"keyword": "keyword"}})).unwrap();

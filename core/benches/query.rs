@@ -22,7 +22,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, criterion_group, criterion_main};
-use lro_core::{ExtractLimits, ExtractRequest, OffloadConfig, OffloadRequest, Offloader, StdHost};
+use lro_core::{ExtractRequest, OffloadRequest};
 use serde_json::{Value, json};
 
 #[path = "support/memories.rs"]
@@ -69,23 +69,8 @@ fn bench(c: &mut Criterion) {
         eprintln!("no jaq (set LRO_JAQ, or run `make bench-query`): only LRO is measured");
     }
     let dir = tempfile::tempdir().unwrap();
-    let config = OffloadConfig {
-        output_dir: dir.path().to_string_lossy().into_owned(),
-        // No output cut: both sides print every result.
-        extract: ExtractLimits {
-            max_output_records: u64::MAX >> 1,
-            max_output_bytes: u64::MAX >> 1,
-            timeout_ms: 600_000,
-            ..ExtractLimits::default()
-        },
-        ..OffloadConfig::default()
-    };
-    let lro = Offloader::new(config, StdHost::new()).unwrap();
-    let count = json!({"where": {
-        "namespace": {"$regex": "^_semantic"},
-        "tags": "performance",
-        "provenance.confidence": {"$gte": 0.7}
-    }, "count": true});
+    let lro = memories::offloader_without_output_cuts(dir.path());
+    let count = memories::three_predicate_count();
     let count_jq = r#"[inputs | select((.namespace | test("^_semantic")) and any(.tags[]?; . == "performance") and .provenance.confidence >= 0.7)] | length"#;
     for n in sizes() {
         let records = Value::Array((0..n).map(memory).collect());

@@ -1,7 +1,36 @@
 //! Full MIF memories as the conformance corpus has them (`tests/vectors/generate.py`): the
-//! records of the structured-query and floor benchmarks, one generator for both.
+//! records of the structured-query and floor benchmarks, one generator for both, with the
+//! offloader and the structured count they both measure.
 
+use std::path::Path;
+
+use lro_core::{ExtractLimits, OffloadConfig, Offloader, StdHost};
 use serde_json::{Value, json};
+
+/// An offloader writing to `dir` with no output cut: every answer is printed whole, as the
+/// command lines compared with print theirs.
+pub fn offloader_without_output_cuts(dir: &Path) -> Offloader<StdHost> {
+    let config = OffloadConfig {
+        output_dir: dir.to_string_lossy().into_owned(),
+        extract: ExtractLimits {
+            max_output_records: u64::MAX >> 1,
+            max_output_bytes: u64::MAX >> 1,
+            timeout_ms: 600_000,
+            ..ExtractLimits::default()
+        },
+        ..OffloadConfig::default()
+    };
+    Offloader::new(config, StdHost::new()).unwrap()
+}
+
+/// The three-predicate structured count: a regex, an array member and a nested number.
+pub fn three_predicate_count() -> Value {
+    json!({"where": {
+        "namespace": {"$regex": "^_semantic"},
+        "tags": "performance",
+        "provenance.confidence": {"$gte": 0.7}
+    }, "count": true})
+}
 
 const TYPES: [&str; 3] = ["semantic", "episodic", "procedural"];
 const NAMESPACES: [&str; 7] = [
