@@ -282,6 +282,12 @@ impl PyConfig {
         to_py(py, &self.inner.tools)
     }
 
+    /// Whether results of `tool_name` pass untouched whatever their size:
+    /// `mcp.never_offload` names it, or its most specific rule's `mode` is `never`.
+    fn never_offloads(&self, tool_name: &str) -> bool {
+        self.inner.never_offloads(tool_name)
+    }
+
     /// `Config(enabled=True, threshold_tokens=1600, ..., extract={'max_read_bytes': ...},
     /// ..., tools={...})`: every key of the table, a section as a dict, and the tool rules
     /// when there are any.

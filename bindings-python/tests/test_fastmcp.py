@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any, Dict, List
 
+import pytest
 from fastmcp import Client, FastMCP
 from mif import memories
 
@@ -132,9 +133,14 @@ def test_offloads_are_resources_through_the_official_client(out_dir: str) -> Non
     assert_expired_cleaned(seen, 40)
 
 
-def test_never_offloaded_tools_keep_their_output_schema_and_results(out_dir: str) -> None:
+@pytest.mark.parametrize(
+    "never",
+    [{"mcp": {"never_offload": ["recall_memories"]}}, {"tools": {"recall_*": {"mode": "never"}}}],
+    ids=["never_offload", "rule"],
+)
+def test_never_offloaded_tools_keep_their_output_schema_and_results(out_dir: str, never: Dict[str, Any]) -> None:
     async def run() -> Dict[str, Any]:
-        server = make_server(out_dir, [], mcp={"never_offload": ["recall_memories"]}, threshold_tokens=1)
+        server = make_server(out_dir, [], **never, threshold_tokens=1)
         async with Client(server) as client:
             tools = {t.name: t for t in await client.list_tools()}
             return {"tools": tools, "recall": await client.call_tool("recall_memories", {}), "small": await client.call_tool("small", {})}

@@ -108,3 +108,37 @@ def test_the_server_helper_matches_rules_by_the_listed_tool_name(tmp_path):
     assert file_of(tools.offload("orders")(fetch_orders)()).startswith("atlatl-orders-")
     listed = tools.offload(tool_name="recall_memories")(lambda: ROWS)
     assert listed() == ROWS
+
+
+def test_the_server_helper_registers_a_never_offloaded_tool_as_it_is(tmp_path):
+    """A tool a ``mode = "never"`` rule matches keeps its ``outputSchema``, as one
+    ``mcp.never_offload`` names does; the other tools lose theirs (a descriptor would not
+    match it)."""
+    pytest.importorskip("mcp")
+    import asyncio
+
+    try:
+        from mcp.server.mcpserver import MCPServer as Server
+    except ImportError:  # mcp 1.x
+        from mcp.server.fastmcp import FastMCP as Server
+    from lro.mcp import LroTools
+
+    from pydantic import BaseModel
+
+    class Rows(BaseModel):
+        rows: list
+
+    server = Server("rows")
+    tools = LroTools(server, {"output_dir": str(tmp_path), "tools": {"recall_*": {"mode": "never"}}})
+
+    @tools.tool()
+    def recall_rows() -> Rows:
+        return Rows(rows=ROWS)
+
+    @tools.tool()
+    def list_rows() -> Rows:
+        return Rows(rows=ROWS)
+
+    listed = {t.name: t for t in asyncio.run(server.list_tools())}
+    assert listed["recall_rows"].output_schema is not None
+    assert listed["list_rows"].output_schema is None

@@ -175,6 +175,9 @@ class Config:
     @property
     def tools(self) -> Dict[str, Dict[str, Any]]:
         """Per-tool rules by pattern: ``{"fs_*": {"mode": "never"}}``."""
+    def never_offloads(self, tool_name: str) -> bool:
+        """Whether results of ``tool_name`` pass untouched whatever their size:
+        ``mcp.never_offload`` names it, or its most specific rule's ``mode`` is ``never``."""
     def __eq__(self, value: object, /) -> bool:
         """Equal when every setting is equal."""
     def __ne__(self, value: object, /) -> bool:

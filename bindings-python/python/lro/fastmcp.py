@@ -14,7 +14,8 @@ non-text content kept; the configuration's ``mcp.structured_content`` and
 ``mcp.resource_link`` add the descriptor as ``structuredContent`` and a ``resource_link``
 block. Because a descriptor does not match a tool's ``outputSchema``, the middleware removes
 output schemas from ``tools/list`` (as the ``lro proxy`` does), so that clients do not reject
-offloaded results; tools ``mcp.never_offload`` names keep theirs and their results.
+offloaded results; tools never offloaded (``mcp.never_offload``, a ``mode = "never"`` rule)
+keep theirs and their results.
 
 The extract tool is named ``lro_extract_<server>``: the middleware is built before the
 server, so give the server's name as ``server_name=`` (``LroMiddleware(server_name="memories")``),
@@ -125,7 +126,6 @@ class LroMiddleware(ToolInjectionMiddleware):
         # In the configuration too, so that `describe=true` rebuilds descriptors naming it.
         resolved = resolved.replace(mcp={**resolved.mcp, "extract_tool_name": self.extract_tool_name})
         self.offloader = Offloader(resolved, on_event=on_event)
-        self._never_offload = frozenset(resolved.mcp.get("never_offload") or ())
         extract_tool_name = self.extract_tool_name
         #: The offload files as MCP resources (see the module's docs).
         self.resources = OffloadResources(self.offloader)
@@ -158,7 +158,7 @@ class LroMiddleware(ToolInjectionMiddleware):
         tools = await super().on_list_tools(context, call_next)
         return [
             t
-            if t.output_schema is None or t.name == self.extract_tool_name or t.name in self._never_offload
+            if t.output_schema is None or t.name == self.extract_tool_name or self.offloader.config.never_offloads(t.name)
             else t.model_copy(update={"output_schema": None})
             for t in tools
         ]

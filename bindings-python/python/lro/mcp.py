@@ -181,7 +181,6 @@ class LroTools:
         # In the configuration too, so that `describe=true` rebuilds descriptors naming it.
         resolved = resolved.replace(mcp={**resolved.mcp, "extract_tool_name": self.extract_tool_name})
         self.offloader = Offloader(resolved, on_event=on_event)
-        self._never_offload = frozenset(self.offloader.config.mcp.get("never_offload") or ())
         #: The offload files as MCP resources (see the module's docs).
         self.resources = OffloadResources(self.offloader)
         definition = configured_extract_tool(self.offloader.config)
@@ -290,11 +289,12 @@ class LroTools:
 
     def tool(self, name: Optional[str] = None, *, operation: Optional[str] = None, **tool_options: Any) -> Callable[[F], F]:
         """``server.tool(name, **tool_options)`` for a function wrapped by :meth:`offload`;
-        a tool the configuration's ``mcp.never_offload`` names is registered as it is (it
-        keeps its ``outputSchema``, its results pass untouched)."""
+        a tool the configuration never offloads (``mcp.never_offload`` names it, or a
+        ``mode = "never"`` rule matches it) is registered as it is (it keeps its
+        ``outputSchema``, its results pass untouched)."""
 
         def decorate(fn: F) -> F:
-            if (name or fn.__name__) in self._never_offload:
+            if self.offloader.config.never_offloads(name or fn.__name__):
                 self.server.tool(name, **tool_options)(fn)
                 return fn
             op = operation or operation_for_tool(name or fn.__name__)
