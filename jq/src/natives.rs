@@ -640,4 +640,32 @@ mod tests {
             );
         }
     }
+
+    /// Every regex filter has one engine: `test/2` (lro-jq's) and jaq's `match`, `capture`,
+    /// `scan`, `split`, `sub` and `gsub` agree on case folding beyond ASCII and on `\w`, as
+    /// jq's Oniguruma does.
+    #[test]
+    fn every_regex_filter_folds_case_and_words_over_unicode() {
+        let got = run(r#""Éclair à Ökonom" | [
+            test("é"; "i"),
+            (match("é"; "i") | .string),
+            (capture("(?<first>ö)"; "i") | .first),
+            [scan("(?i)é|ö")],
+            sub("é"; "e"; "i"),
+            gsub("\\w+"; "w"),
+            [splits("À"; "i")]
+        ]"#);
+        let expected = serde_json::json!([[
+            true,
+            "É",
+            "Ö",
+            ["É", "Ö"],
+            "eclair à Ökonom",
+            "w w w",
+            ["Éclair ", " Ökonom"]
+        ]]);
+        assert_eq!(got, Ok(expected.as_array().unwrap().clone()));
+        let bad = run(r#""x" | match("(")"#).unwrap_err();
+        assert!(bad.contains("invalid regex"), "{bad}");
+    }
 }

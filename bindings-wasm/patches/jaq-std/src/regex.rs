@@ -3,7 +3,12 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use bstr::ByteSlice;
-use regex_bites::bytes::{self as regex, Error, Regex, RegexBuilder};
+// LRO: the `regex` crate, with lro-jq's size limit (see Cargo.toml), instead of regex-bites.
+use ::regex::bytes::{self as regex, Regex, RegexBuilder};
+use ::regex::Error;
+
+/// Most memory one compiled pattern may take: lro-jq's limit for `test/2`.
+const SIZE_LIMIT: usize = 4 * 1024 * 1024;
 
 #[derive(Copy, Clone, Default)]
 pub struct Flags {
@@ -64,6 +69,7 @@ impl Flags {
 
     pub fn regex(self, re: &str) -> Result<Regex, Error> {
         let mut builder = RegexBuilder::new(re);
+        builder.size_limit(SIZE_LIMIT);
         self.impact(&mut builder).build()
     }
 }
