@@ -668,4 +668,48 @@ mod tests {
         let bad = run(r#""x" | match("(")"#).unwrap_err();
         assert!(bad.contains("invalid regex"), "{bad}");
     }
+
+    /// Time filters fail with jq's messages, naming the value and the format.
+    #[test]
+    fn time_errors_are_jqs_messages() {
+        // The error is the value jq's `error` would catch: here a string, as JSON.
+        let error = |filter: &str| {
+            let got = run(filter).expect_err(filter);
+            serde_json::from_str::<String>(&got).unwrap_or(got)
+        };
+        for (filter, expected) in [
+            (
+                r#""x" | strptime("%Y")"#,
+                r#"date "x" does not match format "%Y""#,
+            ),
+            (
+                r#""2024-02-30" | strptime("%Y-%m-%d")"#,
+                r#"date "2024-02-30" does not match format "%Y-%m-%d""#,
+            ),
+            (
+                r#""2024-01-01 00:00 Lro/Crafted" | strptime("%Y-%m-%d %H:%M %Q")"#,
+                r#"unknown time zone "Lro/Crafted" in date "2024-01-01 00:00 Lro/Crafted""#,
+            ),
+            (
+                r#""nope" | fromdate"#,
+                r#"date "nope" does not match format "%Y-%m-%dT%H:%M:%SZ""#,
+            ),
+            (
+                "[2024, 20, 1, 0, 0, 0] | mktime",
+                "cannot convert [2024,20,1,0,0,0] to time",
+            ),
+            (
+                "[2024, 20, 1, 0, 0, 0] | strftime(\"%Y\")",
+                "cannot convert [2024,20,1,0,0,0] to time",
+            ),
+            (
+                "100000000000000 | todate",
+                "cannot convert 100000000000000 to time",
+            ),
+            ("0 | strftime(\"%K\")", r#"cannot format 0 with "%K""#),
+        ] {
+            let got = error(filter);
+            assert!(got.contains(expected), "{filter}: {got}");
+        }
+    }
 }

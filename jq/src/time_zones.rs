@@ -62,13 +62,23 @@ fn text_of(v: &Val) -> Result<&str, Error> {
 }
 
 /// `text | strptime(format)`: jaq's semantics (no zone and no offset means UTC), zone names
-/// from the bundled tzdb.
+/// from the bundled tzdb. Errors are jq's message (`date "S" does not match format "F"`),
+/// or name the zone the database lacks; never jiff's error text, whose formatting is tens of
+/// kilobytes of the wasm module (the vendored jaq-std's time filters do the same).
 pub(crate) fn strptime(text: &str, format: &str) -> Result<Val, Error> {
-    let mut parsed = BrokenDownTime::parse(format, text).map_err(Error::str)?;
+    let no_match = || Error::str(format!("date {text:?} does not match format {format:?}"));
+    let mut parsed = BrokenDownTime::parse(format, text).map_err(|_| no_match())?;
     if (parsed.offset(), parsed.iana_time_zone()) == (None, None) {
         parsed.set_offset(Some(Offset::UTC));
     }
-    let zoned = parsed.to_zoned_with(bundled()).map_err(Error::str)?;
+    let zoned = parsed
+        .to_zoned_with(bundled())
+        .map_err(|_| match parsed.iana_time_zone() {
+            Some(zone) if bundled().get(zone).is_err() => {
+                Error::str(format!("unknown time zone {zone:?} in date {text:?}"))
+            }
+            _ => no_match(),
+        })?;
     Ok(broken_down(zoned.datetime()))
 }
 

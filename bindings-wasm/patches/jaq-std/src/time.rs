@@ -2,13 +2,25 @@ use crate::{Error, ValR, ValT, ValTx};
 use alloc::string::{String, ToString};
 use jiff::{civil::DateTime, fmt::strtime, tz, Timestamp};
 
+// LRO: errors are jq's messages, never jiff's error text (see Cargo.toml).
+
+/// jq's message for a value that is no time: `cannot convert V to time`.
+fn not_a_time<V: ValT>(v: &V) -> Error<V> {
+    Error::str(format_args!("cannot convert {v} to time"))
+}
+
+/// jq's message for a date its format does not read: `date "S" does not match format "F"`.
+pub fn no_match<V: ValT>(s: &str, fmt: &str) -> Error<V> {
+    Error::str(format_args!("date {s:?} does not match format {fmt:?}"))
+}
+
 /// Convert a UNIX epoch timestamp with optional fractions.
 fn epoch_to_timestamp<V: ValT>(v: &V) -> Result<Timestamp, Error<V>> {
     let val = match v.as_isize() {
         Some(i) => i as i64 * 1000000,
         None => (v.try_as_f64()? * 1000000.0) as i64,
     };
-    Timestamp::from_microsecond(val).map_err(Error::str)
+    Timestamp::from_microsecond(val).map_err(|_| not_a_time(v))
 }
 
 /// Convert a date-time pair to a UNIX epoch timestamp.
@@ -64,7 +76,8 @@ fn datetime_to_array<V: ValT>(dt: DateTime) -> [V; 8] {
 /// <https://ijmacd.github.io/rfc3339-iso8601/> for differences.
 /// jq also only parses a very restricted subset of ISO 8601.
 pub fn from_iso8601<V: ValT>(s: &str) -> ValR<V> {
-    timestamp_to_epoch(s.parse().map_err(Error::str)?, s.contains('.'))
+    let ts = s.parse().map_err(|_| no_match(s, "%Y-%m-%dT%H:%M:%SZ"))?;
+    timestamp_to_epoch(ts, s.contains('.'))
 }
 
 /// Format a number as an ISO 8601 timestamp string.
@@ -74,7 +87,7 @@ pub fn to_iso8601<V: ValT>(v: &V) -> Result<String, Error<V>> {
     } else {
         Timestamp::from_microsecond((v.try_as_f64()? * 1e6) as i64)
     };
-    Ok(ts.map_err(Error::str)?.to_string())
+    Ok(ts.map_err(|_| not_a_time(v))?.to_string())
 }
 
 /// Format a date (either number or array) in a given timezone.
@@ -84,17 +97,15 @@ pub fn to_iso8601<V: ValT>(v: &V) -> Result<String, Error<V>> {
 /// When the input is an integer, i.e. a Unix epoch,
 /// then it is *converted* to the given timezone.
 pub fn strftime<V: ValT>(v: &V, fmt: &str, tz: tz::TimeZone) -> ValR<V> {
-    let fail = || Error::str(format_args!("cannot convert {v} to time"));
     let zoned = match v.clone().into_vec() {
-        Ok(v) => array_to_datetime(&v)
-            .ok_or_else(fail)?
-            .and_then(|dt| dt.to_zoned(tz))
-            .map_err(Error::str)?,
+        Ok(a) => array_to_datetime(&a)
+            .and_then(|dt| dt.and_then(|dt| dt.to_zoned(tz)).ok())
+            .ok_or_else(|| not_a_time(v))?,
         Err(_) => epoch_to_timestamp(v)?.to_zoned(tz),
     };
     strtime::format(fmt, &zoned)
         .map(V::from)
-        .map_err(Error::str)
+        .map_err(|_| Error::str(format_args!("cannot format {v} with {fmt:?}")))
 }
 
 /// Convert an epoch timestamp to a "broken down time" array.
@@ -105,21 +116,19 @@ pub fn gmtime<V: ValT>(v: &V, tz: tz::TimeZone) -> ValR<V> {
 
 /// Parse a string into a "broken down time" array.
 pub fn strptime<V: ValT>(s: &str, fmt: &str) -> ValR<V> {
-    let mut bdt = strtime::BrokenDownTime::parse(fmt, s).map_err(Error::str)?;
+    let mut bdt = strtime::BrokenDownTime::parse(fmt, s).map_err(|_| no_match(s, fmt))?;
     if (bdt.offset(), bdt.iana_time_zone()) == (None, None) {
         bdt.set_offset(Some(tz::Offset::UTC));
     }
-    let dt = bdt.to_zoned().map_err(Error::str)?.into();
+    let dt = bdt.to_zoned().map_err(|_| no_match(s, fmt))?.into();
     datetime_to_array(dt).into_iter().map(Ok).collect()
 }
 
 /// Parse an array into a UNIX epoch timestamp.
 pub fn mktime<V: ValT>(v: &V) -> ValR<V> {
-    let fail = || Error::str(format_args!("cannot convert {v} to time"));
     let ts = array_to_datetime(&v.clone().into_vec()?)
-        .ok_or_else(fail)?
-        .and_then(|dt| dt.to_zoned(tz::TimeZone::UTC))
-        .map_err(Error::str)?
+        .and_then(|dt| dt.and_then(|dt| dt.to_zoned(tz::TimeZone::UTC)).ok())
+        .ok_or_else(|| not_a_time(v))?
         .timestamp();
     timestamp_to_epoch(ts, ts.subsec_nanosecond() > 0)
 }
