@@ -129,6 +129,17 @@ impl Call {
         self,
         work: impl FnOnce(&Offloader<BindingHost>) -> Result<Value, LroError>,
     ) -> Result<JsValue, JsValue> {
+        let mut work = Some(work);
+        self.run_once(&mut |lro| work.take().map_or(Ok(Value::Null), |work| work(lro)))
+    }
+
+    /// [`Call::run`]'s body, compiled once: behind `dyn`, the offloader's setup, the events
+    /// and the conversions are not copied into every exported function (about 1 KB each in
+    /// the module).
+    fn run_once(
+        self,
+        work: &mut dyn FnMut(&Offloader<BindingHost>) -> Result<Value, LroError>,
+    ) -> Result<JsValue, JsValue> {
         let events: Rc<RefCell<Vec<OffloadEvent>>> = Rc::default();
         let result = Offloader::new(self.config, self.host).and_then(|lro| {
             let lro = match &self.on_event {
