@@ -712,4 +712,20 @@ mod tests {
             assert!(got.contains(expected), "{filter}: {got}");
         }
     }
+
+    /// `trim`, `ltrim` and `rtrim` strip exactly the characters with Unicode's White_Space
+    /// property (as `str::trim` does), and nothing else: not U+200B, U+FEFF or U+180E.
+    #[test]
+    fn trim_strips_unicode_white_space_only() {
+        let white: String = ('\u{0}'..='\u{3000}')
+            .filter(|c| c.is_whitespace())
+            .collect();
+        assert_eq!(white.chars().count(), 25, "White_Space has 25 characters");
+        let kept = "\u{200B}\u{FEFF}\u{180E}";
+        let text = format!("{white}{kept} a {kept}{white}");
+        let filter = format!("{} | [trim, ltrim, rtrim]", serde_json::json!(text));
+        let expected = [text.trim(), text.trim_start(), text.trim_end()];
+        assert_eq!(run(&filter), Ok(vec![serde_json::json!(expected)]));
+        assert_eq!(expected[0], format!("{kept} a {kept}"));
+    }
 }

@@ -547,13 +547,13 @@ where
             unary(cv, |v, suf| v.strip_fix(&suf, <[u8]>::strip_suffix))
         }),
         ("trim", v(0), |cv| {
-            bome(cv.1.trim_utf8_with(ByteSlice::trim))
+            bome(cv.1.trim_utf8_with(trim_whitespace))
         }),
         ("ltrim", v(0), |cv| {
-            bome(cv.1.trim_utf8_with(ByteSlice::trim_start))
+            bome(cv.1.trim_utf8_with(trim_start_whitespace))
         }),
         ("rtrim", v(0), |cv| {
-            bome(cv.1.trim_utf8_with(ByteSlice::trim_end))
+            bome(cv.1.trim_utf8_with(trim_end_whitespace))
         }),
         ("escape_sh", v(0), |cv| {
             bome(
@@ -823,4 +823,34 @@ where
         ("debug_empty", v(0), empty_with!(|x| log::debug!("{x}"))),
         ("stderr_empty", v(0), empty_with!(eprint_raw)),
     ])
+}
+
+// LRO: `trim`, `ltrim` and `rtrim` strip what bstr's `trim` strips (characters with Unicode's
+// White_Space property, which `char::is_whitespace` tests; bytes that are not UTF-8 are no
+// whitespace), decoding characters one by one instead of through bstr's whitespace DFA: the
+// DFA and regex-automata's code to load and run it were kilobytes of the wasm module.
+
+/// `s` without the whitespace it starts with.
+fn trim_start_whitespace(mut s: &[u8]) -> &[u8] {
+    loop {
+        match bstr::decode_utf8(s) {
+            (Some(c), size) if c.is_whitespace() => s = &s[size..],
+            _ => return s,
+        }
+    }
+}
+
+/// `s` without the whitespace it ends with.
+fn trim_end_whitespace(mut s: &[u8]) -> &[u8] {
+    loop {
+        match bstr::decode_last_utf8(s) {
+            (Some(c), size) if c.is_whitespace() => s = &s[..s.len() - size],
+            _ => return s,
+        }
+    }
+}
+
+/// `s` without the whitespace it starts and ends with.
+fn trim_whitespace(s: &[u8]) -> &[u8] {
+    trim_end_whitespace(trim_start_whitespace(s))
 }
