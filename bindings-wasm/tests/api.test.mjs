@@ -119,3 +119,21 @@ test("a host that is not one is invalid_config; a host's errno codes are the cor
   const missing = "/data/atlatl-recall-01ARZ3NDEKTSV4RRFFQ69G5FAV.jsonl";
   assert.throws(() => web.readResource(web.resourceLink(missing).uri, config), (err) => err.code === "not_found");
 });
+
+test("regex filters: Unicode \\w, \\d, \\s and case folding as native; property classes refused", () => {
+  const words = [{ id: "m1", title: "Éclair à Ökonom ٣" }];
+  const outcome = web.offload(words, { operation: "recall" }, { thresholdTokens: 0 });
+  assert.equal(outcome.offloaded, true);
+  const query = (q) => web.extract(outcome.file_path, { query: q }).results;
+  assert.deepEqual(query('.title | [test("^\\\\w+"), (match("é"; "i") | .string), gsub("\\\\w+"; "w"), test("\\\\d")]'), [
+    [true, "É", "w w w w", true],
+  ]);
+  // `\p{...}` needs tables the module leaves out: a typed error, not a wrong answer.
+  assert.throws(() => query('.title | test("\\\\p{Greek}")'), (e) => {
+    assert.equal(e.name, "LroError");
+    assert.ok(["query_failed", "invalid_query"].includes(e.code), e.code);
+    assert.match(e.message, /invalid regex/);
+    return true;
+  });
+  web.cleanup({ ttlSeconds: 0 });
+});
