@@ -76,7 +76,7 @@ pub(crate) fn nearest_key(key: &str) -> Option<&'static str> {
 /// Warnings for the tables of a TOML document that look like `[prompt.offload]` but are not
 /// it (`[Prompt.Offload]`, `[prompt.ofload]`, `[promt.offload]`, `[offload]`,
 /// `["prompt.offload"]`): LRO ignores them, and the user should know.
-pub fn section_warnings(doc: &toml::Table) -> Vec<String> {
+pub fn section_warnings(doc: &toml::de::DeTable<'_>) -> Vec<String> {
     let ignored = |name: String| {
         format!(
             "configuration: [{name}] looks like [prompt.offload] but is not it (TOML names are \
@@ -85,12 +85,14 @@ pub fn section_warnings(doc: &toml::Table) -> Vec<String> {
     };
     let mut warnings = Vec::new();
     for (key, value) in doc {
+        let key: &str = key.get_ref();
         let prompt_like = key == "prompt" || looks_like(key, "prompt");
         if prompt_like {
-            let Some(table) = value.as_table() else {
+            let Some(table) = value.get_ref().as_table() else {
                 continue;
             };
             for sub in table.keys() {
+                let sub: &str = sub.get_ref();
                 let offload_like = sub == "offload" || looks_like(sub, "offload");
                 if offload_like && (key != "prompt" || sub != "offload") {
                     warnings.push(ignored(format!("{key}.{sub}")));
@@ -104,7 +106,7 @@ pub fn section_warnings(doc: &toml::Table) -> Vec<String> {
                 .collect();
             if squeezed == "promptoffload" || key == "offload" || looks_like(key, "offload") {
                 warnings.push(ignored(format!("{key:?}")));
-            } else if let Some(table) = value.as_table() {
+            } else if let Some(table) = value.get_ref().as_table() {
                 nested_sections(table, key, 1, &mut warnings);
             }
         }
@@ -114,19 +116,26 @@ pub fn section_warnings(doc: &toml::Table) -> Vec<String> {
 
 /// Warns about a `[prompt.offload]` nested under other tables (`[tool.prompt.offload]`, as a
 /// `pyproject.toml` would hold it): LRO reads the top-level one only.
-fn nested_sections(table: &toml::Table, path: &str, depth: usize, warnings: &mut Vec<String>) {
+fn nested_sections(
+    table: &toml::de::DeTable<'_>,
+    path: &str,
+    depth: usize,
+    warnings: &mut Vec<String>,
+) {
     // Deeper than a configuration file nests its tables in practice; TOML itself has no bound.
     const MAX_DEPTH: usize = 8;
     if depth > MAX_DEPTH {
         return;
     }
     for (key, value) in table {
-        let Some(inner) = value.as_table() else {
+        let key: &str = key.get_ref();
+        let Some(inner) = value.get_ref().as_table() else {
             continue;
         };
         let prompt_like = key == "prompt" || looks_like(key, "prompt");
         let offload = inner
             .keys()
+            .map(|sub| -> &str { sub.get_ref() })
             .find(|sub| *sub == "offload" || looks_like(sub, "offload"));
         match offload {
             Some(sub) if prompt_like => warnings.push(format!(
@@ -242,7 +251,7 @@ mod tests {
     use super::*;
 
     fn warnings(text: &str) -> Vec<String> {
-        section_warnings(&text.parse().unwrap())
+        section_warnings(toml::de::DeTable::parse(text).unwrap().get_ref())
     }
 
     #[test]

@@ -30,6 +30,7 @@ pub mod keys;
 mod reference;
 mod settings;
 mod sources;
+mod toml_doc;
 pub mod tool_glob;
 pub(crate) mod tool_name;
 mod tool_rules;

@@ -6,6 +6,7 @@
 
 use super::keys::ENV_PREFIX;
 use super::settings::{KEYS, OffloadConfig, is_section, key};
+use super::toml_doc::{self, TomlValue};
 use super::value::{RawValue, unknown};
 use crate::error::{ErrorCode, LroError, Result};
 
@@ -34,30 +35,30 @@ impl OffloadConfig {
     /// caller to show (the CLI and proxy on stderr, Python `warnings.warn`, Node
     /// `process.emitWarning`).
     pub fn apply_toml_checked(&mut self, text: &str) -> Result<Vec<String>> {
-        let doc: toml::Table = text
-            .parse()
-            .map_err(|e| LroError::new(ErrorCode::InvalidConfig, format!("invalid TOML: {e}")))?;
-        let warnings = crate::config_file::section_warnings(&doc);
-        self.apply_toml_doc(&doc)?;
+        let doc = toml_doc::parse(text)?;
+        let warnings = crate::config_file::section_warnings(doc.get_ref());
+        let section = doc
+            .get_ref()
+            .get("prompt")
+            .and_then(|prompt| TomlValue::new(prompt, text).key("offload"));
+        if let Some(section) = section {
+            self.apply_toml_section(section)?;
+        }
         Ok(warnings)
     }
 
-    fn apply_toml_doc(&mut self, doc: &toml::Table) -> Result<()> {
-        let section = doc.get("prompt").and_then(|p| p.get("offload"));
-        let Some(section) = section else {
-            return Ok(());
-        };
-        let toml::Value::Table(table) = section else {
+    fn apply_toml_section(&mut self, section: TomlValue<'_>) -> Result<()> {
+        let Some(entries) = section.entries() else {
             return Err(LroError::new(
                 ErrorCode::InvalidConfig,
                 "prompt.offload must be a table",
             ));
         };
-        for (key, value) in table {
+        for (key, value) in entries {
             if key == TOOLS {
                 self.apply_tools_toml(value)?;
             } else if is_section(key) {
-                let toml::Value::Table(limits) = value else {
+                let Some(limits) = value.entries() else {
                     return Err(LroError::new(
                         ErrorCode::InvalidConfig,
                         format!("prompt.offload.{key} must be a table"),

@@ -235,3 +235,157 @@ fn a_section_given_a_value_and_a_word_of_a_key_are_explained() {
         "{err}"
     );
 }
+
+/// The message of the error reading `text`, which must be `invalid_config`.
+fn toml_error(text: &str) -> String {
+    let err = OffloadConfig::from_toml_str(text).unwrap_err();
+    assert_eq!(err.code(), ErrorCode::InvalidConfig, "{text}");
+    err.message().to_owned()
+}
+
+#[test]
+fn toml_dotted_keys_inline_tables_and_quoted_keys_set_keys() {
+    for text in [
+        "prompt.offload.threshold_tokens = 5\nprompt.offload.extract.timeout_ms = 6",
+        "[prompt]\noffload = { threshold_tokens = 5, extract = { timeout_ms = 6 } }",
+        "[prompt.offload]\n\"threshold_tokens\" = 5\nextract.'timeout_ms' = 6",
+        "[prompt.offload]\nthreshold_tokens = 0x5\nextract.timeout_ms = +6",
+    ] {
+        let c = OffloadConfig::from_toml_str(text).unwrap();
+        assert_eq!((c.threshold_tokens, c.extract.timeout_ms), (5, 6), "{text}");
+    }
+    let c = OffloadConfig::from_toml_str(
+        "[prompt.offload]\ntools.\"fs_*\".mode = \"never\"\ntools.x = { threshold = 4 }",
+    )
+    .unwrap();
+    assert!(c.never_offloads("fs_read"));
+    assert_eq!(c.tool_rule("x").unwrap().1.threshold, Some(4));
+}
+
+#[test]
+fn toml_duplicates_arrays_of_tables_and_deep_nesting_are_errors() {
+    for (text, says) in [
+        (
+            "[prompt.offload]\nenabled = true\nenabled = false",
+            "duplicate key",
+        ),
+        ("[prompt.offload]\n[prompt.offload]", "duplicate key"),
+        (
+            "[prompt.offload.extract]\n[prompt.offload.extract]",
+            "duplicate key",
+        ),
+        (
+            "[prompt.offload]\nextract = {}\nextract.timeout_ms = 1",
+            "invalid TOML",
+        ),
+        (
+            "[[prompt.offload]]\nenabled = true",
+            "prompt.offload must be a table",
+        ),
+        (
+            "[[prompt.offload.extract]]\ntimeout_ms = 5",
+            "prompt.offload.extract must be a table",
+        ),
+        (
+            "[[prompt.offload.tools]]\nmode = \"never\"",
+            "prompt.offload.tools must be a table",
+        ),
+        (
+            "[[prompt.offload.tools.x]]\nmode = \"never\"",
+            "prompt.offload.tools.\"x\" must be a table",
+        ),
+    ] {
+        let message = toml_error(text);
+        assert!(message.contains(says), "{text}: {message}");
+    }
+    // Nesting is bounded by the parser, before any walk of ours.
+    for deep in [
+        format!(
+            "[prompt.offload]\nnever_offload = {}1{}",
+            "[".repeat(5000),
+            "]".repeat(5000)
+        ),
+        format!(
+            "[prompt.offload]\nx = {}1{}",
+            "{a=".repeat(5000),
+            "}".repeat(5000)
+        ),
+        format!("[{}x]\ny = 1", "a.".repeat(5000)),
+    ] {
+        assert!(toml_error(&deep).starts_with("invalid TOML: "));
+    }
+    // An array of tables elsewhere is not ours to judge.
+    assert!(OffloadConfig::from_toml_str("[[prompt]]\n[[server]]\nx = 1").is_ok());
+}
+
+#[test]
+fn toml_numbers_out_of_range_and_datetimes_are_refused() {
+    // Out of a TOML integer's or float's range anywhere is invalid TOML, as the parser says.
+    for text in [
+        "[prompt.offload]\nthreshold_tokens = 9223372036854775808",
+        "[prompt.offload]\nttl_seconds = 0xffffffffffffffff",
+        "[server]\nport = -99999999999999999999",
+        "[prompt.offload]\nadaptive_ratio = 1e400",
+    ] {
+        let message = toml_error(text);
+        assert!(
+            message.starts_with("invalid TOML: TOML parse error at line "),
+            "{message}"
+        );
+        assert!(message.contains("out of range"), "{message}");
+    }
+    // In range but not a setting's: the key, the value as written, what was expected.
+    for (text, shown) in [
+        (
+            "[prompt.offload]\nadaptive_ratio = inf",
+            "adaptive_ratio: inf (expected",
+        ),
+        (
+            "[prompt.offload]\nadaptive_ratio = -nan",
+            "adaptive_ratio: -nan (expected",
+        ),
+        (
+            "[prompt.offload]\nadaptive_ratio = 1e-400",
+            "adaptive_ratio: 1e-400 (expected",
+        ),
+        (
+            "[prompt.offload]\nttl_seconds = -1",
+            "ttl_seconds: -1 (expected",
+        ),
+        (
+            "[prompt.offload]\nttl_seconds = 1.0",
+            "ttl_seconds: 1.0 (expected",
+        ),
+        (
+            "[prompt.offload]\nthreshold_tokens = 9223372036854775807",
+            "tokens: 9223372036854775807 (expected",
+        ),
+        (
+            "[prompt.offload]\nfile_prefix = \"\"\"a\nb\"\"\"",
+            "file_prefix: \"a\\nb\" (expected",
+        ),
+        (
+            "[prompt.offload]\nenabled = [ 1, # one\n 'a' ]",
+            "enabled: [1, 'a'] (expected",
+        ),
+        (
+            "[prompt.offload.enabled]\nx.y = 1",
+            "enabled: { x = { y = 1 } } (expected",
+        ),
+    ] {
+        let message = toml_error(text);
+        assert!(message.contains(shown), "{text}: {message}");
+    }
+    // A datetime is a valid value of no key.
+    for key in KEYS {
+        let leaf = key.name.rsplit('.').next().unwrap();
+        for when in ["1979-05-27T07:32:00Z", "1979-05-27", "07:32:00"] {
+            let text = format!("[{}]\n{leaf} = {when}\n", key.toml_table());
+            let message = toml_error(&text);
+            assert!(
+                message.contains(&format!(": {when} (expected")),
+                "{text}: {message}"
+            );
+        }
+    }
+}

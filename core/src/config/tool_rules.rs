@@ -30,6 +30,7 @@
 
 use super::keys::{Key, Kind, Setting};
 use super::settings::{OffloadConfig, OffloadMode, ToolRule};
+use super::toml_doc::TomlValue;
 use super::tool_glob::{check_pattern, most_specific};
 use super::value::RawValue;
 use crate::error::{ErrorCode, LroError, Result};
@@ -213,13 +214,13 @@ impl OffloadConfig {
     }
 
     /// Applies `[prompt.offload.tools]` of a TOML document: a table of rules by pattern.
-    pub(crate) fn apply_tools_toml(&mut self, value: &toml::Value) -> Result<()> {
-        let toml::Value::Table(rules) = value else {
+    pub(crate) fn apply_tools_toml(&mut self, value: TomlValue<'_>) -> Result<()> {
+        let Some(rules) = value.entries() else {
             return Err(not_a_table("prompt.offload.tools", "rules by tool pattern"));
         };
         for (pattern, rule) in rules {
             let pattern = check_pattern(pattern, "prompt.offload.tools")?;
-            let toml::Value::Table(keys) = rule else {
+            let Some(keys) = rule.entries() else {
                 return Err(not_a_table(&table(pattern), &rule_keys()));
             };
             for (key, value) in keys {

@@ -2,11 +2,15 @@
 //! variable or a command-line flag), read as one of the types a key takes. Every bad value is
 //! an `invalid_config` error that names the key, the value and what was expected.
 
+use toml::de::DeValue;
+
+use super::toml_doc::{TomlValue, float, integer};
 use crate::error::{ErrorCode, LroError, Result};
 
-/// A raw configuration value, from TOML (typed), JSON (typed) or the environment (text).
+/// A raw configuration value, from TOML (typed, with its text), JSON (typed) or the
+/// environment (text).
 pub(crate) enum RawValue<'a> {
-    Toml(&'a toml::Value),
+    Toml(TomlValue<'a>),
     Json(&'a serde_json::Value),
     Text(&'a str),
 }
@@ -14,7 +18,7 @@ pub(crate) enum RawValue<'a> {
 impl RawValue<'_> {
     pub(crate) fn display(&self) -> String {
         match self {
-            Self::Toml(v) => v.to_string(),
+            Self::Toml(v) => v.shown(),
             Self::Json(v) => v.to_string(),
             Self::Text(s) => format!("{s:?}"),
         }
@@ -66,24 +70,29 @@ pub(crate) fn section_as_key(section: &str, value: &RawValue<'_>) -> LroError {
 
 pub(crate) fn as_bool(key: &str, value: &RawValue<'_>) -> Result<bool> {
     match value {
-        RawValue::Toml(toml::Value::Boolean(b)) | RawValue::Json(serde_json::Value::Bool(b)) => {
-            Ok(*b)
-        }
+        RawValue::Toml(v) => v
+            .get()
+            .as_bool()
+            .ok_or_else(|| invalid(key, value, "true or false")),
+        RawValue::Json(v) => v
+            .as_bool()
+            .ok_or_else(|| invalid(key, value, "true or false")),
         RawValue::Text(s) => match s.trim().to_ascii_lowercase().as_str() {
             "true" | "1" | "yes" | "on" => Ok(true),
             "false" | "0" | "no" | "off" => Ok(false),
             _ => Err(invalid(key, value, "true or false")),
         },
-        RawValue::Toml(_) | RawValue::Json(_) => Err(invalid(key, value, "true or false")),
     }
 }
 
 pub(crate) fn as_u64(key: &str, value: &RawValue<'_>, max: u64) -> Result<u64> {
     let parsed = match value {
-        RawValue::Toml(toml::Value::Integer(i)) => u64::try_from(*i).ok(),
+        RawValue::Toml(v) => match v.get() {
+            DeValue::Integer(i) => integer(i).and_then(|n| u64::try_from(n).ok()),
+            _ => None,
+        },
         RawValue::Json(v) => v.as_u64(),
         RawValue::Text(s) => s.trim().parse::<u64>().ok(),
-        RawValue::Toml(_) => None,
     };
     parsed
         .filter(|n| *n <= max)
@@ -92,11 +101,13 @@ pub(crate) fn as_u64(key: &str, value: &RawValue<'_>, max: u64) -> Result<u64> {
 
 pub(crate) fn as_ratio(key: &str, value: &RawValue<'_>) -> Result<f64> {
     let parsed = match value {
-        RawValue::Toml(toml::Value::Float(f)) => Some(*f),
-        RawValue::Toml(toml::Value::Integer(i)) => Some(*i as f64),
+        RawValue::Toml(v) => match v.get() {
+            DeValue::Float(f) => float(f),
+            DeValue::Integer(i) => integer(i).map(|n| n as f64),
+            _ => None,
+        },
         RawValue::Json(v) => v.as_f64(),
         RawValue::Text(s) => s.trim().parse::<f64>().ok(),
-        RawValue::Toml(_) => None,
     };
     parsed
         .filter(|r| r.is_finite() && *r > 0.0 && *r <= 1.0)
@@ -104,12 +115,12 @@ pub(crate) fn as_ratio(key: &str, value: &RawValue<'_>) -> Result<f64> {
 }
 
 pub(crate) fn as_string<'a>(key: &str, value: &'a RawValue<'a>) -> Result<&'a str> {
-    match value {
-        RawValue::Toml(toml::Value::String(s)) => Ok(s),
-        RawValue::Json(serde_json::Value::String(s)) => Ok(s),
-        RawValue::Text(s) => Ok(s),
-        RawValue::Toml(_) | RawValue::Json(_) => Err(invalid(key, value, "a string")),
-    }
+    let text = match value {
+        RawValue::Toml(v) => v.get().as_str(),
+        RawValue::Json(v) => v.as_str(),
+        RawValue::Text(s) => Some(*s),
+    };
+    text.ok_or_else(|| invalid(key, value, "a string"))
 }
 
 /// A list of names: a TOML or JSON array of strings, or comma-separated text (the
@@ -125,19 +136,22 @@ pub(crate) fn as_names(key: &str, value: &RawValue<'_>) -> Result<Vec<String>> {
     let expected = "a list of tool names";
     match value {
         RawValue::Text(s) => Ok(split(s)),
-        RawValue::Toml(toml::Value::String(s)) => Ok(split(s)),
+        RawValue::Toml(v) => match v.get() {
+            DeValue::String(s) => Ok(split(s)),
+            DeValue::Array(items) => items
+                .iter()
+                .map(|item| item.get_ref().as_str().map(str::to_owned))
+                .collect::<Option<_>>()
+                .ok_or_else(|| invalid(key, value, expected)),
+            _ => Err(invalid(key, value, expected)),
+        },
         RawValue::Json(serde_json::Value::String(s)) => Ok(split(s)),
-        RawValue::Toml(toml::Value::Array(items)) => items
-            .iter()
-            .map(|item| item.as_str().map(str::to_owned))
-            .collect::<Option<_>>()
-            .ok_or_else(|| invalid(key, value, expected)),
         RawValue::Json(serde_json::Value::Array(items)) => items
             .iter()
             .map(|item| item.as_str().map(str::to_owned))
             .collect::<Option<_>>()
             .ok_or_else(|| invalid(key, value, expected)),
-        RawValue::Toml(_) | RawValue::Json(_) => Err(invalid(key, value, expected)),
+        RawValue::Json(_) => Err(invalid(key, value, expected)),
     }
 }
 
