@@ -12,7 +12,6 @@ use lro_core::mcp::McpConfig;
 use lro_core::{DescriptorProfile, ErrorCode, GuidanceMode, LroError, OffloadConfig};
 #[cfg(feature = "napi")]
 use napi_derive::napi;
-use serde::de::IgnoredAny;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
@@ -87,14 +86,17 @@ pub struct Config {
     /// form: each binding takes it from the object itself.)
     #[serde(skip_serializing)]
     #[cfg_attr(feature = "napi", napi(ts_type = "(event: OffloadEvent) => void"))]
-    pub on_event: Option<IgnoredAny>,
+    // Read as a `Value` and dropped, not skipped (`IgnoredAny`): skipping text has no depth
+    // limit, and the text of a config nested deeper than serde_json's limit is refused, here
+    // as anywhere in it (`config: recursion limit exceeded`).
+    pub on_event: Option<Value>,
     /// Where the files go: an object implementing `LroHost`. For the WebAssembly build
     /// (`lro-wasm`), whose default is node:fs under Node and an in-memory store elsewhere;
     /// the native addon writes the system's files itself and refuses a host
     /// (`invalid_config`). (Taken from the object by the binding, like `onEvent`.)
     #[serde(skip_serializing)]
     #[cfg_attr(feature = "napi", napi(ts_type = "LroHost"))]
-    pub host: Option<IgnoredAny>,
+    pub host: Option<Value>,
 }
 
 impl Argument for Config {

@@ -259,6 +259,31 @@ test('bad input throws coded errors and never crashes', async () => {
   assert.deepEqual(JSON.parse(lines.at(-1)), { text: '{"id":"odd","title":"lone \\ud800"}' })
 })
 
+test('a mistake in an option object is named by its path, in the same words in both builds', () => {
+  const missing = path.join(tmp(), 'none.jsonl')
+  const cases = [
+    [() => lro.offload(memories, { detail: 7 }), 'invalid_detail', 'options.detail: invalid type: integer `7`, expected a string'],
+    [() => lro.offload(memories, { mode: true }), 'invalid_argument', 'options.mode: invalid type: boolean `true`, expected string or map'],
+    [() => lro.offload(memories, null, { extract: { timeoutMs: -1 } }), 'invalid_config',
+      'config.extract.timeoutMs: invalid value: integer `-1`, expected u64'],
+    [() => lro.offload(memories, null, { store: { retries: 1.5 } }), 'invalid_config',
+      'config.store.retries: invalid type: floating point `1.5`, expected u32'],
+    [() => lro.offload(memories, null, { mcp: { neverOffload: ['a', 1] } }), 'invalid_config',
+      'config.mcp.neverOffload: invalid type: integer `1`, expected a string'],
+    [() => lro.extract(missing, { lines: { start: 0, unit: {} } }), 'invalid_argument',
+      'request.lines.unit: invalid value: map, expected map with a single key'],
+    [() => lro.extract(missing, { lines: { end: 5 } }), 'invalid_argument', 'request.lines: missing field `start`'],
+    [() => lro.extract(missing, { search: { pattern: 'x', maxResults: 'many' } }), 'invalid_argument',
+      'request.search.maxResults: invalid type: string "many", expected u64'],
+  ]
+  for (const [fn, code, message] of cases) {
+    assert.throws(fn, (err) => {
+      assert.deepEqual([err.code, err.message], [code, message])
+      return true
+    })
+  }
+})
+
 test('JS objects and their JSON text give the same file and result at every detail, sync and async', async () => {
   // Records that JSON.stringify writes differently from what a field read sees.
   const hidden = { ...memories[1] }
