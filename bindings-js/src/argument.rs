@@ -10,9 +10,10 @@
 //! and column of text the caller never wrote: on the error path only, the text is read into
 //! a `Value` to find the key, and each candidate is written back as text and read again.
 
+use lro_core::json::refusal;
 use lro_core::{ErrorCode, LroError};
 use serde::Serialize;
-use serde::de::{DeserializeOwned, Error as _, Unexpected};
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 /// An option object of the JS API.
@@ -63,7 +64,8 @@ pub fn from_json<T: Argument>(json: Option<&str>) -> Result<T, LroError> {
 }
 
 /// The path of the mistake in `value` (written as `text`, which the option struct refused
-/// with `err`) and serde's message for it.
+/// with `err`) and serde's message for it, in the words the options were always refused in
+/// (`refusal::message`: those of serde_json's `Value` reader, a number named).
 fn refusal(
     value: &Value,
     text: &str,
@@ -71,52 +73,7 @@ fn refusal(
     refuses: Refuses<'_>,
 ) -> (String, String) {
     locate(value, &|object| Value::Object(object), "", refuses)
-        .unwrap_or_else(|| (String::new(), message_of(err, text, value)))
-}
-
-/// serde's message for `err`, the refusal of `text` (`given`, written as text), without its
-/// position. The text reader names a number and what was expected (`invalid value: integer
-/// \`-1\`, expected u64`) wherever the number is, an array's element too, where a `Value`'s
-/// reader says only "number" or "invalid number" under `arbitrary_precision`. Its other
-/// words are a `Value`'s reader's, but for two refusals it words as if the text were not
-/// JSON: those are said as the options always said them.
-fn message_of(err: &serde_json::Error, text: &str, given: &Value) -> String {
-    let mut message = err.to_string();
-    if let Some(at) = message.rfind(" at line ").filter(|_| err.line() > 0) {
-        message.truncate(at);
-    }
-    match message.as_str() {
-        // An enum (`mode`, `guidance`, `unit`) given neither a string nor a map with one key:
-        // the reader stopped at the value (the text is one line, so the column is its index;
-        // at the `}` of an empty map). A number given as the value itself keeps the text's
-        // words, as it always had.
-        "expected value" => {
-            let rest = text
-                .get(err.column().saturating_sub(1)..)
-                .unwrap_or_default();
-            let unexpected = match rest.as_bytes().first() {
-                Some(b't') => Unexpected::Bool(true),
-                Some(b'f') => Unexpected::Bool(false),
-                Some(b'[') => Unexpected::Seq,
-                Some(b'-' | b'0'..=b'9') if !given.is_number() => Unexpected::Other("number"),
-                Some(b'}') => {
-                    let single = &"map with a single key";
-                    return serde_json::Error::invalid_value(Unexpected::Map, single).to_string();
-                }
-                _ => return message,
-            };
-            serde_json::Error::invalid_type(unexpected, &"string or map").to_string()
-        }
-        // An array given for an object, with more elements than the object has keys.
-        "trailing characters" => match given {
-            Value::Array(items) => {
-                serde_json::Error::invalid_length(items.len(), &"fewer elements in array")
-                    .to_string()
-            }
-            _ => message,
-        },
-        _ => message,
-    }
+        .unwrap_or_else(|| (String::new(), refusal::message(err, text, value)))
 }
 
 /// Where in `object` (part of what the option struct refused, put back in place by
@@ -143,7 +100,7 @@ fn locate(
         let Some(err) = refuses(&text) else {
             continue;
         };
-        let message = message_of(&err, &text, inner);
+        let message = refusal::message(&err, &text, inner);
         let here = if path.is_empty() {
             key.clone()
         } else {

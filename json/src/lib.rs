@@ -31,6 +31,8 @@
 //! - [`fields`]: the top-level fields of such a compact line, without a tree;
 //! - [`read`]: facts about any JSON text (valid as a `Value`? its compact length, an
 //!   object's fields, a string's content) read with serde_json's deserializer, no tree;
+//! - [`refusal`]: a deserializer's refusal of JSON text, in the words of serde_json's
+//!   `Value` reader (so a struct can be read from text alone);
 //! - [`dupes`]: how many keys a text names twice in one object (a `Value` keeps the last);
 //! - [`nested`]: JSON inside JSON strings (how deep readers open them, the byte-order mark);
 //! - [`size`]: the size of a value's or a string's compact JSON, counted without writing it.
@@ -50,6 +52,7 @@ pub mod fuzz_replay;
 pub mod nested;
 pub mod parse;
 pub mod read;
+pub mod refusal;
 pub mod scan;
 pub mod size;
 #[cfg(any(test, feature = "proptest"))]

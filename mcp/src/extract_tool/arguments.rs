@@ -5,10 +5,12 @@
 //! `{"search": {"pattern": "x"}}`). A `null` is an absent argument: strict-mode converters
 //! send every optional argument, as `null` when unused.
 
+use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use lro_core::error::{ErrorCode, LroError, Result};
 use lro_core::extract::{ExtractRequest, LineRange, LineUnit, SearchSpec};
+use lro_core::json::refusal;
 
 use super::clip::clip;
 use super::definition::argument_names;
@@ -184,8 +186,8 @@ pub fn parse(arguments: Option<&Value>) -> Result<ToolCall> {
         }
         None => {}
     }
-    let request: ExtractRequest = serde_json::from_value(Value::Object(given))
-        .map_err(|e| bad(format!("extract tool: {e}")))?;
+    let request: ExtractRequest =
+        read_back(&Value::Object(given)).map_err(|e| bad(format!("extract tool: {e}")))?;
     if let Err(err) = request.verb() {
         return Err(bad(format!("{}; {CALL_EXAMPLE}", err.message())));
     }
@@ -195,6 +197,15 @@ pub fn parse(arguments: Option<&Value>) -> Result<ToolCall> {
         explain,
         save,
     })
+}
+
+/// `T` from `value` written back as text, refused in the words of a `Value`'s reader
+/// (`refusal::message`) but for a number, which is named: `T` read from text only, where
+/// reading it from a `Value` too would compile its deserializer twice (kilobytes of the
+/// WebAssembly builds).
+fn read_back<T: DeserializeOwned>(value: &Value) -> std::result::Result<T, String> {
+    let text = value.to_string();
+    serde_json::from_str(&text).map_err(|e| refusal::message(&e, &text, value))
 }
 
 /// `where`, `params`, `sort` and `fields` given as JSON text (`"{\"kind\": \"person\"}"`)
@@ -293,9 +304,7 @@ fn search_spec(
             pattern,
             ..SearchSpec::default()
         },
-        object @ Value::Object(_) => {
-            serde_json::from_value(object).map_err(|e| bad(format!("search: {e}")))?
-        }
+        object @ Value::Object(_) => read_back(&object).map_err(|e| bad(format!("search: {e}")))?,
         other => {
             return Err(bad(format!(
                 "search must be a regular expression, got {}",
@@ -390,6 +399,39 @@ mod tests {
         ] {
             let err = parse(Some(&args)).unwrap_err();
             assert_eq!(err.code(), ErrorCode::InvalidArgument, "{args}");
+        }
+    }
+
+    #[test]
+    fn object_forms_are_refused_in_serdes_words_without_a_position() {
+        for (args, says) in [
+            (
+                json!({"file_path": "f", "lines": {"start": "x"}}),
+                "extract tool: invalid type: string \"x\", expected u64",
+            ),
+            (
+                json!({"file_path": "f", "lines": {"start": 0, "unit": true}}),
+                "extract tool: invalid type: boolean `true`, expected string or map",
+            ),
+            (
+                json!({"file_path": "f", "lines": {"start": 0, "unit": null}}),
+                "extract tool: invalid type: null, expected string or map",
+            ),
+            (
+                json!({"file_path": "f", "lines": {"start": 1.5}}),
+                "extract tool: invalid type: floating point `1.5`, expected u64",
+            ),
+            (
+                json!({"file_path": "f", "params": 5}),
+                "extract tool: invalid type: integer `5`, expected a map",
+            ),
+            (
+                json!({"file_path": "f", "search": {"pattern": "x", "ignoreCase": true}}),
+                "search: unknown field `ignoreCase`, expected one of `pattern`, `ignore_case`, `max_results`",
+            ),
+        ] {
+            let err = parse(Some(&args)).unwrap_err();
+            assert_eq!(err.message(), says, "{args}");
         }
     }
 }
