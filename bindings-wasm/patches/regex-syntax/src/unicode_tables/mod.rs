@@ -24,21 +24,21 @@ pub mod perl_word;
 #[cfg(feature = "unicode-bool")]
 pub mod property_bool;
 
+// LRO: not for `unicode-perl` alone (see Cargo.toml).
 #[cfg(any(
     feature = "unicode-age",
     feature = "unicode-bool",
     feature = "unicode-gencat",
-    feature = "unicode-perl",
     feature = "unicode-script",
     feature = "unicode-segment",
 ))]
 pub mod property_names;
 
+// LRO: not for `unicode-perl` alone (see Cargo.toml).
 #[cfg(any(
     feature = "unicode-age",
     feature = "unicode-bool",
     feature = "unicode-gencat",
-    feature = "unicode-perl",
     feature = "unicode-script",
     feature = "unicode-segment",
 ))]
