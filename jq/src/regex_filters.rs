@@ -10,7 +10,7 @@
 use std::cell::RefCell;
 
 use jaq_json::Val;
-use regex::bytes::{Regex, RegexBuilder};
+use lro_regex::{Regex, RegexBuilder};
 
 /// Most memory one compiled pattern may take.
 const SIZE_LIMIT: usize = 4 * 1024 * 1024;

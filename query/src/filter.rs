@@ -5,7 +5,7 @@
 //! message names where in the document it is (`where.tags.$size: ...`).
 
 use jaq_json::Val;
-use regex::bytes::{Regex, RegexBuilder};
+use lro_regex::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
 
 use crate::error::{Error, ErrorKind, Result};

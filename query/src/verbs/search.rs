@@ -3,7 +3,7 @@
 //! can make the search hang.
 
 use lro_jq::MAX_FILTER_BYTES;
-use regex::bytes::RegexBuilder;
+use lro_regex::RegexBuilder;
 use serde_json::{Map, Value};
 
 use crate::budget::Budget;

@@ -3,9 +3,9 @@
 use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use bstr::ByteSlice;
-// LRO: the `regex` crate, with lro-jq's size limit (see Cargo.toml), instead of regex-bites.
-use ::regex::bytes::{self as regex, Regex, RegexBuilder};
-use ::regex::Error;
+// LRO: lro-regex (the `regex` crate natively, its PikeVM in wasm), with lro-jq's size limit
+// (see Cargo.toml), instead of regex-bites.
+use lro_regex::{self as regex, Error, Regex, RegexBuilder};
 
 /// Most memory one compiled pattern may take: lro-jq's limit for `test/2`.
 const SIZE_LIMIT: usize = 4 * 1024 * 1024;

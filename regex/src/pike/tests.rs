@@ -1,0 +1,194 @@
+//! The PikeVM side against the `regex` crate: the same patterns, options and haystacks give
+//! the same matches, groups, names and errors.
+
+use super::RegexBuilder;
+
+const PATTERNS: &[&str] = &[
+    "",
+    "a",
+    "a*",
+    "a*?",
+    "x*",
+    "(a)|b",
+    "(?<word>\\w+)",
+    "\\w+",
+    "\\W",
+    "\\d+",
+    "\\s+",
+    "\\S+",
+    "\\b",
+    "\\B",
+    "\\bà\\b",
+    "^",
+    "$",
+    "^\\w",
+    "\\w$",
+    "(?m)^\\w",
+    ".",
+    "(?s).",
+    "(?-u:.)",
+    "(?-u:\\w)",
+    "é",
+    "É",
+    "(?i)é",
+    "ß",
+    "(?i)ǅ",
+    "[[:alpha:]]+",
+    "[a-zé]+",
+    "[^a]+",
+    "(a)(b)?(c)",
+    "(?<x>a)|(?<y>b)",
+    "(?:ab)+",
+    "a{2,3}",
+    "a{2,3}?",
+    "\\x{1F600}",
+    "\\u00e9",
+    "(?x) a \\s b # comment",
+    "\\p{Greek}",
+    "\\pL",
+    "(",
+    "a{99999999}",
+    "[z-a]",
+    "\\",
+    "(?P<n>",
+    "\\bthe\\b",
+    "[\\w&&\\d]",
+    "[\\p{N}]",
+    "(?-u)\\xFF",
+    "(a|ab)(c|bcd)(d*)",
+    "((a)|b)+",
+    "\\d{3}-\\d{4}",
+    "(?i)straße",
+    "ﬁ",
+    "\\w{3,}",
+    "a|",
+    "|a",
+    "(|a)+",
+    "(?U)a+",
+];
+
+const HAYSTACKS: &[&[u8]] = &[
+    b"",
+    b"a",
+    b"aaa",
+    b"abc abcd",
+    b"Eclair a Okonom",
+    "Éclair à Ökonom ٣ 123-4567".as_bytes(),
+    "the theme of the ß STRASSE Straße ǅ ǆ Ǆ".as_bytes(),
+    "αβγ ΑΒΓ 😀 ﬁ fi".as_bytes(),
+    b"line one\nline two\r\nlast",
+    b"\xff\xfe invalid \xc3 utf8 a\xffb",
+    b"  \t\n  ",
+    b"aXbXab",
+];
+
+/// The options every pattern is also built with, besides none.
+const FLAGS: &[&str] = &["", "i", "m", "s", "U", "x", "ims"];
+
+fn configure<'b, B>(
+    builder: &'b mut B,
+    flags: &str,
+    set: &dyn Fn(&'b mut B, char) -> &'b mut B,
+) -> &'b mut B {
+    flags.chars().fold(builder, |b, flag| set(b, flag))
+}
+
+#[test]
+fn the_pikevm_side_answers_as_the_regex_crate() {
+    let mut compared = 0;
+    for pattern in PATTERNS {
+        for flags in FLAGS {
+            let mut ours = RegexBuilder::new(pattern);
+            let ours = configure(&mut ours, flags, &|b, flag| match flag {
+                'i' => b.case_insensitive(true),
+                'm' => b.multi_line(true),
+                's' => b.dot_matches_new_line(true),
+                'U' => b.swap_greed(true),
+                _ => b.ignore_whitespace(true),
+            })
+            .size_limit(1 << 20)
+            .build();
+            let mut theirs = regex::bytes::RegexBuilder::new(pattern);
+            let theirs = configure(&mut theirs, flags, &|b, flag| match flag {
+                'i' => b.case_insensitive(true),
+                'm' => b.multi_line(true),
+                's' => b.dot_matches_new_line(true),
+                'U' => b.swap_greed(true),
+                _ => b.ignore_whitespace(true),
+            })
+            .size_limit(1 << 20)
+            .build();
+            let at = format!("{pattern:?} with {flags:?}");
+            let (ours, theirs) = match (ours, theirs) {
+                (Ok(ours), Ok(theirs)) => (ours, theirs),
+                (Err(ours), Err(theirs)) => {
+                    assert_eq!(ours.to_string(), theirs.to_string(), "{at}");
+                    continue;
+                }
+                // The regex crate here has the property tables this side leaves out.
+                (Err(ours), Ok(_)) if pattern.contains("\\p") => {
+                    assert!(
+                        ours.to_string().contains("Unicode property"),
+                        "{at}: {ours}"
+                    );
+                    continue;
+                }
+                (ours, theirs) => panic!("{at}: {:?} against {:?}", ours.err(), theirs.err()),
+            };
+            assert_eq!(
+                ours.capture_names().collect::<Vec<_>>(),
+                theirs.capture_names().collect::<Vec<_>>(),
+                "{at}"
+            );
+            for haystack in HAYSTACKS {
+                let at = format!("{at} on {:?}", String::from_utf8_lossy(haystack));
+                assert_eq!(ours.is_match(haystack), theirs.is_match(haystack), "{at}");
+                let ours_found: Vec<_> = ours
+                    .find_iter(haystack)
+                    .map(|m| (m.start(), m.end(), m.as_bytes(), m.is_empty()))
+                    .collect();
+                let theirs_found: Vec<_> = theirs
+                    .find_iter(haystack)
+                    .map(|m| (m.start(), m.end(), m.as_bytes(), m.is_empty()))
+                    .collect();
+                assert_eq!(ours_found, theirs_found, "{at}");
+                let ours_groups: Vec<Vec<_>> = ours
+                    .captures_iter(haystack)
+                    .map(|c| {
+                        c.iter()
+                            .map(|m| m.map(|m| (m.start(), m.as_bytes())))
+                            .collect()
+                    })
+                    .collect();
+                let theirs_groups: Vec<Vec<_>> = theirs
+                    .captures_iter(haystack)
+                    .map(|c| {
+                        c.iter()
+                            .map(|m| m.map(|m| (m.start(), m.as_bytes())))
+                            .collect()
+                    })
+                    .collect();
+                assert_eq!(ours_groups, theirs_groups, "{at}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 4000, "{compared} comparisons");
+}
+
+#[test]
+fn a_pattern_over_the_size_limit_is_refused_as_the_regex_crate_says() {
+    let ours = RegexBuilder::new("\\w{500}")
+        .size_limit(1000)
+        .build()
+        .unwrap_err();
+    let theirs = regex::bytes::RegexBuilder::new("\\w{500}")
+        .size_limit(1000)
+        .build()
+        .unwrap_err();
+    assert_eq!(ours.to_string(), theirs.to_string());
+    assert!(
+        ours.to_string()
+            .starts_with("Compiled regex exceeds size limit")
+    );
+}
