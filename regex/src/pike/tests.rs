@@ -85,12 +85,41 @@ const HAYSTACKS: &[&[u8]] = &[
 /// The options every pattern is also built with, besides none.
 const FLAGS: &[&str] = &["", "i", "m", "s", "U", "x", "ims"];
 
-fn configure<'b, B>(
-    builder: &'b mut B,
-    flags: &str,
-    set: &dyn Fn(&'b mut B, char) -> &'b mut B,
-) -> &'b mut B {
-    flags.chars().fold(builder, |b, flag| set(b, flag))
+/// `pattern` built with `flags` by either side's builder (the two have the same methods).
+macro_rules! build {
+    ($builder:ty, $pattern:expr, $flags:expr) => {{
+        let mut builder = <$builder>::new($pattern);
+        for flag in $flags.chars() {
+            match flag {
+                'i' => builder.case_insensitive(true),
+                'm' => builder.multi_line(true),
+                's' => builder.dot_matches_new_line(true),
+                'U' => builder.swap_greed(true),
+                _ => builder.ignore_whitespace(true),
+            };
+        }
+        builder.size_limit(1 << 20).build()
+    }};
+}
+
+/// What either side's regex answers on `haystack`: whether it matches, every match (offsets,
+/// bytes, emptiness), every match's groups.
+macro_rules! answers {
+    ($regex:expr, $haystack:expr) => {{
+        let found: Vec<_> = $regex
+            .find_iter($haystack)
+            .map(|m| (m.start(), m.end(), m.as_bytes(), m.is_empty()))
+            .collect();
+        let groups: Vec<Vec<_>> = $regex
+            .captures_iter($haystack)
+            .map(|c| {
+                c.iter()
+                    .map(|m| m.map(|m| (m.start(), m.as_bytes())))
+                    .collect()
+            })
+            .collect();
+        ($regex.is_match($haystack), found, groups)
+    }};
 }
 
 #[test]
@@ -98,26 +127,8 @@ fn the_pikevm_side_answers_as_the_regex_crate() {
     let mut compared = 0;
     for pattern in PATTERNS {
         for flags in FLAGS {
-            let mut ours = RegexBuilder::new(pattern);
-            let ours = configure(&mut ours, flags, &|b, flag| match flag {
-                'i' => b.case_insensitive(true),
-                'm' => b.multi_line(true),
-                's' => b.dot_matches_new_line(true),
-                'U' => b.swap_greed(true),
-                _ => b.ignore_whitespace(true),
-            })
-            .size_limit(1 << 20)
-            .build();
-            let mut theirs = regex::bytes::RegexBuilder::new(pattern);
-            let theirs = configure(&mut theirs, flags, &|b, flag| match flag {
-                'i' => b.case_insensitive(true),
-                'm' => b.multi_line(true),
-                's' => b.dot_matches_new_line(true),
-                'U' => b.swap_greed(true),
-                _ => b.ignore_whitespace(true),
-            })
-            .size_limit(1 << 20)
-            .build();
+            let ours = build!(RegexBuilder, pattern, flags);
+            let theirs = build!(regex::bytes::RegexBuilder, pattern, flags);
             let at = format!("{pattern:?} with {flags:?}");
             let (ours, theirs) = match (ours, theirs) {
                 (Ok(ours), Ok(theirs)) => (ours, theirs),
@@ -142,33 +153,7 @@ fn the_pikevm_side_answers_as_the_regex_crate() {
             );
             for haystack in HAYSTACKS {
                 let at = format!("{at} on {:?}", String::from_utf8_lossy(haystack));
-                assert_eq!(ours.is_match(haystack), theirs.is_match(haystack), "{at}");
-                let ours_found: Vec<_> = ours
-                    .find_iter(haystack)
-                    .map(|m| (m.start(), m.end(), m.as_bytes(), m.is_empty()))
-                    .collect();
-                let theirs_found: Vec<_> = theirs
-                    .find_iter(haystack)
-                    .map(|m| (m.start(), m.end(), m.as_bytes(), m.is_empty()))
-                    .collect();
-                assert_eq!(ours_found, theirs_found, "{at}");
-                let ours_groups: Vec<Vec<_>> = ours
-                    .captures_iter(haystack)
-                    .map(|c| {
-                        c.iter()
-                            .map(|m| m.map(|m| (m.start(), m.as_bytes())))
-                            .collect()
-                    })
-                    .collect();
-                let theirs_groups: Vec<Vec<_>> = theirs
-                    .captures_iter(haystack)
-                    .map(|c| {
-                        c.iter()
-                            .map(|m| m.map(|m| (m.start(), m.as_bytes())))
-                            .collect()
-                    })
-                    .collect();
-                assert_eq!(ours_groups, theirs_groups, "{at}");
+                assert_eq!(answers!(ours, haystack), answers!(theirs, haystack), "{at}");
                 compared += 1;
             }
         }
