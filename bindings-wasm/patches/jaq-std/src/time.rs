@@ -10,7 +10,7 @@ fn not_a_time<V: ValT>(v: &V) -> Error<V> {
 }
 
 /// jq's message for a date its format does not read: `date "S" does not match format "F"`.
-pub fn no_match<V: ValT>(s: &str, fmt: &str) -> Error<V> {
+fn no_match<V: ValT>(s: &str, fmt: &str) -> Error<V> {
     Error::str(format_args!("date {s:?} does not match format {fmt:?}"))
 }
 
