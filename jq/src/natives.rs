@@ -728,4 +728,26 @@ mod tests {
         assert_eq!(run(&filter), Ok(vec![serde_json::json!(expected)]));
         assert_eq!(expected[0], format!("{kept} a {kept}"));
     }
+
+    /// An empty match falls between characters, never inside one, and groups may start in
+    /// any order: offsets in characters, as jq counts them, and no panic.
+    #[test]
+    fn regex_offsets_count_characters_whatever_the_matches() {
+        assert_eq!(
+            run(r#""Éa" | [match("";"g") | .offset]"#),
+            Ok(vec![serde_json::json!([0, 1, 2])])
+        );
+        assert_eq!(
+            run(r#""Éa" | gsub("";"-")"#),
+            Ok(vec![serde_json::json!("-É-a-")])
+        );
+        assert_eq!(
+            run(r#""bÉa" | [match("(?:(a)|(b)|É)+") | .captures[] | .offset]"#),
+            Ok(vec![serde_json::json!([2, 0])])
+        );
+        assert_eq!(
+            run(r#""Éa" | [match("(?-u:\\x89)";"g")] | length"#),
+            Ok(vec![serde_json::json!(0)])
+        );
+    }
 }

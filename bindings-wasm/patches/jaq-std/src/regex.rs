@@ -74,30 +74,35 @@ impl Flags {
     }
 }
 
-type CharIndices<'a> =
-    core::iter::Chain<bstr::CharIndices<'a>, core::iter::Once<(usize, usize, char)>>;
-
 /// Mapping between byte and character indices.
-pub struct ByteChar<'a>(core::iter::Peekable<core::iter::Enumerate<CharIndices<'a>>>);
+///
+/// LRO: the `regex` crate's byte regexes may report an empty match inside a character, and
+/// a group may start before the group listed ahead of it (`(?:(a)|(b))+` on "ba"); the
+/// forward-only iterator this replaces then ran to the end and its caller panicked. Lookups
+/// in any order: forward from the last one, or counted again from the start.
+pub struct ByteChar<'a> {
+    s: &'a [u8],
+    byte: usize,
+    chars: usize,
+}
 
 impl<'a> ByteChar<'a> {
     pub fn new(s: &'a [u8]) -> Self {
-        let last = core::iter::once((s.len(), 0, '\0'));
-        Self(s.char_indices().chain(last).enumerate().peekable())
+        Self { s, byte: 0, chars: 0 }
     }
 
-    /// Convert byte offset to UTF-8 character offset.
-    ///
-    /// This needs to be called with monotonically increasing values of `byte_offset`.
+    /// The character offset of `byte_offset`, or `None` inside a character (as `chars()`
+    /// counts them: a byte that is not UTF-8 counts as one).
     fn char_of_byte(&mut self, byte_offset: usize) -> Option<usize> {
-        loop {
-            let (char_i, (byte_i, _, _char)) = self.0.peek()?;
-            if byte_offset == *byte_i {
-                return Some(*char_i);
-            } else {
-                self.0.next();
-            }
+        if byte_offset < self.byte {
+            (self.byte, self.chars) = (0, 0);
         }
+        while self.byte < byte_offset {
+            let (_, size) = bstr::decode_utf8(&self.s[self.byte..]);
+            self.byte += size.max(1);
+            self.chars += 1;
+        }
+        (self.byte == byte_offset).then_some(self.chars)
     }
 }
 
@@ -109,13 +114,14 @@ pub struct Match<B, S> {
 }
 
 impl<'a> Match<&'a [u8], &'a str> {
-    pub fn new(bc: &mut ByteChar, m: regex::Match<'a>, name: Option<&'a str>) -> Self {
-        Self {
-            offset: bc.char_of_byte(m.start()).unwrap(),
+    /// `None` for a match that starts inside a character (LRO: it has no character offset).
+    pub fn new(bc: &mut ByteChar, m: regex::Match<'a>, name: Option<&'a str>) -> Option<Self> {
+        Some(Self {
+            offset: bc.char_of_byte(m.start())?,
             length: m.as_bytes().chars().count(),
             string: m.as_bytes(),
             name,
-        }
+        })
     }
 
     pub fn fields<T: From<isize> + From<String> + 'a>(
@@ -161,8 +167,13 @@ pub fn regex<'a>(
         if flags.ignore_empty() && whole.as_bytes().is_empty() {
             continue;
         }
+        // LRO: a match that starts inside a character is skipped, as the `regex` crate's
+        // text regexes skip an empty match there.
+        if bc.char_of_byte(whole.start()).is_none() {
+            continue;
+        }
         let match_names = c.iter().zip(re.capture_names());
-        let matches = match_names.filter_map(|(m, n)| Some(Match::new(&mut bc, m?, n)));
+        let matches = match_names.filter_map(|(m, n)| Match::new(&mut bc, m?, n));
         if mi {
             out.push(Part::Mismatch(&s[last_byte..whole.start()]));
             last_byte = whole.end();
