@@ -56,7 +56,7 @@ setup-base: ## Install system tools the tests need (jq; openssl, which makes the
 # What `make test-rust` runs (`make test-stress` runs it too). Without make's MAKEFLAGS: beside
 # `setup` under `make -j2` cargo would be handed a jobserver it cannot open (a warning per
 # test binary), and the installs beside it wait on the network, not the CPU.
-RUST_TEST = $(CARGO) test -p lro-json -p lro-regex -p lro-jq -p lro-query -p lro-core -p lro-mcp -p lro-cli -p lro-js -p lro-node
+RUST_TEST = $(CARGO) test -p lro-json -p lro-regex -p ryu -p lro-jq -p lro-query -p lro-core -p lro-mcp -p lro-cli -p lro-js -p lro-node
 
 # Compiling the tests and running them are two targets so that `make test` can compile them
 # beside the installs (the CPU's work) and run them beside the other suites (mostly waiting on
