@@ -37,11 +37,11 @@ pub fn from_json<T: Argument>(json: Option<&str>) -> Result<T, LroError> {
         return Ok(T::default());
     };
     // `null` is the defaults, as an omitted argument.
-    let read = |text: &str| serde_json::from_str::<Option<T>>(text);
+    let read = |text: &str| serde_json::from_slice::<Option<T>>(text.as_bytes());
     if let Ok(given) = read(json) {
         return Ok(given.unwrap_or_default());
     }
-    let value: Value = serde_json::from_str(json).map_err(|e| {
+    let value: Value = serde_json::from_slice(json.as_bytes()).map_err(|e| {
         // JSON.stringify's text always parses, but for nesting deeper than serde_json's
         // recursion limit.
         LroError::new(T::code_at(""), format!("{}: {e}", T::NAME))

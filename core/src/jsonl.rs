@@ -532,7 +532,7 @@ pub fn header_line(header: &OffloadHeader) -> Vec<u8> {
 /// Parses a header line; `None` when it is not an LRO header. Its sections are not
 /// checked: a reader that uses them takes [`checked_header`].
 pub fn parse_header(line: &str) -> Option<OffloadHeader> {
-    serde_json::from_str::<OffloadHeader>(line.trim_end())
+    serde_json::from_slice::<OffloadHeader>(line.trim_end().as_bytes())
         .ok()
         .filter(|h| h.header_type == crate::descriptor::HEADER_TYPE)
 }
@@ -546,7 +546,7 @@ pub fn checked_header(line: Option<&str>) -> crate::error::Result<OffloadHeader>
     use crate::error::{ErrorCode, LroError};
     let no_header = || LroError::new(ErrorCode::InvalidInput, "the file has no LRO header line");
     let line = line.ok_or_else(no_header)?.trim_end();
-    let header = match serde_json::from_str::<OffloadHeader>(line) {
+    let header = match serde_json::from_slice::<OffloadHeader>(line.as_bytes()) {
         Ok(header) => header,
         Err(err) => {
             // An LRO header whose fields are wrong says what is wrong; anything else has none.
@@ -555,7 +555,7 @@ pub fn checked_header(line: Option<&str>) -> crate::error::Result<OffloadHeader>
                 #[serde(rename = "type")]
                 header_type: String,
             }
-            let marked = serde_json::from_str::<Marker>(line)
+            let marked = serde_json::from_slice::<Marker>(line.as_bytes())
                 .is_ok_and(|m| m.header_type == crate::descriptor::HEADER_TYPE);
             if !marked {
                 return Err(no_header());

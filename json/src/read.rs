@@ -42,7 +42,7 @@ fn measure(text: &str, cap: usize, exact_keys: bool) -> Option<usize> {
         exact_keys,
         duplicate: false,
     };
-    let mut reader = serde_json::Deserializer::from_str(text);
+    let mut reader = serde_json::Deserializer::from_slice(text.as_bytes());
     let read = Measure(&mut count)
         .deserialize(&mut reader)
         .and_then(|()| reader.end());
@@ -61,7 +61,8 @@ fn measure(text: &str, cap: usize, exact_keys: bool) -> Option<usize> {
 /// grammar, not what a `Value` would also refuse, such as a lone surrogate).
 pub fn split_value(text: &str) -> Option<(&str, &str)> {
     let start = text.len() - skip_space(text).len();
-    let mut values = serde_json::Deserializer::from_str(text).into_iter::<IgnoredAny>();
+    let mut values =
+        serde_json::Deserializer::from_slice(text.as_bytes()).into_iter::<IgnoredAny>();
     values.next()?.ok()?;
     let end = values.byte_offset();
     Some((&text[start..end], &text[end..]))
@@ -221,7 +222,7 @@ fn decode_whole(text: &str) -> Option<Cow<'_, str>> {
             Ok(Cow::Owned(v.to_owned()))
         }
     }
-    let mut reader = serde_json::Deserializer::from_str(text);
+    let mut reader = serde_json::Deserializer::from_slice(text.as_bytes());
     let content = reader.deserialize_str(Content).ok()?;
     reader.end().ok()?;
     Some(content)

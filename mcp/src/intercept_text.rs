@@ -181,7 +181,7 @@ pub fn intercept_text_parts<H: Host>(
     let mut kept = Map::new();
     for (key, field) in [("isError", envelope.is_error), ("_meta", envelope.meta)] {
         if let Some(field) = field {
-            let Ok(value) = serde_json::from_str(field) else {
+            let Ok(value) = serde_json::from_slice(field.as_bytes()) else {
                 return intercept_parsed(lro, result, context);
             };
             kept.insert(key.to_owned(), value);

@@ -52,7 +52,7 @@ type Result<T> = std::result::Result<T, WitError>;
 
 /// JSON text as a value; `what` names the argument in the error.
 fn parse(text: &str, code: ErrorCode, what: &str) -> Result<Value> {
-    serde_json::from_str(text)
+    serde_json::from_slice(text.as_bytes())
         .map_err(|e| LroError::new(code, format!("{what} is not valid JSON: {e}")).into())
 }
 

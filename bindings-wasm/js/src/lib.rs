@@ -125,9 +125,11 @@ pub fn intercept_tool_result(
     config: JsValue,
 ) -> Result<JsValue, JsValue> {
     Call::new(&config)?.run(|lro| {
-        let result: Value = serde_json::from_str(
-            &stringify(&result, ErrorCode::InvalidInput, "result")?
-                .unwrap_or_else(|| "null".into()),
+        let result: Value = serde_json::from_slice(
+            stringify(&result, ErrorCode::InvalidInput, "result")?
+                .as_deref()
+                .unwrap_or("null")
+                .as_bytes(),
         )
         .map_err(|e| LroError::new(ErrorCode::InvalidInput, format!("invalid result: {e}")))?;
         let context = read_option::<ToolContext>(&context)?.into();
@@ -189,9 +191,11 @@ pub fn extract_tool_call_async(arguments: JsValue, config: JsValue) -> Promise {
 
 /// A tool call's arguments as JSON (`null` when omitted).
 fn call_arguments(arguments: &JsValue) -> Result<Value, LroError> {
-    serde_json::from_str(
-        &stringify(arguments, ErrorCode::InvalidArgument, "arguments")?
-            .unwrap_or_else(|| "null".into()),
+    serde_json::from_slice(
+        stringify(arguments, ErrorCode::InvalidArgument, "arguments")?
+            .as_deref()
+            .unwrap_or("null")
+            .as_bytes(),
     )
     .map_err(|e| {
         LroError::new(

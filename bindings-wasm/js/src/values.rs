@@ -117,7 +117,7 @@ pub fn json_text(value: &JsValue) -> Result<Vec<u8>, LroError> {
 /// The variables of a JS object (`process.env`, say), as `lro_js::variables` reads them.
 pub fn variables(vars: &JsValue) -> Result<Vec<(String, String)>, LroError> {
     let text = stringify(vars, ErrorCode::InvalidConfig, "environment")?;
-    serde_json::from_str(text.as_deref().unwrap_or("{}"))
+    serde_json::from_slice(text.as_deref().unwrap_or("{}").as_bytes())
         .map(lro_js::variables)
         .map_err(|e| {
             LroError::new(

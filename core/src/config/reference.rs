@@ -33,8 +33,8 @@ fn key_json(key: &Key<OffloadConfig>) -> Value {
         "type": key.kind.json_type(),
         "bounds": key.kind.bounds(),
         "default": key.default_json(),
-        "sample": serde_json::from_str::<Value>(key.sample).unwrap_or(Value::Null),
-        "bad": serde_json::from_str::<Value>(key.bad).unwrap_or(Value::Null),
+        "sample": serde_json::from_slice::<Value>(key.sample.as_bytes()).unwrap_or(Value::Null),
+        "bad": serde_json::from_slice::<Value>(key.bad.as_bytes()).unwrap_or(Value::Null),
         "doc": key.doc,
     });
     match key.kind {

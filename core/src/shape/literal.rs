@@ -212,7 +212,7 @@ impl Reader<'_> {
             // `float`), so `1e-05` and `1e-5` are one number's one spelling. JSON's number
             // grammar is Python's float grammar without `1.` and `.5`, which repr() never
             // writes; the grammar is checked first.
-            serde_json::from_str::<Number>(token).ok()?;
+            serde_json::from_slice::<Number>(token.as_bytes()).ok()?;
             token
                 .parse::<f64>()
                 .ok()

@@ -20,7 +20,7 @@ pub(crate) fn array_with_odd_elements(text: &str) -> Option<Value> {
                 // Refused only for its lone surrogates: the same text with them replaced
                 // must read.
                 let repaired = replace_lone_surrogates(element)?;
-                serde_json::from_str::<Value>(&repaired).ok()?;
+                serde_json::from_slice::<Value>(repaired.as_bytes()).ok()?;
                 let mut record = Map::new();
                 record.insert("text".to_owned(), Value::String(element.to_owned()));
                 items.push(Value::Object(record));

@@ -153,7 +153,7 @@ fn exact_number(cell: &str) -> Option<Number> {
     {
         return None;
     }
-    match serde_json::from_str::<Value>(cell).ok()? {
+    match serde_json::from_slice::<Value>(cell.as_bytes()).ok()? {
         Value::Number(n) if n.to_string() == cell => Some(n),
         _ => None,
     }

@@ -82,7 +82,7 @@ pub(crate) fn json_lines(text: &str) -> Option<Vec<Value>> {
         return None;
     }
     let mut values = Vec::new();
-    let mut stream = serde_json::Deserializer::from_str(trimmed).into_iter::<Value>();
+    let mut stream = serde_json::Deserializer::from_slice(trimmed.as_bytes()).into_iter::<Value>();
     let mut end = 0;
     while let Some(value) = stream.next() {
         let mut value = value.ok()?;

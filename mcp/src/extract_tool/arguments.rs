@@ -205,7 +205,7 @@ pub fn parse(arguments: Option<&Value>) -> Result<ToolCall> {
 /// WebAssembly builds).
 fn read_back<T: DeserializeOwned>(value: &Value) -> std::result::Result<T, String> {
     let text = value.to_string();
-    serde_json::from_str(&text).map_err(|e| refusal::message(&e, &text, value))
+    serde_json::from_slice(text.as_bytes()).map_err(|e| refusal::message(&e, &text, value))
 }
 
 /// `where`, `params`, `sort` and `fields` given as JSON text (`"{\"kind\": \"person\"}"`)
@@ -225,7 +225,7 @@ fn decode_json_text(name: &str, value: &mut Value) -> Result<()> {
         }
         return Ok(());
     }
-    match serde_json::from_str(trimmed) {
+    match serde_json::from_slice(trimmed.as_bytes()) {
         Ok(decoded) => *value = decoded,
         // The structured query reports a filter document that does not parse (`invalid_query`).
         Err(_) if name == "where" => {}
@@ -246,7 +246,7 @@ fn range(name: &str, value: Value, unit: LineUnit) -> Result<Value> {
             return Ok(Value::Object(object));
         }
         Value::String(text) if text.trim_start().starts_with('{') => {
-            let decoded: Value = serde_json::from_str(text.trim())
+            let decoded: Value = serde_json::from_slice(text.trim().as_bytes())
                 .map_err(|e| bad(format!("{name}: not valid JSON text: {e}")))?;
             return range(name, decoded, unit);
         }
@@ -297,7 +297,7 @@ fn search_spec(
 ) -> Result<Value> {
     let mut spec = match search {
         Value::String(text) if text.trim_start().starts_with("{\"pattern\"") => {
-            serde_json::from_str::<SearchSpec>(text.trim())
+            serde_json::from_slice::<SearchSpec>(text.trim().as_bytes())
                 .map_err(|e| bad(format!("search: {e}")))?
         }
         Value::String(pattern) => SearchSpec {

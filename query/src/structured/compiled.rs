@@ -33,7 +33,7 @@ impl Query {
             None => Filter::Always,
             // Some clients send an object argument as its JSON text.
             Some(Value::String(text)) => {
-                let doc: Value = serde_json::from_str(text).map_err(|e| {
+                let doc: Value = serde_json::from_slice(text.as_bytes()).map_err(|e| {
                     Error::new(
                         ErrorKind::InvalidQuery,
                         format!(
