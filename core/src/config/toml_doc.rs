@@ -48,7 +48,8 @@ impl<'a> TomlValue<'a> {
         Some(Self::new(value, self.source))
     }
 
-    /// A table's entries, in the order the document gives them (as a JSON configuration's keys are read); `None` for any other value.
+    /// A table's entries, in the order the document gives them (as a JSON configuration's
+    /// keys are read); `None` for any other value.
     pub(crate) fn entries(&self) -> Option<impl Iterator<Item = (&'a str, Self)> + use<'a>> {
         let source = self.source;
         let table = self.get().as_table()?;
