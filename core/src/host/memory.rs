@@ -1,6 +1,5 @@
 //! [`MemoryHost`]: an in-memory host for tests, examples and hosts without a filesystem.
 
-use std::collections::BTreeMap;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 use std::sync::Mutex;
@@ -12,7 +11,7 @@ use super::{DirEntry, EntryKind, Host, OpenFile};
 /// seeded generator. Writes can be made to fail to exercise the fallback path.
 #[derive(Debug)]
 pub struct MemoryHost {
-    files: Mutex<BTreeMap<PathBuf, Vec<u8>>>,
+    files: Mutex<Files>,
     now_millis: AtomicU64,
     rng_state: AtomicU64,
     fail_writes: AtomicBool,
@@ -40,11 +39,49 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
+/// The files by path, in path order: a sorted list, not a `BTreeMap`, whose code for this
+/// one key type was about 6 KB of the wasm-bindgen module (the browser's built-in host is
+/// this store). A host holds a handful of files, so an insertion's shift costs nothing.
+#[derive(Debug, Default)]
+struct Files(Vec<(PathBuf, Vec<u8>)>);
+
+impl Files {
+    /// Where `path` is, or where it would go.
+    fn find(&self, path: &Path) -> Result<usize, usize> {
+        self.0.binary_search_by(|(p, _)| p.as_path().cmp(path))
+    }
+
+    fn get(&self, path: &Path) -> Option<&Vec<u8>> {
+        self.find(path).ok().map(|at| &self.0[at].1)
+    }
+
+    fn contains_key(&self, path: &Path) -> bool {
+        self.find(path).is_ok()
+    }
+
+    /// Puts `bytes` at `path`, replacing a file there.
+    fn insert(&mut self, path: PathBuf, bytes: Vec<u8>) {
+        match self.find(&path) {
+            Ok(at) => self.0[at].1 = bytes,
+            Err(at) => self.0.insert(at, (path, bytes)),
+        }
+    }
+
+    fn remove(&mut self, path: &Path) -> Option<Vec<u8>> {
+        self.find(path).ok().map(|at| self.0.remove(at).1)
+    }
+
+    /// The paths, sorted.
+    fn keys(&self) -> impl Iterator<Item = &PathBuf> {
+        self.0.iter().map(|(path, _)| path)
+    }
+}
+
 impl MemoryHost {
     /// An empty host whose clock reads 2026-01-01T00:00:00Z and whose temp dir is `/tmp`.
     pub fn new() -> Self {
         Self {
-            files: Mutex::new(BTreeMap::new()),
+            files: Mutex::new(Files::default()),
             now_millis: AtomicU64::new(1_767_225_600_000),
             rng_state: AtomicU64::new(0x9E37_79B9_7F4A_7C15),
             fail_writes: AtomicBool::new(false),
@@ -77,7 +114,7 @@ impl MemoryHost {
         self.lock().keys().cloned().collect()
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, BTreeMap<PathBuf, Vec<u8>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Files> {
         self.files
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
