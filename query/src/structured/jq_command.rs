@@ -8,8 +8,6 @@
 //! (projections), `_v` (the values aggregates read). Scalars are compared with jq's own
 //! operators, which agree with MongoDB within a type bracket; objects and arrays through `_k`.
 
-use std::collections::BTreeSet;
-
 use jaq_json::Val;
 use serde_json::Value;
 
@@ -27,9 +25,9 @@ const DEF_DROP: &str = r#"def _xo($t): def _xv($u): if type == "object" then _xo
 const DEF_VALUES: &str =
     r#"def _v($p): _l($p) | select(length == 1) | .[0] | if type == "array" then .[] else . end;"#;
 
-/// The definitions a program uses, written once each in a fixed order.
+/// The definitions a program uses, a bit each, written once each in a fixed order.
 #[derive(Default)]
-struct Defs(BTreeSet<u8>);
+struct Defs(u8);
 
 impl Defs {
     const ORDER: u8 = 0;
@@ -40,10 +38,17 @@ impl Defs {
     const DROP: u8 = 5;
     const VALUES: u8 = 6;
 
+    /// Marks `defs` as used.
+    fn add(&mut self, defs: &[u8]) {
+        for def in defs {
+            self.0 |= 1 << def;
+        }
+    }
+
     fn text(&self) -> String {
-        self.0
-            .iter()
-            .map(|d| match *d {
+        (Self::ORDER..=Self::VALUES)
+            .filter(|def| self.0 & (1 << def) != 0)
+            .map(|def| match def {
                 Self::ORDER => JQ_ORDER,
                 Self::LEAVES => DEF_LEAVES,
                 Self::CANDIDATES => DEF_CANDIDATES,
@@ -111,7 +116,7 @@ impl Writer {
             Filter::Or(any) => self.join(any, " or "),
             Filter::Nor(none) => format!("({} | not)", self.join(none, " or ")),
             Filter::Field(path, conds) => {
-                self.defs.0.insert(Defs::LEAVES);
+                self.defs.add(&[Defs::LEAVES]);
                 let generator = format!("_l({})", path_literal(path));
                 self.conds(conds, &generator, true)
             }
@@ -157,7 +162,7 @@ impl Writer {
                     }
                     Val::Bool(_) => format!(r#"type == "boolean" and . {op} {}"#, literal(x)),
                     _ => {
-                        self.defs.0.insert(Defs::ORDER);
+                        self.defs.add(&[Defs::ORDER]);
                         format!("_r == {} and _k {op} {}", rank(x), jq_key(x))
                     }
                 };
@@ -201,7 +206,7 @@ impl Writer {
     /// candidates, passes `test`.
     fn present(&mut self, test: &str, expand: bool) -> String {
         if expand {
-            self.defs.0.insert(Defs::CANDIDATES);
+            self.defs.add(&[Defs::CANDIDATES]);
             format!("length == 1 and (.[0] | any(_c; {test}))")
         } else {
             format!("length == 1 and (.[0] | {test})")
@@ -214,7 +219,7 @@ impl Writer {
                 return format!("length == 0 or ({})", self.present(". == null", expand));
             }
             Val::Arr(_) | Val::Obj(_) => {
-                self.defs.0.insert(Defs::ORDER);
+                self.defs.add(&[Defs::ORDER]);
                 format!("_k == {}", jq_key(x))
             }
             scalar => format!(". == {}", literal(scalar)),
@@ -241,7 +246,7 @@ impl Writer {
     }
 
     fn sort(&mut self, keys: &[SortKey]) -> String {
-        self.defs.0.extend([Defs::ORDER, Defs::LEAVES, Defs::SORT]);
+        self.defs.add(&[Defs::ORDER, Defs::LEAVES, Defs::SORT]);
         let by = |k: &SortKey| {
             let d = if k.descending { -1 } else { 1 };
             format!("_by(_sk({}; {d}); {d})", path_literal(&k.path))
@@ -271,7 +276,7 @@ fn program(query: &Query) -> Option<(&'static str, String)> {
         } else {
             (Defs::DROP, "_xo")
         };
-        w.defs.0.insert(def);
+        w.defs.add(&[def]);
         format!(
             r#"if type == "object" then {name}({}) else . end"#,
             p.tree.to_json()
@@ -320,7 +325,7 @@ fn program(query: &Query) -> Option<(&'static str, String)> {
             let (flags, tail) = match aggregate {
                 Aggregate::Count => ("-s", " | length".to_owned()),
                 Aggregate::GroupBy(path) => {
-                    w.defs.0.extend([Defs::ORDER, Defs::LEAVES, Defs::VALUES]);
+                    w.defs.add(&[Defs::ORDER, Defs::LEAVES, Defs::VALUES]);
                     (
                         "-sc",
                         format!(
@@ -331,14 +336,14 @@ fn program(query: &Query) -> Option<(&'static str, String)> {
                     )
                 }
                 Aggregate::Distinct(path) => {
-                    w.defs.0.extend([Defs::ORDER, Defs::LEAVES, Defs::VALUES]);
+                    w.defs.add(&[Defs::ORDER, Defs::LEAVES, Defs::VALUES]);
                     (
                         "-sc",
                         format!(" | [.[] | _v({})] | unique_by(_k)", path_literal(path)),
                     )
                 }
                 Aggregate::Stats(path) => {
-                    w.defs.0.extend([Defs::LEAVES, Defs::VALUES]);
+                    w.defs.add(&[Defs::LEAVES, Defs::VALUES]);
                     (
                         "-sc",
                         format!(
