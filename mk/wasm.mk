@@ -152,4 +152,14 @@ test-wasm: build-wasm setup-node ## Wasm parity: the Node suite on the wasm-bind
 bench-wasm: build-wasm-component ## Offload of 200 memories: component under wasmtime-py vs native
 	$(WASM_VENV)/bin/python $(WASM_DIR)/bench/bench_component.py $(WASM_COMPONENT)
 
-.PHONY: setup-wasm build-wasm-js build-wasm-component build-wasm test-node-wasm test-wasm bench-wasm
+# The module as shipped (wasm-bindgen, wasm-opt's passes), its function names kept: what
+# bench/bytes.py reads to list the bytes by crate and the largest functions. `-g` keeps the
+# names through wasm-opt; the code is what -Oz makes of it, within a few bytes.
+WASM_BYTES_DIR := $(WASM_TARGET)/bytes
+bytes-wasm: build-wasm-js ## Where the wasm-bindgen module's bytes are: by crate, data, the largest functions (BYTES_ARGS="--crate toml")
+	rm -rf $(WASM_BYTES_DIR)
+	wasm-bindgen --target nodejs --keep-debug --out-dir $(WASM_BYTES_DIR) $(WASM_JS_RAW)
+	$(WASM_OPT) $(WASM_OPT_FLAGS:--strip-debug=--strip-dwarf) -g -o $(WASM_BYTES_DIR)/named.wasm $(WASM_BYTES_DIR)/lro_wasm_bg.wasm
+	python3 $(WASM_DIR)/bench/bytes.py $(WASM_BYTES_DIR)/named.wasm $(BYTES_ARGS)
+
+.PHONY: setup-wasm build-wasm-js build-wasm-component build-wasm test-node-wasm test-wasm bench-wasm bytes-wasm
