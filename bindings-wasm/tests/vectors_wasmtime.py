@@ -139,6 +139,45 @@ def check_profiles(lro: LroComponent) -> list[str]:
         shutil.rmtree(directory, ignore_errors=True)
 
 
+def check_kept_engine(lro: LroComponent) -> list[str]:
+    """Beyond the vectors: the engine the component keeps for a configuration it saw last
+    (its output directory made and resolved once) still writes when the directory is removed
+    between two calls, answers a different configuration with that one's directory, and does
+    not keep an invalid configuration."""
+    root = os.path.realpath(tempfile.mkdtemp(prefix="lro-wasmtime-kept-"))
+    try:
+        lro.set_preopens([root])
+        records = [{"id": f"m{i}", "title": f"Decision number {i} about caching and storage layout"} for i in range(300)]
+        first, second = os.path.join(root, "first"), os.path.join(root, "second")
+        problems = []
+
+        def written(config: dict, directory: str, what: str) -> None:
+            try:
+                outcome = lro.offload(config, records, {"operation": "recall"})
+            except LroError as err:
+                problems.append(f"{what}: {err.code} {err}")
+                return
+            path = outcome.get("file_path", "")
+            if os.path.dirname(path) != directory or not os.path.isfile(path):
+                problems.append(f"{what}: {path!r} is not a file in {directory}")
+
+        written({"output_dir": first}, first, "first call")
+        shutil.rmtree(first)
+        written({"output_dir": first}, first, "same config, its directory removed in between")
+        written({"output_dir": second}, second, "another config")
+        for bad in ({"output_dir": first, "threshold_tokens": -1}, {"output_dir": first, "threshold_tokens": -1}):
+            try:
+                lro.offload(bad, records)
+                problems.append(f"an invalid config was accepted: {bad}")
+            except LroError as err:
+                if err.code != "invalid_config":
+                    problems.append(f"an invalid config gave {err.code}, not invalid_config")
+        written({"output_dir": first}, first, "the first config again")
+        return problems
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def main() -> int:
     paths = sorted(VECTORS.glob("*.json"))
     if len(paths) < 30:
@@ -166,7 +205,11 @@ def main() -> int:
     for problem in problems:
         print(f"FAIL profiles: {problem}")
     print(f"wasmtime-py descriptor profiles: {'FAIL' if problems else 'ok'}")
-    return 1 if failures or problems else 0
+    kept = check_kept_engine(lro)
+    for problem in kept:
+        print(f"FAIL kept engine: {problem}")
+    print(f"wasmtime-py engine kept across calls: {'FAIL' if kept else 'ok'}")
+    return 1 if failures or problems or kept else 0
 
 
 if __name__ == "__main__":

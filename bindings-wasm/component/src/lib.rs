@@ -8,6 +8,9 @@
 
 mod wasi_host;
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
 use lro_core::offload::from_json_value;
 use lro_core::{ErrorCode, ExtractRequest, LroError, OffloadConfig, OffloadRequest, Offloader};
 use lro_mcp::intercept::ToolCallContext;
@@ -66,14 +69,36 @@ fn to_json(value: &impl serde::Serialize) -> Result<String> {
     })
 }
 
+thread_local! {
+    /// The engine of the last configuration text, and that text (see [`offloader`]).
+    static LAST: RefCell<Option<(String, Rc<Offloader<WasiHost>>)>> = const { RefCell::new(None) };
+}
+
 /// The engine for a config argument (empty = defaults).
-fn offloader(config: &str) -> Result<Offloader<WasiHost>> {
-    let config = if config.trim().is_empty() {
+///
+/// A host passes its configuration with every call, most often the same text, so the
+/// engine of the last one is kept for the next call with the same text: its output
+/// directory then stays made and resolved, as in a native engine that lives across calls
+/// (the CLI's proxy, an addon's). That spares each offload the configuration's parse and
+/// four WASI calls (make the directory, stat it, resolve its path), each a round trip to
+/// a thread pool under wasmtime.
+fn offloader(config: &str) -> Result<Rc<Offloader<WasiHost>>> {
+    let kept = LAST.with_borrow(|last| {
+        last.as_ref()
+            .filter(|(text, _)| text == config)
+            .map(|(_, lro)| Rc::clone(lro))
+    });
+    if let Some(lro) = kept {
+        return Ok(lro);
+    }
+    let parsed = if config.trim().is_empty() {
         OffloadConfig::default()
     } else {
         OffloadConfig::from_json(&parse(config, ErrorCode::InvalidConfig, "config")?)?
     };
-    Ok(Offloader::new(config, WasiHost)?)
+    let lro = Rc::new(Offloader::new(parsed, WasiHost)?);
+    LAST.set(Some((config.to_owned(), Rc::clone(&lro))));
+    Ok(lro)
 }
 
 fn request(text: &str) -> Result<OffloadRequest> {
@@ -119,7 +144,7 @@ impl Guest for Component {
             parse(&context, ErrorCode::InvalidArgument, "context")?
         };
         let context = ToolCallContext::from_json(&context)?;
-        to_json(&lro_mcp::intercept_tool_result(&lro, &result, &context)?)
+        to_json(&lro_mcp::intercept_tool_result(&*lro, &result, &context)?)
     }
 
     fn extract(config: String, file_path: String, request_json: String) -> Result<String> {

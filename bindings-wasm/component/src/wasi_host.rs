@@ -27,6 +27,10 @@ use wasip2::filesystem::types::{DescriptorFlags, DescriptorType, ErrorCode, Open
 /// Symbolic links followed before giving up, like Linux's `ELOOP` limit.
 const MAX_LINKS: usize = 40;
 
+/// The most bytes [`create_and_write`] copies to write a file's parts with one call to the
+/// host: beyond, the copy costs more than the round trip it saves.
+const JOIN_AT_MOST: usize = 1 << 20;
+
 /// WASI's `ENOTCAPABLE`: the path lies outside every preopened directory.
 const ENOTCAPABLE: i32 = 76;
 
@@ -199,6 +203,18 @@ fn create_and_write(path: &Path, parts: &[&[u8]]) -> Option<io::Result<()>> {
             OpenFlags::CREATE | OpenFlags::EXCLUSIVE,
             DescriptorFlags::WRITE,
         )?;
+        // Small parts joined: one round trip for a header and a modest body, for the price of
+        // a copy; a large body is written as it is, without doubling its memory.
+        let joined: Vec<u8>;
+        let single: [&[u8]; 1];
+        let parts: &[&[u8]] =
+            if parts.len() > 1 && parts.iter().map(|p| p.len()).sum::<usize>() <= JOIN_AT_MOST {
+                joined = parts.concat();
+                single = [&joined];
+                &single
+            } else {
+                parts
+            };
         let mut offset = 0;
         for part in parts {
             let mut rest = *part;
