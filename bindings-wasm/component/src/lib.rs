@@ -79,9 +79,9 @@ thread_local! {
 /// A host passes its configuration with every call, most often the same text, so the
 /// engine of the last one is kept for the next call with the same text: its output
 /// directory then stays made and resolved, as in a native engine that lives across calls
-/// (the CLI's proxy, an addon's). That spares each offload the configuration's parse and
-/// four WASI calls (make the directory, stat it, resolve its path), each a round trip to
-/// a thread pool under wasmtime.
+/// (the CLI's proxy, a Python `Offloader`). That spares each offload the configuration's
+/// parse and four WASI calls (make the directory, stat it, resolve its path), each a round
+/// trip to a thread pool under wasmtime.
 fn offloader(config: &str) -> Result<Rc<Offloader<WasiHost>>> {
     let kept = LAST.with_borrow(|last| {
         last.as_ref()
