@@ -39,7 +39,6 @@ impl ConfigCommand {
             }
         };
         let mut out = std::io::stdout().lock();
-        writeln!(out, "{}", text.trim_end())
-            .map_err(|e| LroError::from_io(&e, "cannot write output"))
+        crate::written(writeln!(out, "{}", text.trim_end()).and_then(|()| out.flush())).map(drop)
     }
 }

@@ -9,6 +9,17 @@ use lro_core::{
 };
 use serde_json::{Value, json};
 
+/// A line of the demo on stdout. A reader that closed the pipe (`lro demo | head -3`) ends
+/// the demo quietly, as every command's output does ([`crate::written`]), not in a panic.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        if !crate::written(writeln!(std::io::stdout(), $($arg)*))? {
+            return Ok(());
+        }
+    }};
+}
+
 const TYPES: [&str; 3] = ["semantic", "episodic", "procedural"];
 const NAMESPACES: [&str; 6] = [
     "_semantic/decisions",
@@ -78,40 +89,38 @@ pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
         ..OffloadRequest::new("recall")
     };
 
-    println!(
-        "== LRO demo: recall_memories returned 500 memories (light detail, the recall default)\n"
-    );
+    say!("== LRO demo: recall_memories returned 500 memories (light detail, the recall default)\n");
     let outcome = lro.offload(&memories, &request)?;
     let Outcome::Offloaded(descriptor) = outcome else {
-        println!("The result stayed inline (LRO disabled or threshold raised by the environment).");
+        say!("The result stayed inline (LRO disabled or threshold raised by the environment).");
         return Ok(());
     };
     let inline_tokens = descriptor.summary.estimated_tokens;
     // As an MCP client receives it: compact JSON.
     let descriptor_tokens = lro.estimate(&descriptor.to_value().to_string());
 
-    println!("-- The descriptor the agent receives instead of the records");
-    println!(
+    say!("-- The descriptor the agent receives instead of the records");
+    say!(
         "summary: {}",
         serde_json::to_string(&descriptor.summary).unwrap_or_default()
     );
-    println!("file:    {}", descriptor.file_path);
-    println!(
+    say!("file:    {}", descriptor.file_path);
+    say!(
         "schema:  {}",
         descriptor.line_schema["title"].as_str().unwrap_or_default()
     );
-    println!("recipes:");
+    say!("recipes:");
     for (i, recipe) in descriptor.jq_recipes.iter().enumerate() {
-        println!(
+        say!(
             "  {:>2}. {:<32} {}",
             i + 1,
             recipe.description,
             recipe.command
         );
     }
-    println!("guidance:\n{}\n", indent(&descriptor.guidance));
+    say!("guidance:\n{}\n", indent(&descriptor.guidance));
 
-    println!("-- Recipe 6 (count by namespace), run natively as lro_extract would");
+    say!("-- Recipe 6 (count by namespace), run natively as lro_extract would");
     let counts = lro.extract(
         &descriptor.file_path,
         &ExtractRequest {
@@ -124,14 +133,14 @@ pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
         .iter()
         .flat_map(|v| v.as_array().cloned().unwrap_or_default())
     {
-        println!(
+        say!(
             "  {:<24} {}",
             group["namespace"].as_str().unwrap_or("-"),
             group["count"]
         );
     }
 
-    println!(
+    say!(
         "\n-- Recipe 3 (search titles) with params {{\"keyword\": \"retry policy\"}}: first 5 of the matches"
     );
     let params = json!({"keyword": "retry policy"}).as_object().cloned();
@@ -144,18 +153,18 @@ pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
         },
     )?;
     for hit in hits.results.iter().take(5) {
-        println!(
+        say!(
             "  {}  {}",
             hit["id"].as_str().unwrap_or("-"),
             hit["title"].as_str().unwrap_or("-")
         );
     }
-    println!("  ... {} matching memories in all", hits.count);
+    say!("  ... {} matching memories in all", hits.count);
 
     let saved = inline_tokens.saturating_sub(descriptor_tokens);
-    println!("\n-- Token cost (compact JSON, as an MCP client receives it)");
-    println!("  inline result:          ~{inline_tokens} tokens");
-    println!("  descriptor (full):      ~{descriptor_tokens} tokens");
+    say!("\n-- Token cost (compact JSON, as an MCP client receives it)");
+    say!("  inline result:          ~{inline_tokens} tokens");
+    say!("  descriptor (full):      ~{descriptor_tokens} tokens");
     // The smaller profiles describe the same records (each offload writes its own file).
     let mut pointer = None;
     for profile in [DescriptorProfile::Compact, DescriptorProfile::Pointer] {
@@ -164,21 +173,21 @@ pub fn run(output_dir: Option<String>) -> Result<(), LroError> {
             ..request.clone()
         };
         let brief = lro.offload(&memories, &request)?.to_value();
-        println!(
+        say!(
             "  {:<24}~{} tokens",
             format!("descriptor ({}):", profile.name()),
             lro.estimate(&brief.to_string())
         );
         pointer = Some(brief);
     }
-    println!(
+    say!(
         "  saved (full):           ~{saved} tokens ({:.0}%)",
         100.0 * saved as f64 / inline_tokens.max(1) as f64
     );
     if let Some(pointer) = pointer {
-        println!("\nThe pointer profile (descriptor = \"pointer\") in full:\n  {pointer}");
+        say!("\nThe pointer profile (descriptor = \"pointer\") in full:\n  {pointer}");
     }
-    println!(
+    say!(
         "\nWith a shell, the same data is one command away:\n  {}",
         descriptor.jq_recipes[5].command
     );

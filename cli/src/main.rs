@@ -97,7 +97,7 @@ enum Exit {
 
 /// The exit codes of `lro extract`, as its `--help` lists them (see [`exit_code`]).
 const EXTRACT_EXIT_CODES: &str = "Exit codes:
-  0   the whole result was printed
+  0   the whole result was printed, or the reader stopped early (| head)
   3   a capped result (--max-output-bytes, --max-output-records, the time limit): what fits was printed
   4   the filter went past a bound of the sandbox (resource_limit): values nested more than 1024
       levels, more memory than --max-memory-bytes (extract.max_memory_bytes, 512 MiB)
@@ -147,10 +147,23 @@ fn extract_exit_code(err: &LroError) -> u8 {
 }
 
 fn print_json(value: &impl serde::Serialize) -> Result<(), LroError> {
-    let mut out = io::stdout().lock();
-    serde_json::to_writer_pretty(&mut out, value)
+    let text = serde_json::to_string_pretty(value)
         .map_err(|e| LroError::new(ErrorCode::Io, format!("cannot write output: {e}")))?;
-    writeln!(out).map_err(|e| LroError::from_io(&e, "cannot write output"))
+    let mut out = io::stdout().lock();
+    written(writeln!(out, "{text}").and_then(|()| out.flush())).map(drop)
+}
+
+/// The outcome of writing a command's output to stdout: `Ok(true)` when it was written,
+/// `Ok(false)` when the reader closed the pipe first. A reader that stops early
+/// (`lro extract F | head -1`) has what it wanted, so the command ends there as a success
+/// and says nothing, as Unix tools do: Rust ignores SIGPIPE, so the write fails with EPIPE
+/// instead of ending the process. Any other failure is an `io_error`.
+pub(crate) fn written(result: io::Result<()>) -> Result<bool, LroError> {
+    match result {
+        Ok(()) => Ok(true),
+        Err(err) if err.kind() == io::ErrorKind::BrokenPipe => Ok(false),
+        Err(err) => Err(LroError::from_io(&err, "cannot write output")),
+    }
 }
 
 fn read_stdin() -> Result<Vec<u8>, LroError> {
@@ -187,16 +200,13 @@ fn run(cli: Cli) -> Result<Exit, LroError> {
             let lro = args.config.offloader_with(args.load_config()?)?;
             let response = lro.extract(&args.file_path()?, &args.request()?)?;
             let mut out = io::stdout().lock();
-            for value in &response.results {
-                let line = match value {
-                    Value::String(s) if args.raw_strings() => s.clone(),
-                    other => other.to_string(),
-                };
-                writeln!(out, "{line}")
-                    .map_err(|e| LroError::from_io(&e, "cannot write output"))?;
+            let lines = response.results.iter().try_for_each(|value| match value {
+                Value::String(s) if args.raw_strings() => writeln!(out, "{s}"),
+                other => writeln!(out, "{other}"),
+            });
+            if !written(lines.and_then(|()| out.flush()))? {
+                return Ok(Exit::Done);
             }
-            out.flush()
-                .map_err(|e| LroError::from_io(&e, "cannot write output"))?;
             for warning in &response.warnings {
                 note!("lro: warning: {warning}");
             }

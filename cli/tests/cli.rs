@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::run::{command, lro, output, stdout_json};
+use crate::support::run::{command, finish, lro, output, stderr, stdout_json};
 
 fn memories(n: usize) -> String {
     let items: Vec<Value> = (0..n)
@@ -377,4 +377,63 @@ fn context_remaining_tokens_lowers_the_threshold_and_reports_it() {
     ));
     assert_eq!(halved["offloaded"], false);
     assert_eq!(halved["threshold_tokens"], 1500);
+}
+
+/// A reader that stops early (`lro extract F | head -1`, `lro demo | head`) has what it
+/// wanted: the command ends as a success and says nothing, instead of `io_error: Broken
+/// pipe` (exit 74) or a panic.
+#[test]
+fn a_reader_that_stops_early_ends_the_command_quietly() {
+    use std::io::Read;
+    use std::process::{ChildStdout, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let numbers: Vec<u32> = (0..60_000).collect();
+    let descriptor = stdout_json(&lro(
+        &["offload", "--output-dir", d, "--operation", "numbers"],
+        serde_json::to_string(&numbers).unwrap(),
+        &[],
+    ));
+    let file = descriptor["file_path"].as_str().unwrap();
+    // More than a pipe holds (about 400 KB): the command is still writing, blocked, when the
+    // reader closes its end after the first bytes.
+    let everything = [
+        "extract",
+        "--output-dir",
+        d,
+        file,
+        "--lines",
+        "0:60000",
+        "--max-output-records",
+        "100000",
+        "--max-output-bytes",
+        "100000000",
+    ];
+    // The demo writes a few KB between offloads: its reader is gone before it starts.
+    let demo = ["demo", "--output-dir", d];
+    for (args, read_first) in [(&everything[..], 16), (&demo[..], 0)] {
+        let mut child = command(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let reader = child.stdout.take().unwrap();
+        // The reader takes its first bytes, then closes its end, as `head` does.
+        let out = finish(
+            child,
+            &format!("{args:?}"),
+            |mut reader: ChildStdout| {
+                reader.read_exact(&mut vec![0u8; read_first]).unwrap();
+            },
+            reader,
+        );
+        assert!(
+            out.status.success(),
+            "{args:?}: {:?} {}",
+            out.status,
+            stderr(&out)
+        );
+        assert_eq!(stderr(&out), "", "{args:?}");
+    }
 }

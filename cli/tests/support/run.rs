@@ -3,7 +3,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 
 use serde_json::Value;
@@ -43,6 +43,25 @@ pub fn output(command: &mut Command, stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
+    let stdin_pipe = child.stdin.take().unwrap();
+    finish(
+        child,
+        &format!("{command:?}"),
+        |mut pipe| {
+            // A process that rejects its configuration exits before reading stdin: a broken
+            // pipe is then part of the outcome under test, not a failure of the harness.
+            match pipe.write_all(stdin) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
+                written => written.unwrap(),
+            }
+        },
+        stdin_pipe,
+    )
+}
+
+/// Waits for `child` after `feed(input)`, and returns what it wrote to the pipes still
+/// held. Killed, and the test failed, if it has not ended within [`TIMEOUT`].
+pub fn finish<T>(child: Child, what: &str, feed: impl FnOnce(T), input: T) -> Output {
     let pid = child.id();
     let (ended, end) = mpsc::channel::<()>();
     let watchdog = std::thread::spawn(move || {
@@ -52,18 +71,10 @@ pub fn output(command: &mut Command, stdin: &[u8]) -> Output {
         }
         hung
     });
-    // A process that rejects its configuration exits before reading stdin: a broken pipe is
-    // then part of the outcome under test, not a failure of the harness.
-    match child.stdin.take().unwrap().write_all(stdin) {
-        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {}
-        written => written.unwrap(),
-    }
+    feed(input);
     let out = child.wait_with_output().unwrap();
     let _ = ended.send(());
-    assert!(
-        !watchdog.join().unwrap(),
-        "{command:?} hung past {TIMEOUT:?}"
-    );
+    assert!(!watchdog.join().unwrap(), "{what} hung past {TIMEOUT:?}");
     out
 }
 
