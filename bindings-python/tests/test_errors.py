@@ -105,12 +105,37 @@ def test_extraction_errors(config: lro.Config, out_dir: str) -> None:
         with pytest.raises(lro.ExtractionError) as caught:
             lro.extract(path, config=config, **kwargs)
         assert caught.value.code == code, kwargs
+    # Arguments of the wrong type reach the core, which refuses them with its code, as the
+    # JS builds do; `dict()` in the wrapper raised a bare ValueError or TypeError for these.
+    wrong_types: list[dict[str, Any]] = [
+        dict(lines="0:2"),
+        dict(lines=5),
+        dict(search="x"),
+        dict(params="x"),
+        dict(sort=5),
+    ]
+    for kwargs in wrong_types:
+        with pytest.raises(lro.ExtractionError) as caught:
+            lro.extract(path, config=config, **kwargs)
+        assert caught.value.code == "invalid_argument", kwargs
     with pytest.raises(lro.PathError) as denied:
         lro.extract("/etc/passwd", recipe=1, config=config)
     assert denied.value.code == "path_denied"
     with pytest.raises(lro.PathError) as missing:
         lro.extract(path.replace("atlatl-", "atlatl-") + ".gone", recipe=1, config=config)
     assert missing.value.code in ("not_found", "path_denied")
+
+
+def test_mappings_of_the_wrong_type_get_the_cores_code(config: lro.Config) -> None:
+    """The module's functions pass what is not a mapping on to the core, which names it."""
+    with pytest.raises(lro.LroError) as caught:
+        lro.offload([{"id": 1}], config=config, request="recall")  # type: ignore[arg-type]
+    assert caught.value.code == "invalid_argument"
+    wire = {"content": [{"type": "text", "text": "x"}]}
+    for kwargs in [dict(context="x"), dict(rule=3)]:
+        with pytest.raises(lro.LroError) as caught:
+            lro.intercept_tool_result(wire, "t", config=config, **kwargs)  # type: ignore[arg-type]
+        assert caught.value.code == "invalid_argument", kwargs
 
 
 def test_deep_jq_output_does_not_crash(config: lro.Config) -> None:

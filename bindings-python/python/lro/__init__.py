@@ -143,7 +143,7 @@ def offload(
 
     ``descriptor`` chooses this call's descriptor profile over the configured one:
     ``"full"`` (above), ``"compact"`` (summary, path, one line per recipe, one paragraph of
-    guidance) or ``"pointer"`` (``{"offloaded", "file_path", "count", "guidance"}``);
+    guidance) or ``"pointer"`` (``{"offloaded", "file_path", "resource_uri", "count", "guidance"}``);
     ``extract(file_path, describe=True)`` gives the full descriptor later.
     ``context_remaining_tokens`` (the tokens left in the caller's context window) lowers the
     threshold to ``adaptive_ratio`` (0.10 by default) of it when that is less; the outcome
@@ -157,7 +157,7 @@ def offload(
     """
     offloader = _offloader(config, on_event)
     if request is not None:
-        return offloader.offload(records, request=dict(request))
+        return offloader.offload(records, request=_plain(request))
     return offloader.offload(
         records,
         operation,
@@ -266,9 +266,9 @@ def extract(
         file_path,
         recipe,
         query,
-        None if params is None else dict(params),
-        lines=None if lines is None else dict(lines),
-        search=None if search is None else dict(search),
+        _plain(params),
+        lines=_plain(lines),
+        search=_plain(search),
         section=section,
         describe=describe,
         **{k: _plain(v) for k, v in structured.items() if v is not None},
@@ -276,7 +276,9 @@ def extract(
 
 
 def _plain(value: Any) -> Any:
-    """A mapping as a dict and a sequence (not a string) as a list, as the core reads them."""
+    """A mapping as a dict and a sequence (not a string) as a list, as the core reads them.
+    Anything else goes as it is, so that a value of the wrong type (``lines="0:2"``) is
+    refused by the core, as an ``LroError`` with its code, rather than by ``dict()``."""
     if isinstance(value, Mapping):
         return dict(value)
     if isinstance(value, Sequence) and not isinstance(value, str):
@@ -316,15 +318,15 @@ def intercept_tool_result(
     """
     offloader = _offloader(config, on_event)
     if context is not None:
-        return offloader.intercept_tool_result(dict(result), context=dict(context))
+        return offloader.intercept_tool_result(_plain(result), context=_plain(context))
     return offloader.intercept_tool_result(
-        dict(result),
+        _plain(result),
         tool_name,
-        arguments=None if arguments is None else dict(arguments),
+        arguments=_plain(arguments),
         client_is_proxy=client_is_proxy,
         output_schema_declared=output_schema_declared,
         extract_tool=extract_tool,
-        rule=None if rule is None else dict(rule),
+        rule=_plain(rule),
     )
 
 
