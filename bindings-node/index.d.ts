@@ -724,7 +724,8 @@ export interface OffloadOptions {
   /**
    * The descriptor profile of this call, over `config.descriptor`: `full` (summary, line
    * schema, ten jq recipes, guidance), `compact` (summary, path, one line per recipe, one
-   * paragraph) or `pointer` (`offloaded`, `file_path`, `count`, one line of guidance).
+   * paragraph) or `pointer` (`offloaded`, `file_path`, `resource_uri`, `count`, one line
+   * of guidance).
    * `extract(filePath, { describe: true })` gives the full descriptor later.
    */
   descriptor?: DescriptorProfile

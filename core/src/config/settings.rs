@@ -41,7 +41,7 @@ pub enum DescriptorProfile {
     /// Summary, path, the recipes as one short line each and one paragraph of guidance: at
     /// most [`COMPACT_BUDGET_TOKENS`](crate::descriptor::COMPACT_BUDGET_TOKENS).
     Compact,
-    /// `offloaded`, `file_path`, `count` and one line of guidance: at most
+    /// `offloaded`, `file_path`, `resource_uri`, `count` and one line of guidance: at most
     /// [`POINTER_BUDGET_TOKENS`](crate::descriptor::POINTER_BUDGET_TOKENS).
     Pointer,
 }
