@@ -213,6 +213,49 @@ fn ambiguous_framing_and_repeated_host_or_authorization_are_refused() {
     assert_eq!(status, 200, "{body}");
 }
 
+/// After refusing an ambiguous head the gateway reads nothing more from that connection: a
+/// front proxy that took the other `Content-Length` (or the other `Host` or `Authorization`
+/// line's meaning) sent the bytes after it as that request's body, and they must not run as a
+/// request of their own. The connection closes after the 400, which says so.
+#[test]
+fn nothing_is_read_after_an_ambiguous_head() {
+    let gateway = Gateway::start(&[]);
+    let smuggled = format!("GET /healthz HTTP/1.1\r\nHost: {}\r\n\r\n", gateway.addr);
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\n",
+        gateway.addr
+    );
+    for extra in [
+        format!(
+            "Content-Length: 0\r\nContent-Length: {}\r\n",
+            smuggled.len()
+        ),
+        "Authorization: Bearer a\r\nAuthorization: Bearer b\r\nContent-Length: 0\r\n".to_owned(),
+        "Host: elsewhere\r\nContent-Length: 0\r\n".to_owned(),
+    ] {
+        let mut stream = TcpStream::connect(&gateway.addr).unwrap();
+        stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+        stream
+            .write_all(format!("{head}{extra}\r\n{smuggled}").as_bytes())
+            .unwrap();
+        // Ends when the gateway closes the connection (or fails the test at TIMEOUT).
+        let mut answer = Vec::new();
+        stream
+            .read_to_end(&mut answer)
+            .unwrap_or_else(|e| panic!("{extra:?}: the connection stayed open: {e}"));
+        let answer = String::from_utf8_lossy(&answer);
+        assert!(answer.starts_with("HTTP/1.1 400 "), "{extra:?}: {answer}");
+        assert!(answer.contains("Connection: close"), "{extra:?}: {answer}");
+        assert_eq!(
+            answer.matches("HTTP/1.1 ").count(),
+            1,
+            "{extra:?}: {answer}"
+        );
+        assert!(!answer.contains("\"status\""), "{extra:?}: {answer}");
+    }
+}
+
 fn error_code(body: &str) -> i64 {
     let message: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body}"));
     message["error"]["code"]

@@ -291,6 +291,19 @@ impl Iterator for ClientConnection {
                 continue;
             }
 
+            // LRO: a head whose framing or addressing is ambiguous is the connection's last.
+            // Its answer (the gateway's 400) says `Connection: close`; reading on would take
+            // the bytes another reader of the framing took for this body as the next request.
+            if framing_conflict(
+                rq.headers()
+                    .iter()
+                    .map(|h| (h.field.as_str().as_str(), h.value.as_str())),
+            )
+            .is_some()
+            {
+                self.no_more_requests = true;
+            }
+
             // updating the status of the connection
             let connection_header = rq
                 .headers()
@@ -316,6 +329,55 @@ impl Iterator for ClientConnection {
             return Some(rq);
         }
     }
+}
+
+/// LRO: what makes a request's head ambiguous, if anything: the headers that frame a
+/// message, and those that say who it is for and from, each given at most once and without
+/// conflict. Behind a reverse proxy that reads the framing otherwise (the other of two
+/// `Content-Length`s, the length rather than `chunked`), the bytes one of them takes for the
+/// body the other takes for the next request: request smuggling (RFC 9112 §6.3: refuse, and
+/// close the connection). [`ClientConnection`] reads no request after such a one; the
+/// application answers it (LRO's gateway: 400 with this message).
+pub fn framing_conflict<'h>(headers: impl IntoIterator<Item = (&'h str, &'h str)>) -> Option<String> {
+    let (mut lengths, mut encodings) = (Vec::new(), Vec::new());
+    let (mut hosts, mut authorizations) = (0, 0);
+    for (name, value) in headers {
+        if name.eq_ignore_ascii_case("Content-Length") {
+            lengths.push(value);
+        } else if name.eq_ignore_ascii_case("Transfer-Encoding") {
+            encodings.push(value);
+        } else if name.eq_ignore_ascii_case("Host") {
+            hosts += 1;
+        } else if name.eq_ignore_ascii_case("Authorization") {
+            authorizations += 1;
+        }
+    }
+    if lengths.len() > 1 {
+        return Some(format!("several Content-Length headers ({})", lengths.join(", ")));
+    }
+    if let Some(length) = lengths.first() {
+        if length.is_empty() || !length.bytes().all(|b| b.is_ascii_digit()) {
+            return Some(format!("Content-Length {:?} is not a number", length));
+        }
+    }
+    if encodings.len() > 1 {
+        return Some("several Transfer-Encoding headers".to_owned());
+    }
+    if let Some(encoding) = encodings.first() {
+        if !encoding.trim().eq_ignore_ascii_case("chunked") {
+            return Some(format!("Transfer-Encoding {:?}: only chunked is understood", encoding));
+        }
+        if !lengths.is_empty() {
+            return Some("both Content-Length and Transfer-Encoding".to_owned());
+        }
+    }
+    if hosts > 1 {
+        return Some("several Host headers".to_owned());
+    }
+    if authorizations > 1 {
+        return Some("several Authorization headers".to_owned());
+    }
+    None
 }
 
 /// Parses a "HTTP/1.1" string.

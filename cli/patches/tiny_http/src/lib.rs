@@ -147,6 +147,7 @@ use client::ClientConnection;
 use connection::Connection;
 use util::MessagesQueue;
 
+pub use client::framing_conflict;
 pub use common::{HTTPVersion, Header, HeaderField, Method, StatusCode};
 pub use connection::{ConfigListenAddr, ListenAddr, Listener};
 pub use request::{ReadWrite, Request};

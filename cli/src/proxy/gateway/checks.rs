@@ -125,59 +125,13 @@ pub fn is_loopback(host: &str) -> bool {
             .is_ok_and(|ip| ip.is_loopback())
 }
 
-/// The headers that frame a message, and those that say who it is for and from, each given
-/// at most once and without conflict; else 400, before any body is read. Behind a reverse
-/// proxy that reads the framing otherwise (the other of two `Content-Length`s, the length
-/// rather than `chunked`), the bytes one of them takes for the body the other takes for the
-/// next request: request smuggling (RFC 9112 §6.3: refuse, and close the connection).
+/// A request whose head is ambiguous ([`tiny_http::framing_conflict`]: a framing or
+/// addressing header given twice or in conflict) is refused with 400 before any body is
+/// read; the patched tiny_http reads no further request on its connection.
 pub fn check_framing<'h>(
     headers: impl IntoIterator<Item = (&'h str, &'h str)>,
 ) -> Result<(), Refusal> {
-    let (mut lengths, mut encodings) = (Vec::new(), Vec::new());
-    let (mut hosts, mut authorizations) = (0, 0);
-    for (name, value) in headers {
-        if name.eq_ignore_ascii_case("Content-Length") {
-            lengths.push(value);
-        } else if name.eq_ignore_ascii_case("Transfer-Encoding") {
-            encodings.push(value);
-        } else if name.eq_ignore_ascii_case("Host") {
-            hosts += 1;
-        } else if name.eq_ignore_ascii_case("Authorization") {
-            authorizations += 1;
-        }
-    }
-    let refuse = |what: String| Err(Refusal::new(400, what));
-    if lengths.len() > 1 {
-        return refuse(format!(
-            "several Content-Length headers ({})",
-            lengths.join(", ")
-        ));
-    }
-    if let Some(length) = lengths.first() {
-        if length.is_empty() || !length.bytes().all(|b| b.is_ascii_digit()) {
-            return refuse(format!("Content-Length {length:?} is not a number"));
-        }
-    }
-    if encodings.len() > 1 {
-        return refuse("several Transfer-Encoding headers".to_owned());
-    }
-    if let Some(encoding) = encodings.first() {
-        if !encoding.trim().eq_ignore_ascii_case("chunked") {
-            return refuse(format!(
-                "Transfer-Encoding {encoding:?}: only chunked is understood"
-            ));
-        }
-        if !lengths.is_empty() {
-            return refuse("both Content-Length and Transfer-Encoding".to_owned());
-        }
-    }
-    if hosts > 1 {
-        return refuse("several Host headers".to_owned());
-    }
-    if authorizations > 1 {
-        return refuse("several Authorization headers".to_owned());
-    }
-    Ok(())
+    tiny_http::framing_conflict(headers).map_or(Ok(()), |what| Err(Refusal::new(400, what)))
 }
 
 /// What a POST's `Accept` allows: a JSON answer, an event stream, or both. No header at all
