@@ -667,3 +667,34 @@ fn a_request_nested_too_deep_to_read_is_answered_not_forwarded() {
         "{lines:?}"
     );
 }
+
+/// A credential in `--url` (`user:password@`, `?api_key=`) never reaches the client: the
+/// error for a server out of reach shows the URL without its userinfo and its query.
+#[test]
+fn the_servers_url_is_shown_without_its_credentials() {
+    // A port nothing listens on (taken, then freed).
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://user:SECRETPW@127.0.0.1:{port}/mcp?key=SECRETQ&x=1");
+    let mut proxy = Proxy::start_url(&url);
+    let response = proxy.call(
+        1,
+        "initialize",
+        json!({"protocolVersion": "2025-06-18", "capabilities": {},
+               "clientInfo": {"name": "c", "version": "1"}}),
+    );
+    let message = response["error"]["message"]
+        .as_str()
+        .unwrap_or_else(|| panic!("{response}"));
+    assert!(
+        message.contains(&format!("http://127.0.0.1:{port}/mcp?...")),
+        "{message}"
+    );
+    assert!(
+        !message.contains("SECRET") && !message.contains("user"),
+        "{message}"
+    );
+}

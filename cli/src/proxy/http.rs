@@ -59,6 +59,22 @@ pub fn parse_headers(options: &[String]) -> Result<Vec<(String, String)>, LroErr
         .collect()
 }
 
+/// `url` as messages show it: without its userinfo (`user:token@`) and with its query as
+/// `?...`, since either may hold a credential (`?api_key=...`) and the messages reach the
+/// client (the agent, or any client of a gateway).
+fn shown_url(url: &str) -> String {
+    let Ok(mut parsed) = url::Url::parse(url) else {
+        return "the --url given".to_owned();
+    };
+    // Neither fails for a URL with a host, which every URL the proxy reaches has.
+    let _ = parsed.set_username("");
+    let _ = parsed.set_password(None);
+    if parsed.query().is_some() {
+        parsed.set_query(Some("..."));
+    }
+    parsed.to_string()
+}
+
 /// The remote server.
 pub struct HttpUpstream {
     inner: Arc<Inner>,
@@ -67,6 +83,8 @@ pub struct HttpUpstream {
 struct Inner {
     agent: ureq::Agent,
     url: String,
+    /// `url` as messages show it ([`shown_url`]): they reach the client.
+    shown: String,
     headers: Vec<(String, String)>,
     /// The server's OAuth authorization, when it asks for one (not with an Authorization
     /// `--header`, which is the user's own).
@@ -102,6 +120,7 @@ impl HttpUpstream {
             inner: Arc::new(Inner {
                 agent,
                 url: url.to_owned(),
+                shown: shown_url(url),
                 headers,
                 oauth,
                 session: Mutex::new(None),
@@ -300,8 +319,9 @@ impl Inner {
             Ok(Refusal::Retry) => Ok(true),
             Ok(Refusal::NotOurs) => Ok(false),
             Err(err) => Err(format!(
-                "cannot authorize with the MCP server at {}: {err}",
-                self.url
+                "cannot authorize with the MCP server at {}: {}",
+                self.shown,
+                self.hide_url(&err.to_string())
             )),
         }
     }
@@ -320,7 +340,11 @@ impl Inner {
                 Err(err) => {
                     return self.fail(
                         request,
-                        &format!("cannot reach the MCP server at {}: {err}", self.url),
+                        &format!(
+                            "cannot reach the MCP server at {}: {}",
+                            self.shown,
+                            self.hide_url(&err.to_string())
+                        ),
                     );
                 }
             };
@@ -454,6 +478,12 @@ impl Inner {
             allocator::release_freed_memory();
         }
         self.router.on_server_message_about(message, about);
+    }
+
+    /// `text` with the server's URL, wherever it appears (an error of the HTTP client may
+    /// quote it), as messages show it.
+    fn hide_url(&self, text: &str) -> String {
+        text.replace(&self.url, &self.shown)
     }
 
     fn fail(&self, request: Option<&IdKey>, reason: &str) {
@@ -607,6 +637,18 @@ fn read_all(mut body: impl Read) -> std::io::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn urls_are_shown_without_credentials() {
+        for (url, shown) in [
+            ("https://a:b@host/mcp?key=s#f", "https://host/mcp?...#f"),
+            ("http://token@127.0.0.1:9/x", "http://127.0.0.1:9/x"),
+            ("https://host/mcp", "https://host/mcp"),
+            ("not a url", "the --url given"),
+        ] {
+            assert_eq!(shown_url(url), shown, "{url}");
+        }
+    }
 
     #[test]
     fn headers_parse() {
