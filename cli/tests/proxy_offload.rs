@@ -158,3 +158,37 @@ fn tools_with_an_output_schema_are_offloaded_too() {
     let result = proxy.tool(1, "echo", json!({"text": long}));
     assert_eq!(descriptor(&result)["offloaded"], true, "{result}");
 }
+
+/// A result holding one lone surrogate escape (`"\ud800"`, which JSON's grammar allows and no
+/// string can hold) is offloaded like any other, read from its text (above 1 MiB) or parsed
+/// (below); the escape is kept in the file as its six characters. It used to pass inline
+/// whole, however large.
+#[test]
+fn a_lone_surrogate_does_not_keep_a_result_inline() {
+    let mut proxy = Proxy::start(&[], &[]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let mut id = 0;
+    for lines in [3_000, 100_000] {
+        for structured in [false, true] {
+            id += 1;
+            let arguments = json!({"lines": lines, "structured": structured});
+            let result = proxy.tool(id, "lone_surrogate", arguments.clone());
+            let descriptor = descriptor(&result);
+            assert_eq!(descriptor["offloaded"], true, "{arguments}: {result}");
+            // The escape ends the last line of text, or is one more row.
+            let count = if structured { lines + 1 } else { lines };
+            assert_eq!(descriptor["summary"]["count"], count, "{arguments}");
+            let file = std::fs::read_to_string(descriptor["file_path"].as_str().unwrap()).unwrap();
+            let last: Value = serde_json::from_str(file.lines().last().unwrap()).unwrap();
+            let kept = if structured {
+                last.as_str()
+            } else {
+                last["text"].as_str()
+            };
+            assert!(
+                kept.is_some_and(|kept| kept.ends_with("\\ud800")),
+                "{arguments}: {last}"
+            );
+        }
+    }
+}

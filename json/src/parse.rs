@@ -32,6 +32,55 @@ pub fn from_str(text: &str) -> serde_json::Result<Value> {
     from_slice(text.as_bytes())
 }
 
+/// [`from_str`], but a text refused only for its lone UTF-16 surrogates (`"\ud800"`, an
+/// escape JSON's grammar allows and no string can hold) is read with each kept as the six
+/// characters of its escape ([`escape_lone_surrogates`]): a tool result with one such
+/// escape is still read, rather than refused whole. Any other fault is serde_json's error.
+pub fn from_str_keeping_lone_surrogates(text: &str) -> serde_json::Result<Value> {
+    from_str(text).or_else(|err| {
+        escape_lone_surrogates(text)
+            .and_then(|escaped| from_str(&escaped).ok())
+            .ok_or(err)
+    })
+}
+
+/// The JSON text `text` with the backslash of every lone surrogate escape doubled, so that
+/// the string holding it reads as the escape's six characters (`\ud800`); `None` when it
+/// has none. A surrogate pair is left as it is.
+pub fn escape_lone_surrogates(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let unit = |at: usize| -> Option<u16> {
+        let hex = bytes.get(at..at + 6)?;
+        if &hex[..2] != b"\\u" {
+            return None;
+        }
+        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
+    };
+    let (mut out, mut copied, mut i) = (String::new(), 0, 0);
+    while i < bytes.len() {
+        if bytes[i] != b'\\' {
+            i += 1;
+            continue;
+        }
+        match unit(i) {
+            Some(0xD800..=0xDBFF) if matches!(unit(i + 6), Some(0xDC00..=0xDFFF)) => i += 12,
+            Some(0xD800..=0xDFFF) => {
+                out.push_str(&text[copied..i]);
+                out.push('\\');
+                copied = i;
+                i += 6;
+            }
+            // Any other escape, `\\` among them, is two characters on.
+            _ => i += 2,
+        }
+    }
+    // Something was written exactly when an escape was doubled.
+    (!out.is_empty()).then(|| {
+        out.push_str(&text[copied..]);
+        out
+    })
+}
+
 /// Whether serde_json's reader may spell a number of `text` otherwise than `text` does: it
 /// holds an `E`, or an `e` followed by a digit (an exponent without its sign). A string may
 /// hold them too: the walk then finds nothing to put back. Most texts hold neither, and are
@@ -207,6 +256,29 @@ mod tests {
     use super::*;
     use crate::strategy::arb_json;
     use proptest::prelude::*;
+
+    #[test]
+    fn lone_surrogates_are_kept_as_the_text_of_their_escape() {
+        for (text, read) in [
+            (r#"{"a": "x \ud800"}"#, r#"{"a":"x \\ud800"}"#),
+            (
+                r#"["\udc00\ud800", "\ud83d\ude00"]"#,
+                r#"["\\udc00\\ud800","😀"]"#,
+            ),
+            (r#"{"a": "\\ud800 \ud800"}"#, r#"{"a":"\\ud800 \\ud800"}"#),
+            (r#""end \udbff""#, r#""end \\udbff""#),
+        ] {
+            let value = from_str_keeping_lone_surrogates(text).unwrap();
+            assert_eq!(value.to_string(), read, "{text}");
+        }
+        // Nothing to escape, or another fault: serde_json's own answer.
+        assert_eq!(
+            escape_lone_surrogates(r#"{"a": "\ud83d\ude00 \\ud800"}"#),
+            None
+        );
+        assert!(from_str_keeping_lone_surrogates(r#"{"a": "\ud800", }"#).is_err());
+        assert!(from_str_keeping_lone_surrogates(r#"{"a": "\ud80"}"#).is_err());
+    }
 
     #[test]
     fn numbers_keep_their_tokens() {

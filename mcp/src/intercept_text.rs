@@ -250,8 +250,10 @@ pub fn structured_duplicates(result: &str) -> usize {
     }
 }
 
+/// `text` read as JSON; a lone surrogate (which no string holds) is kept as the text of its
+/// escape, so that one such escape does not leave a large result unread and inline.
 fn parse(text: &str) -> Result<Value> {
-    lro_core::json::parse::from_str(text).map_err(|e| {
+    lro_core::json::parse::from_str_keeping_lone_surrogates(text).map_err(|e| {
         LroError::new(
             ErrorCode::InvalidInput,
             format!("the tool result is not valid JSON: {e}"),

@@ -640,8 +640,11 @@ impl Router {
                         }
                         InterceptedText::Unchanged(_) => None,
                     }),
-                // Or the `result` key given twice, say: the answer as serde_json reads it.
-                None => match parse(text) {
+                // Or the `result` key given twice, say: the answer as serde_json reads it (a
+                // lone surrogate kept as the text of its escape, as the text path keeps it).
+                None => match std::str::from_utf8(text).ok().and_then(|text| {
+                    lro_core::json::parse::from_str_keeping_lone_surrogates(text).ok()
+                }) {
                     Some(mut message) => {
                         let result = message
                             .get_mut("result")

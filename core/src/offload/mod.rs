@@ -20,6 +20,8 @@ pub mod request;
 pub(crate) mod text;
 pub(crate) mod write;
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::cleanup::{self, CleanupReport};
@@ -117,11 +119,14 @@ impl<H: Host> Offloader<H> {
         // Inline results (small by definition), other shapes and unusual text: the tree.
         let value: Value = match crate::json::parse::from_slice(json) {
             Ok(value) => value,
-            // An array one of whose elements has a lone surrogate: that element becomes a
-            // text record, the others stay records (crate::shape::odd).
+            // Lone surrogates: an array's element with one becomes a text record, the
+            // others stay records; elsewhere each is kept as the text of its escape
+            // (crate::shape::odd).
             Err(e) => std::str::from_utf8(json)
                 .ok()
-                .and_then(|text| crate::shape::odd_array(crate::json::read::trim(text)))
+                .and_then(|text| {
+                    crate::shape::value_with_lone_surrogates(crate::json::read::trim(text))
+                })
                 .ok_or_else(|| {
                     LroError::new(
                         ErrorCode::InvalidInput,
@@ -268,7 +273,7 @@ impl<H: Host> Offloader<H> {
             let mut records = Body::default();
             let mut duplicate_keys = 0;
             let all_values = texts.iter().all(|text| {
-                read::decode_str(text)
+                decode_block(text)
                     .and_then(|content| read_record(&content))
                     .map(|(record, repeated)| {
                         duplicate_keys += repeated;
@@ -284,12 +289,12 @@ impl<H: Host> Offloader<H> {
                 }
             }
             // Mixed blocks, a tree, or records that stay inline: the rule on the texts.
-            let decoded: Option<Vec<_>> = texts.iter().map(|t| read::decode_str(t)).collect();
+            let decoded: Option<Vec<_>> = texts.iter().map(|t| decode_block(t)).collect();
             let decoded = decoded.ok_or_else(not_json)?;
             let decoded: Vec<&str> = decoded.iter().map(AsRef::as_ref).collect();
             return self.offload_text_blocks(&decoded, request);
         }
-        let joined = read::decode_str(texts[0]).ok_or_else(not_json)?;
+        let joined = decode_block(texts[0]).ok_or_else(not_json)?;
         self.offload_text_parts(&joined, request, min_text)
     }
 
@@ -344,6 +349,16 @@ impl<H: Host> Offloader<H> {
     ) -> Result<Option<Outcome>> {
         text::offload_record_lines(self, records, request, duplicate_keys)
     }
+}
+
+/// The content of a text block given as its JSON string; a lone surrogate in it (which no
+/// string can hold) is kept as the six characters of its escape, as everywhere
+/// (crate::shape::odd). `None` for a text that is not a JSON string.
+fn decode_block(text: &str) -> Option<Cow<'_, str>> {
+    read::decode_str(text).or_else(|| {
+        let escaped = crate::json::parse::escape_lone_surrogates(text)?;
+        read::decode_str(&escaped).map(|content| Cow::Owned(content.into_owned()))
+    })
 }
 
 fn not_json() -> LroError {

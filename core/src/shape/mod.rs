@@ -30,7 +30,7 @@
 pub mod columns;
 pub mod literal;
 mod odd;
-pub(crate) use odd::array_with_odd_elements as odd_array;
+pub(crate) use odd::value_with_lone_surrogates;
 pub mod table;
 pub mod text;
 pub(crate) mod text_layout;

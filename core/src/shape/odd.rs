@@ -2,7 +2,8 @@
 //! JSON's grammar, but no string holds it, so serde_json refuses the whole text and the
 //! result used to become one text record. Here only that element does: it becomes the text
 //! record `{"text": <its JSON text>}` (its bytes kept, escapes and all), and the others stay
-//! records. Any other fault still refuses the text.
+//! records. Any other text keeps each lone surrogate as the text of its escape
+//! ([`value_with_lone_surrogates`]). Any other fault still refuses the text.
 
 use serde_json::{Map, Value};
 
@@ -17,9 +18,9 @@ pub(crate) fn array_with_odd_elements(text: &str) -> Option<Value> {
         match crate::json::parse::from_str(element) {
             Ok(value) => items.push(value),
             Err(_) => {
-                // Refused only for its lone surrogates: the same text with them replaced
+                // Refused only for its lone surrogates: the same text with them escaped
                 // must read.
-                let repaired = replace_lone_surrogates(element)?;
+                let repaired = crate::json::parse::escape_lone_surrogates(element)?;
                 serde_json::from_slice::<Value>(repaired.as_bytes()).ok()?;
                 let mut record = Map::new();
                 record.insert("text".to_owned(), Value::String(element.to_owned()));
@@ -59,36 +60,14 @@ fn split_elements(inner: &str) -> Option<Vec<&str>> {
     Some(elements)
 }
 
-/// `text` with every lone surrogate escape replaced by `\ufffd`; `None` when it has none.
-fn replace_lone_surrogates(text: &str) -> Option<String> {
-    let bytes = text.as_bytes();
-    let unit = |at: usize| -> Option<u16> {
-        let hex = bytes.get(at..at + 6)?;
-        if &hex[..2] != b"\\u" {
-            return None;
-        }
-        u16::from_str_radix(std::str::from_utf8(&hex[2..]).ok()?, 16).ok()
-    };
-    let (mut out, mut copied, mut i, mut replaced) = (String::new(), 0, 0, false);
-    while i < bytes.len() {
-        if bytes[i] != b'\\' {
-            i += 1;
-            continue;
-        }
-        match unit(i) {
-            Some(0xD800..=0xDBFF) if matches!(unit(i + 6), Some(0xDC00..=0xDFFF)) => i += 12,
-            Some(0xD800..=0xDFFF) => {
-                out.push_str(&text[copied..i]);
-                out.push_str("\\ufffd");
-                i += 6;
-                copied = i;
-                replaced = true;
-            }
-            _ => i += 2,
-        }
-    }
-    out.push_str(&text[copied..]);
-    replaced.then_some(out)
+/// The value of the JSON text `text` when serde_json refuses it only for its lone
+/// surrogates: an array's odd elements become text records ([`array_with_odd_elements`]);
+/// in any other text each lone surrogate is kept as the six characters of its escape
+/// (`lro_json::parse::from_str_keeping_lone_surrogates`), so that one odd escape in a tool
+/// result does not leave the whole result unread. `None` for any other fault.
+pub(crate) fn value_with_lone_surrogates(text: &str) -> Option<Value> {
+    array_with_odd_elements(text)
+        .or_else(|| crate::json::parse::from_str_keeping_lone_surrogates(text).ok())
 }
 
 #[cfg(test)]
@@ -107,6 +86,15 @@ mod tests {
             array_with_odd_elements(r#"["\udc00", 2]"#),
             Some(json!([{"text": r#""\udc00""#}, 2]))
         );
+    }
+
+    #[test]
+    fn objects_keep_a_lone_surrogate_as_the_text_of_its_escape() {
+        assert_eq!(
+            value_with_lone_surrogates(r#"{"rows": [{"a": 1}, "\ud800"]}"#),
+            Some(json!({"rows": [{"a": 1}, "\\ud800"]}))
+        );
+        assert_eq!(value_with_lone_surrogates(r#"{"rows": [1,]}"#), None);
     }
 
     #[test]

@@ -42,8 +42,9 @@ pub fn read_text(text: &str) -> TextRead {
                 unwrapped = inner;
                 current = &unwrapped;
             }
-            // One element with a lone surrogate: that element alone becomes text.
-            Err(_) => match super::odd::array_with_odd_elements(trimmed) {
+            // Lone surrogates: an array's element with one becomes text alone; elsewhere
+            // each is kept as the text of its escape.
+            Err(_) => match super::odd::value_with_lone_surrogates(trimmed) {
                 Some(value) => return TextRead::Value(value, Format::Json),
                 None => break,
             },

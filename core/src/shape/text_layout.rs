@@ -338,8 +338,8 @@ impl TextLayout {
                         // JSON this reading could not vouch for.
                         return None;
                     }
-                    // As `read_text`: one element with a lone surrogate becomes text alone.
-                    if let Some(value) = super::odd::array_with_odd_elements(trimmed) {
+                    // As `read_text`: lone surrogates (super::odd).
+                    if let Some(value) = super::odd::value_with_lone_surrogates(trimmed) {
                         return self.value(path, value, Format::Json, depth);
                     }
                     break;

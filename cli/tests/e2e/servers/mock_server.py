@@ -103,6 +103,7 @@ TOOLS = [
     {"name": "progress", "inputSchema": {"type": "object"}},
     {"name": "garbage", "inputSchema": {"type": "object"}},
     {"name": "raw_numbers", "inputSchema": {"type": "object"}},
+    {"name": "lone_surrogate", "inputSchema": {"type": "object"}},
     {"name": "whoami", "inputSchema": {"type": "object"}},
     {"name": "pid", "inputSchema": {"type": "object"}},
     {"name": "hang", "inputSchema": {"type": "object"}},
@@ -181,6 +182,15 @@ def call_tool(msg_id, params):
         ident = json.dumps(msg_id)
         return send('{"jsonrpc":"2.0","id":%s,"result":{"content":[{"type":"text","text":"n"}],'
                     '"structuredContent":{"a":1.50,"b":1e3,"c":"\\u00e9"}}}' % ident)
+    if name == "lone_surrogate":
+        # JSON allows the escape `\ud800` alone; no string holds it (json.dumps writes it so).
+        lines = int(args.get("lines", 10))
+        if args.get("structured"):
+            rows = [{"a": i, "b": "z" * 40} for i in range(lines)] + ["\ud800"]
+            return send({"jsonrpc": "2.0", "id": msg_id,
+                         "result": text_result("rows", structuredContent={"rows": rows})})
+        text = "\n".join(f"log line {i} of the tool" for i in range(lines)) + " \ud800"
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(text)})
     if name == "whoami":
         return send({"jsonrpc": "2.0", "id": msg_id, "result": text_result(json.dumps(CLIENT_INFO))})
     if name == "pid":
