@@ -178,6 +178,11 @@ pub fn resolve<H: Host>(
     }
     let cap = lro.config().extract.handle_max_bytes;
     let mut left = cap;
+    // One time limit for all the handles of a call, as one byte cap: thousands of handles
+    // each just under the limit would otherwise hold a thread (and a stdio proxy's every
+    // other message) for as long as a client likes.
+    let timeout_ms = lro.config().extract.timeout_ms;
+    let started = lro.host().now_millis();
     let mut data = Vec::with_capacity(positions.len());
     for pointer in &positions {
         let fail = |error: LroError| HandleError {
@@ -187,7 +192,12 @@ pub fn resolve<H: Host>(
         let Some(Value::Object(handle)) = arguments.pointer(pointer) else {
             unreachable!("a position found in the same arguments")
         };
-        let (value, bytes) = resolve_handle(lro, handle, left, cap, cancel).map_err(fail)?;
+        let spent = lro.host().now_millis().saturating_sub(started);
+        let Some(time_left) = timeout_ms.checked_sub(spent).filter(|&ms| ms > 0) else {
+            return Err(fail(out_of_time(timeout_ms)));
+        };
+        let (value, bytes) =
+            resolve_handle(lro, handle, left, cap, time_left, cancel).map_err(fail)?;
         left -= bytes;
         data.push(value);
     }
@@ -261,6 +271,7 @@ fn resolve_handle<H: Host>(
     handle: &Map<String, Value>,
     left: u64,
     cap: u64,
+    time_left: u64,
     cancel: &AtomicBool,
 ) -> Result<(Value, u64)> {
     if let Some(key) = handle.keys().find(|k| !HANDLE_KEYS.contains(&k.as_str())) {
@@ -291,7 +302,7 @@ fn resolve_handle<H: Host>(
         call.insert("lines".to_owned(), json!({"start": 0}));
     }
     let call = arguments::parse(Some(&Value::Object(call)))?;
-    let response = extract_whole(lro, &call.file_path, &call.request, left, cancel)?;
+    let response = extract_whole(lro, &call.file_path, &call.request, left, time_left, cancel)?;
     let summary = call.request.is_summary() && response.results.len() == 1;
     let (value, bytes) = shaped(response.results, form, summary);
     if bytes > left {
@@ -301,7 +312,8 @@ fn resolve_handle<H: Host>(
 }
 
 /// Runs `request` over `file_path` with output limits raised to `max_bytes` (and no limit
-/// on the number of records), so that a result is read whole or not at all: a response
+/// on the number of records) within `timeout_ms`, so that a result is read whole or not at
+/// all: a response
 /// some limit cut is an error naming the limit and how to ask for less. Used by handles and
 /// by the extract tool's `save`.
 pub(crate) fn extract_whole<H: Host>(
@@ -309,12 +321,14 @@ pub(crate) fn extract_whole<H: Host>(
     file_path: &str,
     request: &ExtractRequest,
     max_bytes: u64,
+    timeout_ms: u64,
     cancel: &AtomicBool,
 ) -> Result<ExtractResponse> {
     let configured = &lro.config().extract;
     let limits = ExtractLimits {
         max_output_records: u64::MAX,
         max_output_bytes: max_bytes,
+        timeout_ms,
         ..configured.clone()
     };
     let response = lro.extract_within(file_path, request, &limits, cancel)?;
@@ -325,6 +339,9 @@ pub(crate) fn extract_whole<H: Host>(
     }
     if limit.starts_with("max_output_bytes") {
         return Err(over_cap(configured.handle_max_bytes));
+    }
+    if limit.starts_with("timeout_ms") {
+        return Err(out_of_time(configured.timeout_ms));
     }
     let hint = response
         .hint
@@ -338,6 +355,17 @@ pub(crate) fn extract_whole<H: Host>(
              (a where filter, fields, a lines range) until it reads within the limit"
         ),
     ))
+}
+
+fn out_of_time(timeout_ms: u64) -> LroError {
+    LroError::new(
+        ErrorCode::ResourceLimit,
+        format!(
+            "reading the data took longer than extract.timeout_ms ({timeout_ms} ms), the time \
+             one call has for all it reads; narrow it (a where filter, fields, a lines range) \
+             or pass fewer handles"
+        ),
+    )
 }
 
 fn over_cap(cap: u64) -> LroError {

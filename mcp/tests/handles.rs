@@ -220,3 +220,78 @@ fn the_tool_tells_the_agent_how_to_pass_a_result_on() {
     }
     assert_eq!(handles::HANDLE_KEY, "$lro");
 }
+
+/// A memory host whose clock moves one millisecond each time it is read: time passes as
+/// the extractions read it, the same on every run.
+struct TickingHost {
+    files: MemoryHost,
+    now: std::sync::atomic::AtomicU64,
+}
+
+impl lro_core::Host for TickingHost {
+    fn write_atomic(&self, path: &std::path::Path, parts: &[&[u8]]) -> std::io::Result<()> {
+        self.files.write_atomic(path, parts)
+    }
+    fn create_dir_all(&self, dir: &std::path::Path) -> std::io::Result<()> {
+        self.files.create_dir_all(dir)
+    }
+    fn open_file(
+        &self,
+        dir: &std::path::Path,
+        name: &str,
+    ) -> std::io::Result<lro_core::OpenFile<'_>> {
+        self.files.open_file(dir, name)
+    }
+    fn list_dir(&self, dir: &std::path::Path) -> std::io::Result<Vec<lro_core::DirEntry>> {
+        self.files.list_dir(dir)
+    }
+    fn remove_file(&self, path: &std::path::Path) -> std::io::Result<()> {
+        self.files.remove_file(path)
+    }
+    fn canonicalize(&self, path: &std::path::Path) -> std::io::Result<std::path::PathBuf> {
+        self.files.canonicalize(path)
+    }
+    fn entry_kind(&self, path: &std::path::Path) -> std::io::Result<lro_core::EntryKind> {
+        self.files.entry_kind(path)
+    }
+    fn now_millis(&self) -> u64 {
+        self.now.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+    fn fill_random(&self, buf: &mut [u8]) {
+        self.files.fill_random(buf);
+    }
+    fn temp_dir(&self) -> std::path::PathBuf {
+        self.files.temp_dir()
+    }
+}
+
+/// The handles of one call share one time limit, as they share one byte cap: each of these
+/// reads within `extract.timeout_ms`, all of them together do not, and the call is refused
+/// naming the limit instead of holding its thread for as long as the client likes.
+#[test]
+fn the_handles_of_a_call_share_one_time_limit() {
+    let host = TickingHost {
+        files: MemoryHost::new(),
+        now: std::sync::atomic::AtomicU64::new(1_767_225_600_000),
+    };
+    let mut config = OffloadConfig::default();
+    config.extract.timeout_ms = 500;
+    let lro = Offloader::new(config, host).unwrap();
+    let records: Vec<Value> = (0..300)
+        .map(|i| json!({"i": i, "text": format!("record {i} of the handles' file")}))
+        .collect();
+    let file = offload_text(&lro, "records", &json!(records).to_string());
+    let handle = json!({"$lro": file, "lines": {"start": 0, "end": 1}});
+    // One handle, and a few, read well within the limit.
+    for n in [1, 5] {
+        let arguments = json!({"items": vec![handle.clone(); n]});
+        let resolved = resolve(&lro, &arguments, &no_cancel()).unwrap().unwrap();
+        assert_eq!(resolved["items"].as_array().unwrap().len(), n);
+    }
+    let many = json!({"items": vec![handle; 2_000]});
+    let err = resolve(&lro, &many, &no_cancel()).unwrap_err();
+    let result = err.to_call_result();
+    let text = result["content"][0]["text"].as_str().unwrap();
+    assert!(text.contains("resource_limit"), "{text}");
+    assert!(text.contains("extract.timeout_ms (500 ms)"), "{text}");
+}

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 /// Offloads the result of tool `tool` whose one text block is `text` (a tool's JSON result,
 /// as MCP carries it) through the interceptor; the offload file's path, read from the
 /// descriptor (`structuredContent` when the result has it, else its text block).
-pub fn offload_text(lro: &Offloader<MemoryHost>, tool: &str, text: &str) -> String {
+pub fn offload_text<H: lro_core::Host>(lro: &Offloader<H>, tool: &str, text: &str) -> String {
     let context = ToolCallContext {
         tool_name: tool.to_owned(),
         ..ToolCallContext::default()

@@ -41,7 +41,15 @@ pub(crate) fn answer<H: Host>(
         ));
     }
     let cap = lro.config().extract.handle_max_bytes;
-    let response = crate::handles::extract_whole(lro, &call.file_path, &call.request, cap, cancel)?;
+    let timeout_ms = lro.config().extract.timeout_ms;
+    let response = crate::handles::extract_whole(
+        lro,
+        &call.file_path,
+        &call.request,
+        cap,
+        timeout_ms,
+        cancel,
+    )?;
     let request = OffloadRequest {
         operation: operation(lro, &call.file_path),
         query: Some(recorded_query(arguments)),
