@@ -631,8 +631,8 @@ fn numeric_ids_are_integers_written_as_such() {
     );
 }
 
-/// A request the proxy must read but serde_json cannot (nested 130 levels deep) is answered
-/// `-32602` by the proxy: an `lro_extract` call used to be forwarded to a server that never
+/// A request the proxy must read but serde_json cannot (nested 130 levels deep, or holding a
+/// lone surrogate) is answered `-32602` by the proxy: an `lro_extract` call used to be forwarded to a server that never
 /// offered the tool, with the local file path. Nothing of it reaches the server.
 #[test]
 fn a_request_nested_too_deep_to_read_is_answered_not_forwarded() {
@@ -654,6 +654,20 @@ fn a_request_nested_too_deep_to_read_is_answered_not_forwarded() {
             message.starts_with(
                 "invalid params: the proxy cannot read this request: it is nested deeper than 128 levels"
             ),
+            "{message}"
+        );
+    }
+    // A lone surrogate escape, which JSON's grammar allows and no string holds, is named as
+    // such (serde_json says "unexpected end of hex escape", or "lone leading surrogate").
+    for (id, escape) in [(6, r"\ud800"), (7, r"\udc00")] {
+        proxy.send_line(&format!(
+            r#"{{"jsonrpc":"2.0","id":{id},"method":"tools/call","params":{{"name":"echo","arguments":{{"text":"x{escape}"}}}}}}"#
+        ));
+        let answer = proxy.next();
+        assert_eq!(answer["error"]["code"], -32602, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("it holds a lone UTF-16 surrogate escape"),
             "{message}"
         );
     }
