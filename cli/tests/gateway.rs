@@ -213,6 +213,82 @@ fn ambiguous_framing_and_repeated_host_or_authorization_are_refused() {
     assert_eq!(status, 200, "{body}");
 }
 
+/// Writes `bytes` on a new connection and reads until the gateway closes it (the test fails
+/// at TIMEOUT if it never does): everything the gateway answered on that connection.
+fn answered_until_closed(gateway: &Gateway, bytes: &[u8], what: &str) -> String {
+    let mut stream = TcpStream::connect(&gateway.addr).unwrap();
+    stream.set_read_timeout(Some(TIMEOUT)).unwrap();
+    // The gateway may close before reading all of it: that is an outcome, not a failure.
+    let _ = stream.write_all(bytes);
+    let mut answer = Vec::new();
+    stream
+        .read_to_end(&mut answer)
+        .unwrap_or_else(|e| panic!("{what}: the connection stayed open: {e}"));
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+/// A body the gateway did not read to its end, or whose chunks did not decode, ends its
+/// connection: the bytes after it are not a request. And no declared length, however large,
+/// is allocated or read: `Content-Length: 2^50` with no body aborted the whole gateway (a
+/// drain buffer the declared size), before any token was checked.
+#[test]
+fn a_body_not_read_to_its_end_ends_the_connection() {
+    let gateway = Gateway::start(&[]);
+    let smuggled = format!("GET /healthz HTTP/1.1\r\nHost: {}\r\n\r\n", gateway.addr);
+    let post = |version: &str, headers: &str, body: &str| {
+        format!(
+            "POST /mcp {version}\r\nHost: {}\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\n{headers}\r\n{body}{smuggled}",
+            gateway.addr
+        )
+    };
+    for (what, request) in [
+        (
+            "a length of 2^50 with no body",
+            post("HTTP/1.1", "Content-Length: 1125899906842624\r\n", ""),
+        ),
+        (
+            "a length of 2^63",
+            post("HTTP/1.1", "Content-Length: 9223372036854775808\r\n", ""),
+        ),
+        (
+            "a length past 2^64",
+            post("HTTP/1.1", "Content-Length: 18446744073709551616\r\n", ""),
+        ),
+        (
+            "a chunk size that is not hexadecimal",
+            post(
+                "HTTP/1.1",
+                "Transfer-Encoding: chunked\r\n",
+                "zz\r\nab\r\n0\r\n\r\n",
+            ),
+        ),
+        (
+            "a chunk shorter than its size",
+            post(
+                "HTTP/1.1",
+                "Transfer-Encoding: chunked\r\n",
+                "5\r\nab\r\n0\r\n\r\n",
+            ),
+        ),
+        (
+            "a chunked body in HTTP/1.0",
+            post(
+                "HTTP/1.0",
+                "Transfer-Encoding: chunked\r\nConnection: keep-alive\r\n",
+                "2\r\n{}\r\n0\r\n\r\n",
+            ),
+        ),
+    ] {
+        let answer = answered_until_closed(&gateway, request.as_bytes(), what);
+        assert!(answer.starts_with("HTTP/1."), "{what}: {answer:?}");
+        assert_eq!(answer.matches("HTTP/1.").count(), 1, "{what}: {answer}");
+        assert!(!answer.contains("\"status\""), "{what}: {answer}");
+    }
+    // Alive, and answering.
+    assert_eq!(gateway.health()["status"], "ok");
+}
+
 /// After refusing an ambiguous head the gateway reads nothing more from that connection: a
 /// front proxy that took the other `Content-Length` (or the other `Host` or `Authorization`
 /// line's meaning) sent the bytes after it as that request's body, and they must not run as a

@@ -6,6 +6,8 @@ use std::io::{BufReader, BufWriter, ErrorKind, Read};
 
 use std::net::SocketAddr;
 use std::str::FromStr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::common::{HTTPVersion, Method};
@@ -32,6 +34,10 @@ pub struct ClientConnection {
 
     // set to true if we know that the previous request is the last one
     no_more_requests: bool,
+
+    // LRO: set once the previous request's body was read to its end; until then where the
+    // next request starts is unknown, and none is read.
+    previous_body: Option<Arc<AtomicBool>>,
 
     // true if the connection goes through SSL
     secure: bool,
@@ -103,6 +109,7 @@ impl ClientConnection {
             remote_addr,
             next_header_source: first_header,
             no_more_requests: false,
+            previous_body: None,
             secure,
         }
     }
@@ -151,6 +158,18 @@ impl ClientConnection {
             // reading the request line
             let (method, path, version) = {
                 let line = self.read_next_line(&mut limits).map_err(ReadError::ReadIoError)?;
+                // LRO: the line is read only once the previous request's reader is gone,
+                // so its body is known by now to be complete, or never to be: the bytes
+                // after a body left unread (or that did not decode) are not a request.
+                if let Some(body) = &self.previous_body {
+                    if !body.load(Ordering::Acquire) {
+                        let unread = "the previous request's body was not read to its end";
+                        return Err(ReadError::ReadIoError(IoError::new(
+                            ErrorKind::ConnectionAborted,
+                            unread,
+                        )));
+                    }
+                }
 
                 parse_request_line(
                     line.as_str().trim(), // TODO: remove this conversion
@@ -187,6 +206,8 @@ impl ClientConnection {
         std::mem::swap(&mut self.next_header_source, &mut data_source);
 
         // building the next reader
+        let complete = Arc::new(AtomicBool::new(false));
+        self.previous_body = Some(complete.clone());
         let request = crate::request::new_request(
             self.secure,
             method,
@@ -196,6 +217,7 @@ impl ClientConnection {
             *self.remote_addr.as_ref().unwrap(),
             data_source,
             writer,
+            complete,
         )
         .map_err(|e| {
             use crate::request;
@@ -294,12 +316,16 @@ impl Iterator for ClientConnection {
             // LRO: a head whose framing or addressing is ambiguous is the connection's last.
             // Its answer (the gateway's 400) says `Connection: close`; reading on would take
             // the bytes another reader of the framing took for this body as the next request.
-            if framing_conflict(
-                rq.headers()
-                    .iter()
-                    .map(|h| (h.field.as_str().as_str(), h.value.as_str())),
-            )
-            .is_some()
+            // A chunked body in HTTP/1.0, which has none (RFC 9112 §6.1), ends it too.
+            let chunked_in_1_0 = *rq.http_version() == HTTPVersion(1, 0)
+                && rq.headers().iter().any(|h| h.field.equiv("Transfer-Encoding"));
+            if chunked_in_1_0
+                || framing_conflict(
+                    rq.headers()
+                        .iter()
+                        .map(|h| (h.field.as_str().as_str(), h.value.as_str())),
+                )
+                .is_some()
             {
                 self.no_more_requests = true;
             }
@@ -358,6 +384,10 @@ pub fn framing_conflict<'h>(headers: impl IntoIterator<Item = (&'h str, &'h str)
     if let Some(length) = lengths.first() {
         if length.is_empty() || !length.bytes().all(|b| b.is_ascii_digit()) {
             return Some(format!("Content-Length {:?} is not a number", length));
+        }
+        // Read as no length at all, its body would be taken for the next request.
+        if length.parse::<usize>().is_err() {
+            return Some(format!("Content-Length {} is too large", length));
         }
     }
     if encodings.len() > 1 {

@@ -5,7 +5,9 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::str::FromStr;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::Sender;
+use std::sync::Arc;
 
 use crate::util::{EqualReader, FusedReader};
 use crate::{HTTPVersion, Header, Method, Response, StatusCode};
@@ -135,11 +137,14 @@ pub fn new_request<R, W>(
     remote_addr: Option<SocketAddr>,
     mut source_data: R,
     writer: W,
+    complete: Arc<AtomicBool>,
 ) -> Result<Request, RequestCreationError>
 where
     R: Read + Send + 'static,
     W: Write + Send + 'static,
 {
+    // LRO: `complete` is set once the body was read to its end (at once for a body read
+    // here, or none); the connection reads its next request only then.
     // finding the transfer-encoding header
     let transfer_encoding = headers
         .iter()
@@ -187,9 +192,11 @@ where
     // content-length headers
     let reader = if connection_upgrade {
         // if we have a `Connection: upgrade`, always keeping the whole reader
+        complete.store(true, Ordering::Release);
         Box::new(source_data) as Box<dyn Read + Send + 'static>
     } else if let Some(content_length) = content_length {
         if content_length == 0 {
+            complete.store(true, Ordering::Release);
             Box::new(io::empty()) as Box<dyn Read + Send + 'static>
         } else if content_length <= 1024 && !expects_continue {
             // if the content-length is small enough, we just read everything into a buffer
@@ -210,19 +217,26 @@ where
                 offset += read;
             }
 
+            complete.store(true, Ordering::Release);
             Box::new(Cursor::new(buffer)) as Box<dyn Read + Send + 'static>
         } else {
-            let (data_reader, _) = EqualReader::new(source_data, content_length); // TODO:
+            let (data_reader, _) =
+                EqualReader::with_completion(source_data, content_length, complete.clone());
             Box::new(FusedReader::new(data_reader)) as Box<dyn Read + Send + 'static>
         }
     } else if transfer_encoding.is_some() {
         // if a transfer-encoding was specified, then "chunked" is ALWAYS applied
         // over the message (RFC2616 #3.6)
-        Box::new(FusedReader::new(Decoder::new(source_data))) as Box<dyn Read + Send + 'static>
+        let decoder = ChunkedToTheEnd {
+            inner: Decoder::new(source_data),
+            complete: complete.clone(),
+        };
+        Box::new(FusedReader::new(decoder)) as Box<dyn Read + Send + 'static>
     } else {
         // if we have neither a Content-Length nor a Transfer-Encoding,
         // assuming that we have no data
         // TODO: could also be multipart/byteranges
+        complete.store(true, Ordering::Release);
         Box::new(io::empty()) as Box<dyn Read + Send + 'static>
     };
 
@@ -494,6 +508,24 @@ impl Drop for Request {
                 sender.send(()).unwrap();
             }
         }
+    }
+}
+
+/// LRO: a chunked body's reader that sets `complete` when the last chunk has been read. A
+/// body not read to its end, or whose chunks do not decode, leaves it unset, and the
+/// connection reads no further request: where the next one starts is unknown.
+struct ChunkedToTheEnd<R: Read> {
+    inner: Decoder<R>,
+    complete: Arc<AtomicBool>,
+}
+
+impl<R: Read> Read for ChunkedToTheEnd<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.inner.read(buf)?;
+        if read == 0 && !buf.is_empty() {
+            self.complete.store(true, Ordering::Release);
+        }
+        Ok(read)
     }
 }
 

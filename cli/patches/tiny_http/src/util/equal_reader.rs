@@ -1,7 +1,14 @@
 use std::io::Read;
 use std::io::Result as IoResult;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::channel;
 use std::sync::mpsc::{Receiver, Sender};
+use std::sync::Arc;
+
+/// LRO: the most bytes of a body its reader throws away when dropped unread. A client can
+/// declare any length (2^50 bytes, allocated whole, aborted the process): past this the rest
+/// is left, the body stays incomplete, and the connection reads no further request.
+pub const DRAIN_MAX: usize = 1024 * 1024;
 
 /// A `Reader` that reads exactly the number of bytes from a sub-reader.
 ///
@@ -15,6 +22,8 @@ where
     reader: R,
     size: usize,
     last_read_signal: Sender<IoResult<()>>,
+    /// LRO: set once the body was read (or thrown away) to its end.
+    complete: Arc<AtomicBool>,
 }
 
 impl<R> EqualReader<R>
@@ -22,13 +31,26 @@ where
     R: Read,
 {
     pub fn new(reader: R, size: usize) -> (EqualReader<R>, Receiver<IoResult<()>>) {
+        Self::with_completion(reader, size, Arc::new(AtomicBool::new(false)))
+    }
+
+    /// LRO: [`EqualReader::new`], setting `complete` once the body was read to its end.
+    pub fn with_completion(
+        reader: R,
+        size: usize,
+        complete: Arc<AtomicBool>,
+    ) -> (EqualReader<R>, Receiver<IoResult<()>>) {
         let (tx, rx) = channel();
 
         let r = EqualReader {
             reader,
             size,
             last_read_signal: tx,
+            complete,
         };
+        if size == 0 {
+            r.complete.store(true, Ordering::Release);
+        }
 
         (r, rx)
     }
@@ -52,6 +74,9 @@ where
         match self.reader.read(buf) {
             Ok(len) => {
                 self.size -= len;
+                if self.size == 0 {
+                    self.complete.store(true, Ordering::Release);
+                }
                 Ok(len)
             }
             err @ Err(_) => err,
@@ -64,25 +89,27 @@ where
     R: Read,
 {
     fn drop(&mut self) {
-        let mut remaining_to_read = self.size;
-
-        while remaining_to_read > 0 {
-            let mut buf = vec![0; remaining_to_read];
-
-            match self.reader.read(&mut buf) {
+        // LRO: a fixed buffer, and at most DRAIN_MAX bytes (the declared length was
+        // allocated whole); a body left unread past that stays incomplete.
+        if self.size > DRAIN_MAX {
+            return;
+        }
+        let mut buf = [0u8; 8192];
+        while self.size > 0 {
+            let want = self.size.min(buf.len());
+            match self.reader.read(&mut buf[..want]) {
                 Err(e) => {
                     self.last_read_signal.send(Err(e)).ok();
-                    break;
+                    return;
                 }
                 Ok(0) => {
                     self.last_read_signal.send(Ok(())).ok();
-                    break;
+                    return;
                 }
-                Ok(other) => {
-                    remaining_to_read -= other;
-                }
+                Ok(read) => self.size -= read,
             }
         }
+        self.complete.store(true, Ordering::Release);
     }
 }
 
