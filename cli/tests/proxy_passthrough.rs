@@ -39,6 +39,23 @@ fn initialize_announces_the_proxy_and_tools_list_gains_lro_extract() {
     );
 }
 
+/// A `tools/list` holding a lone surrogate escape (in a description) still gains the
+/// extract tool and loses the `outputSchema`s: refused as JSON, it used to pass as it came,
+/// so results were offloaded that no listed tool could read and that broke the schema.
+#[test]
+fn a_lone_surrogate_does_not_keep_tools_list_as_it_came() {
+    let mut proxy = Proxy::start(&[], &[("MOCK_LONE_SURROGATE", "1")]);
+    proxy.initialize(json!({"name": "c", "version": "1"}));
+    let list = proxy.call(2, "tools/list", json!({}));
+    let tools = list["result"]["tools"].as_array().unwrap();
+    assert_eq!(tools.last().unwrap()["name"], "lro_extract_mock", "{list}");
+    assert_eq!(tools[0]["description"], "echoes \\ud800", "{list}");
+    assert!(
+        tools.iter().all(|t| t.get("outputSchema").is_none()),
+        "{list}"
+    );
+}
+
 /// The extract tool listed by a proxy started with `env` and `extra` flags.
 fn extract_tool_listed(extra: &[&str], env: &[(&str, &str)]) -> Value {
     let mut proxy = Proxy::start(extra, env);

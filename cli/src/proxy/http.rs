@@ -59,9 +59,10 @@ pub fn parse_headers(options: &[String]) -> Result<Vec<(String, String)>, LroErr
         .collect()
 }
 
-/// `url` as messages show it: without its userinfo (`user:token@`) and with its query as
-/// `?...`, since either may hold a credential (`?api_key=...`) and the messages reach the
-/// client (the agent, or any client of a gateway).
+/// `url` as messages show it: without its userinfo (`user:token@`) and fragment, and with
+/// its query as `?...`, since any of them may hold a credential (`?api_key=...`) and the
+/// messages reach the client (the agent, or any client of a gateway). The path is shown: a
+/// secret there is the URL's own business, and without it the message says too little.
 fn shown_url(url: &str) -> String {
     let Ok(mut parsed) = url::Url::parse(url) else {
         return "the --url given".to_owned();
@@ -72,6 +73,7 @@ fn shown_url(url: &str) -> String {
     if parsed.query().is_some() {
         parsed.set_query(Some("..."));
     }
+    parsed.set_fragment(None);
     parsed.to_string()
 }
 
@@ -641,7 +643,7 @@ mod tests {
     #[test]
     fn urls_are_shown_without_credentials() {
         for (url, shown) in [
-            ("https://a:b@host/mcp?key=s#f", "https://host/mcp?...#f"),
+            ("https://a:b@host/mcp?key=s#f", "https://host/mcp?..."),
             ("http://token@127.0.0.1:9/x", "http://127.0.0.1:9/x"),
             ("https://host/mcp", "https://host/mcp"),
             ("not a url", "the --url given"),

@@ -518,7 +518,7 @@ impl Router {
     }
 
     fn on_initialize(&self, line: &[u8]) {
-        let Some(mut message) = parse(line) else {
+        let Some(mut message) = parse_keeping_lone_surrogates(line) else {
             return self.pass(line);
         };
         let version = message
@@ -564,7 +564,7 @@ impl Router {
     }
 
     fn on_tools_list(&self, line: &[u8], first_page: bool) {
-        let Some(mut message) = parse(line) else {
+        let Some(mut message) = parse_keeping_lone_surrogates(line) else {
             return self.pass(line);
         };
         let Some(Value::Array(tools)) = message.pointer_mut("/result/tools") else {
@@ -642,9 +642,7 @@ impl Router {
                     }),
                 // Or the `result` key given twice, say: the answer as serde_json reads it (a
                 // lone surrogate kept as the text of its escape, as the text path keeps it).
-                None => match std::str::from_utf8(text).ok().and_then(|text| {
-                    lro_core::json::parse::from_str_keeping_lone_surrogates(text).ok()
-                }) {
+                None => match parse_keeping_lone_surrogates(text) {
                     Some(mut message) => {
                         let result = message
                             .get_mut("result")
@@ -777,6 +775,15 @@ const INVALID_PARAMS: i64 = -32602;
 /// `structuredContent` holds `1E5` as the server wrote it).
 fn parse(text: &[u8]) -> Option<Value> {
     lro_core::json::parse::from_slice(text).ok()
+}
+
+/// [`parse`] for the answers the proxy rewrites (`initialize`, `tools/list`, a tool's
+/// result): a lone surrogate escape, which no string holds, is kept as its six characters.
+/// Refused, the answer passed on as it came: a `tools/list` without the extract tool and
+/// with the `outputSchema`s an offloaded result would violate.
+fn parse_keeping_lone_surrogates(text: &[u8]) -> Option<Value> {
+    let text = std::str::from_utf8(text).ok()?;
+    lro_core::json::parse::from_str_keeping_lone_surrogates(text).ok()
 }
 
 mod handles;

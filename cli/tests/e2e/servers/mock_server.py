@@ -279,7 +279,12 @@ def handle(msg):
             "protocolVersion": msg["params"].get("protocolVersion", "2025-06-18"),
             "capabilities": caps, "serverInfo": SERVER_INFO}})
     if method == "tools/list" and not os.environ.get("MOCK_NO_TOOLS"):
-        return send({"jsonrpc": "2.0", "id": msg_id, "result": {"tools": TOOLS}})
+        tools = TOOLS
+        if os.environ.get("MOCK_LONE_SURROGATE"):
+            # A description holding the escape `\ud800` alone (json.dumps writes it so).
+            tools = [dict(TOOLS[0], description="echoes \ud800", outputSchema={"type": "object"})]
+            tools += TOOLS[1:]
+        return send({"jsonrpc": "2.0", "id": msg_id, "result": {"tools": tools}})
     if method == "tools/call":
         return call_tool(msg_id, msg.get("params") or {})
     if method == "ping":
