@@ -1,6 +1,6 @@
 //! What lro-mcp's integration tests share: a tool's result offloaded through the interceptor.
 
-use lro_core::{MemoryHost, Offloader};
+use lro_core::Offloader;
 use lro_mcp::ToolCallContext;
 use serde_json::{Value, json};
 
