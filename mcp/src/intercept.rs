@@ -4,7 +4,8 @@
 //! - its data is `structuredContent` when present, else the text content, read as
 //!   [`lro_core::shape`] reads strings (JSON, JSON inside a JSON string, a Python literal, a
 //!   table, or lines of text); several text blocks that each hold data (a list returned one
-//!   item per block) are one record each;
+//!   item per block) are one record each; a text over the threshold beside a small
+//!   `structuredContent` is offloaded itself (`text_beside`);
 //! - above the threshold the data is offloaded and the result becomes a valid
 //!   `CallToolResult` whose `content` holds one text block, the descriptor as compact JSON
 //!   (its `resource_uri` names the file as an MCP resource, [`crate::resources`]), then the
@@ -214,26 +215,57 @@ pub fn intercept_read<H: Host>(
         .filter_map(|i| i.get("text")?.as_str())
         .collect();
     let request = request_for(lro.config(), context);
+    let mut kept_structured = None;
     let outcome = match fields.get("structuredContent") {
         Some(structured) if !structured.is_null() => {
-            lro.offload_read(structured, &request, duplicate_keys)?
+            let outcome = lro.offload_read(structured, &request, duplicate_keys)?;
+            match text_beside(outcome, !texts.is_empty(), || {
+                lro.offload_text_blocks(&texts, &request)
+            })? {
+                (outcome, true) => {
+                    kept_structured = Some(structured.clone());
+                    outcome
+                }
+                (outcome, false) => outcome,
+            }
         }
         _ if texts.is_empty() => return Ok(untouched(result, InterceptAction::Bypassed)),
         _ => lro.offload_text_blocks(&texts, &request)?,
     };
     let others: Vec<Value> = content.iter().filter(|i| !is_text(i)).cloned().collect();
-    Ok(rewrite(lro, fields, outcome, others)
+    Ok(rewrite(lro, fields, outcome, others, kept_structured)
         .unwrap_or_else(|| untouched(result, InterceptAction::Inline)))
+}
+
+/// The outcome of a result whose `structuredContent` gave `structured`: when that stays
+/// inline, its text blocks (there are some: `has_text`) are offloaded by `offload_texts` if
+/// they are large on their own, and the second value says so. A result is offloaded by its
+/// larger part: else a server could send any text inline beside a `{}` (an outside attack
+/// found it). The small `structuredContent` then stays in the result, as it came.
+pub(crate) fn text_beside(
+    structured: Outcome,
+    has_text: bool,
+    offload_texts: impl FnOnce() -> Result<Outcome>,
+) -> Result<(Outcome, bool)> {
+    match structured {
+        Outcome::Inline(inline) if !inline.truncated && has_text => match offload_texts()? {
+            offloaded @ Outcome::Offloaded(_) => Ok((offloaded, true)),
+            _ => Ok((Outcome::Inline(inline), false)),
+        },
+        outcome => Ok((outcome, false)),
+    }
 }
 
 /// The result that replaces an offloaded or truncated one (`None`: the result stays as it
 /// is): `others` are its content items that are not text; `fields`, the original result's,
-/// give its `isError`, `_meta` and whether it had `structuredContent`.
+/// give its `isError`, `_meta` and whether it had `structuredContent`; `kept_structured` is
+/// a `structuredContent` kept as it came (its text was offloaded, not it).
 pub(crate) fn rewrite<H: Host>(
     lro: &Offloader<H>,
     fields: &Map<String, Value>,
     outcome: Outcome,
     others: Vec<Value>,
+    kept_structured: Option<Value>,
 ) -> Option<Intercepted> {
     let mut rewritten = Map::new();
     match outcome {
@@ -273,6 +305,9 @@ pub(crate) fn rewrite<H: Host>(
             rewritten.insert("content".into(), Value::Array(items));
             if lro.config().mcp.structured_content {
                 rewritten.insert("structuredContent".into(), descriptor);
+            } else if let Some(structured) = kept_structured {
+                // Small beside the text that was offloaded ([`text_beside`]): kept.
+                rewritten.insert("structuredContent".into(), structured);
             }
             Some(finish(
                 fields,

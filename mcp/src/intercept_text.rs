@@ -21,6 +21,7 @@ use lro_core::shape::TEXT_PART_MIN;
 
 use crate::intercept::{
     InterceptAction, Intercepted, ToolCallContext, bypasses, intercept_read, request_for, rewrite,
+    text_beside,
 };
 
 /// Results whose text is at most this long are parsed into a `Value`: one parse is faster
@@ -192,16 +193,26 @@ pub fn intercept_text_parts<H: Host>(
         kept.insert("structuredContent".to_owned(), Value::Null);
     }
     let request = request_for(lro.config(), context);
+    let mut kept_structured = None;
     let outcome = match envelope.structured {
         Some(structured) if structured != "null" => {
             // The layout counts keys named twice in the parts it parses; read as a `Value`
             // instead, they are counted here (lro_core::json::dupes).
-            match lro.offload_json_text(structured, &request, min_text)? {
+            let outcome = match lro.offload_json_text(structured, &request, min_text)? {
                 Some(outcome) => outcome,
                 None => {
                     let duplicate_keys = lro_core::json::dupes::count(structured.as_bytes());
                     lro.offload_read(&parse(structured)?, &request, duplicate_keys)?
                 }
+            };
+            match text_beside(outcome, !texts.is_empty(), || {
+                lro.offload_text_block_strings(&texts, &request, min_text)
+            })? {
+                (outcome, true) => {
+                    kept_structured = Some(parse(structured)?);
+                    outcome
+                }
+                (outcome, false) => outcome,
             }
         }
         _ if texts.is_empty() => {
@@ -209,10 +220,12 @@ pub fn intercept_text_parts<H: Host>(
         }
         _ => lro.offload_text_block_strings(&texts, &request, min_text)?,
     };
-    Ok(match rewrite(lro, &kept, outcome, others) {
-        Some(intercepted) => InterceptedText::Rewritten(Box::new(intercepted)),
-        None => InterceptedText::Unchanged(InterceptAction::Inline),
-    })
+    Ok(
+        match rewrite(lro, &kept, outcome, others, kept_structured) {
+            Some(intercepted) => InterceptedText::Rewritten(Box::new(intercepted)),
+            None => InterceptedText::Unchanged(InterceptAction::Inline),
+        },
+    )
 }
 
 /// The `Value` path, for small results and envelopes read only as a `Value`.

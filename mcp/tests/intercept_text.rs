@@ -383,3 +383,34 @@ fn pair_of(config: &OffloadConfig) -> Pair {
         by_text: Offloader::new(config.clone(), MemoryHost::new()).unwrap(),
     }
 }
+
+/// A result is offloaded by its larger part: a large text beside a small `structuredContent`
+/// (`{}`, one key) is offloaded, the structured part kept as it came, by both reading paths.
+/// The interceptor sized a result by its `structuredContent` alone, so a server could send
+/// any text inline beside a `{}` (found by an outside attack). Both parts small: untouched.
+#[test]
+fn a_large_text_beside_a_small_structured_content_is_offloaded() {
+    let lines: Vec<String> = (0..3000)
+        .map(|i| format!("log line {i} of the tool"))
+        .collect();
+    let large = lines.join("\n");
+    for structured in [json!({}), json!({"k": 1})] {
+        for min_text in [64, TEXT_PART_MIN] {
+            let pair = Pair::new(1600, false);
+            let result = json!({"content": [text_block(&large)], "structuredContent": structured});
+            let text = render(&result, 0);
+            let action = agrees_on_result(&text, &context("logs", json!({})), &pair, min_text);
+            assert_eq!(action, Some(InterceptAction::Offloaded), "{structured}");
+            let got = intercept_tool_result(&pair.by_value, &result, &context("logs", json!({})))
+                .unwrap();
+            assert_eq!(got.result["structuredContent"], structured);
+            let descriptor: Value =
+                serde_json::from_str(got.result["content"][0]["text"].as_str().unwrap()).unwrap();
+            assert_eq!(descriptor["summary"]["count"], 3000);
+        }
+    }
+    let small = json!({"content": [text_block("a few words")], "structuredContent": {"k": 1}});
+    let pair = Pair::new(1600, false);
+    let action = agrees_on_result(&render(&small, 0), &context("t", json!({})), &pair, 64);
+    assert_eq!(action, Some(InterceptAction::Inline));
+}

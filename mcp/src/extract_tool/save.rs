@@ -64,6 +64,7 @@ pub(crate) fn answer<H: Host>(
         &fields,
         Outcome::Offloaded(Box::new(saved)),
         Vec::new(),
+        None,
     )
     .map(|rewritten| rewritten.result)
     .ok_or_else(|| LroError::new(ErrorCode::Io, "the saved file has no descriptor"))
