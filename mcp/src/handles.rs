@@ -313,9 +313,8 @@ fn resolve_handle<H: Host>(
 
 /// Runs `request` over `file_path` with output limits raised to `max_bytes` (and no limit
 /// on the number of records) within `timeout_ms`, so that a result is read whole or not at
-/// all: a response
-/// some limit cut is an error naming the limit and how to ask for less. Used by handles and
-/// by the extract tool's `save`.
+/// all: a response some limit cut is an error naming the limit and how to ask for less. Used
+/// by handles and by the extract tool's `save`.
 pub(crate) fn extract_whole<H: Host>(
     lro: &Offloader<H>,
     file_path: &str,

@@ -749,14 +749,9 @@ fn result_of(message: &str) -> Option<&str> {
 /// of nesting, and at numbers beyond an `f64`).
 fn read_request(line: &[u8]) -> Result<Value, String> {
     serde_json::from_slice(line).map_err(|err| {
-        let lone_surrogate = || {
-            let text = std::str::from_utf8(line).ok()?;
-            let escaped = lro_core::json::parse::escape_lone_surrogates(text)?;
-            serde_json::from_str::<Value>(&escaped).ok()
-        };
         if err.to_string().starts_with("recursion limit exceeded") {
             format!("it is nested deeper than 128 levels ({err})")
-        } else if lone_surrogate().is_some() {
+        } else if parse_keeping_lone_surrogates(line).is_some() {
             // serde_json's words for it ("unexpected end of hex escape") say nothing useful.
             format!(
                 "it holds a lone UTF-16 surrogate escape (\\uD800 to \\uDFFF without its pair), \

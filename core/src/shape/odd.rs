@@ -66,8 +66,11 @@ fn split_elements(inner: &str) -> Option<Vec<&str>> {
 /// (`lro_json::parse::from_str_keeping_lone_surrogates`), so that one odd escape in a tool
 /// result does not leave the whole result unread. `None` for any other fault.
 pub(crate) fn value_with_lone_surrogates(text: &str) -> Option<Value> {
-    array_with_odd_elements(text)
-        .or_else(|| crate::json::parse::from_str_keeping_lone_surrogates(text).ok())
+    // Called once `text` was refused: escaped and read again, not read a second time first.
+    array_with_odd_elements(text).or_else(|| {
+        let escaped = crate::json::parse::escape_lone_surrogates(text)?;
+        crate::json::parse::from_str(&escaped).ok()
+    })
 }
 
 #[cfg(test)]
